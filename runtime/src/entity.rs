@@ -1,0 +1,130 @@
+//! The `Entity` trait that `#[derive(Entity)]` implements, typed keys and typed field handles.
+
+use crate::error::Result;
+use crate::table::Table;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::fmt;
+use std::marker::PhantomData;
+
+/// A struct stored as items of one type in a single table.
+///
+/// Implemented by `#[derive(Entity)]`; see the crate documentation for the attributes.
+pub trait Entity: Serialize + DeserializeOwned + Send + Sync + Sized + 'static {
+    /// The table the entity lives in.
+    type Table: Table;
+
+    /// The value of the entity-type attribute on this entity's items.
+    const TYPE_NAME: &'static str;
+
+    /// The attribute that holds the optimistic-locking version, for `#[version]` entities.
+    const VERSION_ATTRIBUTE: Option<&'static str> = None;
+
+    /// Composes this value's primary key.
+    fn primary_key(&self) -> Result<PrimaryKey>;
+
+    /// The current optimistic-locking version (`0` for a value never stored).
+    fn version(&self) -> u64 {
+        0
+    }
+
+    /// Sets the optimistic-locking version; dynashard calls it after a successful save.
+    fn set_version(&mut self, _version: u64) {}
+}
+
+/// A composed primary key: partition key value and, for tables with one, sort key value.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PrimaryKey {
+    /// The partition key value.
+    pub pk: String,
+    /// The sort key value.
+    pub sk: Option<String>,
+}
+
+/// The primary key of one entity type, as built by the generated key builders
+/// (e.g. `Song::key(artist, album, title)`).
+pub struct Key<E> {
+    primary: PrimaryKey,
+    entity: PhantomData<fn() -> E>,
+}
+
+impl<E: Entity> Key<E> {
+    /// Wraps an already composed key. Generated key builders call this.
+    pub fn from_primary(primary: PrimaryKey) -> Self {
+        Self { primary, entity: PhantomData }
+    }
+
+    /// The key of an entity value.
+    pub fn of(entity: &E) -> Result<Self> {
+        entity.primary_key().map(Self::from_primary)
+    }
+
+    /// The composed key values.
+    pub fn primary(&self) -> &PrimaryKey {
+        &self.primary
+    }
+
+    /// The partition key value.
+    pub fn pk(&self) -> &str {
+        &self.primary.pk
+    }
+
+    /// The sort key value, if the table has a sort key.
+    pub fn sk(&self) -> Option<&str> {
+        self.primary.sk.as_deref()
+    }
+}
+
+impl<E> Clone for Key<E> {
+    fn clone(&self) -> Self {
+        Self { primary: self.primary.clone(), entity: PhantomData }
+    }
+}
+
+impl<E> PartialEq for Key<E> {
+    fn eq(&self, other: &Self) -> bool {
+        self.primary == other.primary
+    }
+}
+
+impl<E> Eq for Key<E> {}
+
+impl<E> fmt::Debug for Key<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Key").field("pk", &self.primary.pk).field("sk", &self.primary.sk).finish()
+    }
+}
+
+/// A typed handle on one non-key attribute of an entity, for updates and conditions.
+///
+/// Generated per entity: `Song::fields().length` is a `Field<Song, u32>`.
+pub struct Field<E, T> {
+    name: &'static str,
+    types: PhantomData<fn() -> (E, T)>,
+}
+
+impl<E, T> Field<E, T> {
+    /// A handle on the attribute `name`. Generated code calls this.
+    pub const fn new(name: &'static str) -> Self {
+        Self { name, types: PhantomData }
+    }
+
+    /// The attribute name (after serde renaming).
+    pub const fn name(&self) -> &'static str {
+        self.name
+    }
+}
+
+impl<E, T> Clone for Field<E, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<E, T> Copy for Field<E, T> {}
+
+impl<E, T> fmt::Debug for Field<E, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Field({})", self.name)
+    }
+}

@@ -1,0 +1,245 @@
+//! Condition expressions with generated placeholders, and the escape hatch for raw ones.
+
+use crate::entity::Field;
+use crate::error::{Item, Result};
+use aws_sdk_dynamodb::types::AttributeValue;
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// Collects the attribute-name and value placeholders of one request.
+///
+/// Generated placeholders start with `#ds` and `:ds`; raw expressions must not use those.
+#[derive(Debug, Default)]
+pub struct Placeholders {
+    names: HashMap<String, String>,
+    values: HashMap<String, AttributeValue>,
+}
+
+impl Placeholders {
+    /// A placeholder for attribute `name`, reused when the name repeats.
+    pub fn name(&mut self, name: &str) -> String {
+        if let Some((placeholder, _)) = self.names.iter().find(|(_, known)| *known == name) {
+            return placeholder.clone();
+        }
+        let placeholder = format!("#ds{}", self.names.len());
+        self.names.insert(placeholder.clone(), name.to_owned());
+        placeholder
+    }
+
+    /// A placeholder for a value.
+    pub fn value(&mut self, value: AttributeValue) -> String {
+        let placeholder = format!(":ds{}", self.values.len());
+        self.values.insert(placeholder.clone(), value);
+        placeholder
+    }
+
+    /// Adds the placeholders of a raw expression as given.
+    pub fn extend_raw(&mut self, raw: &RawExpression) {
+        self.names.extend(raw.names.iter().map(|(k, v)| (k.clone(), v.clone())));
+        self.values.extend(raw.values.iter().map(|(k, v)| (k.clone(), v.clone())));
+    }
+
+    /// The name map, or `None` when empty (DynamoDB rejects empty maps).
+    pub fn take_names(&mut self) -> Option<HashMap<String, String>> {
+        (!self.names.is_empty()).then(|| std::mem::take(&mut self.names))
+    }
+
+    /// The value map, or `None` when empty.
+    pub fn take_values(&mut self) -> Option<Item> {
+        (!self.values.is_empty()).then(|| std::mem::take(&mut self.values))
+    }
+}
+
+/// An expression written by hand, with its own placeholders (escape hatch).
+#[derive(Debug, Clone, Default)]
+pub struct RawExpression {
+    text: String,
+    names: Vec<(String, String)>,
+    values: Vec<(String, AttributeValue)>,
+}
+
+impl RawExpression {
+    /// An expression such as `#n > :v`; declare its placeholders with [`Self::name`] and
+    /// [`Self::value`].
+    pub fn new(text: impl Into<String>) -> Self {
+        Self { text: text.into(), ..Self::default() }
+    }
+
+    /// Declares an attribute-name placeholder.
+    pub fn name(mut self, placeholder: impl Into<String>, attribute: impl Into<String>) -> Self {
+        self.names.push((placeholder.into(), attribute.into()));
+        self
+    }
+
+    /// Declares a value placeholder.
+    pub fn value(mut self, placeholder: impl Into<String>, value: AttributeValue) -> Self {
+        self.values.push((placeholder.into(), value));
+        self
+    }
+
+    /// The expression text.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+}
+
+/// A comparison operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Comparison {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl Comparison {
+    fn symbol(self) -> &'static str {
+        match self {
+            Comparison::Eq => "=",
+            Comparison::Ne => "<>",
+            Comparison::Lt => "<",
+            Comparison::Le => "<=",
+            Comparison::Gt => ">",
+            Comparison::Ge => ">=",
+        }
+    }
+}
+
+/// A condition on the stored item, for conditional writes.
+///
+/// Build them from typed field handles (`Song::fields().length.gt(300)`), combine them with
+/// [`Condition::and`], [`Condition::or`] and [`Condition::not`], or write one by hand with
+/// [`Condition::raw`].
+#[derive(Debug, Clone)]
+pub struct Condition(Node);
+
+#[derive(Debug, Clone)]
+enum Node {
+    Exists(&'static str),
+    NotExists(&'static str),
+    Compare(&'static str, Comparison, AttributeValue),
+    BeginsWith(&'static str, String),
+    And(Box<Node>, Box<Node>),
+    Or(Box<Node>, Box<Node>),
+    Not(Box<Node>),
+    Raw(RawExpression),
+    Invalid(String),
+}
+
+impl Condition {
+    /// The attribute `name` exists.
+    pub fn exists(name: &'static str) -> Self {
+        Condition(Node::Exists(name))
+    }
+
+    /// The attribute `name` does not exist.
+    pub fn not_exists(name: &'static str) -> Self {
+        Condition(Node::NotExists(name))
+    }
+
+    /// A hand-written condition.
+    pub fn raw(expression: RawExpression) -> Self {
+        Condition(Node::Raw(expression))
+    }
+
+    /// Both conditions hold.
+    pub fn and(self, other: Condition) -> Self {
+        Condition(Node::And(Box::new(self.0), Box::new(other.0)))
+    }
+
+    /// At least one condition holds.
+    pub fn or(self, other: Condition) -> Self {
+        Condition(Node::Or(Box::new(self.0), Box::new(other.0)))
+    }
+
+    /// The condition does not hold.
+    #[allow(clippy::should_implement_trait)]
+    pub fn not(self) -> Self {
+        Condition(Node::Not(Box::new(self.0)))
+    }
+
+    /// Renders the condition, registering its placeholders.
+    pub fn render(&self, placeholders: &mut Placeholders) -> Result<String> {
+        render(&self.0, placeholders)
+    }
+
+    /// The numeric attribute `name` equals `value`.
+    pub(crate) fn compare_number(name: &'static str, value: u64) -> Self {
+        Condition(Node::Compare(name, Comparison::Eq, AttributeValue::N(value.to_string())))
+    }
+
+    fn compare<T: Serialize>(name: &'static str, op: Comparison, value: &T) -> Self {
+        match serde_dynamo::to_attribute_value(value) {
+            Ok(value) => Condition(Node::Compare(name, op, value)),
+            Err(error) => Condition(Node::Invalid(error.to_string())),
+        }
+    }
+}
+
+fn render(node: &Node, p: &mut Placeholders) -> Result<String> {
+    Ok(match node {
+        Node::Exists(name) => format!("attribute_exists({})", p.name(name)),
+        Node::NotExists(name) => format!("attribute_not_exists({})", p.name(name)),
+        Node::Compare(name, op, value) => {
+            format!("{} {} {}", p.name(name), op.symbol(), p.value(value.clone()))
+        }
+        Node::BeginsWith(name, prefix) => {
+            let value = p.value(AttributeValue::S(prefix.clone()));
+            format!("begins_with({}, {value})", p.name(name))
+        }
+        Node::And(a, b) => format!("({}) AND ({})", render(a, p)?, render(b, p)?),
+        Node::Or(a, b) => format!("({}) OR ({})", render(a, p)?, render(b, p)?),
+        Node::Not(a) => format!("NOT ({})", render(a, p)?),
+        Node::Raw(raw) => {
+            p.extend_raw(raw);
+            raw.text.clone()
+        }
+        Node::Invalid(message) => {
+            return Err(<serde_dynamo::Error as serde::ser::Error>::custom(message).into())
+        }
+    })
+}
+
+impl<E, T: Serialize> Field<E, T> {
+    /// The attribute equals `value`.
+    pub fn eq(self, value: &T) -> Condition {
+        Condition::compare(self.name(), Comparison::Eq, value)
+    }
+    /// The attribute differs from `value`.
+    pub fn ne(self, value: &T) -> Condition {
+        Condition::compare(self.name(), Comparison::Ne, value)
+    }
+    /// The attribute is less than `value`.
+    pub fn lt(self, value: &T) -> Condition {
+        Condition::compare(self.name(), Comparison::Lt, value)
+    }
+    /// The attribute is at most `value`.
+    pub fn le(self, value: &T) -> Condition {
+        Condition::compare(self.name(), Comparison::Le, value)
+    }
+    /// The attribute is greater than `value`.
+    pub fn gt(self, value: &T) -> Condition {
+        Condition::compare(self.name(), Comparison::Gt, value)
+    }
+    /// The attribute is at least `value`.
+    pub fn ge(self, value: &T) -> Condition {
+        Condition::compare(self.name(), Comparison::Ge, value)
+    }
+    /// The attribute exists.
+    pub fn exists(self) -> Condition {
+        Condition::exists(self.name())
+    }
+    /// The attribute does not exist.
+    pub fn not_exists(self) -> Condition {
+        Condition::not_exists(self.name())
+    }
+}
+
+impl<E> Field<E, String> {
+    /// The string attribute starts with `prefix`.
+    pub fn begins_with(self, prefix: impl Into<String>) -> Condition {
+        Condition(Node::BeginsWith(self.name(), prefix.into()))
+    }
+}

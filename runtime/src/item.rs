@@ -1,0 +1,92 @@
+//! Converting entities to DynamoDB items and back.
+//!
+//! An entity's item is its serde body (through `serde_dynamo`), plus the key attributes of the
+//! table, plus the entity-type attribute that tells items of different types apart on read.
+
+use crate::entity::{Entity, PrimaryKey};
+use crate::error::{Error, Item, Result};
+use crate::item_size::{item_size, MAX_ITEM_BYTES};
+use crate::table::{Table, TableDefinition};
+use aws_sdk_dynamodb::types::AttributeValue;
+
+/// The definition of the table an entity lives in.
+pub(crate) fn table_of<E: Entity>() -> &'static TableDefinition {
+    &<E::Table as Table>::DEFINITION
+}
+
+/// Serializes an entity into a complete item: body, key attributes, entity type.
+///
+/// Fails before any request is sent on an invalid key, a body that uses a reserved attribute
+/// name, or an item over 400 KB.
+pub fn to_item<E: Entity>(entity: &E) -> Result<Item> {
+    let key = entity.primary_key()?;
+    let mut item: Item = serde_dynamo::to_item(entity)?;
+    let table = table_of::<E>();
+    insert_reserved(&mut item, table.type_attribute, AttributeValue::S(E::TYPE_NAME.to_owned()))?;
+    insert_key(&mut item, table, key)?;
+    check_size(&item)?;
+    Ok(item)
+}
+
+/// Deserializes an item of entity type `E`, checking its entity-type attribute.
+pub fn from_item<E: Entity>(item: Item) -> Result<E> {
+    check_type::<E>(&item)?;
+    Ok(serde_dynamo::from_item(item)?)
+}
+
+/// Fails unless `item` carries the entity-type attribute of `E`.
+pub fn check_type<E: Entity>(item: &Item) -> Result<()> {
+    let found = item.get(table_of::<E>().type_attribute);
+    match found {
+        Some(AttributeValue::S(name)) if name == E::TYPE_NAME => Ok(()),
+        other => Err(Error::WrongEntityType {
+            expected: E::TYPE_NAME,
+            found: other.map(|value| match value {
+                AttributeValue::S(name) => name.clone(),
+                value => format!("{value:?}"),
+            }),
+        }),
+    }
+}
+
+/// The key attributes of a primary key, as the `Key` parameter of a request.
+pub fn key_item(table: &TableDefinition, key: &PrimaryKey) -> Item {
+    let mut item = Item::with_capacity(2);
+    item.insert(table.partition_key.to_owned(), AttributeValue::S(key.pk.clone()));
+    if let (Some(name), Some(value)) = (table.sort_key, &key.sk) {
+        item.insert(name.to_owned(), AttributeValue::S(value.clone()));
+    }
+    item
+}
+
+fn insert_key(item: &mut Item, table: &TableDefinition, key: PrimaryKey) -> Result<()> {
+    insert_reserved(item, table.partition_key, AttributeValue::S(key.pk))?;
+    if let (Some(name), Some(value)) = (table.sort_key, key.sk) {
+        insert_reserved(item, name, AttributeValue::S(value))?;
+    }
+    Ok(())
+}
+
+fn insert_reserved(item: &mut Item, name: &str, value: AttributeValue) -> Result<()> {
+    match item.insert(name.to_owned(), value) {
+        None => Ok(()),
+        Some(_) => Err(Error::ReservedAttribute { attribute: name.to_owned() }),
+    }
+}
+
+/// Fails when an item is over DynamoDB's 400 KB limit.
+pub fn check_size(item: &Item) -> Result<()> {
+    let bytes = item_size(item);
+    if bytes > MAX_ITEM_BYTES {
+        return Err(Error::ItemTooLarge { bytes, max: MAX_ITEM_BYTES });
+    }
+    Ok(())
+}
+
+/// Reads a numeric attribute as `u64` (used for versions).
+pub(crate) fn number_attribute(item: &Item, name: &str) -> Option<u64> {
+    match item.get(name) {
+        Some(AttributeValue::N(number)) => number.parse().ok(),
+        _ => None,
+    }
+}

@@ -1,0 +1,68 @@
+//! # dynashard
+//!
+//! DynamoDB single-table design for Rust, with write sharding declared on the struct.
+//!
+//! DynamoDB serves one partition at about 1,000 write and 3,000 read capacity units per second,
+//! so a single hot partition key caps a whole table. dynashard composes safe single-table keys
+//! from templates, maps entities to items, and (as it grows) shards hot keys declaratively.
+//!
+//! ```no_run
+//! use dynashard::{Db, Entity, Table};
+//! use serde::{Deserialize, Serialize};
+//!
+//! #[derive(Table)]
+//! #[table(name = "Music", pk = "pk", sk = "sk")]
+//! struct Music;
+//!
+//! #[derive(Entity, Serialize, Deserialize, Debug)]
+//! #[entity(table = Music, pk = "{artist}", sk = "album#{title}")]
+//! struct Album {
+//!     artist: String,
+//!     title: String,
+//!     year: u16,
+//! }
+//!
+//! # async fn example(client: aws_sdk_dynamodb::Client) -> dynashard::Result<()> {
+//! let db = Db::new(client);
+//! db.create_table::<Music>().await?;
+//! db.put(&Album { artist: "Solar Fields".into(), title: "Leaving Home".into(), year: 2007 }).await?;
+//! let album = db.get(Album::key("Solar Fields", "Leaving Home")?).await?;
+//! # Ok(()) }
+//! ```
+
+mod client;
+mod db;
+mod entity;
+mod error;
+mod expression;
+pub mod item;
+mod item_size;
+pub mod key;
+#[cfg(feature = "local")]
+pub mod local;
+mod ops;
+mod table;
+
+pub use client::{client_for_endpoint, client_from_env};
+pub use db::Db;
+pub use dynashard_macros::{Entity, Table};
+pub use entity::{Entity, Field, Key, PrimaryKey};
+pub use error::{Error, Item, KeyError, Result};
+pub use expression::{Condition, Placeholders, RawExpression};
+pub use item_size::{item_size, MAX_ITEM_BYTES};
+pub use key::KeyPart;
+pub use ops::{Delete, Get, Numeric, Put, Update};
+pub use table::{
+    Billing, IndexDefinition, KeyAttribute, ScalarKind, Table, TableDefinition,
+    DEFAULT_TYPE_ATTRIBUTE,
+};
+
+/// Re-exports for generated code; not a public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::key::{KeyPart, KeyRole, KeyTemplate, KeyWriter, Segment};
+    pub use serde;
+    pub use std::option::Option::{None, Some};
+    pub use std::result::Result::{Err, Ok};
+    pub use std::string::String;
+}

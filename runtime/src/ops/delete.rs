@@ -1,0 +1,87 @@
+//! Deleting one entity by key.
+
+use super::conditional::Guards;
+use crate::db::Db;
+use crate::entity::{Entity, Key};
+use crate::error::{Error, Result};
+use crate::expression::{Condition, Placeholders};
+use crate::item::{from_item, key_item, table_of};
+use aws_sdk_dynamodb::operation::delete_item::DeleteItemError;
+use aws_sdk_dynamodb::types::{ReturnValue, ReturnValuesOnConditionCheckFailure};
+use futures::future::BoxFuture;
+use std::future::IntoFuture;
+
+/// A delete of one entity by key; `.await` it to send. Resolves to the deleted entity, if any.
+#[must_use = "a delete does nothing until awaited"]
+pub struct Delete<'a, E: Entity> {
+    db: &'a Db,
+    key: Key<E>,
+    guards: Guards,
+    condition: Option<Condition>,
+}
+
+impl Db {
+    /// Deletes the item stored under `key`; deleting a missing item is not an error.
+    pub fn delete<E: Entity>(&self, key: Key<E>) -> Delete<'_, E> {
+        Delete { db: self, key, guards: Guards::default(), condition: None }
+    }
+}
+
+impl<'a, E: Entity> Delete<'a, E> {
+    /// Deletes only if `condition` holds on the stored item.
+    pub fn condition(mut self, condition: Condition) -> Self {
+        self.condition = Some(match self.condition.take() {
+            Some(existing) => existing.and(condition),
+            None => condition,
+        });
+        self
+    }
+
+    /// Optimistic locking: deletes only if the stored version is `version`
+    /// ([`Error::VersionConflict`] otherwise, [`Error::NotFound`] when there is no item).
+    pub fn expect_version(mut self, version: u64) -> Self {
+        self.guards.expected_version = Some(version);
+        self.guards.must_exist = true;
+        self
+    }
+
+    async fn execute(self) -> Result<Option<E>> {
+        let mut placeholders = Placeholders::default();
+        let condition = self
+            .guards
+            .condition::<E>(self.condition)
+            .map(|condition| condition.render(&mut placeholders))
+            .transpose()?;
+        let result = self
+            .db
+            .client()
+            .delete_item()
+            .table_name(self.db.table_of::<E>())
+            .set_key(Some(key_item(table_of::<E>(), self.key.primary())))
+            .set_condition_expression(condition)
+            .set_expression_attribute_names(placeholders.take_names())
+            .set_expression_attribute_values(placeholders.take_values())
+            .return_values(ReturnValue::AllOld)
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+            .send()
+            .await;
+        match result {
+            Ok(output) => output.attributes.map(from_item).transpose(),
+            Err(error) => match error.as_service_error() {
+                Some(DeleteItemError::ConditionalCheckFailedException(failed)) => {
+                    Err(self.guards.failure::<E>(failed.item().cloned()))
+                }
+                _ => Err(Error::from_sdk("DeleteItem", error)),
+            },
+        }
+    }
+}
+
+impl<'a, E: Entity> IntoFuture for Delete<'a, E> {
+    type Output = Result<Option<E>>;
+    type IntoFuture = BoxFuture<'a, Result<Option<E>>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.execute())
+    }
+}

@@ -1,0 +1,56 @@
+//! Reading one entity by key.
+
+use crate::db::Db;
+use crate::entity::{Entity, Key};
+use crate::error::{Error, Result};
+use crate::item::{from_item, key_item, table_of};
+use futures::future::BoxFuture;
+use std::future::IntoFuture;
+
+/// A read of one entity by key; `.await` it to send. Resolves to `None` when no item exists.
+#[must_use = "a get does nothing until awaited"]
+pub struct Get<'a, E: Entity> {
+    db: &'a Db,
+    key: Key<E>,
+    consistent: bool,
+}
+
+impl Db {
+    /// Reads the entity stored under `key`.
+    ///
+    /// An item of another entity type under the same key gives [`Error::WrongEntityType`].
+    pub fn get<E: Entity>(&self, key: Key<E>) -> Get<'_, E> {
+        Get { db: self, key, consistent: false }
+    }
+}
+
+impl<'a, E: Entity> Get<'a, E> {
+    /// Uses a strongly consistent read (twice the read capacity).
+    pub fn consistent(mut self) -> Self {
+        self.consistent = true;
+        self
+    }
+
+    async fn execute(self) -> Result<Option<E>> {
+        let output = self
+            .db
+            .client()
+            .get_item()
+            .table_name(self.db.table_of::<E>())
+            .set_key(Some(key_item(table_of::<E>(), self.key.primary())))
+            .consistent_read(self.consistent)
+            .send()
+            .await
+            .map_err(|error| Error::from_sdk("GetItem", error))?;
+        output.item.map(from_item).transpose()
+    }
+}
+
+impl<'a, E: Entity> IntoFuture for Get<'a, E> {
+    type Output = Result<Option<E>>;
+    type IntoFuture = BoxFuture<'a, Result<Option<E>>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.execute())
+    }
+}

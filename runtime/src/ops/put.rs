@@ -1,0 +1,110 @@
+//! Putting entities: plain, create-only, conditional and version-checked.
+
+use super::conditional::{next_version, Guards};
+use crate::db::Db;
+use crate::entity::Entity;
+use crate::error::{Error, Result};
+use crate::expression::{Condition, Placeholders};
+use crate::item::to_item;
+use aws_sdk_dynamodb::operation::put_item::PutItemError;
+use aws_sdk_dynamodb::types::ReturnValuesOnConditionCheckFailure;
+use futures::future::BoxFuture;
+use std::future::IntoFuture;
+
+/// A put of one entity; `.await` it to send.
+///
+/// For `#[version]` entities the stored version must equal the entity's version (or the item must
+/// not exist when the version is `0`), and the stored version becomes one higher. Use
+/// [`Db::save`] to also update the version in the value.
+#[must_use = "a put does nothing until awaited"]
+pub struct Put<'a, E: Entity> {
+    db: &'a Db,
+    entity: &'a E,
+    guards: Guards,
+    condition: Option<Condition>,
+}
+
+impl Db {
+    /// Writes `entity`, replacing any item with the same key.
+    ///
+    /// ```no_run
+    /// # async fn example(db: dynashard::Db, album: impl dynashard::Entity) -> dynashard::Result<()> {
+    /// db.put(&album).await?;                 // insert or replace
+    /// db.put(&album).create_only().await?;   // fails with Error::AlreadyExists if present
+    /// # Ok(()) }
+    /// ```
+    pub fn put<'a, E: Entity>(&'a self, entity: &'a E) -> Put<'a, E> {
+        let expected_version = E::VERSION_ATTRIBUTE.map(|_| entity.version());
+        Put { db: self, entity, guards: Guards { expected_version, ..Guards::default() }, condition: None }
+    }
+
+    /// Puts `entity` and, on success, advances its `#[version]` field to the stored version.
+    pub async fn save<E: Entity>(&self, entity: &mut E) -> Result<()> {
+        let version = self.put(entity).execute().await?;
+        entity.set_version(version);
+        Ok(())
+    }
+}
+
+impl<'a, E: Entity> Put<'a, E> {
+    /// Fails with [`Error::AlreadyExists`] when an item with the same key exists.
+    pub fn create_only(mut self) -> Self {
+        self.guards.create_only = true;
+        self
+    }
+
+    /// Writes only if `condition` holds on the stored item ([`Error::ConditionFailed`] otherwise).
+    pub fn condition(mut self, condition: Condition) -> Self {
+        self.condition = Some(match self.condition.take() {
+            Some(existing) => existing.and(condition),
+            None => condition,
+        });
+        self
+    }
+
+    /// Sends the put; returns the version now stored (`0` for unversioned entities).
+    async fn execute(self) -> Result<u64> {
+        let mut item = to_item(self.entity)?;
+        let mut stored_version = 0;
+        if let (Some(attribute), Some(version)) = (E::VERSION_ATTRIBUTE, self.guards.expected_version) {
+            stored_version = version.saturating_add(1);
+            item.insert(attribute.to_owned(), next_version(version));
+        }
+        let mut placeholders = Placeholders::default();
+        let condition = self
+            .guards
+            .condition::<E>(self.condition)
+            .map(|condition| condition.render(&mut placeholders))
+            .transpose()?;
+        let result = self
+            .db
+            .client()
+            .put_item()
+            .table_name(self.db.table_of::<E>())
+            .set_item(Some(item))
+            .set_condition_expression(condition)
+            .set_expression_attribute_names(placeholders.take_names())
+            .set_expression_attribute_values(placeholders.take_values())
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+            .send()
+            .await;
+        match result {
+            Ok(_) => Ok(stored_version),
+            Err(error) => match error.as_service_error() {
+                Some(PutItemError::ConditionalCheckFailedException(failed)) => {
+                    Err(self.guards.failure::<E>(failed.item().cloned()))
+                }
+                _ => Err(Error::from_sdk("PutItem", error)),
+            },
+        }
+    }
+}
+
+impl<'a, E: Entity> IntoFuture for Put<'a, E> {
+    type Output = Result<()>;
+    type IntoFuture = BoxFuture<'a, Result<()>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(async move { self.execute().await.map(|_| ()) })
+    }
+}

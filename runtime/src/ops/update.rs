@@ -1,0 +1,175 @@
+//! Updating non-key fields of a stored entity.
+
+use super::conditional::Guards;
+use crate::db::Db;
+use crate::entity::{Entity, Field, Key};
+use crate::error::{Error, Result};
+use crate::expression::{Condition, Placeholders, RawExpression};
+use crate::item::{from_item, key_item, table_of};
+use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue, ReturnValuesOnConditionCheckFailure};
+use futures::future::BoxFuture;
+use serde::Serialize;
+use std::future::IntoFuture;
+
+/// Numeric field types that [`Update::add`] can increment.
+pub trait Numeric: Serialize {}
+
+macro_rules! numeric {
+    ($($ty:ty),*) => {$(impl Numeric for $ty {})*};
+}
+numeric!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64);
+
+/// An update of one stored entity; `.await` it to send. Resolves to the entity as stored after
+/// the update.
+///
+/// The item must exist ([`Error::NotFound`] otherwise): an update never creates a partial item.
+/// Key fields cannot be updated (their handles do not exist); `#[version]` entities get their
+/// version incremented, and checked when [`Update::expect_version`] is given.
+///
+/// ```no_run
+/// # use dynashard::{Db, Entity, Field};
+/// # async fn example<E: Entity>(db: Db, key: dynashard::Key<E>, year: Field<E, u16>, plays: Field<E, u64>) -> dynashard::Result<()> {
+/// let updated: E = db.update(key).set(year, 2007u16).add(plays, 1).await?;
+/// # Ok(()) }
+/// ```
+#[must_use = "an update does nothing until awaited"]
+pub struct Update<'a, E: Entity> {
+    db: &'a Db,
+    key: Key<E>,
+    sets: Vec<(&'static str, Result<AttributeValue>)>,
+    adds: Vec<(&'static str, Result<AttributeValue>)>,
+    removes: Vec<&'static str>,
+    raw_sets: Vec<RawExpression>,
+    guards: Guards,
+    condition: Option<Condition>,
+}
+
+impl Db {
+    /// Starts an update of the item stored under `key`.
+    pub fn update<E: Entity>(&self, key: Key<E>) -> Update<'_, E> {
+        Update {
+            db: self,
+            key,
+            sets: Vec::new(),
+            adds: Vec::new(),
+            removes: Vec::new(),
+            raw_sets: Vec::new(),
+            guards: Guards { must_exist: true, ..Guards::default() },
+            condition: None,
+        }
+    }
+}
+
+fn attribute_value<T: Serialize>(value: &T) -> Result<AttributeValue> {
+    Ok(serde_dynamo::to_attribute_value(value)?)
+}
+
+impl<'a, E: Entity> Update<'a, E> {
+    /// Sets `field` to `value`.
+    pub fn set<T: Serialize>(mut self, field: Field<E, T>, value: impl Into<T>) -> Self {
+        self.sets.push((field.name(), attribute_value(&value.into())));
+        self
+    }
+
+    /// Adds `amount` to a numeric field (a missing field counts as 0).
+    pub fn add<T: Numeric>(mut self, field: Field<E, T>, amount: T) -> Self {
+        self.adds.push((field.name(), attribute_value(&amount)));
+        self
+    }
+
+    /// Removes an optional field.
+    pub fn remove<T>(mut self, field: Field<E, Option<T>>) -> Self {
+        self.removes.push(field.name());
+        self
+    }
+
+    /// Escape hatch: a hand-written `SET` action such as `#n = list_append(#n, :v)`.
+    pub fn set_raw(mut self, action: RawExpression) -> Self {
+        self.raw_sets.push(action);
+        self
+    }
+
+    /// Updates only if `condition` holds on the stored item.
+    pub fn condition(mut self, condition: Condition) -> Self {
+        self.condition = Some(match self.condition.take() {
+            Some(existing) => existing.and(condition),
+            None => condition,
+        });
+        self
+    }
+
+    /// Optimistic locking: updates only if the stored version is `version`.
+    pub fn expect_version(mut self, version: u64) -> Self {
+        self.guards.expected_version = Some(version);
+        self
+    }
+
+    fn expression(&mut self, placeholders: &mut Placeholders) -> Result<Option<String>> {
+        let mut set_actions = Vec::new();
+        for (name, value) in self.sets.drain(..) {
+            set_actions.push(format!("{} = {}", placeholders.name(name), placeholders.value(value?)));
+        }
+        for raw in &self.raw_sets {
+            placeholders.extend_raw(raw);
+            set_actions.push(raw.text().to_owned());
+        }
+        let mut add_actions = Vec::new();
+        for (name, value) in self.adds.drain(..) {
+            add_actions.push(format!("{} {}", placeholders.name(name), placeholders.value(value?)));
+        }
+        if let Some(version) = E::VERSION_ATTRIBUTE {
+            let one = placeholders.value(AttributeValue::N("1".to_owned()));
+            add_actions.push(format!("{} {one}", placeholders.name(version)));
+        }
+        let remove_actions: Vec<String> = self.removes.iter().map(|name| placeholders.name(name)).collect();
+        let clauses: Vec<String> = [("SET", set_actions), ("ADD", add_actions), ("REMOVE", remove_actions)]
+            .into_iter()
+            .filter(|(_, actions)| !actions.is_empty())
+            .map(|(keyword, actions)| format!("{keyword} {}", actions.join(", ")))
+            .collect();
+        Ok((!clauses.is_empty()).then(|| clauses.join(" ")))
+    }
+
+    async fn execute(mut self) -> Result<E> {
+        let mut placeholders = Placeholders::default();
+        let update = self.expression(&mut placeholders)?;
+        let condition = self
+            .guards
+            .condition::<E>(self.condition.take())
+            .map(|condition| condition.render(&mut placeholders))
+            .transpose()?;
+        let result = self
+            .db
+            .client()
+            .update_item()
+            .table_name(self.db.table_of::<E>())
+            .set_key(Some(key_item(table_of::<E>(), self.key.primary())))
+            .set_update_expression(update)
+            .set_condition_expression(condition)
+            .set_expression_attribute_names(placeholders.take_names())
+            .set_expression_attribute_values(placeholders.take_values())
+            .return_values(ReturnValue::AllNew)
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+            .send()
+            .await;
+        match result {
+            Ok(output) => from_item(output.attributes.unwrap_or_default()),
+            Err(error) => match error.as_service_error() {
+                Some(UpdateItemError::ConditionalCheckFailedException(failed)) => {
+                    Err(self.guards.failure::<E>(failed.item().cloned()))
+                }
+                _ => Err(Error::from_sdk("UpdateItem", error)),
+            },
+        }
+    }
+}
+
+impl<'a, E: Entity> IntoFuture for Update<'a, E> {
+    type Output = Result<E>;
+    type IntoFuture = BoxFuture<'a, Result<E>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.execute())
+    }
+}

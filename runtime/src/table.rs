@@ -1,0 +1,194 @@
+//! Table declarations: names, keys, indexes and billing, and their `create-table` form.
+
+use serde_json::{json, Value};
+
+/// A DynamoDB table declared in Rust, usually with `#[derive(Table)]`.
+///
+/// ```
+/// use dynashard::Table;
+///
+/// #[derive(Table)]
+/// #[table(name = "Music", pk = "pk", sk = "sk")]
+/// #[gsi(name = "GSI1", pk = "gsi1pk", sk = "gsi1sk")]
+/// struct Music;
+///
+/// assert_eq!(Music::DEFINITION.name, "Music");
+/// assert_eq!(Music::DEFINITION.indexes[0].name, "GSI1");
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a dynashard table",
+    label = "an entity's `table` must name a type declared with `#[derive(Table)]`"
+)]
+pub trait Table {
+    /// The table's definition.
+    const DEFINITION: TableDefinition;
+}
+
+/// The shape of a table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TableDefinition {
+    /// The table name (can be overridden per client with [`crate::Db::with_table_name`]).
+    pub name: &'static str,
+    /// The partition key attribute (a string).
+    pub partition_key: &'static str,
+    /// The sort key attribute (a string), if the table has one.
+    pub sort_key: Option<&'static str>,
+    /// The attribute that records each item's entity type.
+    pub type_attribute: &'static str,
+    /// Global secondary indexes.
+    pub indexes: &'static [IndexDefinition],
+    /// How the table is billed.
+    pub billing: Billing,
+}
+
+/// A global secondary index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IndexDefinition {
+    /// The index name.
+    pub name: &'static str,
+    /// The partition key attributes (one, or up to four for a multi-attribute key).
+    pub partition_key: &'static [KeyAttribute],
+    /// The sort key attributes (none, one, or up to four).
+    pub sort_key: &'static [KeyAttribute],
+}
+
+/// One key attribute of an index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KeyAttribute {
+    /// The attribute name.
+    pub name: &'static str,
+    /// Its scalar type.
+    pub kind: ScalarKind,
+}
+
+/// A key attribute's scalar type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScalarKind {
+    /// String (`S`).
+    String,
+    /// Number (`N`).
+    Number,
+    /// Binary (`B`).
+    Binary,
+}
+
+impl ScalarKind {
+    /// The DynamoDB type letter.
+    pub const fn code(self) -> &'static str {
+        match self {
+            ScalarKind::String => "S",
+            ScalarKind::Number => "N",
+            ScalarKind::Binary => "B",
+        }
+    }
+}
+
+/// How a table is billed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Billing {
+    /// On-demand capacity.
+    PayPerRequest,
+    /// Provisioned capacity, applied to the table and to each index.
+    Provisioned {
+        /// Read capacity units.
+        read: u64,
+        /// Write capacity units.
+        write: u64,
+    },
+}
+
+/// The entity-type attribute used when a table declares none.
+pub const DEFAULT_TYPE_ATTRIBUTE: &str = "_type";
+
+impl TableDefinition {
+    /// The key attribute definitions, each attribute once, in declaration order.
+    pub fn attribute_definitions(&self) -> Vec<KeyAttribute> {
+        let mut attributes = vec![KeyAttribute { name: self.partition_key, kind: ScalarKind::String }];
+        if let Some(sort_key) = self.sort_key {
+            attributes.push(KeyAttribute { name: sort_key, kind: ScalarKind::String });
+        }
+        for index in self.indexes {
+            for attribute in index.partition_key.iter().chain(index.sort_key) {
+                if !attributes.iter().any(|known| known.name == attribute.name) {
+                    attributes.push(*attribute);
+                }
+            }
+        }
+        attributes
+    }
+
+    /// The definition as the JSON accepted by `aws dynamodb create-table --cli-input-json`,
+    /// under the table name `table_name`.
+    ///
+    /// ```
+    /// # use dynashard::Table;
+    /// # #[derive(Table)]
+    /// # #[table(name = "Music", pk = "pk", sk = "sk")]
+    /// # struct Music;
+    /// let json = Music::DEFINITION.create_table_json("Music");
+    /// assert_eq!(json["BillingMode"], "PAY_PER_REQUEST");
+    /// assert_eq!(json["KeySchema"][0]["KeyType"], "HASH");
+    /// ```
+    pub fn create_table_json(&self, table_name: &str) -> Value {
+        let attribute_definitions: Vec<Value> = self
+            .attribute_definitions()
+            .iter()
+            .map(|a| json!({ "AttributeName": a.name, "AttributeType": a.kind.code() }))
+            .collect();
+        let mut key_schema = vec![json!({ "AttributeName": self.partition_key, "KeyType": "HASH" })];
+        if let Some(sort_key) = self.sort_key {
+            key_schema.push(json!({ "AttributeName": sort_key, "KeyType": "RANGE" }));
+        }
+        let mut definition = json!({
+            "TableName": table_name,
+            "AttributeDefinitions": attribute_definitions,
+            "KeySchema": key_schema,
+        });
+        let throughput = self.billing.throughput_json();
+        match &throughput {
+            Some(throughput) => {
+                definition["BillingMode"] = json!("PROVISIONED");
+                definition["ProvisionedThroughput"] = throughput.clone();
+            }
+            None => definition["BillingMode"] = json!("PAY_PER_REQUEST"),
+        }
+        if !self.indexes.is_empty() {
+            let indexes: Vec<Value> = self
+                .indexes
+                .iter()
+                .map(|index| {
+                    let mut value = json!({
+                        "IndexName": index.name,
+                        "KeySchema": index.key_schema_json(),
+                        "Projection": { "ProjectionType": "ALL" },
+                    });
+                    if let Some(throughput) = &throughput {
+                        value["ProvisionedThroughput"] = throughput.clone();
+                    }
+                    value
+                })
+                .collect();
+            definition["GlobalSecondaryIndexes"] = json!(indexes);
+        }
+        definition
+    }
+}
+
+impl IndexDefinition {
+    fn key_schema_json(&self) -> Vec<Value> {
+        let hash = self.partition_key.iter().map(|a| json!({ "AttributeName": a.name, "KeyType": "HASH" }));
+        let range = self.sort_key.iter().map(|a| json!({ "AttributeName": a.name, "KeyType": "RANGE" }));
+        hash.chain(range).collect()
+    }
+}
+
+impl Billing {
+    fn throughput_json(&self) -> Option<Value> {
+        match self {
+            Billing::PayPerRequest => None,
+            Billing::Provisioned { read, write } => {
+                Some(json!({ "ReadCapacityUnits": read, "WriteCapacityUnits": write }))
+            }
+        }
+    }
+}
