@@ -1,14 +1,28 @@
-//! Derive macros for dynashard. Use them through the `dynashard` crate.
-use proc_macro::TokenStream;
+//! Derive macros for dynashard. Depend on the `dynashard` crate, which re-exports them.
+//!
+//! Each derive runs in phases: parse the attributes, build a checked model that keeps spans
+//! (reporting every user error at once, at the offending span), then expand.
 
-/// Binds a struct to a table.
+mod attr;
+mod entity;
+mod errors;
+mod serde_attrs;
+mod table;
+mod template;
+
+use proc_macro::TokenStream;
+use syn::parse_macro_input;
+
+/// Binds a struct to a table as one entity type. See the `dynashard` crate documentation.
 #[proc_macro_derive(Entity, attributes(entity, version))]
-pub fn derive_entity(_input: TokenStream) -> TokenStream {
-    TokenStream::new()
+pub fn derive_entity(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as syn::DeriveInput);
+    errors::into_tokens(entity::derive(input)).into()
 }
 
-/// Declares a table.
+/// Declares a DynamoDB table. See the `dynashard` crate documentation.
 #[proc_macro_derive(Table, attributes(table, gsi))]
-pub fn derive_table(_input: TokenStream) -> TokenStream {
-    TokenStream::new()
+pub fn derive_table(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as syn::DeriveInput);
+    errors::into_tokens(table::derive(input)).into()
 }

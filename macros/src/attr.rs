@@ -1,0 +1,36 @@
+//! Shared helpers for parsing `key = value` attribute lists.
+
+use crate::errors::Errors;
+use syn::meta::ParseNestedMeta;
+
+/// Consumes the value of an attribute key we do not know, so parsing can go on.
+pub fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
+    if meta.input.peek(syn::Token![=]) {
+        meta.value()?.parse::<syn::Expr>()?;
+    } else if meta.input.peek(syn::token::Paren) {
+        let content;
+        syn::parenthesized!(content in meta.input);
+        content.parse::<proc_macro2::TokenStream>()?;
+    }
+    Ok(())
+}
+
+/// Stores `value` in `slot`, reporting a duplicate key at `meta`'s path.
+pub fn set_once<T>(errors: &mut Errors, meta: &ParseNestedMeta, slot: &mut Option<T>, value: T) {
+    if slot.is_some() {
+        let name = meta.path.get_ident().map(ToString::to_string).unwrap_or_default();
+        errors.push_spanned(&meta.path, format!("duplicate attribute key `{name}`"));
+    } else {
+        *slot = Some(value);
+    }
+}
+
+/// Reports an unknown key, naming the accepted ones, and skips its value.
+pub fn unknown_key(errors: &mut Errors, meta: &ParseNestedMeta, attribute: &str, known: &[&str]) -> syn::Result<()> {
+    let name = meta.path.get_ident().map(ToString::to_string).unwrap_or_else(|| "?".into());
+    errors.push_spanned(
+        &meta.path,
+        format!("unknown `{attribute}` attribute key `{name}`; expected one of: {}", known.join(", ")),
+    );
+    skip_value(meta)
+}

@@ -1,0 +1,249 @@
+//! The validated model of one `#[derive(Entity)]`.
+
+use crate::attr::{set_once, unknown_key};
+use crate::errors::Errors;
+use crate::serde_attrs;
+use crate::template::{self, Template};
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+use syn::{Data, DeriveInput, Fields, Ident, LitStr, Path, Type, Visibility};
+
+/// One struct field.
+pub struct FieldModel {
+    pub ident: Ident,
+    pub ty: Type,
+    /// The attribute name serde writes it under.
+    pub attribute: String,
+    /// Skipped or flattened by serde.
+    pub no_attribute: bool,
+    pub is_version: bool,
+    pub is_key: bool,
+}
+
+/// A checked entity declaration.
+pub struct EntityModel {
+    pub ident: Ident,
+    pub vis: Visibility,
+    pub table: Path,
+    pub pk: Template,
+    pub sk: Option<Template>,
+    pub type_name: String,
+    pub fields: Vec<FieldModel>,
+}
+
+const ENTITY_KEYS: &[&str] = &["table", "pk", "sk", "name"];
+
+#[derive(Default)]
+struct EntityArgs {
+    table: Option<Path>,
+    pk: Option<LitStr>,
+    sk: Option<LitStr>,
+    name: Option<LitStr>,
+    span: Option<Span>,
+}
+
+impl EntityModel {
+    /// Parses and checks the derive input, reporting every problem at once.
+    pub fn from_input(input: &DeriveInput) -> syn::Result<Self> {
+        let mut errors = Errors::default();
+        if !input.generics.params.is_empty() {
+            errors.push_spanned(&input.generics, "`Entity` cannot be derived for generic structs");
+        }
+        let args = parse_entity_args(input, &mut errors);
+        let mut fields = parse_fields(input, &mut errors);
+        let table = args.table.clone();
+        let attr_span = args.span.unwrap_or_else(|| input.ident.span());
+        if table.is_none() {
+            errors.push(attr_span, "missing `table = ...` in `#[entity(...)]`");
+        }
+        let pk = match &args.pk {
+            Some(literal) => template::parse(literal).map_err(|e| errors.add(e)).ok(),
+            None => {
+                errors.push(attr_span, "missing `pk = \"...\"` in `#[entity(...)]`");
+                None
+            }
+        };
+        let sk = args.sk.as_ref().and_then(|literal| template::parse(literal).map_err(|e| errors.add(e)).ok());
+        for template in pk.iter().chain(&sk) {
+            check_template_fields(template, &mut fields, &mut errors);
+        }
+        let type_name = args.name.as_ref().map(LitStr::value).unwrap_or_else(|| input.ident.to_string());
+        if type_name.is_empty() {
+            errors.push(args.name.as_ref().map_or(attr_span, LitStr::span), "the entity `name` cannot be empty");
+        }
+        let model = match (table, pk) {
+            (Some(table), Some(pk)) => Some(EntityModel {
+                ident: input.ident.clone(),
+                vis: input.vis.clone(),
+                table,
+                pk,
+                sk,
+                type_name,
+                fields,
+            }),
+            _ => None,
+        };
+        match (errors.finish(()), model) {
+            (Ok(()), Some(model)) => Ok(model),
+            (Err(error), _) => Err(error),
+            (Ok(()), None) => Err(syn::Error::new(input.ident.span(), "invalid entity declaration")),
+        }
+    }
+
+    /// Key fields in the order the key builder takes them: first appearance in pk, then sk.
+    pub fn key_fields(&self) -> Vec<&FieldModel> {
+        let mut order: Vec<&str> = Vec::new();
+        for name in self.pk.fields().chain(self.sk.iter().flat_map(Template::fields)) {
+            if !order.contains(&name) {
+                order.push(name);
+            }
+        }
+        order.iter().filter_map(|name| self.field(name)).collect()
+    }
+
+    /// The field named `name`.
+    pub fn field(&self, name: &str) -> Option<&FieldModel> {
+        self.fields.iter().find(|field| field.ident == name)
+    }
+
+    /// The `#[version]` field, if any.
+    pub fn version_field(&self) -> Option<&FieldModel> {
+        self.fields.iter().find(|field| field.is_version)
+    }
+}
+
+fn parse_entity_args(input: &DeriveInput, errors: &mut Errors) -> EntityArgs {
+    let mut args = EntityArgs::default();
+    for attr in input.attrs.iter().filter(|attr| attr.path().is_ident("entity")) {
+        args.span.get_or_insert_with(|| attr.span());
+        let result = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("table") {
+                let path: Path = meta.value()?.parse()?;
+                set_once(errors, &meta, &mut args.table, path);
+            } else if meta.path.is_ident("pk") {
+                let value: LitStr = meta.value()?.parse()?;
+                set_once(errors, &meta, &mut args.pk, value);
+            } else if meta.path.is_ident("sk") {
+                let value: LitStr = meta.value()?.parse()?;
+                set_once(errors, &meta, &mut args.sk, value);
+            } else if meta.path.is_ident("name") {
+                let value: LitStr = meta.value()?.parse()?;
+                set_once(errors, &meta, &mut args.name, value);
+            } else {
+                unknown_key(errors, &meta, "entity", ENTITY_KEYS)?;
+            }
+            Ok(())
+        });
+        if let Err(error) = result {
+            errors.add(error);
+        }
+    }
+    if args.span.is_none() {
+        errors.push(input.ident.span(), "missing `#[entity(table = ..., pk = \"...\")]` attribute");
+        args.span = Some(input.ident.span());
+    }
+    args
+}
+
+fn parse_fields(input: &DeriveInput, errors: &mut Errors) -> Vec<FieldModel> {
+    let named = match &input.data {
+        Data::Struct(data) => match &data.fields {
+            Fields::Named(named) => named,
+            _ => {
+                errors.push(input.ident.span(), "`Entity` can only be derived for structs with named fields");
+                return Vec::new();
+            }
+        },
+        _ => {
+            errors.push(input.ident.span(), "`Entity` can only be derived for structs with named fields");
+            return Vec::new();
+        }
+    };
+    let rename_all = serde_attrs::rename_all(&input.attrs);
+    let mut fields = Vec::new();
+    let mut version_seen = false;
+    for field in &named.named {
+        let Some(ident) = field.ident.clone() else { continue };
+        let serde = serde_attrs::field(&field.attrs);
+        let unraw = ident.to_string().trim_start_matches("r#").to_owned();
+        let attribute = serde
+            .rename
+            .clone()
+            .or_else(|| rename_all.as_deref().and_then(|rule| serde_attrs::apply_rename_all(rule, &unraw)))
+            .unwrap_or(unraw);
+        let version_attr = field.attrs.iter().find(|attr| attr.path().is_ident("version"));
+        if let Some(attr) = version_attr {
+            if version_seen {
+                errors.push_spanned(attr, "only one field can be `#[version]`");
+            }
+            version_seen = true;
+            if !is_type_named(&field.ty, "u64") {
+                errors.push_spanned(&field.ty, "a `#[version]` field must be `u64`");
+            }
+            if serde.no_attribute {
+                errors.push_spanned(attr, "a `#[version]` field cannot be skipped or flattened by serde");
+            }
+        }
+        fields.push(FieldModel {
+            ident,
+            ty: field.ty.clone(),
+            attribute,
+            no_attribute: serde.no_attribute,
+            is_version: version_attr.is_some(),
+            is_key: false,
+        });
+    }
+    fields
+}
+
+fn check_template_fields(template: &Template, fields: &mut [FieldModel], errors: &mut Errors) {
+    for name in template.fields() {
+        let Some(field) = fields.iter_mut().find(|field| field.ident == name) else {
+            let known: Vec<String> = fields.iter().map(|f| format!("`{}`", f.ident)).collect();
+            errors.push(
+                template.span,
+                format!("unknown field `{name}` in key template `{}`; fields: {}", template.source, known.join(", ")),
+            );
+            continue;
+        };
+        field.is_key = true;
+        if field.no_attribute {
+            errors.push(template.span, format!("key field `{name}` is skipped or flattened by serde"));
+        }
+        if field.is_version {
+            errors.push(template.span, format!("the `#[version]` field `{name}` cannot be part of a key"));
+        }
+        if let Some(reason) = unkeyable_type(&field.ty) {
+            errors.push_spanned(&field.ty, format!("field `{name}` cannot be part of a key: {reason}"));
+        }
+    }
+}
+
+/// Types known not to work in keys, with the reason; other types are checked by the `KeyPart`
+/// trait bound.
+fn unkeyable_type(ty: &Type) -> Option<&'static str> {
+    const REASONS: &[(&str, &str)] = &[
+        ("f32", "floating-point numbers have no exact, ordered key form"),
+        ("f64", "floating-point numbers have no exact, ordered key form"),
+        ("bool", "a key needs more than two values; use an integer or a string"),
+        ("Option", "key values must always be present"),
+        ("Vec", "collections cannot be key values"),
+        ("HashMap", "collections cannot be key values"),
+        ("BTreeMap", "collections cannot be key values"),
+        ("HashSet", "collections cannot be key values"),
+        ("BTreeSet", "collections cannot be key values"),
+    ];
+    match ty {
+        Type::Path(path) => {
+            let last = path.path.segments.last()?.ident.to_string();
+            REASONS.iter().find(|(name, _)| *name == last).map(|(_, reason)| *reason)
+        }
+        Type::Tuple(_) | Type::Array(_) | Type::Slice(_) => Some("compound values cannot be key values"),
+        Type::Reference(_) => Some("entities own their data; use an owned type such as `String`"),
+        _ => None,
+    }
+}
+
+fn is_type_named(ty: &Type, name: &str) -> bool {
+    matches!(ty, Type::Path(path) if path.qself.is_none() && path.path.is_ident(name))
+}

@@ -1,0 +1,198 @@
+//! The validated model of one `#[derive(Table)]`.
+
+use crate::attr::{set_once, unknown_key};
+use crate::errors::Errors;
+use proc_macro2::Span;
+use syn::{DeriveInput, Ident, LitInt, LitStr};
+
+/// A global secondary index declaration.
+pub struct IndexModel {
+    pub name: String,
+    pub pk: String,
+    pub sk: Option<String>,
+}
+
+/// Capacity for a provisioned table.
+pub struct Capacity {
+    pub read: u64,
+    pub write: u64,
+}
+
+/// A checked table declaration.
+pub struct TableModel {
+    pub ident: Ident,
+    pub name: String,
+    pub pk: String,
+    pub sk: Option<String>,
+    pub type_attribute: String,
+    pub indexes: Vec<IndexModel>,
+    pub capacity: Option<Capacity>,
+}
+
+const TABLE_KEYS: &[&str] = &["name", "pk", "sk", "type_attribute", "read_capacity", "write_capacity"];
+const GSI_KEYS: &[&str] = &["name", "pk", "sk"];
+
+#[derive(Default)]
+struct TableArgs {
+    name: Option<LitStr>,
+    pk: Option<LitStr>,
+    sk: Option<LitStr>,
+    type_attribute: Option<LitStr>,
+    read: Option<LitInt>,
+    write: Option<LitInt>,
+}
+
+impl TableModel {
+    /// Parses and checks the derive input, reporting every problem at once.
+    pub fn from_input(input: &DeriveInput) -> syn::Result<Self> {
+        let mut errors = Errors::default();
+        if !input.generics.params.is_empty() {
+            errors.push_spanned(&input.generics, "`Table` cannot be derived for generic types");
+        }
+        let mut args = TableArgs::default();
+        let mut seen_table_attr = false;
+        let mut indexes = Vec::new();
+        for attr in &input.attrs {
+            if attr.path().is_ident("table") {
+                seen_table_attr = true;
+                parse_table_attr(attr, &mut args, &mut errors);
+            } else if attr.path().is_ident("gsi") {
+                if let Some(index) = parse_gsi_attr(attr, &mut errors) {
+                    if indexes.iter().any(|known: &IndexModel| known.name == index.name) {
+                        errors.push_spanned(attr, format!("duplicate index name `{}`", index.name));
+                    }
+                    indexes.push(index);
+                }
+            }
+        }
+        if !seen_table_attr {
+            errors.push(input.ident.span(), "missing `#[table(pk = \"...\")]` attribute");
+        }
+        let name = match &args.name {
+            Some(literal) => checked_name(literal, 3, &mut errors),
+            None => input.ident.to_string(),
+        };
+        let pk = match &args.pk {
+            Some(literal) => checked_attribute(literal, &mut errors),
+            None => {
+                if seen_table_attr {
+                    errors.push(input.ident.span(), "missing `pk = \"...\"` in `#[table(...)]`");
+                }
+                String::new()
+            }
+        };
+        let sk = args.sk.as_ref().map(|literal| checked_attribute(literal, &mut errors));
+        if sk.as_deref() == Some(pk.as_str()) {
+            errors.push(args.sk.as_ref().map_or(Span::call_site(), LitStr::span), "`sk` must differ from `pk`");
+        }
+        let type_attribute = match &args.type_attribute {
+            Some(literal) => checked_attribute(literal, &mut errors),
+            None => "_type".to_owned(),
+        };
+        if type_attribute == pk || Some(&type_attribute) == sk.as_ref() {
+            errors.push(input.ident.span(), "`type_attribute` must differ from the key attributes");
+        }
+        let capacity = match (&args.read, &args.write) {
+            (None, None) => None,
+            (Some(read), Some(write)) => Some(Capacity {
+                read: positive(read, &mut errors),
+                write: positive(write, &mut errors),
+            }),
+            (Some(one), None) | (None, Some(one)) => {
+                errors.push(one.span(), "give both `read_capacity` and `write_capacity` for a provisioned table");
+                None
+            }
+        };
+        errors.finish(TableModel { ident: input.ident.clone(), name, pk, sk, type_attribute, indexes, capacity })
+    }
+}
+
+fn parse_table_attr(attr: &syn::Attribute, args: &mut TableArgs, errors: &mut Errors) {
+    let result = attr.parse_nested_meta(|meta| {
+        if meta.path.is_ident("name") {
+            let value = meta.value()?.parse()?;
+            set_once(errors, &meta, &mut args.name, value);
+        } else if meta.path.is_ident("pk") {
+            let value = meta.value()?.parse()?;
+            set_once(errors, &meta, &mut args.pk, value);
+        } else if meta.path.is_ident("sk") {
+            let value = meta.value()?.parse()?;
+            set_once(errors, &meta, &mut args.sk, value);
+        } else if meta.path.is_ident("type_attribute") {
+            let value = meta.value()?.parse()?;
+            set_once(errors, &meta, &mut args.type_attribute, value);
+        } else if meta.path.is_ident("read_capacity") {
+            let value = meta.value()?.parse()?;
+            set_once(errors, &meta, &mut args.read, value);
+        } else if meta.path.is_ident("write_capacity") {
+            let value = meta.value()?.parse()?;
+            set_once(errors, &meta, &mut args.write, value);
+        } else {
+            unknown_key(errors, &meta, "table", TABLE_KEYS)?;
+        }
+        Ok(())
+    });
+    if let Err(error) = result {
+        errors.add(error);
+    }
+}
+
+fn parse_gsi_attr(attr: &syn::Attribute, errors: &mut Errors) -> Option<IndexModel> {
+    let (mut name, mut pk, mut sk): (Option<LitStr>, Option<LitStr>, Option<LitStr>) = (None, None, None);
+    let result = attr.parse_nested_meta(|meta| {
+        if meta.path.is_ident("name") {
+            let value = meta.value()?.parse()?;
+            set_once(errors, &meta, &mut name, value);
+        } else if meta.path.is_ident("pk") {
+            let value = meta.value()?.parse()?;
+            set_once(errors, &meta, &mut pk, value);
+        } else if meta.path.is_ident("sk") {
+            let value = meta.value()?.parse()?;
+            set_once(errors, &meta, &mut sk, value);
+        } else {
+            unknown_key(errors, &meta, "gsi", GSI_KEYS)?;
+        }
+        Ok(())
+    });
+    if let Err(error) = result {
+        errors.add(error);
+        return None;
+    }
+    let (Some(name), Some(pk)) = (name, pk) else {
+        errors.push_spanned(attr, "a `#[gsi(...)]` needs `name = \"...\"` and `pk = \"...\"`");
+        return None;
+    };
+    Some(IndexModel {
+        name: checked_name(&name, 3, errors),
+        pk: checked_attribute(&pk, errors),
+        sk: sk.as_ref().map(|sk| checked_attribute(sk, errors)),
+    })
+}
+
+/// Table and index names: 3 to 255 characters of `a-z A-Z 0-9 _ - .`.
+fn checked_name(literal: &LitStr, min: usize, errors: &mut Errors) -> String {
+    let name = literal.value();
+    let valid_chars = name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+    if name.len() < min || name.len() > 255 || !valid_chars {
+        errors.push(literal.span(), "table and index names are 3 to 255 characters of a-z, A-Z, 0-9, `_`, `-` and `.`");
+    }
+    name
+}
+
+fn checked_attribute(literal: &LitStr, errors: &mut Errors) -> String {
+    let name = literal.value();
+    if name.is_empty() || name.len() > 255 {
+        errors.push(literal.span(), "key attribute names are 1 to 255 bytes long");
+    }
+    name
+}
+
+fn positive(literal: &LitInt, errors: &mut Errors) -> u64 {
+    match literal.base10_parse::<u64>() {
+        Ok(value) if value > 0 => value,
+        _ => {
+            errors.push(literal.span(), "capacity must be a positive integer");
+            1
+        }
+    }
+}

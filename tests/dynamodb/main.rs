@@ -1,0 +1,23 @@
+//! Integration tests against DynamoDB Local, which the suite starts by itself (or
+//! `DYNAMODB_ENDPOINT`, when set).
+
+mod model;
+mod crud;
+
+use dynashard::Db;
+
+/// A `Db` on the shared DynamoDB Local with the test tables created.
+pub async fn db() -> Db {
+    let client = dynashard::local::shared_client().await.expect("DynamoDB Local starts");
+    let db = Db::new(client);
+    db.create_table::<model::Music>().await.expect("create Music");
+    db.create_table::<model::Counters>().await.expect("create Counters");
+    db
+}
+
+/// A name unique to one test, so tests sharing a table never see each other's items.
+pub fn unique(prefix: &str) -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    format!("{prefix}-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed))
+}

@@ -1,0 +1,52 @@
+//! The seed's Music table, shared by the integration tests.
+
+use dynashard::{Entity, Table};
+use serde::{Deserialize, Serialize};
+
+#[derive(Table)]
+#[table(name = "MusicTests", pk = "pk", sk = "sk")]
+#[gsi(name = "GSI1", pk = "gsi1pk", sk = "gsi1sk")]
+pub struct Music;
+
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[entity(table = Music, pk = "{name}", sk = "artist")]
+pub struct Artist {
+    pub name: String,
+    pub country: Option<String>,
+}
+
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[entity(table = Music, pk = "{artist}", sk = "album#{title}")]
+pub struct Album {
+    pub artist: String,
+    pub title: String,
+    pub year: u16,
+    pub song_count: u32,
+    #[version]
+    pub version: u64,
+}
+
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[entity(table = Music, pk = "{artist}", sk = "song#{album}#{title}")]
+#[serde(rename_all = "camelCase")]
+pub struct Song {
+    pub artist: String,
+    pub album: String,
+    pub title: String,
+    pub track_number: u8,
+    pub length_seconds: u32,
+    pub lyrics: Option<String>,
+}
+
+/// A table with a partition key only and numeric key parts.
+#[derive(Table)]
+#[table(name = "CounterTests", pk = "id")]
+pub struct Counters;
+
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[entity(table = Counters, pk = "counter#{shard}#{day}", name = "counter")]
+pub struct Counter {
+    pub shard: i32,
+    pub day: u32,
+    pub count: i64,
+}
