@@ -2,6 +2,9 @@
 //!
 //! An entity's item is its serde body (through `serde_dynamo`), plus the key attributes of the
 //! table, plus the entity-type attribute that tells items of different types apart on read.
+//! Fields that serialize to NULL (`None`) are left out of the item, so "absent" has one meaning:
+//! `attribute_not_exists` holds for them and sparse indexes skip them. Reading is unaffected,
+//! because serde reads a missing `Option` field as `None`.
 
 use crate::entity::{Entity, PrimaryKey};
 use crate::error::{Error, Item, Result};
@@ -21,6 +24,7 @@ pub(crate) fn table_of<E: Entity>() -> &'static TableDefinition {
 pub fn to_item<E: Entity>(entity: &E) -> Result<Item> {
     let key = entity.primary_key()?;
     let mut item: Item = serde_dynamo::to_item(entity)?;
+    item.retain(|_, value| !value.is_null());
     let table = table_of::<E>();
     insert_reserved(&mut item, table.type_attribute, AttributeValue::S(E::TYPE_NAME.to_owned()))?;
     insert_key(&mut item, table, key)?;

@@ -1,8 +1,12 @@
 //! Integration tests against DynamoDB Local, which the suite starts by itself (or
 //! `DYNAMODB_ENDPOINT`, when set).
 
-mod model;
 mod crud;
+mod key_safety;
+mod limits;
+mod model;
+mod tables;
+mod versioning;
 
 use dynashard::Db;
 

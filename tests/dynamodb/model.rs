@@ -50,3 +50,27 @@ pub struct Counter {
     pub day: u32,
     pub count: i64,
 }
+
+/// Deliberately shares `Artist`'s key shape, to test the entity-type check on read.
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[entity(table = Music, pk = "{name}", sk = "artist", name = "Impostor")]
+pub struct Impostor {
+    pub name: String,
+}
+
+/// Integer key parts in the sort key, to check that DynamoDB's order is numeric order.
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[entity(table = Music, pk = "{artist}", sk = "play#{day}#{offset}")]
+pub struct Play {
+    pub artist: String,
+    pub day: u32,
+    pub offset: i64,
+}
+
+/// Serializes an attribute named like the table's partition key.
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[entity(table = Music, pk = "{name}", sk = "clash")]
+pub struct Clash {
+    pub name: String,
+    pub pk: String,
+}

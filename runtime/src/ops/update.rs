@@ -66,9 +66,13 @@ fn attribute_value<T: Serialize>(value: &T) -> Result<AttributeValue> {
 }
 
 impl<'a, E: Entity> Update<'a, E> {
-    /// Sets `field` to `value`.
+    /// Sets `field` to `value`; a value that serializes to NULL (`None`) removes the attribute,
+    /// as a put would leave it out.
     pub fn set<T: Serialize>(mut self, field: Field<E, T>, value: impl Into<T>) -> Self {
-        self.sets.push((field.name(), attribute_value(&value.into())));
+        match attribute_value(&value.into()) {
+            Ok(value) if value.is_null() => self.removes.push(field.name()),
+            value => self.sets.push((field.name(), value)),
+        }
         self
     }
 
