@@ -63,8 +63,16 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     db.put(&Artist { name: ARTIST.into(), country: "Sweden".into() }).create_only().await?;
     let mut album = Album { artist: ARTIST.into(), title: "Leaving Home".into(), year: 2005, version: 0 };
     db.save(&mut album).await?;
-    for (track, (title, seconds)) in [("Air Song", 334), ("Monogram", 412), ("Cupola#1", 288)].into_iter().enumerate() {
-        let song = Song { artist: ARTIST.into(), album: album.title.clone(), title: title.into(), track: track as u8 + 1, seconds };
+    for (track, (title, seconds)) in
+        [("Air Song", 334), ("Monogram", 412), ("Cupola#1", 288)].into_iter().enumerate()
+    {
+        let song = Song {
+            artist: ARTIST.into(),
+            album: album.title.clone(),
+            title: title.into(),
+            track: track as u8 + 1,
+            seconds,
+        };
         db.put(&song).await?;
     }
     println!("stored an artist, an album (version {}) and three songs", album.version);
@@ -113,7 +121,13 @@ async fn print_artist(db: &Db) -> Result<(), Box<dyn std::error::Error>> {
             }
             "Song" => {
                 let song: Song = dynashard::item::from_item(item)?;
-                format!("song    {}. {} ({}:{:02})", song.track, song.title, song.seconds / 60, song.seconds % 60)
+                format!(
+                    "song    {}. {} ({}:{:02})",
+                    song.track,
+                    song.title,
+                    song.seconds / 60,
+                    song.seconds % 60
+                )
             }
             other => format!("unknown entity type {other:?}"),
         };

@@ -23,7 +23,12 @@ struct Song {
 static SONG_SK: KeyTemplate = KeyTemplate {
     attribute: "sk",
     source: "song#{album}#{title}",
-    segments: &[Segment::Literal("song#"), Segment::Field("album"), Segment::Literal("#"), Segment::Field("title")],
+    segments: &[
+        Segment::Literal("song#"),
+        Segment::Field("album"),
+        Segment::Literal("#"),
+        Segment::Field("title"),
+    ],
     role: KeyRole::Sort,
 };
 
@@ -32,14 +37,20 @@ fn sort_key(album: &str, title: &str) -> String {
 }
 
 fn decode(key: &str) -> (String, String) {
-    (SONG_SK.decode_field(key, 0).expect("album decodes"), SONG_SK.decode_field(key, 1).expect("title decodes"))
+    (
+        SONG_SK.decode_field(key, 0).expect("album decodes"),
+        SONG_SK.decode_field(key, 1).expect("title decodes"),
+    )
 }
 
 /// Non-empty values drawn mostly from the characters that matter: separator, escape, and their
 /// neighbours in byte order, plus multi-byte characters.
 fn value() -> impl Strategy<Value = String> {
-    prop::collection::vec(prop::sample::select(vec!['#', '$', '#', '$', '"', '%', 'x', 'y', ' ', 'é', '😀']), 1..8)
-        .prop_map(|chars| chars.into_iter().collect())
+    prop::collection::vec(
+        prop::sample::select(vec!['#', '$', '#', '$', '"', '%', 'x', 'y', ' ', 'é', '😀']),
+        1..8,
+    )
+    .prop_map(|chars| chars.into_iter().collect())
 }
 
 fn encoded<T: KeyPart>(value: T) -> String {

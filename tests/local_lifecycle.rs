@@ -46,7 +46,9 @@ fn main() {
         }
     }
     let status = if failed == 0 { "ok" } else { "FAILED" };
-    println!("\ntest result: {status}. {passed} passed; {failed} failed; 0 ignored; 0 measured; 0 filtered out\n");
+    println!(
+        "\ntest result: {status}. {passed} passed; {failed} failed; 0 ignored; 0 measured; 0 filtered out\n"
+    );
     if failed > 0 {
         std::process::exit(101);
     }
@@ -56,7 +58,8 @@ fn main() {
 fn child(mode: &str) {
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     if let Some(cache_dir) = mode.strip_prefix("install:") {
-        let jar_dir = dynashard::local::ensure_installed(cache_dir.as_ref(), "npm".as_ref()).expect("install");
+        let jar_dir =
+            dynashard::local::ensure_installed(cache_dir.as_ref(), "npm".as_ref()).expect("install");
         println!("{}", jar_dir.display());
         return;
     }
@@ -144,7 +147,8 @@ fn endpoint_variable_starts_nothing() {
 }
 
 fn missing_java_is_a_clear_error() {
-    let options = dynashard::local::LocalOptions { java: PathBuf::from("/nonexistent/java"), ..Default::default() };
+    let options =
+        dynashard::local::LocalOptions { java: PathBuf::from("/nonexistent/java"), ..Default::default() };
     let error = dynashard::local::LocalDynamo::start_blocking(&options).expect_err("no java");
     assert!(matches!(error, dynashard::local::LocalError::JavaNotFound { .. }), "{error:?}");
     let message = error.to_string();

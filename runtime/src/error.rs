@@ -131,12 +131,8 @@ pub enum KeyError {
     },
 }
 
-const THROTTLING_CODES: &[&str] = &[
-    "ProvisionedThroughputExceededException",
-    "ThrottlingException",
-    "RequestLimitExceeded",
-    "Throttling",
-];
+const THROTTLING_CODES: &[&str] =
+    &["ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded", "Throttling"];
 
 impl Error {
     /// Wraps an SDK error from `operation`, keeping its code and the error itself as the source.
@@ -164,10 +160,8 @@ impl Error {
     /// Whether a write's condition did not hold (including create-only puts that found an item
     /// and optimistic-lock conflicts).
     pub fn is_conditional_failed(&self) -> bool {
-        matches!(
-            self,
-            Error::ConditionFailed { .. } | Error::AlreadyExists | Error::VersionConflict { .. }
-        ) || self.code() == Some("ConditionalCheckFailedException")
+        matches!(self, Error::ConditionFailed { .. } | Error::AlreadyExists | Error::VersionConflict { .. })
+            || self.code() == Some("ConditionalCheckFailedException")
     }
 
     /// Whether this is an optimistic-lock conflict.

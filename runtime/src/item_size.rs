@@ -23,9 +23,7 @@ pub fn value_size(value: &AttributeValue) -> usize {
         AttributeValue::Ns(set) => set.iter().map(|n| number_size(n)).sum(),
         AttributeValue::Bs(set) => set.iter().map(|b| b.as_ref().len()).sum(),
         AttributeValue::L(list) => 3 + list.iter().map(|v| 1 + value_size(v)).sum::<usize>(),
-        AttributeValue::M(map) => {
-            3 + map.iter().map(|(k, v)| 1 + k.len() + value_size(v)).sum::<usize>()
-        }
+        AttributeValue::M(map) => 3 + map.iter().map(|(k, v)| 1 + k.len() + value_size(v)).sum::<usize>(),
         _ => 0,
     }
 }

@@ -53,8 +53,7 @@ pub use item_size::{item_size, MAX_ITEM_BYTES};
 pub use key::KeyPart;
 pub use ops::{Delete, Get, Numeric, Put, Update};
 pub use table::{
-    Billing, IndexDefinition, KeyAttribute, ScalarKind, Table, TableDefinition,
-    DEFAULT_TYPE_ATTRIBUTE,
+    Billing, IndexDefinition, KeyAttribute, ScalarKind, Table, TableDefinition, DEFAULT_TYPE_ATTRIBUTE,
 };
 
 /// Re-exports for generated code; not a public API.

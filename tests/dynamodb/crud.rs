@@ -132,11 +132,13 @@ async fn update_condition_and_raw_escape_hatch() {
     let artist = unique("Raw");
     db.put(&song(&artist, "A", "One")).await.unwrap();
     let key = Song::key(&artist, "A", "One").unwrap();
-    let never = Condition::raw(RawExpression::new("#len > :big").name("#len", "lengthSeconds").value(
-        ":big",
-        aws_sdk_dynamodb::types::AttributeValue::N("100000".into()),
-    ));
-    let error = db.update(key.clone()).set(Song::fields().track_number, 3u8).condition(never).await.unwrap_err();
+    let never = Condition::raw(
+        RawExpression::new("#len > :big")
+            .name("#len", "lengthSeconds")
+            .value(":big", aws_sdk_dynamodb::types::AttributeValue::N("100000".into())),
+    );
+    let error =
+        db.update(key.clone()).set(Song::fields().track_number, 3u8).condition(never).await.unwrap_err();
     assert!(matches!(error, Error::ConditionFailed { current: Some(_) }), "{error:?}");
     let doubled = db
         .update(key)

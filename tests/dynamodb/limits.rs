@@ -16,7 +16,10 @@ async fn empty_key_values_are_rejected_before_sending() {
     let db = unreachable_db();
     let error = db.put(&song("", "A", "One")).await.unwrap_err();
     assert!(
-        matches!(error, Error::InvalidKey { attribute: "pk", reason: KeyError::EmptyValue { field: "artist" }, .. }),
+        matches!(
+            error,
+            Error::InvalidKey { attribute: "pk", reason: KeyError::EmptyValue { field: "artist" }, .. }
+        ),
         "{error:?}"
     );
     assert!(error.is_invalid_input());
@@ -38,12 +41,18 @@ async fn key_size_limits_apply_after_encoding() {
     assert!(matches!(error, Error::InvalidKey { reason: KeyError::TooLong { bytes: 1025, max: 1024 }, .. }));
     let escaped = format!("{}#", &title[1..]);
     let error = Song::key(&artist, "A", &escaped).unwrap_err();
-    assert!(matches!(error, Error::InvalidKey { reason: KeyError::TooLong { bytes: 1025, .. }, .. }), "{error:?}");
+    assert!(
+        matches!(error, Error::InvalidKey { reason: KeyError::TooLong { bytes: 1025, .. }, .. }),
+        "{error:?}"
+    );
 
     let long_artist = "p".repeat(2048);
     db.put(&song(&long_artist, "A", "One")).await.unwrap();
     let error = Song::key(&format!("{long_artist}p"), "A", "One").unwrap_err();
-    assert!(matches!(error, Error::InvalidKey { attribute: "pk", reason: KeyError::TooLong { max: 2048, .. }, .. }));
+    assert!(matches!(
+        error,
+        Error::InvalidKey { attribute: "pk", reason: KeyError::TooLong { max: 2048, .. }, .. }
+    ));
 }
 
 #[tokio::test]

@@ -5,7 +5,14 @@ use crate::{db, unique};
 use dynashard::{Db, Table};
 
 #[derive(dynashard::Table)]
-#[table(name = "ProvisionedTests", pk = "id", sk = "sort", read_capacity = 5, write_capacity = 3, type_attribute = "kind")]
+#[table(
+    name = "ProvisionedTests",
+    pk = "id",
+    sk = "sort",
+    read_capacity = 5,
+    write_capacity = 3,
+    type_attribute = "kind"
+)]
 #[gsi(name = "ByOwner", pk = "owner", sk = "created")]
 struct Provisioned;
 

@@ -46,7 +46,8 @@ async fn updates_increment_and_check_when_asked() {
     let key = Album::key(&artist, "One").unwrap();
     let updated = db.update(key.clone()).add(Album::fields().song_count, 1).await.unwrap();
     assert_eq!((updated.version, updated.song_count), (2, 1));
-    let stale = db.update(key.clone()).expect_version(1).add(Album::fields().song_count, 1).await.unwrap_err();
+    let stale =
+        db.update(key.clone()).expect_version(1).add(Album::fields().song_count, 1).await.unwrap_err();
     assert!(matches!(stale, Error::VersionConflict { expected: 1, found: Some(2) }), "{stale:?}");
     let fresh = db.update(key).expect_version(2).set(Album::fields().year, 2010u16).await.unwrap();
     assert_eq!((fresh.version, fresh.year), (3, 2010));

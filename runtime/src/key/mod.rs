@@ -24,6 +24,4 @@ mod template;
 
 pub use escape::{escape, escape_into, unescape_prefix, UnescapeError, ESCAPE, SEPARATOR};
 pub use part::{DecodeKeyPart, KeyPart, KeyPartDecodeError};
-pub use template::{
-    KeyRole, KeyTemplate, KeyWriter, Segment, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES,
-};
+pub use template::{KeyRole, KeyTemplate, KeyWriter, Segment, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};

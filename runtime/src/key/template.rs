@@ -86,11 +86,7 @@ impl KeyTemplate {
     }
 
     /// Decodes the placeholder at position `index` of a stored key.
-    pub fn decode_field<T: DecodeKeyPart>(
-        &self,
-        key: &str,
-        index: usize,
-    ) -> Result<T, KeyPartDecodeError> {
+    pub fn decode_field<T: DecodeKeyPart>(&self, key: &str, index: usize) -> Result<T, KeyPartDecodeError> {
         let parts = self.split(key)?;
         let encoded = parts.get(index).ok_or_else(|| KeyPartDecodeError {
             encoded: key.to_owned(),
@@ -162,11 +158,7 @@ impl KeyWriter {
     }
 
     fn error(&self, reason: KeyError) -> Error {
-        Error::InvalidKey {
-            attribute: self.template.attribute,
-            template: self.template.source,
-            reason,
-        }
+        Error::InvalidKey { attribute: self.template.attribute, template: self.template.source, reason }
     }
 }
 
@@ -208,10 +200,7 @@ mod tests {
     #[test]
     fn empty_and_oversized_values_are_rejected() {
         let empty = song_key("", "z").unwrap_err();
-        assert!(matches!(
-            empty,
-            Error::InvalidKey { reason: KeyError::EmptyValue { field: "album" }, .. }
-        ));
+        assert!(matches!(empty, Error::InvalidKey { reason: KeyError::EmptyValue { field: "album" }, .. }));
         let long = "a".repeat(1100);
         let too_long = song_key(&long, "z").unwrap_err();
         assert!(matches!(too_long, Error::InvalidKey { reason: KeyError::TooLong { .. }, .. }));

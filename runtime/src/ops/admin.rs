@@ -144,9 +144,7 @@ fn global_indexes(definition: &TableDefinition) -> Result<Option<Vec<GlobalSecon
             .projection(Projection::builder().projection_type(ProjectionType::All).build());
         let builder = match definition.billing {
             Billing::PayPerRequest => builder,
-            Billing::Provisioned { read, write } => {
-                builder.provisioned_throughput(throughput(read, write)?)
-            }
+            Billing::Provisioned { read, write } => builder.provisioned_throughput(throughput(read, write)?),
         };
         builder.build().map_err(build_error)
     });
