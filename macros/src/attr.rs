@@ -26,7 +26,12 @@ pub fn set_once<T>(errors: &mut Errors, meta: &ParseNestedMeta, slot: &mut Optio
 }
 
 /// Reports an unknown key, naming the accepted ones, and skips its value.
-pub fn unknown_key(errors: &mut Errors, meta: &ParseNestedMeta, attribute: &str, known: &[&str]) -> syn::Result<()> {
+pub fn unknown_key(
+    errors: &mut Errors,
+    meta: &ParseNestedMeta,
+    attribute: &str,
+    known: &[&str],
+) -> syn::Result<()> {
     let name = meta.path.get_ident().map(ToString::to_string).unwrap_or_else(|| "?".into());
     errors.push_spanned(
         &meta.path,

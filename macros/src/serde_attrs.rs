@@ -72,7 +72,7 @@ fn skip_value(meta: ParseNestedMeta) -> syn::Result<()> {
     if meta.input.peek(syn::Token![=]) {
         meta.value()?.parse::<syn::Expr>()?;
     } else if meta.input.peek(syn::token::Paren) {
-        let _ = meta.parse_nested_meta(|inner| skip_value(inner));
+        let _ = meta.parse_nested_meta(skip_value);
     }
     Ok(())
 }

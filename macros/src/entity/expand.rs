@@ -2,24 +2,42 @@
 
 use super::model::{EntityModel, FieldModel};
 use crate::template::{Piece, Template};
-use proc_macro2::TokenStream;
+use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 /// Expands a checked entity.
+///
+/// Every use of a key field's type is spanned at that type, so a type that is not a `KeyPart`
+/// gets one error there; the table is named only in `type Table`, so a type that is not a table
+/// gets one error at the `table = ...` path.
 pub fn expand(model: &EntityModel) -> TokenStream {
     let ident = &model.ident;
     let table = &model.table;
     let type_name = &model.type_name;
-    let assertions = assertions(model);
-    let compose = compose_fn(model);
+    let sort_key_check = sort_key_check(model);
     let key_fields = model.key_fields();
     let params = key_fields.iter().map(|field| param(field));
-    let args: Vec<_> = key_fields.iter().map(|field| &field.ident).collect();
-    let self_args = key_fields.iter().map(|field| {
-        let name = &field.ident;
-        quote!(::dynashard::__private::KeyPart::as_arg(&self.#name))
-    });
+    let param_args: Vec<_> = key_fields
+        .iter()
+        .map(|field| {
+            let arg = param_ident(field);
+            (*field, quote!(#arg))
+        })
+        .collect();
+    let self_args: Vec<_> = key_fields
+        .iter()
+        .map(|field| {
+            let name = &field.ident;
+            let ty = &field.ty;
+            (
+                *field,
+                quote_spanned!(ty.span()=> <#ty as ::dynashard::__private::KeyPart>::as_arg(&self.#name)),
+            )
+        })
+        .collect();
+    let compose_from_params = compose(model, &param_args);
+    let compose_from_self = compose(model, &self_args);
     let key_doc = format!(
         "The primary key of a [`{ident}`] from its key fields (pk `{}`{}).",
         model.pk.source,
@@ -33,15 +51,19 @@ pub fn expand(model: &EntityModel) -> TokenStream {
 
         #[allow(non_local_definitions)]
         const _: () = {
-            #assertions
+            /// The table of entity `E`; the bound on `Entity::Table` makes this always valid.
+            #[allow(dead_code)]
+            const fn __dynashard_table<E: ::dynashard::Entity>() -> ::dynashard::TableDefinition {
+                <E::Table as ::dynashard::Table>::DEFINITION
+            }
+
+            #sort_key_check
 
             impl #ident {
-                #compose
-
                 #[doc = #key_doc]
                 #[allow(dead_code)]
                 pub fn key(#(#params),*) -> ::dynashard::Result<::dynashard::Key<Self>> {
-                    Self::__dynashard_compose(#(#args),*).map(::dynashard::Key::from_primary)
+                    ::dynashard::__private::Ok(::dynashard::Key::from_primary(#compose_from_params))
                 }
 
                 #fields_fn
@@ -53,89 +75,77 @@ pub fn expand(model: &EntityModel) -> TokenStream {
                 #version
 
                 fn primary_key(&self) -> ::dynashard::Result<::dynashard::PrimaryKey> {
-                    Self::__dynashard_compose(#(#self_args),*)
+                    ::dynashard::__private::Ok(#compose_from_self)
                 }
             }
         };
     }
 }
 
-fn param(field: &FieldModel) -> TokenStream {
-    let name = &field.ident;
-    let ty = &field.ty;
-    quote!(#name: <#ty as ::dynashard::__private::KeyPart>::Arg<'_>)
+/// The key builder's parameter for `field`, spanned at the field's type.
+fn param_ident(field: &FieldModel) -> Ident {
+    format_ident!("{}", field.ident, span = field.ty.span())
 }
 
-/// Compile-time checks whose errors rustc reports at the user's spans.
-fn assertions(model: &EntityModel) -> TokenStream {
-    let table = &model.table;
-    let table_check = quote_spanned! {table.span()=>
-        let _ = <#table as ::dynashard::Table>::DEFINITION;
-    };
-    let key_checks = model.key_fields().into_iter().map(|field| {
-        let ty = &field.ty;
-        quote_spanned! {ty.span()=> __dynashard_assert_key_part::<#ty>(); }
-    });
+fn param(field: &FieldModel) -> TokenStream {
+    let name = param_ident(field);
+    let ty = &field.ty;
+    quote_spanned!(ty.span()=> #name: <#ty as ::dynashard::__private::KeyPart>::Arg<'_>)
+}
+
+/// Checks at compile time that the entity declares `sk` exactly when its table has a sort key;
+/// rustc reports the panic at the `sk` template, or at the table path.
+fn sort_key_check(model: &EntityModel) -> TokenStream {
     let ident = &model.ident;
-    let sort_key_check = match &model.sk {
+    let definition = quote!(__dynashard_table::<#ident>());
+    match &model.sk {
         Some(sk) => {
             let message = format!("entity `{ident}` declares `sk`, but its table has no sort key");
             quote_spanned! {sk.span=>
-                const _: () = if <#table as ::dynashard::Table>::DEFINITION.sort_key.is_none() {
+                const _: () = if #definition.sort_key.is_none() {
                     ::core::panic!(#message)
                 };
             }
         }
         None => {
             let message = format!("entity `{ident}` has no `sk`, but its table has a sort key");
-            quote_spanned! {table.span()=>
-                const _: () = if <#table as ::dynashard::Table>::DEFINITION.sort_key.is_some() {
+            quote_spanned! {model.table.span()=>
+                const _: () = if #definition.sort_key.is_some() {
                     ::core::panic!(#message)
                 };
             }
         }
-    };
-    quote! {
-        #[allow(dead_code)]
-        fn __dynashard_assert_key_part<T: ::dynashard::__private::KeyPart + ?Sized>() {}
-        #[allow(dead_code)]
-        fn __dynashard_assertions() {
-            #table_check
-            #(#key_checks)*
-        }
-        #sort_key_check
     }
 }
 
-/// The private function that composes the primary key from borrowed key-field values.
-fn compose_fn(model: &EntityModel) -> TokenStream {
-    let table = &model.table;
-    let params = model.key_fields().into_iter().map(param);
-    let pk_attribute = quote!(<#table as ::dynashard::Table>::DEFINITION.partition_key);
-    let pk = compose_template(model, &model.pk, pk_attribute, quote!(Partition));
+/// The `PrimaryKey` expression composed from each key field's builder argument.
+fn compose(model: &EntityModel, args: &[(&FieldModel, TokenStream)]) -> TokenStream {
+    let ident = &model.ident;
+    let definition = quote!(__dynashard_table::<#ident>());
+    let pk_attribute = quote!(#definition.partition_key);
+    let pk = compose_template(&model.pk, args, pk_attribute, quote!(Partition));
     let sk = match &model.sk {
         Some(sk) => {
             let sk_attribute = quote! {
-                match <#table as ::dynashard::Table>::DEFINITION.sort_key {
+                match #definition.sort_key {
                     ::dynashard::__private::Some(name) => name,
                     ::dynashard::__private::None => "",
                 }
             };
-            let body = compose_template(model, sk, sk_attribute, quote!(Sort));
+            let body = compose_template(sk, args, sk_attribute, quote!(Sort));
             quote!(::dynashard::__private::Some(#body))
         }
         None => quote!(::dynashard::__private::None),
     };
-    quote! {
-        #[doc(hidden)]
-        #[allow(clippy::needless_lifetimes)]
-        fn __dynashard_compose(#(#params),*) -> ::dynashard::Result<::dynashard::PrimaryKey> {
-            ::dynashard::__private::Ok(::dynashard::PrimaryKey { pk: #pk, sk: #sk })
-        }
-    }
+    quote!(::dynashard::PrimaryKey { pk: #pk, sk: #sk })
 }
 
-fn compose_template(model: &EntityModel, template: &Template, attribute: TokenStream, role: TokenStream) -> TokenStream {
+fn compose_template(
+    template: &Template,
+    args: &[(&FieldModel, TokenStream)],
+    attribute: TokenStream,
+    role: TokenStream,
+) -> TokenStream {
     let source = &template.source;
     let segments = template.pieces.iter().map(|piece| match piece {
         Piece::Literal(text) => quote!(::dynashard::__private::Segment::Literal(#text)),
@@ -143,11 +153,10 @@ fn compose_template(model: &EntityModel, template: &Template, attribute: TokenSt
     });
     let writes = template.pieces.iter().map(|piece| match piece {
         Piece::Literal(text) => quote!(__writer.literal(#text);),
-        Piece::Field(name) => match model.field(name) {
-            Some(field) => {
-                let ident = &field.ident;
+        Piece::Field(name) => match args.iter().find(|(field, _)| field.ident == name) {
+            Some((field, arg)) => {
                 let ty = &field.ty;
-                quote!(__writer.part::<#ty>(#name, #ident)?;)
+                quote_spanned!(ty.span()=> __writer.part::<#ty>(#name, #arg)?;)
             }
             None => quote!(),
         },

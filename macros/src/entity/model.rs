@@ -4,9 +4,7 @@ use crate::attr::{set_once, unknown_key};
 use crate::errors::Errors;
 use crate::serde_attrs;
 use crate::template::{self, Template};
-use proc_macro2::Span;
-use syn::spanned::Spanned;
-use syn::{Data, DeriveInput, Fields, Ident, LitStr, Path, Type, Visibility};
+use syn::{Attribute, Data, DeriveInput, Fields, Ident, LitStr, Path, Type, Visibility};
 
 /// One struct field.
 pub struct FieldModel {
@@ -39,7 +37,10 @@ struct EntityArgs {
     pk: Option<LitStr>,
     sk: Option<LitStr>,
     name: Option<LitStr>,
-    span: Option<Span>,
+    /// The first `#[entity(...)]` attribute, where missing keys are reported.
+    attr: Option<Attribute>,
+    /// An attribute failed to parse; its error is reported, so missing keys are not.
+    malformed: bool,
 }
 
 impl EntityModel {
@@ -52,27 +53,31 @@ impl EntityModel {
         let args = parse_entity_args(input, &mut errors);
         let mut fields = parse_fields(input, &mut errors);
         let table = args.table.clone();
-        let attr_span = args.span.unwrap_or_else(|| input.ident.span());
-        if table.is_none() {
-            errors.push(attr_span, "missing `table = ...` in `#[entity(...)]`");
-        }
-        let pk = match &args.pk {
-            Some(literal) => template::parse(literal).map_err(|e| errors.add(e)).ok(),
-            None => {
-                errors.push(attr_span, "missing `pk = \"...\"` in `#[entity(...)]`");
-                None
+        // A missing or malformed attribute has its own error; missing keys would only repeat it.
+        if let Some(attr) = args.attr.as_ref().filter(|_| !args.malformed) {
+            if table.is_none() {
+                errors.push_spanned(attr, "missing `table = ...` in `#[entity(...)]`");
             }
-        };
-        let sk = args.sk.as_ref().and_then(|literal| template::parse(literal).map_err(|e| errors.add(e)).ok());
-        for template in pk.iter().chain(&sk) {
-            check_template_fields(template, &mut fields, &mut errors);
+            if args.pk.is_none() {
+                errors.push_spanned(attr, "missing `pk = \"...\"` in `#[entity(...)]`");
+            }
+        }
+        let pk =
+            args.pk.as_ref().and_then(|literal| template::parse(literal).map_err(|e| errors.add(e)).ok());
+        let sk =
+            args.sk.as_ref().and_then(|literal| template::parse(literal).map_err(|e| errors.add(e)).ok());
+        // Without named fields (already reported), every placeholder would be reported as unknown.
+        if let Some(fields) = &mut fields {
+            for template in pk.iter().chain(&sk) {
+                check_template_fields(template, fields, &mut errors);
+            }
         }
         let type_name = args.name.as_ref().map(LitStr::value).unwrap_or_else(|| input.ident.to_string());
-        if type_name.is_empty() {
-            errors.push(args.name.as_ref().map_or(attr_span, LitStr::span), "the entity `name` cannot be empty");
+        if let Some(name) = args.name.as_ref().filter(|name| name.value().is_empty()) {
+            errors.push(name.span(), "the entity `name` cannot be empty");
         }
-        let model = match (table, pk) {
-            (Some(table), Some(pk)) => Some(EntityModel {
+        let model = match (table, pk, fields) {
+            (Some(table), Some(pk), Some(fields)) => Some(EntityModel {
                 ident: input.ident.clone(),
                 vis: input.vis.clone(),
                 table,
@@ -115,10 +120,19 @@ impl EntityModel {
 fn parse_entity_args(input: &DeriveInput, errors: &mut Errors) -> EntityArgs {
     let mut args = EntityArgs::default();
     for attr in input.attrs.iter().filter(|attr| attr.path().is_ident("entity")) {
-        args.span.get_or_insert_with(|| attr.span());
+        if args.attr.is_none() {
+            args.attr = Some(attr.clone());
+        }
         let result = attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("table") {
-                let path: Path = meta.value()?.parse()?;
+                let value = meta.value()?;
+                if value.peek(LitStr) {
+                    let literal: LitStr = value.parse()?;
+                    let message =
+                        format!("`table` takes the table type, not a string: `table = {}`", literal.value());
+                    return Err(syn::Error::new(literal.span(), message));
+                }
+                let path: Path = value.parse()?;
                 set_once(errors, &meta, &mut args.table, path);
             } else if meta.path.is_ident("pk") {
                 let value: LitStr = meta.value()?.parse()?;
@@ -136,27 +150,28 @@ fn parse_entity_args(input: &DeriveInput, errors: &mut Errors) -> EntityArgs {
         });
         if let Err(error) = result {
             errors.add(error);
+            args.malformed = true;
         }
     }
-    if args.span.is_none() {
+    if args.attr.is_none() {
         errors.push(input.ident.span(), "missing `#[entity(table = ..., pk = \"...\")]` attribute");
-        args.span = Some(input.ident.span());
     }
     args
 }
 
-fn parse_fields(input: &DeriveInput, errors: &mut Errors) -> Vec<FieldModel> {
+/// The named fields, or `None` (reported) when the input is not a struct with named fields.
+fn parse_fields(input: &DeriveInput, errors: &mut Errors) -> Option<Vec<FieldModel>> {
     let named = match &input.data {
         Data::Struct(data) => match &data.fields {
             Fields::Named(named) => named,
             _ => {
                 errors.push(input.ident.span(), "`Entity` can only be derived for structs with named fields");
-                return Vec::new();
+                return None;
             }
         },
         _ => {
             errors.push(input.ident.span(), "`Entity` can only be derived for structs with named fields");
-            return Vec::new();
+            return None;
         }
     };
     let rename_all = serde_attrs::rename_all(&input.attrs);
@@ -193,7 +208,7 @@ fn parse_fields(input: &DeriveInput, errors: &mut Errors) -> Vec<FieldModel> {
             is_key: false,
         });
     }
-    fields
+    Some(fields)
 }
 
 fn check_template_fields(template: &Template, fields: &mut [FieldModel], errors: &mut Errors) {
@@ -202,7 +217,11 @@ fn check_template_fields(template: &Template, fields: &mut [FieldModel], errors:
             let known: Vec<String> = fields.iter().map(|f| format!("`{}`", f.ident)).collect();
             errors.push(
                 template.span,
-                format!("unknown field `{name}` in key template `{}`; fields: {}", template.source, known.join(", ")),
+                format!(
+                    "unknown field `{name}` in key template `{}`; fields: {}",
+                    template.source,
+                    known.join(", ")
+                ),
             );
             continue;
         };

@@ -3,7 +3,7 @@
 use crate::attr::{set_once, unknown_key};
 use crate::errors::Errors;
 use proc_macro2::Span;
-use syn::{DeriveInput, Ident, LitInt, LitStr};
+use syn::{Attribute, DeriveInput, Ident, LitInt, LitStr};
 
 /// A global secondary index declaration.
 pub struct IndexModel {
@@ -40,6 +40,10 @@ struct TableArgs {
     type_attribute: Option<LitStr>,
     read: Option<LitInt>,
     write: Option<LitInt>,
+    /// The first `#[table(...)]` attribute, where a missing `pk` is reported.
+    attr: Option<Attribute>,
+    /// An attribute failed to parse; its error is reported, so missing keys are not.
+    malformed: bool,
 }
 
 impl TableModel {
@@ -50,11 +54,12 @@ impl TableModel {
             errors.push_spanned(&input.generics, "`Table` cannot be derived for generic types");
         }
         let mut args = TableArgs::default();
-        let mut seen_table_attr = false;
         let mut indexes = Vec::new();
         for attr in &input.attrs {
             if attr.path().is_ident("table") {
-                seen_table_attr = true;
+                if args.attr.is_none() {
+                    args.attr = Some(attr.clone());
+                }
                 parse_table_attr(attr, &mut args, &mut errors);
             } else if attr.path().is_ident("gsi") {
                 if let Some(index) = parse_gsi_attr(attr, &mut errors) {
@@ -65,7 +70,7 @@ impl TableModel {
                 }
             }
         }
-        if !seen_table_attr {
+        if args.attr.is_none() {
             errors.push(input.ident.span(), "missing `#[table(pk = \"...\")]` attribute");
         }
         let name = match &args.name {
@@ -75,35 +80,63 @@ impl TableModel {
         let pk = match &args.pk {
             Some(literal) => checked_attribute(literal, &mut errors),
             None => {
-                if seen_table_attr {
-                    errors.push(input.ident.span(), "missing `pk = \"...\"` in `#[table(...)]`");
+                // A missing or malformed attribute has its own error.
+                if let Some(attr) = args.attr.as_ref().filter(|_| !args.malformed) {
+                    errors.push_spanned(attr, "missing `pk = \"...\"` in `#[table(...)]`");
                 }
                 String::new()
             }
         };
         let sk = args.sk.as_ref().map(|literal| checked_attribute(literal, &mut errors));
         if sk.as_deref() == Some(pk.as_str()) {
-            errors.push(args.sk.as_ref().map_or(Span::call_site(), LitStr::span), "`sk` must differ from `pk`");
+            errors
+                .push(args.sk.as_ref().map_or(Span::call_site(), LitStr::span), "`sk` must differ from `pk`");
         }
         let type_attribute = match &args.type_attribute {
             Some(literal) => checked_attribute(literal, &mut errors),
             None => "_type".to_owned(),
         };
         if type_attribute == pk || Some(&type_attribute) == sk.as_ref() {
-            errors.push(input.ident.span(), "`type_attribute` must differ from the key attributes");
+            match &args.type_attribute {
+                Some(literal) => {
+                    errors.push(literal.span(), "`type_attribute` must differ from the key attributes")
+                }
+                None => {
+                    let key = if type_attribute == pk { &args.pk } else { &args.sk };
+                    errors.push(
+                        key.as_ref().map_or(input.ident.span(), LitStr::span),
+                        format!(
+                            "`{type_attribute}` is the default `type_attribute`; name the key attribute \
+                             differently or set `type_attribute = \"...\"`"
+                        ),
+                    );
+                }
+            }
         }
         let capacity = match (&args.read, &args.write) {
             (None, None) => None,
-            (Some(read), Some(write)) => Some(Capacity {
-                read: positive(read, &mut errors),
-                write: positive(write, &mut errors),
-            }),
+            (Some(read), Some(write)) => {
+                Some(Capacity { read: positive(read, &mut errors), write: positive(write, &mut errors) })
+            }
+            // After a parse error the other key may just not have been read.
+            (Some(_), None) | (None, Some(_)) if args.malformed => None,
             (Some(one), None) | (None, Some(one)) => {
-                errors.push(one.span(), "give both `read_capacity` and `write_capacity` for a provisioned table");
+                errors.push(
+                    one.span(),
+                    "give both `read_capacity` and `write_capacity` for a provisioned table",
+                );
                 None
             }
         };
-        errors.finish(TableModel { ident: input.ident.clone(), name, pk, sk, type_attribute, indexes, capacity })
+        errors.finish(TableModel {
+            ident: input.ident.clone(),
+            name,
+            pk,
+            sk,
+            type_attribute,
+            indexes,
+            capacity,
+        })
     }
 }
 
@@ -134,6 +167,7 @@ fn parse_table_attr(attr: &syn::Attribute, args: &mut TableArgs, errors: &mut Er
     });
     if let Err(error) = result {
         errors.add(error);
+        args.malformed = true;
     }
 }
 
@@ -174,7 +208,10 @@ fn checked_name(literal: &LitStr, min: usize, errors: &mut Errors) -> String {
     let name = literal.value();
     let valid_chars = name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
     if name.len() < min || name.len() > 255 || !valid_chars {
-        errors.push(literal.span(), "table and index names are 3 to 255 characters of a-z, A-Z, 0-9, `_`, `-` and `.`");
+        errors.push(
+            literal.span(),
+            "table and index names are 3 to 255 characters of a-z, A-Z, 0-9, `_`, `-` and `.`",
+        );
     }
     name
 }

@@ -1,0 +1,14 @@
+use dynashard::{Entity, Table};
+use serde::{Deserialize, Serialize};
+
+#[derive(Table)]
+#[table(name = "Music", pk = "pk", sk = "sk")]
+struct Music;
+
+#[derive(Entity, Serialize, Deserialize)]
+#[entity(table = Music, pk = "{artist}", sk = "album#{title}")]
+enum Album {
+    Single { artist: String, title: String },
+}
+
+fn main() {}

@@ -1,0 +1,14 @@
+use dynashard::{Entity, Table};
+use serde::{Deserialize, Serialize};
+
+#[derive(Table)]
+#[table(name = "Music", pk = "pk", sk = "sk")]
+struct Music;
+
+#[derive(Entity, Serialize, Deserialize)]
+struct Album {
+    artist: String,
+    title: String,
+}
+
+fn main() {}

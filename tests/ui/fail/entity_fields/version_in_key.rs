@@ -1,0 +1,16 @@
+use dynashard::{Entity, Table};
+use serde::{Deserialize, Serialize};
+
+#[derive(Table)]
+#[table(name = "Music", pk = "pk", sk = "sk")]
+struct Music;
+
+#[derive(Entity, Serialize, Deserialize)]
+#[entity(table = Music, pk = "{artist}", sk = "album#{version}")]
+struct Album {
+    artist: String,
+    #[version]
+    version: u64,
+}
+
+fn main() {}

@@ -1,0 +1,7 @@
+use dynashard::Table;
+
+#[derive(Table)]
+#[table(name = "Music", sk = "sk")]
+struct Music;
+
+fn main() {}

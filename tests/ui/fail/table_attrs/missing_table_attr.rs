@@ -1,0 +1,6 @@
+use dynashard::Table;
+
+#[derive(Table)]
+struct Music;
+
+fn main() {}

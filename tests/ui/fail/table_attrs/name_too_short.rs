@@ -1,0 +1,7 @@
+use dynashard::Table;
+
+#[derive(Table)]
+#[table(name = "mu", pk = "pk")]
+struct Music;
+
+fn main() {}

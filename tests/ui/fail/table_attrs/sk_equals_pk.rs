@@ -1,0 +1,7 @@
+use dynashard::Table;
+
+#[derive(Table)]
+#[table(name = "Music", pk = "key", sk = "key")]
+struct Music;
+
+fn main() {}

@@ -1,0 +1,7 @@
+use dynashard::Table;
+
+#[derive(Table)]
+#[table(name = "Music", pk = "pk", read_capacity = 5, write_capacity = 0)]
+struct Music;
+
+fn main() {}

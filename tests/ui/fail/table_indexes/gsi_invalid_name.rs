@@ -1,0 +1,8 @@
+use dynashard::Table;
+
+#[derive(Table)]
+#[table(name = "Music", pk = "pk", sk = "sk")]
+#[gsi(name = "G1", pk = "gsi1pk")]
+struct Music;
+
+fn main() {}
