@@ -102,11 +102,14 @@ fn spawn_child(mode: &str) -> std::process::Child {
 
 fn parent(mode: &str) {
     let mut child = spawn_child(mode);
+    let child_pid = child.id();
     let stdout = child.stdout.take().expect("child stdout");
     let mut line = String::new();
     BufReader::new(stdout).read_line(&mut line).expect("child reports its port");
     let port: u16 = line.trim().strip_prefix("port ").and_then(|p| p.parse().ok()).expect("a port line");
     assert_eq!(java_processes_on(port).len(), 1, "DynamoDB Local runs while the child lives");
+    let log = std::env::temp_dir().join(format!("dynashard-local-{child_pid}-{port}.log"));
+    assert!(log.exists(), "DynamoDB Local writes its log while it runs");
     if mode == "sleep" {
         child.kill().expect("SIGKILL the child");
     }
@@ -114,6 +117,10 @@ fn parent(mode: &str) {
     let deadline = Instant::now() + Duration::from_secs(15);
     while !java_processes_on(port).is_empty() || TcpStream::connect(("127.0.0.1", port)).is_ok() {
         assert!(Instant::now() < deadline, "DynamoDB Local on port {port} outlived its parent ({mode})");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    while log.exists() {
+        assert!(Instant::now() < deadline, "the log {} outlived its process ({mode})", log.display());
         std::thread::sleep(Duration::from_millis(100));
     }
 }

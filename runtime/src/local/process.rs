@@ -3,7 +3,7 @@
 //! Java runs under a small `sh` watchdog that reads its standard input from a pipe held by this
 //! process. When the pipe closes (the handle is dropped, the program exits, or it is killed, even
 //! with SIGKILL and without running destructors of statics), `read` returns and the watchdog
-//! kills Java.
+//! kills Java and removes its log file.
 
 use super::error::LocalError;
 use std::io::{Read, Write};
@@ -19,6 +19,7 @@ pid=$!
 read -r _ignored
 kill "$pid" 2>/dev/null
 wait "$pid" 2>/dev/null
+rm -f "$3"
 "#;
 
 /// A running DynamoDB Local process; stops it when dropped.
@@ -65,7 +66,6 @@ impl Process {
     pub fn stop(&mut self) {
         if self.lifeline.take().is_some() {
             let _ = self.watchdog.wait();
-            let _ = std::fs::remove_file(&self.log);
         }
     }
 
