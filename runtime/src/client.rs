@@ -16,11 +16,14 @@ pub async fn client_from_env() -> Client {
 
 /// A client for a local endpoint such as DynamoDB Local: fixed region and dummy credentials.
 pub fn client_for_endpoint(endpoint: &str) -> Client {
-    let config = aws_sdk_dynamodb::Config::builder()
+    Client::from_conf(endpoint_config(endpoint).build())
+}
+
+/// The configuration [`client_for_endpoint`] uses, still open for additions.
+pub(crate) fn endpoint_config(endpoint: &str) -> aws_sdk_dynamodb::config::Builder {
+    aws_sdk_dynamodb::Config::builder()
         .behavior_version(BehaviorVersion::latest())
         .region(Region::new("us-east-1"))
         .credentials_provider(Credentials::new("local", "local", None, None, "dynashard"))
         .endpoint_url(endpoint)
-        .build();
-    Client::from_conf(config)
 }

@@ -1,5 +1,6 @@
 //! The `Db` handle: a DynamoDB client plus the table names it addresses.
 
+use crate::batch::RetryPolicy;
 use crate::entity::Entity;
 use crate::table::Table;
 use aws_sdk_dynamodb::Client;
@@ -14,18 +15,50 @@ use std::sync::Arc;
 pub struct Db {
     client: Client,
     table_names: Arc<HashMap<&'static str, String>>,
+    cursor_key: Option<Arc<[u8]>>,
+    retry_policy: RetryPolicy,
 }
 
 impl Db {
     /// A handle on `client` using the declared table names.
     pub fn new(client: Client) -> Self {
-        Self { client, table_names: Arc::default() }
+        Self { client, table_names: Arc::default(), cursor_key: None, retry_policy: RetryPolicy::DEFAULT }
+    }
+
+    /// Retries batch calls per `policy` unless a call sets its own with `.retry(..)`.
+    ///
+    /// ```no_run
+    /// # fn example(client: aws_sdk_dynamodb::Client) {
+    /// let policy = dynashard::RetryPolicy { max_attempts: 20, ..Default::default() };
+    /// let db = dynashard::Db::new(client).with_retry_policy(policy);
+    /// assert_eq!(db.retry_policy(), policy);
+    /// # }
+    /// ```
+    pub fn with_retry_policy(mut self, policy: RetryPolicy) -> Self {
+        self.retry_policy = policy;
+        self
+    }
+
+    /// The default retry policy of batch calls.
+    pub fn retry_policy(&self) -> RetryPolicy {
+        self.retry_policy
     }
 
     /// Uses `name` as the real name of table `T` (e.g. `Music-prod`).
     pub fn with_table_name<T: Table>(mut self, name: impl Into<String>) -> Self {
         Arc::make_mut(&mut self.table_names).insert(T::DEFINITION.name, name.into());
         self
+    }
+
+    /// Signs query cursors with HMAC-SHA256 under `key`, so clients cannot forge them; cursors
+    /// signed with another key (or unsigned) are then rejected.
+    pub fn with_cursor_key(mut self, key: impl AsRef<[u8]>) -> Self {
+        self.cursor_key = Some(Arc::from(key.as_ref()));
+        self
+    }
+
+    pub(crate) fn cursor_key(&self) -> Option<&[u8]> {
+        self.cursor_key.as_deref()
     }
 
     /// The underlying SDK client, for anything dynashard does not cover.

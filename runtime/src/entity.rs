@@ -1,6 +1,7 @@
 //! The `Entity` trait that `#[derive(Entity)]` implements, typed keys and typed field handles.
 
-use crate::error::Result;
+use crate::error::{Item, Result};
+use crate::index_keys::{FieldChanges, IndexKeyUpdate};
 use crate::table::Table;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -30,6 +31,18 @@ pub trait Entity: Serialize + DeserializeOwned + Send + Sync + Sized + 'static {
 
     /// Sets the optimistic-locking version; dynashard calls it after a successful save.
     fn set_version(&mut self, _version: u64) {}
+
+    /// Writes the key attributes of every index this value belongs to into `item` (none for a
+    /// sparse index that does not apply).
+    fn write_index_keys(&self, _item: &mut Item) -> Result<()> {
+        Ok(())
+    }
+
+    /// The index key attribute changes an update implies: recomputed keys for indexes whose
+    /// template fields it sets, removals for sparse indexes the item leaves.
+    fn index_key_updates(_key: &Key<Self>, _changes: &FieldChanges) -> Result<Vec<IndexKeyUpdate>> {
+        Ok(Vec::new())
+    }
 }
 
 /// A composed primary key: partition key value and, for tables with one, sort key value.

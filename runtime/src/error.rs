@@ -93,6 +93,51 @@ pub enum Error {
         source: Box<dyn StdError + Send + Sync>,
     },
 
+    /// An update changes part of an index key but not all of it; nothing was sent.
+    #[error("cannot update index `{index}`: field `{field}`: {reason}")]
+    IndexKeyIncomplete {
+        /// The index whose key the update would change.
+        index: &'static str,
+        /// The field at fault.
+        field: &'static str,
+        /// What is wrong.
+        reason: &'static str,
+    },
+
+    /// A query cannot run as built; nothing was sent.
+    #[error("invalid query: {reason}")]
+    InvalidQuery {
+        /// What is wrong.
+        reason: String,
+    },
+
+    /// A cursor was rejected; nothing was sent.
+    #[error("invalid cursor: {reason}")]
+    InvalidCursor {
+        /// Why it was rejected.
+        reason: crate::query::CursorError,
+    },
+
+    /// A stored key does not decode with its template.
+    #[error(transparent)]
+    KeyDecode(#[from] crate::key::KeyPartDecodeError),
+
+    /// A collection read an item whose entity type is not one of its variants.
+    #[error("item of unknown entity type {found:?} in a collection of {expected:?}")]
+    UnknownEntityType {
+        /// The entity types the collection knows.
+        expected: &'static [&'static str],
+        /// The entity-type attribute found on the item.
+        found: Option<String>,
+    },
+
+    /// A background request task failed (it panicked or was cancelled).
+    #[error("a background request failed: {message}")]
+    Background {
+        /// What the task reported.
+        message: String,
+    },
+
     /// A table did not become active in time.
     #[error("table `{table}` did not become active within {seconds} s")]
     TableNotActive {
@@ -106,6 +151,40 @@ pub enum Error {
     #[cfg(feature = "local")]
     #[error(transparent)]
     Local(#[from] crate::local::LocalError),
+
+    /// Two writes of one batch call address the same key; nothing was sent. DynamoDB refuses
+    /// such a request, and applying only one of the writes would silently lose the other.
+    #[error("the batch writes key {key:?} more than once")]
+    DuplicateBatchKey {
+        /// The key written more than once.
+        key: crate::entity::PrimaryKey,
+    },
+
+    /// A batch write of an entity type with a `#[version]` field; nothing was sent. Batch writes
+    /// cannot check versions: write such entities with `put`/`save` or in a transaction.
+    #[error(
+        "entity type `{entity}` has a #[version] field, which a batch write cannot check; \
+         write it with put/save or in a transaction"
+    )]
+    VersionedBatchWrite {
+        /// The entity type.
+        entity: &'static str,
+    },
+
+    /// A batch call gave up (retry bound exhausted, or an error that is not retried) with work
+    /// left. Nothing is dropped: the unprocessed writes or keys are here.
+    #[error("{operation} gave up with {} unprocessed ({succeeded} succeeded)", unprocessed.len())]
+    BatchIncomplete {
+        /// The API operation, `BatchWriteItem` or `BatchGetItem`.
+        operation: &'static str,
+        /// What was not processed.
+        unprocessed: crate::batch::Unprocessed,
+        /// How many writes, or distinct keys, were processed.
+        succeeded: usize,
+        /// The last error of a request, if any request failed.
+        #[source]
+        last_error: Option<Box<Error>>,
+    },
 }
 
 /// Why a key could not be composed.
@@ -121,6 +200,13 @@ pub enum KeyError {
     /// The composed key is empty.
     #[error("the key is empty")]
     EmptyKey,
+    /// A value contains U+10FFFF, a Unicode noncharacter that dynashard reserves as the upper
+    /// bound of sort-key ranges.
+    #[error("the value of `{field}` contains the reserved character U+10FFFF")]
+    ReservedCharacter {
+        /// The placeholder's field.
+        field: &'static str,
+    },
     /// The composed key is over DynamoDB's size limit.
     #[error("the key is {bytes} bytes, over the limit of {max} bytes")]
     TooLong {
@@ -184,7 +270,14 @@ impl Error {
     pub fn is_invalid_input(&self) -> bool {
         matches!(
             self,
-            Error::InvalidKey { .. } | Error::ItemTooLarge { .. } | Error::ReservedAttribute { .. }
+            Error::InvalidKey { .. }
+                | Error::InvalidQuery { .. }
+                | Error::InvalidCursor { .. }
+                | Error::ItemTooLarge { .. }
+                | Error::ReservedAttribute { .. }
+                | Error::IndexKeyIncomplete { .. }
+                | Error::DuplicateBatchKey { .. }
+                | Error::VersionedBatchWrite { .. }
         )
     }
 }

@@ -28,6 +28,7 @@ pub fn to_item<E: Entity>(entity: &E) -> Result<Item> {
     let table = table_of::<E>();
     insert_reserved(&mut item, table.type_attribute, AttributeValue::S(E::TYPE_NAME.to_owned()))?;
     insert_key(&mut item, table, key)?;
+    entity.write_index_keys(&mut item)?;
     check_size(&item)?;
     Ok(item)
 }
@@ -36,6 +37,16 @@ pub fn to_item<E: Entity>(entity: &E) -> Result<Item> {
 pub fn from_item<E: Entity>(item: Item) -> Result<E> {
     check_type::<E>(&item)?;
     Ok(serde_dynamo::from_item(item)?)
+}
+
+/// Deserializes an item of entity type `E`; an item of another type is skipped (`Ok(None)`)
+/// when `skip_other_types`, and an error otherwise.
+pub fn from_item_checked<E: Entity>(item: Item, skip_other_types: bool) -> Result<Option<E>> {
+    match check_type::<E>(&item) {
+        Ok(()) => Ok(Some(serde_dynamo::from_item(item)?)),
+        Err(_) if skip_other_types => Ok(None),
+        Err(error) => Err(error),
+    }
 }
 
 /// Fails unless `item` carries the entity-type attribute of `E`.

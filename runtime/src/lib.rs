@@ -30,19 +30,25 @@
 //! # Ok(()) }
 //! ```
 
+mod batch;
 mod client;
 mod db;
 mod entity;
 mod error;
 mod expression;
+#[cfg(feature = "fault-injection")]
+pub mod faults;
+pub mod index_keys;
 pub mod item;
 mod item_size;
 pub mod key;
 #[cfg(feature = "local")]
 pub mod local;
 mod ops;
+pub mod query;
 mod table;
 
+pub use batch::{BatchGet, BatchWrite, RetryPolicy, Unprocessed};
 pub use client::{client_for_endpoint, client_from_env};
 pub use db::Db;
 pub use dynashard_macros::{Entity, Table};
@@ -52,6 +58,7 @@ pub use expression::{Condition, Placeholders, RawExpression};
 pub use item_size::{item_size, MAX_ITEM_BYTES};
 pub use key::KeyPart;
 pub use ops::{Delete, Get, Numeric, Put, Update};
+pub use query::{Page, Query};
 pub use table::{
     Billing, IndexDefinition, KeyAttribute, ScalarKind, Table, TableDefinition, DEFAULT_TYPE_ATTRIBUTE,
 };
@@ -59,9 +66,13 @@ pub use table::{
 /// Re-exports for generated code; not a public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::key::{KeyPart, KeyRole, KeyTemplate, KeyWriter, Segment};
+    pub use crate::index_keys::{attribute_name, find_index, insert_key, FieldChanges, IndexKeyUpdate};
+    pub use crate::key::{DecodeKeyPart, KeyPart, KeyRole, KeyTemplate, KeyWriter, Segment};
+    pub use crate::query::{Done, End, FromItem, Next, Query, QueryTarget};
+    pub use aws_sdk_dynamodb::types::AttributeValue;
     pub use serde;
-    pub use std::option::Option::{None, Some};
+    pub use std::option::Option::{self, None, Some};
     pub use std::result::Result::{Err, Ok};
     pub use std::string::String;
+    pub use std::vec::Vec;
 }

@@ -1,10 +1,15 @@
 //! Integration tests against DynamoDB Local, which the suite starts by itself (or
 //! `DYNAMODB_ENDPOINT`, when set).
 
+mod batch;
 mod crud;
+mod indexes;
 mod key_safety;
 mod limits;
 mod model;
+mod pagination;
+mod queries;
+mod shop_model;
 mod tables;
 mod versioning;
 
@@ -16,6 +21,7 @@ pub async fn db() -> Db {
     let db = Db::new(client);
     db.create_table::<model::Music>().await.expect("create Music");
     db.create_table::<model::Counters>().await.expect("create Counters");
+    db.create_table::<shop_model::Shop>().await.expect("create Shop");
     db
 }
 

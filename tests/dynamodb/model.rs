@@ -17,6 +17,7 @@ pub struct Artist {
 
 #[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[entity(table = Music, pk = "{artist}", sk = "album#{title}")]
+#[gsi(GSI1, pk = "album", sk = "{title}")]
 pub struct Album {
     pub artist: String,
     pub title: String,

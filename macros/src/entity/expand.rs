@@ -1,7 +1,10 @@
-//! Code generated for one entity: the key builder, the `Entity` impl and the field handles.
+//! Code generated for one entity: key templates, the key builder, the `Entity` and `FromItem`
+//! impls, the field handles, index keys and query entry points.
 
+use super::index_expand;
+use super::keys::{as_arg, compose, template_static, KeyArg};
 use super::model::{EntityModel, FieldModel};
-use crate::template::{Piece, Template};
+use super::query_expand;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
@@ -15,29 +18,30 @@ pub fn expand(model: &EntityModel) -> TokenStream {
     let ident = &model.ident;
     let table = &model.table;
     let type_name = &model.type_name;
+    let templates = base_templates(model);
     let sort_key_check = sort_key_check(model);
     let key_fields = model.key_fields();
     let params = key_fields.iter().map(|field| param(field));
-    let param_args: Vec<_> = key_fields
+    let param_args: Vec<KeyArg> = key_fields
         .iter()
         .map(|field| {
-            let arg = param_ident(field);
-            (*field, quote!(#arg))
+            let name = param_ident(field);
+            KeyArg { name: field.ident.to_string(), key_type: &field.ty, arg: quote!(#name) }
         })
         .collect();
-    let self_args: Vec<_> = key_fields
+    let self_args: Vec<KeyArg> = key_fields
         .iter()
         .map(|field| {
             let name = &field.ident;
-            let ty = &field.ty;
-            (
-                *field,
-                quote_spanned!(ty.span()=> <#ty as ::dynashard::__private::KeyPart>::as_arg(&self.#name)),
-            )
+            KeyArg {
+                name: name.to_string(),
+                key_type: &field.ty,
+                arg: as_arg(&field.ty, quote!(&self.#name)),
+            }
         })
         .collect();
-    let compose_from_params = compose(model, &param_args);
-    let compose_from_self = compose(model, &self_args);
+    let compose_from_params = primary_key(model, &param_args);
+    let compose_from_self = primary_key(model, &self_args);
     let key_doc = format!(
         "The primary key of a [`{ident}`] from its key fields (pk `{}`{}).",
         model.pk.source,
@@ -45,6 +49,11 @@ pub fn expand(model: &EntityModel) -> TokenStream {
     );
     let version = version_items(model);
     let (fields_struct, fields_fn) = field_handles(model);
+    let indexes = index_expand::expand(model);
+    let queries = query_expand::expand(model);
+    let index_statics = &indexes.statics;
+    let write_index_keys = &indexes.write_index_keys;
+    let index_key_updates = &indexes.index_key_updates;
 
     quote! {
         #fields_struct
@@ -56,8 +65,12 @@ pub fn expand(model: &EntityModel) -> TokenStream {
             const fn __dynashard_table<E: ::dynashard::Entity>() -> ::dynashard::TableDefinition {
                 <E::Table as ::dynashard::Table>::DEFINITION
             }
+            #[allow(dead_code)]
+            static __DYNASHARD_TABLE: ::dynashard::TableDefinition = __dynashard_table::<#ident>();
 
             #sort_key_check
+            #templates
+            #index_statics
 
             impl #ident {
                 #[doc = #key_doc]
@@ -67,6 +80,7 @@ pub fn expand(model: &EntityModel) -> TokenStream {
                 }
 
                 #fields_fn
+                #queries
             }
 
             impl ::dynashard::Entity for #ident {
@@ -77,17 +91,70 @@ pub fn expand(model: &EntityModel) -> TokenStream {
                 fn primary_key(&self) -> ::dynashard::Result<::dynashard::PrimaryKey> {
                     ::dynashard::__private::Ok(#compose_from_self)
                 }
+
+                #write_index_keys
+                #index_key_updates
+            }
+
+            impl ::dynashard::__private::FromItem for #ident {
+                fn from_item(
+                    item: ::dynashard::Item,
+                    skip_other_types: bool,
+                ) -> ::dynashard::Result<::dynashard::__private::Option<Self>> {
+                    ::dynashard::item::from_item_checked::<Self>(item, skip_other_types)
+                }
             }
         };
     }
 }
 
+/// The statics holding the base table's key templates.
+fn base_templates(model: &EntityModel) -> TokenStream {
+    let ident = &model.ident;
+    let definition = quote!(__dynashard_table::<#ident>());
+    let pk = template_static(&pk_static(), &model.pk, quote!(#definition.partition_key), "Partition");
+    let sk = model.sk.as_ref().map(|sk| {
+        let attribute = quote! {
+            match #definition.sort_key {
+                ::dynashard::__private::Some(name) => name,
+                ::dynashard::__private::None => "",
+            }
+        };
+        template_static(&sk_static(), sk, attribute, "Sort")
+    });
+    quote!(#pk #sk)
+}
+
+/// The static holding the partition key template.
+pub fn pk_static() -> Ident {
+    format_ident!("__DYNASHARD_PK")
+}
+
+/// The static holding the sort key template.
+pub fn sk_static() -> Ident {
+    format_ident!("__DYNASHARD_SK")
+}
+
+/// The `PrimaryKey` expression composed from `args`.
+fn primary_key(model: &EntityModel, args: &[KeyArg]) -> TokenStream {
+    let pk = compose(&pk_static(), &model.pk, args);
+    let sk = match &model.sk {
+        Some(sk) => {
+            let sk = compose(&sk_static(), sk, args);
+            quote!(::dynashard::__private::Some(#sk))
+        }
+        None => quote!(::dynashard::__private::None),
+    };
+    quote!(::dynashard::PrimaryKey { pk: #pk, sk: #sk })
+}
+
 /// The key builder's parameter for `field`, spanned at the field's type.
-fn param_ident(field: &FieldModel) -> Ident {
+pub fn param_ident(field: &FieldModel) -> Ident {
     format_ident!("{}", field.ident, span = field.ty.span())
 }
 
-fn param(field: &FieldModel) -> TokenStream {
+/// `name: <T as KeyPart>::Arg<'_>`.
+pub fn param(field: &FieldModel) -> TokenStream {
     let name = param_ident(field);
     let ty = &field.ty;
     quote_spanned!(ty.span()=> #name: <#ty as ::dynashard::__private::KeyPart>::Arg<'_>)
@@ -116,62 +183,6 @@ fn sort_key_check(model: &EntityModel) -> TokenStream {
             }
         }
     }
-}
-
-/// The `PrimaryKey` expression composed from each key field's builder argument.
-fn compose(model: &EntityModel, args: &[(&FieldModel, TokenStream)]) -> TokenStream {
-    let ident = &model.ident;
-    let definition = quote!(__dynashard_table::<#ident>());
-    let pk_attribute = quote!(#definition.partition_key);
-    let pk = compose_template(&model.pk, args, pk_attribute, quote!(Partition));
-    let sk = match &model.sk {
-        Some(sk) => {
-            let sk_attribute = quote! {
-                match #definition.sort_key {
-                    ::dynashard::__private::Some(name) => name,
-                    ::dynashard::__private::None => "",
-                }
-            };
-            let body = compose_template(sk, args, sk_attribute, quote!(Sort));
-            quote!(::dynashard::__private::Some(#body))
-        }
-        None => quote!(::dynashard::__private::None),
-    };
-    quote!(::dynashard::PrimaryKey { pk: #pk, sk: #sk })
-}
-
-fn compose_template(
-    template: &Template,
-    args: &[(&FieldModel, TokenStream)],
-    attribute: TokenStream,
-    role: TokenStream,
-) -> TokenStream {
-    let source = &template.source;
-    let segments = template.pieces.iter().map(|piece| match piece {
-        Piece::Literal(text) => quote!(::dynashard::__private::Segment::Literal(#text)),
-        Piece::Field(name) => quote!(::dynashard::__private::Segment::Field(#name)),
-    });
-    let writes = template.pieces.iter().map(|piece| match piece {
-        Piece::Literal(text) => quote!(__writer.literal(#text);),
-        Piece::Field(name) => match args.iter().find(|(field, _)| field.ident == name) {
-            Some((field, arg)) => {
-                let ty = &field.ty;
-                quote_spanned!(ty.span()=> __writer.part::<#ty>(#name, #arg)?;)
-            }
-            None => quote!(),
-        },
-    });
-    quote! {{
-        static __TEMPLATE: ::dynashard::__private::KeyTemplate = ::dynashard::__private::KeyTemplate {
-            attribute: #attribute,
-            source: #source,
-            segments: &[#(#segments),*],
-            role: ::dynashard::__private::KeyRole::#role,
-        };
-        let mut __writer = __TEMPLATE.writer();
-        #(#writes)*
-        __writer.finish()?
-    }}
 }
 
 fn version_items(model: &EntityModel) -> TokenStream {

@@ -1,7 +1,11 @@
 //! `#[derive(Entity)]`: parse and check the declaration, then expand it.
 
 mod expand;
+mod index_expand;
+mod index_model;
+mod keys;
 mod model;
+mod query_expand;
 
 use proc_macro2::TokenStream;
 

@@ -1,5 +1,6 @@
 //! The validated model of one `#[derive(Entity)]`.
 
+use super::index_model::{self, IndexMappingModel};
 use crate::attr::{set_once, unknown_key};
 use crate::errors::Errors;
 use crate::serde_attrs;
@@ -27,6 +28,7 @@ pub struct EntityModel {
     pub sk: Option<Template>,
     pub type_name: String,
     pub fields: Vec<FieldModel>,
+    pub indexes: Vec<IndexMappingModel>,
 }
 
 const ENTITY_KEYS: &[&str] = &["table", "pk", "sk", "name"];
@@ -72,6 +74,7 @@ impl EntityModel {
                 check_template_fields(template, fields, &mut errors);
             }
         }
+        let indexes = index_model::parse(&input.attrs, fields.as_deref(), &mut errors);
         let type_name = args.name.as_ref().map(LitStr::value).unwrap_or_else(|| input.ident.to_string());
         if let Some(name) = args.name.as_ref().filter(|name| name.value().is_empty()) {
             errors.push(name.span(), "the entity `name` cannot be empty");
@@ -85,6 +88,7 @@ impl EntityModel {
                 sk,
                 type_name,
                 fields,
+                indexes,
             }),
             _ => None,
         };
@@ -240,7 +244,7 @@ fn check_template_fields(template: &Template, fields: &mut [FieldModel], errors:
 
 /// Types known not to work in keys, with the reason; other types are checked by the `KeyPart`
 /// trait bound.
-fn unkeyable_type(ty: &Type) -> Option<&'static str> {
+pub(crate) fn unkeyable_type(ty: &Type) -> Option<&'static str> {
     const REASONS: &[(&str, &str)] = &[
         ("f32", "floating-point numbers have no exact, ordered key form"),
         ("f64", "floating-point numbers have no exact, ordered key form"),
@@ -265,4 +269,18 @@ fn unkeyable_type(ty: &Type) -> Option<&'static str> {
 
 fn is_type_named(ty: &Type, name: &str) -> bool {
     matches!(ty, Type::Path(path) if path.qself.is_none() && path.path.is_ident(name))
+}
+
+/// The `T` of an `Option<T>` type, recognised by its last path segment.
+pub(crate) fn option_inner(ty: &Type) -> Option<&Type> {
+    let Type::Path(path) = ty else { return None };
+    let segment = path.path.segments.last()?;
+    if segment.ident != "Option" {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(arguments) = &segment.arguments else { return None };
+    match arguments.args.first()? {
+        syn::GenericArgument::Type(inner) if arguments.args.len() == 1 => Some(inner),
+        _ => None,
+    }
 }

@@ -140,7 +140,11 @@ impl KeyWriter {
         if T::is_empty(arg) {
             return Err(self.error(KeyError::EmptyValue { field }));
         }
+        let start = self.buffer.len();
         T::encode(arg, &mut self.buffer);
+        if self.buffer[start..].contains('\u{10FFFF}') {
+            return Err(self.error(KeyError::ReservedCharacter { field }));
+        }
         Ok(self)
     }
 

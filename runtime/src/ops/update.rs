@@ -5,6 +5,7 @@ use crate::db::Db;
 use crate::entity::{Entity, Field, Key};
 use crate::error::{Error, Result};
 use crate::expression::{Condition, Placeholders, RawExpression};
+use crate::index_keys::{FieldChanges, IndexKeyUpdate};
 use crate::item::{from_item, key_item, table_of};
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue, ReturnValuesOnConditionCheckFailure};
@@ -25,7 +26,11 @@ numeric!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f6
 ///
 /// The item must exist ([`Error::NotFound`] otherwise): an update never creates a partial item.
 /// Key fields cannot be updated (their handles do not exist); `#[version]` entities get their
-/// version incremented, and checked when [`Update::expect_version`] is given.
+/// version incremented, and checked when [`Update::expect_version`] is given. Index key
+/// attributes follow the fields they are built from: an update that sets a field used by an index
+/// template recomputes that index's key (all of the template's non-key fields must then be set),
+/// and a sparse index's key attributes are removed when an optional field they need becomes
+/// `None`. Hand-written [`Update::set_raw`] actions are not analysed.
 ///
 /// ```no_run
 /// # use dynashard::{Db, Entity, Field};
@@ -110,23 +115,48 @@ impl<'a, E: Entity> Update<'a, E> {
     }
 
     fn expression(&mut self, placeholders: &mut Placeholders) -> Result<Option<String>> {
+        let sets: Vec<(&'static str, AttributeValue)> = self
+            .sets
+            .drain(..)
+            .map(|(name, value)| value.map(|value| (name, value)))
+            .collect::<Result<_>>()?;
+        let adds: Vec<(&'static str, AttributeValue)> = self
+            .adds
+            .drain(..)
+            .map(|(name, value)| value.map(|value| (name, value)))
+            .collect::<Result<_>>()?;
+        let mut changes = FieldChanges::default();
+        sets.iter().for_each(|(name, value)| changes.set(name, value.clone()));
+        self.removes.iter().for_each(|name| changes.remove(name));
+        adds.iter().for_each(|(name, _)| changes.add(name));
+        let index_updates = E::index_key_updates(&self.key, &changes)?;
+
         let mut set_actions = Vec::new();
-        for (name, value) in self.sets.drain(..) {
-            set_actions.push(format!("{} = {}", placeholders.name(name), placeholders.value(value?)));
+        let mut remove_actions: Vec<String> =
+            self.removes.iter().map(|name| placeholders.name(name)).collect();
+        for (name, value) in sets {
+            set_actions.push(format!("{} = {}", placeholders.name(name), placeholders.value(value)));
+        }
+        for update in index_updates {
+            match update {
+                IndexKeyUpdate::Set(name, value) => {
+                    set_actions.push(format!("{} = {}", placeholders.name(name), placeholders.value(value)))
+                }
+                IndexKeyUpdate::Remove(name) => remove_actions.push(placeholders.name(name)),
+            }
         }
         for raw in &self.raw_sets {
             placeholders.extend_raw(raw);
             set_actions.push(raw.text().to_owned());
         }
         let mut add_actions = Vec::new();
-        for (name, value) in self.adds.drain(..) {
-            add_actions.push(format!("{} {}", placeholders.name(name), placeholders.value(value?)));
+        for (name, value) in adds {
+            add_actions.push(format!("{} {}", placeholders.name(name), placeholders.value(value)));
         }
         if let Some(version) = E::VERSION_ATTRIBUTE {
             let one = placeholders.value(AttributeValue::N("1".to_owned()));
             add_actions.push(format!("{} {one}", placeholders.name(version)));
         }
-        let remove_actions: Vec<String> = self.removes.iter().map(|name| placeholders.name(name)).collect();
         let clauses: Vec<String> = [("SET", set_actions), ("ADD", add_actions), ("REMOVE", remove_actions)]
             .into_iter()
             .filter(|(_, actions)| !actions.is_empty())

@@ -1,0 +1,260 @@
+//! Code generated for an entity's index mappings: the index lookups (checked at compile time),
+//! their key templates, `write_index_keys` for puts and `index_key_updates` for updates.
+
+use super::expand::{pk_static, sk_static};
+use super::index_model::{IndexField, IndexMappingModel};
+use super::keys::{as_arg, compose, template_static, KeyArg};
+use super::model::EntityModel;
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+
+/// The generated pieces, placed by the entity expansion.
+pub struct IndexTokens {
+    pub statics: TokenStream,
+    pub write_index_keys: TokenStream,
+    pub index_key_updates: TokenStream,
+}
+
+/// The constant holding mapping `position`'s index definition.
+pub fn index_const(position: usize) -> Ident {
+    format_ident!("__DYNASHARD_GSI_{}", position)
+}
+
+/// The statics holding mapping `position`'s key templates.
+pub fn index_statics(position: usize) -> (Ident, Ident) {
+    (format_ident!("__DYNASHARD_GSI_{}_PK", position), format_ident!("__DYNASHARD_GSI_{}_SK", position))
+}
+
+/// Expands every index mapping of `model`.
+pub fn expand(model: &EntityModel) -> IndexTokens {
+    if model.indexes.is_empty() {
+        return IndexTokens { statics: quote!(), write_index_keys: quote!(), index_key_updates: quote!() };
+    }
+    let statics =
+        model.indexes.iter().enumerate().map(|(position, mapping)| statics(model, position, mapping));
+    let writes =
+        model.indexes.iter().enumerate().map(|(position, mapping)| write_block(model, position, mapping));
+    let updates =
+        model.indexes.iter().enumerate().map(|(position, mapping)| update_block(model, position, mapping));
+    IndexTokens {
+        statics: quote!(#(#statics)*),
+        write_index_keys: quote! {
+            fn write_index_keys(&self, __item: &mut ::dynashard::Item) -> ::dynashard::Result<()> {
+                #(#writes)*
+                ::dynashard::__private::Ok(())
+            }
+        },
+        index_key_updates: quote! {
+            fn index_key_updates(
+                __key: &::dynashard::Key<Self>,
+                __changes: &::dynashard::__private::FieldChanges,
+            ) -> ::dynashard::Result<::dynashard::__private::Vec<::dynashard::__private::IndexKeyUpdate>> {
+                #[allow(unused_mut)]
+                let mut __updates = ::dynashard::__private::Vec::new();
+                #(#updates)*
+                ::dynashard::__private::Ok(__updates)
+            }
+        },
+    }
+}
+
+fn statics(model: &EntityModel, position: usize, mapping: &IndexMappingModel) -> TokenStream {
+    let ident = &model.ident;
+    let name = &mapping.name;
+    let index = index_const(position);
+    let (pk_ident, sk_ident) = index_statics(position);
+    let missing = format!("entity `{ident}` maps index `{name}`, which its table does not declare");
+    let partition_shape =
+        format!("index `{name}` must have a single-attribute partition key to take a key template");
+    let expected_sort = usize::from(mapping.sk.is_some());
+    let sort_shape = if mapping.sk.is_some() {
+        format!("index `{name}` has no single-attribute sort key, but the mapping gives `sk`")
+    } else {
+        format!("index `{name}` has a sort key, so the mapping needs `sk = \"...\"`")
+    };
+    let pk_attribute = quote!(::dynashard::__private::attribute_name(#index.partition_key, 0));
+    let pk = template_static(&pk_ident, &mapping.pk, pk_attribute, "Partition");
+    let sk = mapping.sk.as_ref().map(|sk| {
+        let attribute = quote!(::dynashard::__private::attribute_name(#index.sort_key, 0));
+        template_static(&sk_ident, sk, attribute, "Sort")
+    });
+    quote_spanned! {mapping.span=>
+        #[allow(dead_code)]
+        const #index: &'static ::dynashard::IndexDefinition =
+            match ::dynashard::__private::find_index(__dynashard_table::<#ident>().indexes, #name) {
+                ::dynashard::__private::Some(index) => index,
+                ::dynashard::__private::None => ::core::panic!(#missing),
+            };
+        const _: () = {
+            if #index.partition_key.len() != 1 {
+                ::core::panic!(#partition_shape)
+            }
+            if #index.sort_key.len() != #expected_sort {
+                ::core::panic!(#sort_shape)
+            }
+        };
+        #pk
+        #sk
+    }
+}
+
+fn local(field: &IndexField, prefix: &str) -> Ident {
+    format_ident!("__dynashard_{}_{}", prefix, field.field.ident)
+}
+
+/// The composition of the index keys, and what to do with them (`emit`), guarded so it only
+/// runs when every optional field is present. `value_of` gives each field's value expression
+/// (an `Option<T>` for optional fields, a `T` otherwise).
+fn guarded(
+    position: usize,
+    mapping: &IndexMappingModel,
+    fields: &[IndexField],
+    value_of: impl Fn(&IndexField) -> TokenStream,
+    emit: impl Fn(&Ident, TokenStream) -> TokenStream,
+    otherwise: Option<TokenStream>,
+) -> TokenStream {
+    let (pk_ident, sk_ident) = index_statics(position);
+    let args: Vec<KeyArg> = fields
+        .iter()
+        .map(|field| {
+            let value = if field.optional {
+                let bound = local(field, "present");
+                quote!(#bound)
+            } else {
+                let value = value_of(field);
+                quote!(&#value)
+            };
+            KeyArg {
+                name: field.field.ident.to_string(),
+                key_type: field.key_type,
+                arg: as_arg(field.key_type, value),
+            }
+        })
+        .collect();
+    let pk = compose(&pk_ident, &mapping.pk, &args);
+    let emit_pk = emit(&pk_ident, pk);
+    let emit_sk = mapping.sk.as_ref().map(|sk| emit(&sk_ident, compose(&sk_ident, sk, &args)));
+    let body = quote!({ #emit_pk #emit_sk });
+    let optional: Vec<&IndexField> = fields.iter().filter(|field| field.optional).collect();
+    if optional.is_empty() {
+        return body;
+    }
+    let bindings = optional.iter().map(|field| local(field, "present"));
+    let values = optional.iter().map(|field| {
+        let value = value_of(field);
+        quote!(&#value)
+    });
+    let otherwise = otherwise.map(|tokens| quote!(else { #tokens }));
+    quote! {
+        if let (#(::dynashard::__private::Some(#bindings),)*) = (#(#values,)*) #body #otherwise
+    }
+}
+
+fn write_block(model: &EntityModel, position: usize, mapping: &IndexMappingModel) -> TokenStream {
+    let fields = mapping.fields(&model.fields);
+    let emit = |template: &Ident, key: TokenStream| quote!(::dynashard::__private::insert_key(__item, #template.attribute, #key)?;);
+    let block = guarded(
+        position,
+        mapping,
+        &fields,
+        |field| {
+            let ident = &field.field.ident;
+            quote!(self.#ident)
+        },
+        emit,
+        None,
+    );
+    match &mapping.when {
+        Some(predicate) => quote!(if #predicate(self) { #block }),
+        None => block,
+    }
+}
+
+fn update_block(model: &EntityModel, position: usize, mapping: &IndexMappingModel) -> TokenStream {
+    let fields = mapping.fields(&model.fields);
+    let name = &mapping.name;
+    let changed: Vec<&String> =
+        fields.iter().filter(|field| !field.field.is_key).map(|field| &field.field.attribute).collect();
+    if changed.is_empty() {
+        return quote!();
+    }
+    if mapping.when.is_some() {
+        let first = changed[0];
+        return quote! {
+            if __changes.touches(&[#(#changed),*]) {
+                return ::dynashard::__private::Err(::dynashard::Error::IndexKeyIncomplete {
+                    index: #name,
+                    field: #first,
+                    reason: "the index has a `when` predicate, which needs the whole entity: write it with put",
+                });
+            }
+        };
+    }
+    let values = fields.iter().map(|field| {
+        let local = local(field, "value");
+        let ty = &field.field.ty;
+        let attribute = &field.field.attribute;
+        if field.field.is_key {
+            decode_key_field(model, field, &local)
+        } else {
+            quote_spanned! {ty.span()=>
+                let #local: #ty = match __changes.value::<#ty>(#name, #attribute) {
+                    ::dynashard::__private::Some(value) => value?,
+                    ::dynashard::__private::None => {
+                        return ::dynashard::__private::Err(::dynashard::__private::FieldChanges::missing(#name, #attribute))
+                    }
+                };
+            }
+        }
+    });
+    let emit = |template: &Ident, key: TokenStream| {
+        quote! {
+            __updates.push(::dynashard::__private::IndexKeyUpdate::Set(
+                #template.attribute,
+                ::dynashard::__private::AttributeValue::S(#key),
+            ));
+        }
+    };
+    let (pk_ident, sk_ident) = index_statics(position);
+    let remove_sk = mapping.sk.as_ref().map(
+        |_| quote!(__updates.push(::dynashard::__private::IndexKeyUpdate::Remove(#sk_ident.attribute));),
+    );
+    let remove = quote! {
+        __updates.push(::dynashard::__private::IndexKeyUpdate::Remove(#pk_ident.attribute));
+        #remove_sk
+    };
+    let block = guarded(
+        position,
+        mapping,
+        &fields,
+        |field| {
+            let local = local(field, "value");
+            quote!(#local)
+        },
+        emit,
+        Some(remove),
+    );
+    quote! {
+        if __changes.touches(&[#(#changed),*]) {
+            #(#values)*
+            #block
+        }
+    }
+}
+
+/// Reads a key field's value back from the base table key being updated.
+fn decode_key_field(model: &EntityModel, field: &IndexField, local: &Ident) -> TokenStream {
+    let ty = &field.field.ty;
+    let name = field.field.ident.to_string();
+    let in_pk = model.pk.fields().position(|candidate| candidate == name);
+    let in_sk = model.sk.as_ref().and_then(|sk| sk.fields().position(|candidate| candidate == name));
+    let (template, key, position) = match (in_pk, in_sk) {
+        (Some(position), _) => (pk_static(), quote!(__key.pk()), position),
+        (None, Some(position)) => (sk_static(), quote!(__key.sk().unwrap_or_default()), position),
+        (None, None) => return quote!(),
+    };
+    quote_spanned! {ty.span()=>
+        let #local: #ty = #template.decode_field::<#ty>(#key, #position)?;
+    }
+}

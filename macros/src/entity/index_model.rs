@@ -1,0 +1,223 @@
+//! Parsing and checking an entity's index mappings: `#[gsi(...)]` and `#[sparse_gsi(...)]`.
+
+use super::model::{option_inner, unkeyable_type, FieldModel};
+use crate::attr::{set_once, unknown_key};
+use crate::errors::Errors;
+use crate::template::{self, Template};
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+use syn::{Attribute, Ident, LitStr, Path, Type};
+
+/// How an entity fills one global secondary index of its table.
+pub struct IndexMappingModel {
+    /// The index name, as declared on the table.
+    pub name: String,
+    /// The `#[gsi(...)]` attribute, where mismatches with the table are reported.
+    pub span: Span,
+    pub pk: Template,
+    pub sk: Option<Template>,
+    /// Declared with `#[sparse_gsi]`: the item is in the index only when it applies.
+    pub sparse: bool,
+    /// A predicate `fn(&Self) -> bool` that decides whether a sparse index applies.
+    pub when: Option<Path>,
+}
+
+/// A template field of an index mapping, with the type its key part has.
+pub struct IndexField<'a> {
+    pub field: &'a FieldModel,
+    /// The field's type, or the `T` of an `Option<T>` field in a sparse index.
+    pub key_type: &'a Type,
+    pub optional: bool,
+}
+
+impl IndexMappingModel {
+    /// The distinct template fields, pk first, in order of appearance.
+    pub fn fields<'a>(&self, fields: &'a [FieldModel]) -> Vec<IndexField<'a>> {
+        let mut seen: Vec<&str> = Vec::new();
+        for name in self.pk.fields().chain(self.sk.iter().flat_map(Template::fields)) {
+            if !seen.contains(&name) {
+                seen.push(name);
+            }
+        }
+        seen.iter()
+            .filter_map(|name| fields.iter().find(|field| field.ident == name))
+            .map(|field| match option_inner(&field.ty) {
+                Some(inner) => IndexField { field, key_type: inner, optional: true },
+                None => IndexField { field, key_type: &field.ty, optional: false },
+            })
+            .collect()
+    }
+}
+
+const GSI_KEYS: &[&str] = &["pk", "sk"];
+const SPARSE_GSI_KEYS: &[&str] = &["pk", "sk", "when"];
+
+/// Parses every index mapping attribute; `fields` is `None` when the struct has no named fields.
+pub fn parse(
+    attrs: &[Attribute],
+    fields: Option<&[FieldModel]>,
+    errors: &mut Errors,
+) -> Vec<IndexMappingModel> {
+    let mut mappings: Vec<IndexMappingModel> = Vec::new();
+    for attr in attrs {
+        let sparse = attr.path().is_ident("sparse_gsi");
+        if !sparse && !attr.path().is_ident("gsi") {
+            continue;
+        }
+        let Some(mapping) = parse_one(attr, sparse, errors) else { continue };
+        if mappings.iter().any(|known| known.name == mapping.name) {
+            errors.push_spanned(attr, format!("index `{}` is mapped twice", mapping.name));
+            continue;
+        }
+        if let Some(fields) = fields {
+            for template in std::iter::once(&mapping.pk).chain(&mapping.sk) {
+                check_fields(&mapping, template, fields, errors);
+            }
+        }
+        mappings.push(mapping);
+    }
+    mappings
+}
+
+fn parse_one(attr: &Attribute, sparse: bool, errors: &mut Errors) -> Option<IndexMappingModel> {
+    let kind = if sparse { "sparse_gsi" } else { "gsi" };
+    let (mut name, mut pk, mut sk, mut when): (
+        Option<(String, Span)>,
+        Option<LitStr>,
+        Option<LitStr>,
+        Option<Path>,
+    ) = (None, None, None, None);
+    let mut malformed = false;
+    let result = attr.parse_nested_meta(|meta| {
+        let is_bare = !meta.input.peek(syn::Token![=]) && !meta.input.peek(syn::token::Paren);
+        if is_bare && name.is_none() && pk.is_none() && sk.is_none() {
+            if let Some(ident) = meta.path.get_ident() {
+                name = Some((ident.to_string(), ident.span()));
+                return Ok(());
+            }
+        }
+        if meta.path.is_ident("pk") {
+            let value = meta.value()?.parse()?;
+            set_once(errors, &meta, &mut pk, value);
+        } else if meta.path.is_ident("sk") {
+            let value = meta.value()?.parse()?;
+            set_once(errors, &meta, &mut sk, value);
+        } else if sparse && meta.path.is_ident("when") {
+            let value = meta.value()?.parse()?;
+            set_once(errors, &meta, &mut when, value);
+        } else {
+            unknown_key(errors, &meta, kind, if sparse { SPARSE_GSI_KEYS } else { GSI_KEYS })?;
+        }
+        Ok(())
+    });
+    if let Err(error) = result {
+        errors.add(error);
+        malformed = true;
+    }
+    if malformed {
+        return None;
+    }
+    let Some((name, _)) = name else {
+        errors.push_spanned(
+            attr,
+            format!("`#[{kind}(...)]` starts with the index name, e.g. `#[{kind}(GSI1, pk = \"...\")]`"),
+        );
+        return None;
+    };
+    let Some(pk) = pk else {
+        errors.push_spanned(attr, format!("missing `pk = \"...\"` in `#[{kind}({name}, ...)]`"));
+        return None;
+    };
+    let pk = template::parse(&pk).map_err(|e| errors.add(e)).ok()?;
+    let sk = match sk {
+        Some(sk) => Some(template::parse(&sk).map_err(|e| errors.add(e)).ok()?),
+        None => None,
+    };
+    Some(IndexMappingModel { name, span: attr.span(), pk, sk, sparse, when })
+}
+
+fn check_fields(
+    mapping: &IndexMappingModel,
+    template: &Template,
+    fields: &[FieldModel],
+    errors: &mut Errors,
+) {
+    for name in template.fields() {
+        let Some(field) = fields.iter().find(|field| field.ident == name) else {
+            let known: Vec<String> = fields.iter().map(|f| format!("`{}`", f.ident)).collect();
+            errors.push(
+                template.span,
+                format!(
+                    "unknown field `{name}` in key template `{}`; fields: {}",
+                    template.source,
+                    known.join(", ")
+                ),
+            );
+            continue;
+        };
+        if field.no_attribute {
+            errors.push(template.span, format!("index field `{name}` is skipped or flattened by serde"));
+        }
+        if field.is_version {
+            errors.push(
+                template.span,
+                format!("the `#[version]` field `{name}` cannot be part of an index key"),
+            );
+        }
+        let key_type = match option_inner(&field.ty) {
+            Some(inner) if mapping.sparse => inner,
+            Some(_) => {
+                errors.push_spanned(
+                    &field.ty,
+                    format!(
+                        "field `{name}` is optional; map index `{}` with `#[sparse_gsi(...)]` so items \
+                         without it stay out of the index",
+                        mapping.name
+                    ),
+                );
+                continue;
+            }
+            None => &field.ty,
+        };
+        if let Some(reason) = unkeyable_type(key_type) {
+            errors.push_spanned(key_type, format!("field `{name}` cannot be part of an index key: {reason}"));
+        }
+    }
+}
+
+/// The identifier of the `query_*` entry point for an index name (`GSI1` -> `query_gsi1`,
+/// `OpenOrders` -> `query_open_orders`).
+pub fn query_fn_name(index: &str) -> Ident {
+    let mut snake = String::new();
+    let chars: Vec<char> = index.chars().collect();
+    for (position, c) in chars.iter().enumerate() {
+        if c.is_ascii_uppercase() {
+            let after_lower = position > 0
+                && (chars[position - 1].is_ascii_lowercase() || chars[position - 1].is_ascii_digit());
+            let before_lower = chars.get(position + 1).is_some_and(|next| next.is_ascii_lowercase());
+            let after_upper = position > 0 && chars[position - 1].is_ascii_uppercase();
+            if after_lower || (after_upper && before_lower) {
+                snake.push('_');
+            }
+            snake.push(c.to_ascii_lowercase());
+        } else if c.is_ascii_alphanumeric() {
+            snake.push(*c);
+        } else if !snake.ends_with('_') {
+            snake.push('_');
+        }
+    }
+    quote::format_ident!("query_{}", snake.trim_matches('_'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::query_fn_name;
+
+    #[test]
+    fn query_names_are_snake_case() {
+        assert_eq!(query_fn_name("GSI1").to_string(), "query_gsi1");
+        assert_eq!(query_fn_name("OpenOrders").to_string(), "query_open_orders");
+        assert_eq!(query_fn_name("by-customer.v2").to_string(), "query_by_customer_v2");
+        assert_eq!(query_fn_name("HTTPRequests").to_string(), "query_http_requests");
+    }
+}

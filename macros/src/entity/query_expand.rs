@@ -1,0 +1,150 @@
+//! Code generated for an entity's query entry points: `query` on the base table and one
+//! `query_<index>` per index mapping.
+
+use super::expand::{pk_static, sk_static};
+use super::index_expand::{index_const, index_statics};
+use super::index_model::query_fn_name;
+use super::keys::{compose, sort_walk, KeyArg};
+use super::model::EntityModel;
+use crate::template::Template;
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+
+/// Expands the query entry points of `model`.
+pub fn expand(model: &EntityModel) -> TokenStream {
+    let base = base_query(model);
+    let indexes = model.indexes.iter().enumerate().map(|(position, mapping)| {
+        let fields = mapping.fields(&model.fields);
+        let key_type = |name: &str| {
+            fields.iter().find(|field| field.field.ident == name).map(|field| field.key_type.clone())
+        };
+        let (pk_ident, sk_ident) = index_statics(position);
+        let index = index_const(position);
+        let sort_attribute = mapping.sk.as_ref().map(|_| quote!(#sk_ident.attribute));
+        let sort_template = mapping.sk.as_ref().map(|_| quote!(&#sk_ident));
+        let doc = format!(
+            "Items of index `{}` in one partition (pk `{}`{}), in sort-key order; narrow them with \
+             the sort-key conditions of [`dynashard::Query`].",
+            mapping.name,
+            mapping.pk.source,
+            mapping.sk.as_ref().map(|sk| format!(", sk `{}`", sk.source)).unwrap_or_default()
+        );
+        entry_point(EntryPoint {
+            model,
+            name: query_fn_name(&mapping.name),
+            doc,
+            pk: &mapping.pk,
+            pk_static: pk_ident,
+            index: Some(quote!(#index)),
+            sort_attribute,
+            sort_template,
+            walk: sort_walk(mapping.sk.as_ref(), key_type),
+            param_type: &|name| key_type(name),
+        })
+    });
+    quote!(#base #(#indexes)*)
+}
+
+fn base_query(model: &EntityModel) -> TokenStream {
+    let key_type = |name: &str| model.field(name).map(|field| field.ty.clone());
+    let sk_ident = sk_static();
+    let doc = format!(
+        "Items of one partition (pk `{}`{}), in sort-key order; narrow them with the sort-key \
+         conditions of [`dynashard::Query`].",
+        model.pk.source,
+        model.sk.as_ref().map(|sk| format!(", sk `{}`", sk.source)).unwrap_or_default()
+    );
+    entry_point(EntryPoint {
+        model,
+        name: format_ident!("query"),
+        doc,
+        pk: &model.pk,
+        pk_static: pk_static(),
+        index: None,
+        sort_attribute: model.sk.as_ref().map(|_| quote!(#sk_ident.attribute)),
+        sort_template: model.sk.as_ref().map(|_| quote!(&#sk_ident)),
+        walk: sort_walk(model.sk.as_ref(), key_type),
+        param_type: &key_type,
+    })
+}
+
+struct EntryPoint<'a> {
+    model: &'a EntityModel,
+    name: Ident,
+    doc: String,
+    pk: &'a Template,
+    pk_static: Ident,
+    index: Option<TokenStream>,
+    sort_attribute: Option<TokenStream>,
+    sort_template: Option<TokenStream>,
+    walk: TokenStream,
+    param_type: &'a dyn Fn(&str) -> Option<syn::Type>,
+}
+
+fn entry_point(entry: EntryPoint) -> TokenStream {
+    let EntryPoint {
+        model,
+        name,
+        doc,
+        pk,
+        pk_static,
+        index,
+        sort_attribute,
+        sort_template,
+        walk,
+        param_type,
+    } = entry;
+    let type_name = &model.type_name;
+    let mut seen: Vec<&str> = Vec::new();
+    let mut params = Vec::new();
+    let mut types = Vec::new();
+    for field_name in pk.fields() {
+        if seen.contains(&field_name) {
+            continue;
+        }
+        seen.push(field_name);
+        let Some(key_type) = param_type(field_name) else { continue };
+        let ident = format_ident!("{}", field_name, span = key_type.span());
+        params.push(
+            quote_spanned!(key_type.span()=> #ident: <#key_type as ::dynashard::__private::KeyPart>::Arg<'_>),
+        );
+        types.push((field_name.to_owned(), key_type));
+    }
+    let args: Vec<KeyArg> = types
+        .iter()
+        .map(|(field_name, key_type)| {
+            let ident = format_ident!("{}", field_name, span = key_type.span());
+            KeyArg { name: field_name.clone(), key_type, arg: quote!(#ident) }
+        })
+        .collect();
+    let partition = compose(&pk_static, pk, &args);
+    let index = index.map_or_else(
+        || quote!(::dynashard::__private::None),
+        |index| quote!(::dynashard::__private::Some(#index)),
+    );
+    let sort_attribute = sort_attribute
+        .map_or_else(|| quote!(::dynashard::__private::None), |a| quote!(::dynashard::__private::Some(#a)));
+    let sort_template = sort_template
+        .map_or_else(|| quote!(::dynashard::__private::None), |t| quote!(::dynashard::__private::Some(#t)));
+    quote_spanned! {pk.span=>
+        #[doc = #doc]
+        #[allow(dead_code)]
+        pub fn #name(#(#params),*) -> ::dynashard::Query<Self, #walk> {
+            let __partition = (|| -> ::dynashard::Result<::dynashard::__private::String> {
+                ::dynashard::__private::Ok(#partition)
+            })();
+            ::dynashard::Query::new(
+                ::dynashard::__private::QueryTarget {
+                    table: &__DYNASHARD_TABLE,
+                    index: #index,
+                    type_name: #type_name,
+                    partition_attribute: #pk_static.attribute,
+                    sort_attribute: #sort_attribute,
+                    sort_template: #sort_template,
+                },
+                __partition,
+            )
+        }
+    }
+}

@@ -1,0 +1,146 @@
+//! The retry loop state of one request of a batch call: counting sends, telling retryable
+//! failures from final ones, backing off, and stopping the whole call once it has given up.
+
+use super::retry::RetryPolicy;
+use crate::error::Error;
+use aws_sdk_dynamodb::config::http::HttpResponse;
+use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
+use std::error::Error as StdError;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Error codes of transient server-side failures (besides any 5xx status).
+const TRANSIENT_CODES: &[&str] = &["InternalServerError", "InternalFailure", "ServiceUnavailable"];
+
+/// A failed send, converted, with whether sending again may succeed.
+pub(crate) struct Failure {
+    pub(crate) error: Error,
+    pub(crate) retryable: bool,
+}
+
+impl Failure {
+    /// Converts an SDK error; throttling, 5xx, timeouts and connection failures are retryable.
+    pub(crate) fn from_sdk<E>(operation: &'static str, error: SdkError<E, HttpResponse>) -> Self
+    where
+        E: ProvideErrorMetadata + StdError + Send + Sync + 'static,
+    {
+        let transient = is_transient(&error);
+        let error = Error::from_sdk(operation, error);
+        Failure { retryable: transient || error.is_throttled(), error }
+    }
+
+    /// A failure that sending again cannot fix.
+    pub(crate) fn fatal(error: Error) -> Self {
+        Failure { error, retryable: false }
+    }
+}
+
+fn is_transient<E: ProvideErrorMetadata>(error: &SdkError<E, HttpResponse>) -> bool {
+    match error {
+        SdkError::TimeoutError(_) | SdkError::ResponseError(_) => true,
+        SdkError::DispatchFailure(failure) => failure.is_io() || failure.is_timeout(),
+        SdkError::ServiceError(service) => {
+            service.raw().status().is_server_error()
+                || service.err().code().is_some_and(|code| TRANSIENT_CODES.contains(&code))
+        }
+        _ => false,
+    }
+}
+
+/// The sends of one request (and of what remains of it), bounded by a [`RetryPolicy`].
+pub(crate) struct Attempts<'c> {
+    operation: &'static str,
+    policy: RetryPolicy,
+    stop: &'c AtomicBool,
+    sent: u32,
+    last_error: Option<Error>,
+    fatal: bool,
+}
+
+impl<'c> Attempts<'c> {
+    /// `stop` is shared by all requests of one call: once set, none of them sends again.
+    pub(crate) fn new(operation: &'static str, policy: RetryPolicy, stop: &'c AtomicBool) -> Self {
+        Self { operation, policy, stop, sent: 0, last_error: None, fatal: false }
+    }
+
+    /// Whether a send may start (the call has not given up); counts it.
+    pub(crate) fn begin(&mut self) -> bool {
+        if self.stop.load(Ordering::Acquire) {
+            return false;
+        }
+        self.sent += 1;
+        true
+    }
+
+    /// Records a failed send; a failure that is not retryable stops the whole call.
+    /// Returns whether the request may be retried.
+    pub(crate) fn failed(&mut self, failure: Failure) -> bool {
+        self.last_error = Some(failure.error);
+        if !failure.retryable {
+            self.fatal = true;
+            self.stop.store(true, Ordering::Release);
+        }
+        failure.retryable
+    }
+
+    /// After a send that left `remaining` items: sleeps the backoff and returns `true` when one
+    /// more send may follow. Exhausting the bound stops the whole call.
+    pub(crate) async fn retry(&mut self, remaining: usize) -> bool {
+        if self.sent >= self.policy.attempts() {
+            self.stop.store(true, Ordering::Release);
+            tracing::debug!(
+                operation = self.operation,
+                attempts = self.sent,
+                remaining,
+                "batch request still has unprocessed items after its last attempt; giving up"
+            );
+            return false;
+        }
+        if self.stop.load(Ordering::Acquire) {
+            return false;
+        }
+        let delay = self.policy.backoff(self.sent.saturating_sub(1));
+        tracing::debug!(
+            operation = self.operation,
+            attempt = self.sent,
+            remaining,
+            delay_ms = delay.as_secs_f64() * 1e3,
+            error = self.last_error.as_ref().map(tracing::field::display),
+            "retrying batch request"
+        );
+        tokio::time::sleep(delay).await;
+        !self.stop.load(Ordering::Acquire)
+    }
+
+    /// The most recent error of this request, and whether it was final.
+    pub(crate) fn finish(self) -> Option<(Error, bool)> {
+        let fatal = self.fatal;
+        self.last_error.map(|error| (error, fatal))
+    }
+}
+
+/// What a whole call adds up to once all its requests have finished.
+#[derive(Default)]
+pub(crate) struct Tally {
+    /// Items (writes or keys) processed.
+    pub(crate) succeeded: usize,
+    last_error: Option<(Error, bool)>,
+}
+
+impl Tally {
+    /// Adds one request's outcome. A final error outranks a retryable one; otherwise the most
+    /// recently reported error wins.
+    pub(crate) fn add(&mut self, succeeded: usize, error: Option<(Error, bool)>) {
+        self.succeeded += succeeded;
+        if let Some((error, fatal)) = error {
+            let keep_previous = matches!(self.last_error, Some((_, true))) && !fatal;
+            if !keep_previous {
+                self.last_error = Some((error, fatal));
+            }
+        }
+    }
+
+    /// The error to report alongside unprocessed items.
+    pub(crate) fn last_error(self) -> Option<Box<Error>> {
+        self.last_error.map(|(error, _)| Box::new(error))
+    }
+}

@@ -1,0 +1,53 @@
+//! Batch reads and writes of one entity type: many keys or items per call, split into requests
+//! of DynamoDB's size (100 keys per `BatchGetItem`, 25 writes per `BatchWriteItem`), sent with
+//! bounded concurrency, and retried (unprocessed items, throttling, transient failures) with
+//! exponential backoff and full jitter. Nothing is dropped silently: a call that gives up fails
+//! with [`Error::BatchIncomplete`](crate::Error::BatchIncomplete), which carries what is left.
+//!
+//! ```no_run
+//! # async fn example<E: dynashard::Entity>(db: dynashard::Db, items: Vec<E>, keys: Vec<dynashard::Key<E>>) -> dynashard::Result<()> {
+//! db.batch_put(&items).concurrency(16).await?;
+//! let found: Vec<Option<E>> = db.batch_get(keys.clone()).consistent().await?; // input order
+//! db.batch_delete(keys).await?;
+//! # Ok(()) }
+//! ```
+
+mod attempts;
+mod get;
+mod retry;
+mod unprocessed;
+mod write;
+
+pub use get::BatchGet;
+pub use retry::RetryPolicy;
+pub use unprocessed::Unprocessed;
+pub use write::BatchWrite;
+
+use crate::entity::PrimaryKey;
+use crate::error::{Error, Item};
+use crate::table::TableDefinition;
+use aws_sdk_dynamodb::error::BuildError;
+
+/// DynamoDB's limit of keys per `BatchGetItem` request.
+pub(crate) const MAX_GET_KEYS: usize = 100;
+
+/// DynamoDB's limit of writes per `BatchWriteItem` request.
+pub(crate) const MAX_WRITES: usize = 25;
+
+/// Requests in flight at once per call, unless set with `.concurrency(n)`.
+pub(crate) const DEFAULT_CONCURRENCY: usize = 8;
+
+/// A request that the SDK refused to build (a required member missing).
+pub(crate) fn build_error(operation: &'static str, error: BuildError) -> Error {
+    Error::Service { operation, code: None, message: error.to_string(), source: Box::new(error) }
+}
+
+/// The primary key of an item (or key item) of `table`, when its key attributes are strings.
+pub(crate) fn key_of(table: &TableDefinition, item: &Item) -> Option<PrimaryKey> {
+    let pk = item.get(table.partition_key)?.as_s().ok()?.clone();
+    let sk = match table.sort_key {
+        Some(name) => Some(item.get(name)?.as_s().ok()?.clone()),
+        None => None,
+    };
+    Some(PrimaryKey { pk, sk })
+}

@@ -1,0 +1,96 @@
+//! What a batch call hands back when it gives up: everything DynamoDB did not process.
+
+use crate::entity::PrimaryKey;
+use crate::error::{Error, Item};
+
+/// The part of a batch call that was not processed when the call gave up, carried by
+/// [`Error::BatchIncomplete`]. Nothing is dropped: resend these later, or inspect them.
+///
+/// ```no_run
+/// # async fn example(db: dynashard::Db, songs: Vec<impl dynashard::Entity>) -> dynashard::Result<()> {
+/// use dynashard::{Error, Unprocessed};
+///
+/// match db.batch_put(&songs).await {
+///     Ok(()) => {}
+///     Err(Error::BatchIncomplete { unprocessed: Unprocessed::Writes { puts, deletes }, succeeded, .. }) => {
+///         eprintln!("{succeeded} written, {} puts and {} deletes left", puts.len(), deletes.len());
+///     }
+///     Err(other) => return Err(other),
+/// }
+/// # Ok(()) }
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Unprocessed {
+    /// The writes of a batch write that were not applied.
+    Writes {
+        /// Complete items (key and entity-type attributes included) still to put.
+        puts: Vec<Item>,
+        /// Key items (the table's key attributes) still to delete.
+        deletes: Vec<Item>,
+    },
+    /// The distinct keys of a batch get that were not read, in input order.
+    Keys(Vec<PrimaryKey>),
+}
+
+impl Unprocessed {
+    /// How many writes or keys are unprocessed.
+    ///
+    /// ```
+    /// let left = dynashard::Unprocessed::Writes { puts: vec![Default::default()], deletes: vec![] };
+    /// assert_eq!(left.len(), 1);
+    /// ```
+    pub fn len(&self) -> usize {
+        match self {
+            Unprocessed::Writes { puts, deletes } => puts.len() + deletes.len(),
+            Unprocessed::Keys(keys) => keys.len(),
+        }
+    }
+
+    /// Whether nothing is unprocessed.
+    ///
+    /// ```
+    /// assert!(dynashard::Unprocessed::Keys(vec![]).is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl Error {
+    /// Whether a batch call gave up with unprocessed writes or keys
+    /// ([`Error::BatchIncomplete`]).
+    ///
+    /// ```
+    /// use dynashard::{Error, Unprocessed};
+    /// let error = Error::BatchIncomplete {
+    ///     operation: "BatchGetItem",
+    ///     unprocessed: Unprocessed::Keys(vec![]),
+    ///     succeeded: 0,
+    ///     last_error: None,
+    /// };
+    /// assert!(error.is_batch_incomplete());
+    /// ```
+    pub fn is_batch_incomplete(&self) -> bool {
+        matches!(self, Error::BatchIncomplete { .. })
+    }
+
+    /// The unprocessed writes or keys of [`Error::BatchIncomplete`].
+    ///
+    /// ```
+    /// use dynashard::{Error, Unprocessed};
+    /// let error = Error::BatchIncomplete {
+    ///     operation: "BatchGetItem",
+    ///     unprocessed: Unprocessed::Keys(vec![]),
+    ///     succeeded: 3,
+    ///     last_error: None,
+    /// };
+    /// assert_eq!(error.unprocessed(), Some(&Unprocessed::Keys(vec![])));
+    /// ```
+    pub fn unprocessed(&self) -> Option<&Unprocessed> {
+        match self {
+            Error::BatchIncomplete { unprocessed, .. } => Some(unprocessed),
+            _ => None,
+        }
+    }
+}

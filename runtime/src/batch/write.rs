@@ -1,0 +1,243 @@
+//! Writing many entities of one type: `BatchWriteItem` requests of up to 25 puts and deletes.
+
+use super::attempts::{Attempts, Failure, Tally};
+use super::{build_error, RetryPolicy, Unprocessed, DEFAULT_CONCURRENCY, MAX_WRITES};
+use crate::db::Db;
+use crate::entity::{Entity, Key};
+use crate::error::{Error, Result};
+use crate::item::{key_item, table_of, to_item};
+use aws_sdk_dynamodb::types::{DeleteRequest, PutRequest, WriteRequest};
+use futures::future::BoxFuture;
+use futures::stream::{self, StreamExt};
+use std::collections::HashSet;
+use std::future::IntoFuture;
+use std::sync::atomic::AtomicBool;
+
+const OPERATION: &str = "BatchWriteItem";
+
+/// Puts and deletes of many entities of one type; `.await` it to send.
+///
+/// Everything is checked before the first request is sent: every item is converted with
+/// [`to_item`] (invalid keys, reserved attributes, items over 400 KB), two writes to the same key
+/// give [`Error::DuplicateBatchKey`], and `#[version]` entities give
+/// [`Error::VersionedBatchWrite`] (a batch write cannot check versions; use
+/// [`Db::put`]/[`Db::save`] or a transaction). Writes of one call are applied in no particular
+/// order, and not atomically: when the call gives up, [`Error::BatchIncomplete`] holds the writes
+/// that were not applied.
+///
+/// ```no_run
+/// # async fn example<E: dynashard::Entity>(db: dynashard::Db, new: Vec<E>, old: Vec<dynashard::Key<E>>) -> dynashard::Result<()> {
+/// db.batch_write().put_all(&new).delete_all(old).concurrency(16).await?;
+/// # Ok(()) }
+/// ```
+#[must_use = "a batch write does nothing until awaited"]
+pub struct BatchWrite<'a, E: Entity> {
+    db: &'a Db,
+    puts: Vec<&'a E>,
+    deletes: Vec<Key<E>>,
+    concurrency: usize,
+    retry: RetryPolicy,
+}
+
+impl Db {
+    /// Writes `entities`, replacing any items with the same keys.
+    ///
+    /// ```no_run
+    /// # async fn example<E: dynashard::Entity>(db: dynashard::Db, songs: Vec<E>) -> dynashard::Result<()> {
+    /// db.batch_put(&songs).await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn batch_put<'a, E: Entity>(&'a self, entities: &'a [E]) -> BatchWrite<'a, E> {
+        self.batch_write().put_all(entities)
+    }
+
+    /// Deletes the items stored under `keys`; deleting a missing item is not an error.
+    ///
+    /// ```no_run
+    /// # async fn example<E: dynashard::Entity>(db: dynashard::Db, keys: Vec<dynashard::Key<E>>) -> dynashard::Result<()> {
+    /// db.batch_delete(keys).await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn batch_delete<E: Entity>(&self, keys: impl IntoIterator<Item = Key<E>>) -> BatchWrite<'_, E> {
+        self.batch_write().delete_all(keys)
+    }
+
+    /// An empty batch write of entity type `E`, to add puts and deletes to.
+    ///
+    /// ```no_run
+    /// # async fn example<E: dynashard::Entity>(db: dynashard::Db, new: Vec<E>, old: dynashard::Key<E>) -> dynashard::Result<()> {
+    /// db.batch_write().put_all(&new).delete_all([old]).await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn batch_write<E: Entity>(&self) -> BatchWrite<'_, E> {
+        BatchWrite {
+            db: self,
+            puts: Vec::new(),
+            deletes: Vec::new(),
+            concurrency: DEFAULT_CONCURRENCY,
+            retry: self.retry_policy(),
+        }
+    }
+}
+
+/// The outcome of one request and its retries.
+struct Outcome {
+    written: usize,
+    pending: Vec<WriteRequest>,
+    error: Option<(Error, bool)>,
+}
+
+impl<'a, E: Entity> BatchWrite<'a, E> {
+    /// Adds puts of `entities`.
+    ///
+    /// ```no_run
+    /// # async fn example<E: dynashard::Entity>(db: dynashard::Db, a: Vec<E>, b: Vec<E>) -> dynashard::Result<()> {
+    /// db.batch_write().put_all(&a).put_all(&b).await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn put_all(mut self, entities: &'a [E]) -> Self {
+        self.puts.extend(entities);
+        self
+    }
+
+    /// Adds deletes of `keys`.
+    ///
+    /// ```no_run
+    /// # async fn example<E: dynashard::Entity>(db: dynashard::Db, keys: Vec<dynashard::Key<E>>) -> dynashard::Result<()> {
+    /// db.batch_write().delete_all(keys).await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn delete_all(mut self, keys: impl IntoIterator<Item = Key<E>>) -> Self {
+        self.deletes.extend(keys);
+        self
+    }
+
+    /// Sends at most `requests` requests at once (default 8; `0` counts as `1`).
+    ///
+    /// ```no_run
+    /// # async fn example<E: dynashard::Entity>(db: dynashard::Db, songs: Vec<E>) -> dynashard::Result<()> {
+    /// db.batch_put(&songs).concurrency(32).await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn concurrency(mut self, requests: usize) -> Self {
+        self.concurrency = requests.max(1);
+        self
+    }
+
+    /// Retries per `policy` instead of the `Db`'s default policy.
+    ///
+    /// ```no_run
+    /// # async fn example<E: dynashard::Entity>(db: dynashard::Db, songs: Vec<E>) -> dynashard::Result<()> {
+    /// let policy = dynashard::RetryPolicy { max_attempts: 20, ..Default::default() };
+    /// db.batch_put(&songs).retry(policy).await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.retry = policy;
+        self
+    }
+
+    /// Checks and converts every write, in requests of at most 25; sends nothing.
+    fn requests(&self) -> Result<Vec<Vec<WriteRequest>>> {
+        if E::VERSION_ATTRIBUTE.is_some() {
+            return Err(Error::VersionedBatchWrite { entity: E::TYPE_NAME });
+        }
+        let count = self.puts.len() + self.deletes.len();
+        let mut keys = HashSet::with_capacity(count);
+        let mut requests = Vec::with_capacity(count);
+        for entity in &self.puts {
+            let item = to_item(*entity)?;
+            if let Some(key) = keys.replace(entity.primary_key()?) {
+                return Err(Error::DuplicateBatchKey { key });
+            }
+            let put = PutRequest::builder().set_item(Some(item)).build();
+            let put = put.map_err(|error| build_error(OPERATION, error))?;
+            requests.push(WriteRequest::builder().put_request(put).build());
+        }
+        for key in &self.deletes {
+            if let Some(key) = keys.replace(key.primary().clone()) {
+                return Err(Error::DuplicateBatchKey { key });
+            }
+            let delete =
+                DeleteRequest::builder().set_key(Some(key_item(table_of::<E>(), key.primary()))).build();
+            let delete = delete.map_err(|error| build_error(OPERATION, error))?;
+            requests.push(WriteRequest::builder().delete_request(delete).build());
+        }
+        let mut chunks = Vec::with_capacity(count.div_ceil(MAX_WRITES));
+        let mut requests = requests.into_iter().peekable();
+        while requests.peek().is_some() {
+            chunks.push(requests.by_ref().take(MAX_WRITES).collect());
+        }
+        Ok(chunks)
+    }
+
+    async fn execute(self) -> Result<()> {
+        let chunks = self.requests()?;
+        let table = self.db.table_of::<E>();
+        let stop = AtomicBool::new(false);
+        let mut outcomes = stream::iter(chunks)
+            .map(|chunk| self.write(table, chunk, &stop))
+            .buffer_unordered(self.concurrency);
+        let (mut puts, mut deletes) = (Vec::new(), Vec::new());
+        let mut tally = Tally::default();
+        while let Some(outcome) = outcomes.next().await {
+            for request in outcome.pending {
+                puts.extend(request.put_request.map(|put| put.item));
+                deletes.extend(request.delete_request.map(|delete| delete.key));
+            }
+            tally.add(outcome.written, outcome.error);
+        }
+        drop(outcomes);
+        if puts.is_empty() && deletes.is_empty() {
+            return Ok(());
+        }
+        Err(Error::BatchIncomplete {
+            operation: OPERATION,
+            unprocessed: Unprocessed::Writes { puts, deletes },
+            succeeded: tally.succeeded,
+            last_error: tally.last_error(),
+        })
+    }
+
+    /// Sends one request of up to 25 writes, retrying what comes back unprocessed.
+    async fn write(&self, table: &str, mut pending: Vec<WriteRequest>, stop: &AtomicBool) -> Outcome {
+        let total = pending.len();
+        let mut attempts = Attempts::new(OPERATION, self.retry, stop);
+        while attempts.begin() {
+            match self.send(table, pending.clone()).await {
+                Ok(unprocessed) => pending = unprocessed,
+                Err(failure) => {
+                    if !attempts.failed(failure) {
+                        break;
+                    }
+                }
+            }
+            if pending.is_empty() || !attempts.retry(pending.len()).await {
+                break;
+            }
+        }
+        Outcome { written: total - pending.len(), pending, error: attempts.finish() }
+    }
+
+    /// One `BatchWriteItem` request; returns the writes DynamoDB left unprocessed.
+    async fn send(&self, table: &str, requests: Vec<WriteRequest>) -> Result<Vec<WriteRequest>, Failure> {
+        let output = self
+            .db
+            .client()
+            .batch_write_item()
+            .request_items(table, requests)
+            .send()
+            .await
+            .map_err(|error| Failure::from_sdk(OPERATION, error))?;
+        Ok(output.unprocessed_items.and_then(|mut unprocessed| unprocessed.remove(table)).unwrap_or_default())
+    }
+}
+
+impl<'a, E: Entity> IntoFuture for BatchWrite<'a, E> {
+    type Output = Result<()>;
+    type IntoFuture = BoxFuture<'a, Result<()>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.execute())
+    }
+}

@@ -1,0 +1,209 @@
+//! Typed queries: entry points generated from key templates, sort-key conditions, streams,
+//! pages and cursors.
+//!
+//! ```no_run
+//! # use dynashard::{Db, Entity, Table};
+//! # use serde::{Deserialize, Serialize};
+//! # #[derive(Table)] #[table(name = "Music", pk = "pk", sk = "sk")] struct Music;
+//! # #[derive(Entity, Serialize, Deserialize)]
+//! # #[entity(table = Music, pk = "{artist}", sk = "song#{album}#{title}")]
+//! # struct Song { artist: String, album: String, title: String }
+//! # async fn example(db: Db) -> dynashard::Result<()> {
+//! use futures::TryStreamExt;
+//! // Every song of one album with a title from "A" to "M", newest first, at most 20.
+//! let query = Song::query("Solar Fields").eq("Leaving Home").between("A", "M").descending().limit(20);
+//! let songs: Vec<Song> = db.stream(query).try_collect().await?;
+//! # Ok(()) }
+//! ```
+
+mod cursor;
+mod decode;
+mod page;
+mod range;
+mod request;
+mod sort;
+mod stream;
+
+pub use cursor::CursorError;
+pub use decode::FromItem;
+pub use page::Page;
+pub(crate) use range::SortRange;
+pub use sort::{Done, End, Next};
+
+use crate::error::{Error, KeyError};
+use crate::expression::Condition;
+use crate::key::{KeyTemplate, Segment};
+use crate::table::{IndexDefinition, TableDefinition};
+use std::marker::PhantomData;
+
+/// A query over one partition of a table or index, yielding `E`s in sort-key order.
+///
+/// Built by the generated entry points (`Song::query(artist)`, `Album::query_gsi1()`, ...) and
+/// narrowed with typed sort-key conditions; run with [`crate::Db::stream`] or
+/// [`crate::Db::page`]. Key values are checked when the query runs: an invalid value is an
+/// [`Error::InvalidKey`] from the stream, and nothing is sent.
+#[must_use = "a query does nothing until it is run with Db::stream or Db::page"]
+pub struct Query<E, F = Done> {
+    pub(crate) plan: QueryPlan,
+    marker: PhantomData<fn() -> (E, F)>,
+}
+
+/// Everything a query run needs; built by generated code.
+#[doc(hidden)]
+#[derive(Clone, Debug)]
+pub struct QueryPlan {
+    pub(crate) table: &'static TableDefinition,
+    pub(crate) index: Option<&'static IndexDefinition>,
+    pub(crate) type_name: &'static str,
+    pub(crate) partition_attribute: &'static str,
+    pub(crate) partition_value: String,
+    pub(crate) sort_attribute: Option<&'static str>,
+    pub(crate) sort_template: Option<&'static KeyTemplate>,
+    pub(crate) position: usize,
+    pub(crate) prefix: String,
+    pub(crate) range: SortRange,
+    pub(crate) descending: bool,
+    pub(crate) limit: Option<usize>,
+    pub(crate) page_size: Option<usize>,
+    pub(crate) consistent: bool,
+    pub(crate) filter: Option<Condition>,
+    pub(crate) skip_other_types: bool,
+    pub(crate) start_after: Option<String>,
+    pub(crate) error: Option<QueryError>,
+}
+
+/// A problem found while building a query, reported when it runs.
+#[derive(Clone, Debug)]
+pub(crate) enum QueryError {
+    InvalidKey { attribute: &'static str, template: &'static str, reason: KeyError },
+    Other(String),
+}
+
+impl QueryError {
+    pub(crate) fn into_error(self) -> Error {
+        match self {
+            QueryError::InvalidKey { attribute, template, reason } => {
+                Error::InvalidKey { attribute, template, reason }
+            }
+            QueryError::Other(reason) => Error::InvalidQuery { reason },
+        }
+    }
+}
+
+/// Where a query reads: the table or one of its indexes, and which key attributes.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct QueryTarget {
+    pub table: &'static TableDefinition,
+    pub index: Option<&'static IndexDefinition>,
+    pub type_name: &'static str,
+    pub partition_attribute: &'static str,
+    pub sort_attribute: Option<&'static str>,
+    pub sort_template: Option<&'static KeyTemplate>,
+}
+
+impl<E, F> Query<E, F> {
+    /// A query of the partition `partition` (a composed key, or the error composing it).
+    #[doc(hidden)]
+    pub fn new(target: QueryTarget, partition: Result<String, Error>) -> Self {
+        let mut plan = QueryPlan {
+            table: target.table,
+            index: target.index,
+            type_name: target.type_name,
+            partition_attribute: target.partition_attribute,
+            partition_value: String::new(),
+            sort_attribute: target.sort_attribute,
+            sort_template: target.sort_template,
+            position: 0,
+            prefix: String::new(),
+            range: SortRange::all(),
+            descending: false,
+            limit: None,
+            page_size: None,
+            consistent: false,
+            filter: None,
+            skip_other_types: false,
+            start_after: None,
+            error: None,
+        };
+        match partition {
+            Ok(value) => plan.partition_value = value,
+            Err(error) => plan.error = Some(to_query_error(error)),
+        }
+        if let Some(template) = target.sort_template {
+            while let Some(Segment::Literal(text)) = template.segments.get(plan.position) {
+                plan.prefix.push_str(text);
+                plan.position += 1;
+            }
+            let more = plan.position < template.segments.len();
+            plan.range =
+                if more { SortRange::begins_with(&plan.prefix) } else { SortRange::equals(&plan.prefix) };
+        }
+        Query { plan, marker: PhantomData }
+    }
+
+    pub(crate) fn retype<G>(self) -> Query<E, G> {
+        Query { plan: self.plan, marker: PhantomData }
+    }
+
+    pub(crate) fn fail(&mut self, error: Error) {
+        self.plan.error.get_or_insert(to_query_error(error));
+    }
+
+    /// Reads in descending sort-key order.
+    pub fn descending(mut self) -> Self {
+        self.plan.descending = true;
+        self
+    }
+
+    /// Yields at most `limit` items in all.
+    pub fn limit(mut self, limit: usize) -> Self {
+        self.plan.limit = Some(limit);
+        self
+    }
+
+    /// Items per page for [`crate::Db::page`] (default 100), and the `Limit` of each request.
+    pub fn page_size(mut self, size: usize) -> Self {
+        self.plan.page_size = Some(size.max(1));
+        self
+    }
+
+    /// Uses strongly consistent reads (base table only; an index query then fails with
+    /// [`Error::InvalidQuery`]).
+    pub fn consistent(mut self) -> Self {
+        self.plan.consistent = true;
+        self
+    }
+
+    /// Keeps only items for which `condition` holds (a DynamoDB filter expression: filtered
+    /// items still consume read capacity).
+    pub fn filter(mut self, condition: Condition) -> Self {
+        self.plan.filter = Some(match self.plan.filter.take() {
+            Some(existing) => existing.and(condition),
+            None => condition,
+        });
+        self
+    }
+
+    /// Skips items of other entity types instead of failing with [`Error::WrongEntityType`]
+    /// (for a single entity) or [`Error::UnknownEntityType`] (for a collection).
+    pub fn skip_other_types(mut self) -> Self {
+        self.plan.skip_other_types = true;
+        self
+    }
+
+    /// Resumes after the item a cursor from [`crate::Db::page`] points at.
+    pub fn start_after(mut self, cursor: impl Into<String>) -> Self {
+        self.plan.start_after = Some(cursor.into());
+        self
+    }
+}
+
+fn to_query_error(error: Error) -> QueryError {
+    match error {
+        Error::InvalidKey { attribute, template, reason } => {
+            QueryError::InvalidKey { attribute, template, reason }
+        }
+        other => QueryError::Other(other.to_string()),
+    }
+}

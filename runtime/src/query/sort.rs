@@ -1,0 +1,159 @@
+//! Typed sort-key conditions, walked field by field along the sort-key template.
+//!
+//! A query's type records what is left of its sort-key template: [`Next<H, R>`] when the next
+//! placeholder (of type `H`) is followed by more template, [`End<H>`] when it ends the template,
+//! [`Done`] when nothing is left. Equality narrows to the rest; range conditions exist only on a
+//! final placeholder, where the encoded order is exactly the value order.
+
+use super::{Query, SortRange};
+use crate::key::{escape_into, KeyPart, Segment};
+use std::marker::PhantomData;
+
+/// The next sort-key placeholder has type `H` and more template follows it.
+pub struct Next<H: ?Sized, R>(PhantomData<(fn() -> Box<H>, R)>);
+/// The next sort-key placeholder has type `H` and ends the template.
+pub struct End<H: ?Sized>(PhantomData<fn() -> Box<H>>);
+/// Nothing is left of the sort-key template to condition on.
+pub struct Done;
+
+/// Greater than every character of a stored key value (key values may not contain it), so
+/// `prefix + MAX_SUFFIX` bounds every key that starts with `prefix`.
+pub const MAX_SUFFIX: &str = "\u{10FFFF}";
+
+impl<E, F> Query<E, F> {
+    /// Appends `arg` as the next placeholder and the literal text after it.
+    fn push_value<H: KeyPart + ?Sized>(&mut self, arg: H::Arg<'_>) -> Option<String> {
+        let template = self.plan.sort_template?;
+        let Some(Segment::Field(field)) = template.segments.get(self.plan.position) else {
+            return None;
+        };
+        if H::is_empty(arg) {
+            self.fail(crate::Error::InvalidKey {
+                attribute: template.attribute,
+                template: template.source,
+                reason: crate::KeyError::EmptyValue { field },
+            });
+        }
+        let mut encoded = String::new();
+        H::encode(arg, &mut encoded);
+        if encoded.contains(MAX_SUFFIX) {
+            self.fail(crate::Error::InvalidKey {
+                attribute: template.attribute,
+                template: template.source,
+                reason: crate::KeyError::ReservedCharacter { field },
+            });
+        }
+        self.plan.position += 1;
+        let mut next = self.plan.prefix.clone();
+        next.push_str(&encoded);
+        Some(next)
+    }
+
+    /// Moves past literal text, returning the new prefix and whether a placeholder follows.
+    fn consume_literals(&mut self, mut prefix: String) -> (String, bool) {
+        let Some(template) = self.plan.sort_template else { return (prefix, false) };
+        while let Some(Segment::Literal(text)) = template.segments.get(self.plan.position) {
+            prefix.push_str(text);
+            self.plan.position += 1;
+        }
+        let more = matches!(template.segments.get(self.plan.position), Some(Segment::Field(_)));
+        (prefix, more)
+    }
+
+    fn narrowed<G>(mut self, value: Option<String>) -> Query<E, G> {
+        if let Some(value) = value {
+            let (prefix, more) = self.consume_literals(value);
+            self.plan.range = if more { SortRange::begins_with(&prefix) } else { SortRange::equals(&prefix) };
+            self.plan.prefix = prefix;
+        }
+        self.retype()
+    }
+
+    fn ranged(mut self, range: impl FnOnce(&str) -> SortRange) -> Query<E, Done> {
+        self.plan.range = range(&self.plan.prefix);
+        self.retype()
+    }
+}
+
+impl<E, H: KeyPart + ?Sized, R> Query<E, Next<H, R>> {
+    /// Only items whose next sort-key field equals `value`.
+    pub fn eq(mut self, value: H::Arg<'_>) -> Query<E, R> {
+        let next = self.push_value::<H>(value);
+        self.narrowed(next)
+    }
+}
+
+impl<E, H: KeyPart + ?Sized> Query<E, End<H>> {
+    /// Only items whose last sort-key field equals `value`.
+    pub fn eq(mut self, value: H::Arg<'_>) -> Query<E, Done> {
+        let next = self.push_value::<H>(value);
+        self.narrowed(next)
+    }
+
+    /// Only items whose last sort-key field is less than `value`.
+    pub fn lt(mut self, value: H::Arg<'_>) -> Query<E, Done> {
+        match self.push_value::<H>(value) {
+            Some(bound) => self.ranged(|prefix| SortRange::below(prefix, bound, false)),
+            None => self.retype(),
+        }
+    }
+
+    /// Only items whose last sort-key field is at most `value`.
+    pub fn le(mut self, value: H::Arg<'_>) -> Query<E, Done> {
+        match self.push_value::<H>(value) {
+            Some(bound) => self.ranged(|prefix| SortRange::below(prefix, bound, true)),
+            None => self.retype(),
+        }
+    }
+
+    /// Only items whose last sort-key field is greater than `value`.
+    pub fn gt(mut self, value: H::Arg<'_>) -> Query<E, Done> {
+        match self.push_value::<H>(value) {
+            Some(bound) => self.ranged(|prefix| SortRange::above(prefix, bound, false)),
+            None => self.retype(),
+        }
+    }
+
+    /// Only items whose last sort-key field is at least `value`.
+    pub fn ge(mut self, value: H::Arg<'_>) -> Query<E, Done> {
+        match self.push_value::<H>(value) {
+            Some(bound) => self.ranged(|prefix| SortRange::above(prefix, bound, true)),
+            None => self.retype(),
+        }
+    }
+
+    /// Only items whose last sort-key field lies between `low` and `high`, both included.
+    pub fn between(mut self, low: H::Arg<'_>, high: H::Arg<'_>) -> Query<E, Done> {
+        let position = self.plan.position;
+        let low = self.push_value::<H>(low);
+        self.plan.position = position;
+        let high = self.push_value::<H>(high);
+        match (low, high) {
+            (Some(low), Some(high)) => self.ranged(|_| SortRange::between(low, high)),
+            _ => self.retype(),
+        }
+    }
+}
+
+impl<E, R> Query<E, Next<String, R>> {
+    /// Only items whose next sort-key field starts with `prefix` (any length, even empty).
+    pub fn begins_with(self, prefix: &str) -> Query<E, Done> {
+        self.begins_with_text(prefix)
+    }
+}
+
+impl<E> Query<E, End<String>> {
+    /// Only items whose last sort-key field starts with `prefix` (any length, even empty).
+    pub fn begins_with(self, prefix: &str) -> Query<E, Done> {
+        self.begins_with_text(prefix)
+    }
+}
+
+impl<E, F> Query<E, F> {
+    fn begins_with_text(mut self, text: &str) -> Query<E, Done> {
+        let mut prefix = self.plan.prefix.clone();
+        escape_into(text, &mut prefix);
+        self.plan.range = SortRange::begins_with(&prefix);
+        self.retype()
+    }
+}

@@ -1,0 +1,114 @@
+//! Batch calls through a client that throttles, fails and leaves items unprocessed.
+
+use super::{count_stored, keys, songs};
+use crate::model::*;
+use crate::{db, unique};
+use dynashard::faults::FaultInjector;
+use dynashard::{Db, Error, Key, RetryPolicy, Unprocessed};
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+/// A `Db` whose client gets `faults` (SDK retries off, so every fault reaches dynashard).
+async fn faulty_db(faults: &FaultInjector, policy: RetryPolicy) -> Db {
+    db().await; // creates the tables
+    let endpoint = dynashard::local::shared_endpoint().await.unwrap();
+    Db::new(faults.client_for_endpoint(&endpoint)).with_retry_policy(policy)
+}
+
+/// Patient enough that 10,000 items get through faults on about half of all attempts.
+fn patient() -> RetryPolicy {
+    RetryPolicy::new(60, Duration::from_millis(1), Duration::from_millis(20))
+}
+
+fn tiny() -> RetryPolicy {
+    RetryPolicy::new(2, Duration::from_millis(1), Duration::from_millis(1))
+}
+
+#[tokio::test]
+async fn ten_thousand_puts_survive_throttling_and_unprocessed_items() {
+    let faults = FaultInjector::new(11).throttling(0.3).unprocessed(0.3).without_sdk_retries();
+    let db = faulty_db(&faults, patient()).await;
+    let artist = unique("FaultyPut");
+    let batch = songs(&artist, 10_000);
+    db.batch_put(&batch).concurrency(16).await.unwrap();
+
+    let stats = faults.stats().operation("BatchWriteItem");
+    assert!(stats.attempts > 400 && stats.throttled > 50 && stats.unprocessed > 50, "{stats:?}");
+    let plain = crate::db().await;
+    assert_eq!(count_stored(&plain, &artist).await, 10_000, "every item stored exactly once");
+    let read = plain.batch_get(keys(&batch)).consistent().await.unwrap();
+    assert!(read.into_iter().zip(&batch).all(|(read, song)| read.as_ref() == Some(song)));
+}
+
+#[tokio::test]
+async fn a_tiny_retry_bound_returns_the_leftover_writes() {
+    let faults = FaultInjector::new(12).unprocessed(1.0).without_sdk_retries();
+    let db = faulty_db(&faults, tiny()).await;
+    let artist = unique("Leftovers");
+    let batch = songs(&artist, 10_000);
+    let error = db.batch_put(&batch).await.unwrap_err();
+    let Error::BatchIncomplete {
+        operation,
+        unprocessed: Unprocessed::Writes { puts, deletes },
+        succeeded,
+        ..
+    } = error
+    else {
+        panic!("{error:?}")
+    };
+    assert_eq!((operation, deletes.len()), ("BatchWriteItem", 0));
+    assert!(!puts.is_empty() && succeeded > 0, "{} left, {succeeded} written", puts.len());
+
+    let left: Vec<Song> = puts.into_iter().map(|item| dynashard::item::from_item(item).unwrap()).collect();
+    let plain = crate::db().await;
+    let stored = plain.batch_get(keys(&batch)).consistent().await.unwrap();
+    let stored: Vec<&Song> = stored.iter().flatten().collect();
+    assert_eq!(count_stored(&plain, &artist).await, succeeded);
+    assert_eq!(stored.len() + left.len(), batch.len());
+    let titles: BTreeSet<&str> =
+        stored.iter().map(|s| s.title.as_str()).chain(left.iter().map(|s| s.title.as_str())).collect();
+    assert_eq!(titles.len(), batch.len(), "leftovers and stored items are disjoint and cover the batch");
+    assert!(left.iter().all(|song| batch.contains(song)), "leftovers are the items as given");
+
+    // Resending the leftovers completes the import.
+    faults.set_enabled(false);
+    plain.batch_put(&left).await.unwrap();
+    assert_eq!(count_stored(&plain, &artist).await, batch.len());
+}
+
+#[tokio::test]
+async fn batch_get_survives_throttling_server_errors_and_unprocessed_keys() {
+    let artist = unique("FaultyGet");
+    let batch = songs(&artist, 3_000);
+    crate::db().await.batch_put(&batch).await.unwrap();
+    let faults =
+        FaultInjector::new(13).throttling(0.2).server_errors(0.1).unprocessed(0.3).without_sdk_retries();
+    let db = faulty_db(&faults, patient()).await;
+    let mut requested = keys(&batch);
+    requested.push(Song::key(&artist, "A", "missing").unwrap());
+    let read = db.batch_get(requested).consistent().concurrency(4).await.unwrap();
+    assert_eq!(read.last(), Some(&None));
+    assert!(read.iter().zip(&batch).all(|(read, song)| read.as_ref() == Some(song)));
+    let stats = faults.stats().operation("BatchGetItem");
+    assert!(stats.throttled > 0 && stats.server_errors > 0 && stats.unprocessed > 0, "{stats:?}");
+}
+
+#[tokio::test]
+async fn a_tiny_retry_bound_returns_the_unread_keys() {
+    let artist = unique("UnreadKeys");
+    let batch = songs(&artist, 1_000);
+    crate::db().await.batch_put(&batch).await.unwrap();
+    let faults = FaultInjector::new(14).unprocessed(1.0).without_sdk_retries();
+    let db = faulty_db(&faults, tiny()).await;
+    let error = db.batch_get(keys(&batch)).await.unwrap_err();
+    let Error::BatchIncomplete { operation, unprocessed: Unprocessed::Keys(left), succeeded, .. } = error
+    else {
+        panic!("{error:?}")
+    };
+    assert_eq!(operation, "BatchGetItem");
+    assert!(!left.is_empty() && succeeded > 0, "{} left, {succeeded} read", left.len());
+    assert_eq!(left.len() + succeeded, batch.len());
+    let requested: BTreeSet<_> = keys(&batch).iter().map(|key: &Key<Song>| key.primary().clone()).collect();
+    assert!(left.iter().all(|key| requested.contains(key)));
+    assert_eq!(left.iter().collect::<BTreeSet<_>>().len(), left.len(), "no key reported twice");
+}

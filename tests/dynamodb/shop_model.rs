@@ -1,0 +1,34 @@
+//! A shop table with a sparse index of open orders, for index tests.
+
+use dynashard::{Entity, Table};
+use serde::{Deserialize, Serialize};
+
+#[derive(Table)]
+#[table(name = "ShopTests", pk = "pk", sk = "sk")]
+#[gsi(name = "ByRegion", pk = "region_pk", sk = "region_sk")]
+#[gsi(name = "OpenOrders", pk = "open_pk", sk = "open_sk")]
+#[gsi(name = "BigOrders", pk = "big_pk", sk = "big_sk")]
+pub struct Shop;
+
+/// Orders of a customer; open orders (with `opened_at`) are also in the sparse `OpenOrders`
+/// index, big ones in the predicate-sparse `BigOrders` index.
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[entity(table = Shop, pk = "customer#{customer}", sk = "order#{id}")]
+#[gsi(ByRegion, pk = "region#{region}", sk = "{placed}#{id}")]
+#[sparse_gsi(OpenOrders, pk = "open#{shard}", sk = "{opened_at}#{customer}#{id}")]
+#[sparse_gsi(BigOrders, pk = "big#{customer}", sk = "{total}", when = Order::is_big)]
+pub struct Order {
+    pub customer: String,
+    pub id: u32,
+    pub region: String,
+    pub placed: String,
+    pub shard: String,
+    pub opened_at: Option<String>,
+    pub total: u64,
+}
+
+impl Order {
+    fn is_big(&self) -> bool {
+        self.total >= 1000
+    }
+}
