@@ -4,6 +4,7 @@
 //! (reporting every user error at once, at the offending span), then expand.
 
 mod attr;
+mod collection;
 mod entity;
 mod errors;
 mod serde_attrs;
@@ -25,4 +26,12 @@ pub fn derive_entity(input: TokenStream) -> TokenStream {
 pub fn derive_table(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as syn::DeriveInput);
     errors::into_tokens(table::derive(input)).into()
+}
+
+/// Reads several entity types that share a partition key as one enum. See the `dynashard`
+/// crate documentation.
+#[proc_macro_derive(Collection)]
+pub fn derive_collection(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as syn::DeriveInput);
+    errors::into_tokens(collection::derive(input)).into()
 }

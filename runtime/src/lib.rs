@@ -32,6 +32,7 @@
 
 mod batch;
 mod client;
+mod collection;
 mod db;
 mod entity;
 mod error;
@@ -51,7 +52,8 @@ mod table;
 pub use batch::{BatchGet, BatchWrite, RetryPolicy, Unprocessed};
 pub use client::{client_for_endpoint, client_from_env};
 pub use db::Db;
-pub use dynashard_macros::{Entity, Table};
+pub use collection::Collection;
+pub use dynashard_macros::{Collection, Entity, Table};
 pub use entity::{Entity, Field, Key, PrimaryKey};
 pub use error::{Error, Item, KeyError, Result};
 pub use expression::{Condition, Placeholders, RawExpression};
@@ -66,7 +68,9 @@ pub use table::{
 /// Re-exports for generated code; not a public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::index_keys::{attribute_name, find_index, insert_key, FieldChanges, IndexKeyUpdate};
+    pub use crate::index_keys::{
+        attribute_name, const_str_eq, find_index, insert_key, FieldChanges, IndexKeyUpdate,
+    };
     pub use crate::key::{DecodeKeyPart, KeyPart, KeyRole, KeyTemplate, KeyWriter, Segment};
     pub use crate::query::{Done, End, FromItem, Next, Query, QueryTarget};
     pub use aws_sdk_dynamodb::types::AttributeValue;

@@ -22,6 +22,9 @@ use serde_json::{json, Value};
 pub trait Table {
     /// The table's definition.
     const DEFINITION: TableDefinition;
+
+    /// The table's definition, as a `'static` reference (usable from generic code).
+    const DEFINITION_REF: &'static TableDefinition = &Self::DEFINITION;
 }
 
 /// The shape of a table.

@@ -2,6 +2,7 @@
 //! `DYNAMODB_ENDPOINT`, when set).
 
 mod batch;
+mod collections;
 mod crud;
 mod indexes;
 mod key_safety;

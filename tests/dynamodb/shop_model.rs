@@ -32,3 +32,27 @@ impl Order {
         self.total >= 1000
     }
 }
+
+/// Vertical partitioning: a product's slowly changing details in the `!` item...
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[entity(table = Shop, pk = "product#{sku}", sk = "!")]
+pub struct Product {
+    pub sku: String,
+    pub name: String,
+    pub description: String,
+}
+
+/// ...and its fast-changing stock in the `inventory` item, under the same partition key.
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[entity(table = Shop, pk = "product#{sku}", sk = "inventory")]
+pub struct Inventory {
+    pub sku: String,
+    pub in_stock: u32,
+}
+
+/// Both halves of a product, read with one query.
+#[derive(dynashard::Collection, Debug, PartialEq)]
+pub enum ProductItems {
+    Details(Product),
+    Stock(Inventory),
+}

@@ -1,0 +1,129 @@
+//! `#[derive(Collection)]`: an enum of entities that share a partition key, read with one query
+//! and dispatched on the entity-type attribute.
+
+use crate::errors::Errors;
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Data, DeriveInput, Fields, Ident, Type};
+
+struct Member {
+    variant: Ident,
+    ty: Type,
+}
+
+/// Derives `dynashard::Collection` and `FromItem` for an enum of single-entity variants.
+pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
+    let mut errors = Errors::default();
+    if !input.generics.params.is_empty() {
+        errors.push_spanned(&input.generics, "`Collection` cannot be derived for generic enums");
+    }
+    let Data::Enum(data) = &input.data else {
+        return Err(syn::Error::new(input.ident.span(), "`Collection` can only be derived for enums"));
+    };
+    let mut members: Vec<Member> = Vec::new();
+    for variant in &data.variants {
+        match &variant.fields {
+            Fields::Unnamed(fields) if fields.unnamed.len() == 1 => {
+                let ty = fields.unnamed[0].ty.clone();
+                let text = quote!(#ty).to_string();
+                if members.iter().any(|member| {
+                    let known = &member.ty;
+                    quote!(#known).to_string() == text
+                }) {
+                    errors.push_spanned(&ty, "each entity type can appear only once in a collection");
+                }
+                members.push(Member { variant: variant.ident.clone(), ty });
+            }
+            _ => errors.push_spanned(
+                variant,
+                "each variant of a collection holds exactly one entity, like `Album(Album)`",
+            ),
+        }
+    }
+    if data.variants.is_empty() {
+        errors.push(input.ident.span(), "a collection needs at least one entity variant");
+    }
+    errors.finish(())?;
+    Ok(expand(&input.ident, &members))
+}
+
+fn expand(ident: &Ident, members: &[Member]) -> TokenStream {
+    let first = &members[0].ty;
+    let table = quote!(<#first as ::dynashard::Entity>::Table);
+    let same_table = members.iter().skip(1).map(|member| {
+        let ty = &member.ty;
+        quote_spanned!(ty.span()=> __dynashard_same_table::<#first, #ty>();)
+    });
+    let type_names: Vec<TokenStream> = members
+        .iter()
+        .map(|member| {
+            let ty = &member.ty;
+            quote!(<#ty as ::dynashard::Entity>::TYPE_NAME)
+        })
+        .collect();
+    let arms = members.iter().map(|member| {
+        let (variant, ty) = (&member.variant, &member.ty);
+        quote! {
+            if found == <#ty as ::dynashard::Entity>::TYPE_NAME {
+                return ::dynashard::item::from_item::<#ty>(item).map(|entity| ::dynashard::__private::Some(#ident::#variant(entity)));
+            }
+        }
+    });
+    let distinct = format!("the entities of collection `{ident}` must have distinct entity-type names");
+    quote! {
+        #[allow(non_local_definitions)]
+        const _: () = {
+            #[allow(dead_code)]
+            fn __dynashard_same_table<A: ::dynashard::Entity, B: ::dynashard::Entity<Table = A::Table>>() {}
+            #[allow(dead_code)]
+            fn __dynashard_collection_checks() {
+                #(#same_table)*
+            }
+            const _: () = {
+                let names: &[&str] = &[#(#type_names),*];
+                let mut a = 0;
+                while a < names.len() {
+                    let mut b = a + 1;
+                    while b < names.len() {
+                        if ::dynashard::__private::const_str_eq(names[a], names[b]) {
+                            ::core::panic!(#distinct);
+                        }
+                        b += 1;
+                    }
+                    a += 1;
+                }
+            };
+
+            impl ::dynashard::Collection for #ident {
+                type Table = #table;
+                const TYPE_NAMES: &'static [&'static str] = &[#(#type_names),*];
+            }
+
+            impl ::dynashard::__private::FromItem for #ident {
+                fn from_item(
+                    item: ::dynashard::Item,
+                    skip_other_types: bool,
+                ) -> ::dynashard::Result<::dynashard::__private::Option<Self>> {
+                    let attribute = <#table as ::dynashard::Table>::DEFINITION.type_attribute;
+                    let found = match item.get(attribute) {
+                        ::dynashard::__private::Some(::dynashard::__private::AttributeValue::S(name)) => {
+                            ::dynashard::__private::Some(name.clone())
+                        }
+                        _ => ::dynashard::__private::None,
+                    };
+                    if let ::dynashard::__private::Some(found) = found.as_deref() {
+                        #(#arms)*
+                    }
+                    if skip_other_types {
+                        return ::dynashard::__private::Ok(::dynashard::__private::None);
+                    }
+                    ::dynashard::__private::Err(::dynashard::Error::UnknownEntityType {
+                        expected: <Self as ::dynashard::Collection>::TYPE_NAMES,
+                        found,
+                    })
+                }
+            }
+        };
+    }
+}
