@@ -185,6 +185,34 @@ pub enum Error {
         #[source]
         last_error: Option<Box<Error>>,
     },
+
+    /// DynamoDB cancelled a transaction; nothing was written. Holds one reason per action, in
+    /// the order the actions were added.
+    #[error("the transaction was cancelled: {}", crate::transaction::describe(reasons))]
+    TransactionCanceled {
+        /// Per action: its item, DynamoDB's reason code, and for a failed condition the precise
+        /// error (version conflict, already exists, not found, condition failed).
+        reasons: Vec<crate::transaction::CancellationReason>,
+    },
+
+    /// A transaction has more actions than DynamoDB allows; nothing was sent.
+    #[error("the transaction has {actions} actions, over DynamoDB's limit of {max}")]
+    TransactionTooLarge {
+        /// The number of actions.
+        actions: usize,
+        /// The limit (100).
+        max: usize,
+    },
+
+    /// Two actions of one transaction address the same item, which DynamoDB refuses; nothing was
+    /// sent.
+    #[error("the transaction addresses key {key:?} of table `{table}` more than once")]
+    DuplicateTransactionKey {
+        /// The real table name.
+        table: String,
+        /// The key addressed more than once.
+        key: crate::entity::PrimaryKey,
+    },
 }
 
 /// Why a key could not be composed.
@@ -244,15 +272,17 @@ impl Error {
     }
 
     /// Whether a write's condition did not hold (including create-only puts that found an item
-    /// and optimistic-lock conflicts).
+    /// and optimistic-lock conflicts), for a transaction: of any of its actions.
     pub fn is_conditional_failed(&self) -> bool {
         matches!(self, Error::ConditionFailed { .. } | Error::AlreadyExists | Error::VersionConflict { .. })
             || self.code() == Some("ConditionalCheckFailedException")
+            || matches!(self, Error::TransactionCanceled { reasons } if crate::transaction::any_condition_failed(reasons))
     }
 
-    /// Whether this is an optimistic-lock conflict.
+    /// Whether this is an optimistic-lock conflict, for a transaction: of any of its actions.
     pub fn is_version_conflict(&self) -> bool {
         matches!(self, Error::VersionConflict { .. })
+            || matches!(self, Error::TransactionCanceled { reasons } if crate::transaction::any_version_conflict(reasons))
     }
 
     /// Whether the addressed item does not exist.
@@ -278,6 +308,8 @@ impl Error {
                 | Error::IndexKeyIncomplete { .. }
                 | Error::DuplicateBatchKey { .. }
                 | Error::VersionedBatchWrite { .. }
+                | Error::TransactionTooLarge { .. }
+                | Error::DuplicateTransactionKey { .. }
         )
     }
 }

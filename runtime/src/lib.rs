@@ -47,12 +47,14 @@ pub mod key;
 pub mod local;
 mod ops;
 pub mod query;
+mod scan;
 mod table;
+mod transaction;
 
 pub use batch::{BatchGet, BatchWrite, RetryPolicy, Unprocessed};
 pub use client::{client_for_endpoint, client_from_env};
-pub use db::Db;
 pub use collection::Collection;
+pub use db::Db;
 pub use dynashard_macros::{Collection, Entity, Table};
 pub use entity::{Entity, Field, Key, PrimaryKey};
 pub use error::{Error, Item, KeyError, Result};
@@ -61,6 +63,10 @@ pub use item_size::{item_size, MAX_ITEM_BYTES};
 pub use key::KeyPart;
 pub use ops::{Delete, Get, Numeric, Put, Update};
 pub use query::{Page, Query};
+pub use scan::Scan;
+pub use transaction::{
+    CancellationReason, IntoDelete, IntoPut, ReasonCode, Transaction, MAX_TRANSACTION_ACTIONS,
+};
 pub use table::{
     Billing, IndexDefinition, KeyAttribute, ScalarKind, Table, TableDefinition, DEFAULT_TYPE_ATTRIBUTE,
 };
@@ -72,7 +78,7 @@ pub mod __private {
         attribute_name, const_str_eq, find_index, insert_key, FieldChanges, IndexKeyUpdate,
     };
     pub use crate::key::{DecodeKeyPart, KeyPart, KeyRole, KeyTemplate, KeyWriter, Segment};
-    pub use crate::query::{Done, End, FromItem, Next, Query, QueryTarget};
+    pub use crate::query::{same_kind, Done, End, FromItem, Native, NativeKeyPart, Next, Query, QueryTarget};
     pub use aws_sdk_dynamodb::types::AttributeValue;
     pub use serde;
     pub use std::option::Option::{self, None, Some};

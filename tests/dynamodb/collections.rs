@@ -23,7 +23,8 @@ async fn three_entity_types_in_one_query() {
     db.save(&mut stored).await.unwrap();
     db.put(&song(&name, "Leaving Home", "Air Song")).await.unwrap();
     db.put(&song(&name, "Leaving Home", "Monogram")).await.unwrap();
-    let items: Vec<ArtistItems> = db.stream(ArtistItems::query(&Artist::key(&name).unwrap())).try_collect().await.unwrap();
+    let items: Vec<ArtistItems> =
+        db.stream(ArtistItems::query(&Artist::key(&name).unwrap())).try_collect().await.unwrap();
     let kinds: Vec<&str> = items
         .iter()
         .map(|item| match item {
@@ -39,8 +40,11 @@ async fn three_entity_types_in_one_query() {
     assert_eq!((first_album.title.as_str(), first_album.version), ("Leaving Home", 1));
     let ArtistItems::Artist(artist) = &items[1] else { panic!("the artist") };
     assert_eq!(artist.country.as_deref(), Some("SE"));
-    let backwards: Vec<ArtistItems> =
-        db.stream(ArtistItems::query(&Song::key(&name, "x", "y").unwrap()).descending()).try_collect().await.unwrap();
+    let backwards: Vec<ArtistItems> = db
+        .stream(ArtistItems::query(&Song::key(&name, "x", "y").unwrap()).descending())
+        .try_collect()
+        .await
+        .unwrap();
     assert!(matches!(backwards[0], ArtistItems::Song(_)) && matches!(backwards[3], ArtistItems::Album(_)));
 }
 
@@ -56,7 +60,8 @@ async fn unknown_entity_types_are_reported_or_skipped() {
         matches!(&error, Error::UnknownEntityType { found: Some(found), expected } if found == "Play" && expected.len() == 3),
         "{error:?}"
     );
-    let known: Vec<ArtistItems> = db.stream(ArtistItems::query(&key).skip_other_types()).try_collect().await.unwrap();
+    let known: Vec<ArtistItems> =
+        db.stream(ArtistItems::query(&key).skip_other_types()).try_collect().await.unwrap();
     assert_eq!(known.len(), 1);
 }
 
@@ -68,6 +73,7 @@ async fn vertical_partitioning_reads_both_halves_at_once() {
     db.put(&product).await.unwrap();
     db.put(&Inventory { sku: sku.clone(), in_stock: 12 }).await.unwrap();
     db.update(Inventory::key(&sku).unwrap()).add(Inventory::fields().in_stock, 3).await.unwrap();
-    let items: Vec<ProductItems> = db.stream(ProductItems::query(&Product::key(&sku).unwrap())).try_collect().await.unwrap();
+    let items: Vec<ProductItems> =
+        db.stream(ProductItems::query(&Product::key(&sku).unwrap())).try_collect().await.unwrap();
     assert_eq!(items, [ProductItems::Details(product), ProductItems::Stock(Inventory { sku, in_stock: 15 })]);
 }

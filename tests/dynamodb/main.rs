@@ -8,10 +8,14 @@ mod indexes;
 mod key_safety;
 mod limits;
 mod model;
+mod native_indexes;
 mod pagination;
 mod queries;
+mod scan;
 mod shop_model;
 mod tables;
+mod transactions;
+mod tx_model;
 mod versioning;
 
 use dynashard::Db;

@@ -8,6 +8,8 @@ use serde::{Deserialize, Serialize};
 #[gsi(name = "ByRegion", pk = "region_pk", sk = "region_sk")]
 #[gsi(name = "OpenOrders", pk = "open_pk", sk = "open_sk")]
 #[gsi(name = "BigOrders", pk = "big_pk", sk = "big_sk")]
+#[gsi(name = "ByStatus", pk = ["carrier"], sk = ["status", "weight:N"])]
+#[gsi(name = "Pending", pk = ["carrier"], sk = ["pending_since:N"])]
 pub struct Shop;
 
 /// Orders of a customer; open orders (with `opened_at`) are also in the sparse `OpenOrders`
@@ -55,4 +57,18 @@ pub struct Inventory {
 pub enum ProductItems {
     Details(Product),
     Stock(Inventory),
+}
+
+/// A shipment, indexed on its own attributes: a multi-attribute key where `weight` stays a
+/// number, and a sparse index of pending shipments.
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[entity(table = Shop, pk = "shipment#{id}", sk = "shipment")]
+#[gsi(ByStatus, pk = [carrier], sk = [status, weight])]
+#[sparse_gsi(Pending, pk = [carrier], sk = [pending_since])]
+pub struct Shipment {
+    pub id: u32,
+    pub carrier: String,
+    pub status: String,
+    pub weight: u32,
+    pub pending_since: Option<u64>,
 }

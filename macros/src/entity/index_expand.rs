@@ -5,6 +5,7 @@ use super::expand::{pk_static, sk_static};
 use super::index_model::{IndexField, IndexMappingModel};
 use super::keys::{as_arg, compose, template_static, KeyArg};
 use super::model::EntityModel;
+use super::native_expand;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
@@ -28,7 +29,9 @@ pub fn index_statics(position: usize) -> (Ident, Ident) {
 
 /// Expands every index mapping of `model`.
 pub fn expand(model: &EntityModel) -> IndexTokens {
-    if model.indexes.is_empty() {
+    let native_statics = native_expand::statics(model);
+    let native_checks = native_expand::write_checks(model);
+    if model.indexes.is_empty() && model.native_indexes.is_empty() {
         return IndexTokens { statics: quote!(), write_index_keys: quote!(), index_key_updates: quote!() };
     }
     let statics =
@@ -38,9 +41,10 @@ pub fn expand(model: &EntityModel) -> IndexTokens {
     let updates =
         model.indexes.iter().enumerate().map(|(position, mapping)| update_block(model, position, mapping));
     IndexTokens {
-        statics: quote!(#(#statics)*),
+        statics: quote!(#(#statics)* #native_statics),
         write_index_keys: quote! {
             fn write_index_keys(&self, __item: &mut ::dynashard::Item) -> ::dynashard::Result<()> {
+                #native_checks
                 #(#writes)*
                 ::dynashard::__private::Ok(())
             }

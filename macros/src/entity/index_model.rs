@@ -22,6 +22,22 @@ pub struct IndexMappingModel {
     pub when: Option<Path>,
 }
 
+/// How an entity fills an index keyed on its own attributes (a multi-attribute key):
+/// `#[gsi(ByStatus, pk = [customer], sk = [status, placed_at])]`.
+pub struct NativeMappingModel {
+    pub name: String,
+    pub span: Span,
+    pub pk: Vec<Ident>,
+    pub sk: Vec<Ident>,
+    pub sparse: bool,
+}
+
+/// An index mapping as written: with key templates, or with attribute lists.
+pub enum Mapping {
+    Composed(IndexMappingModel),
+    Native(NativeMappingModel),
+}
+
 /// A template field of an index mapping, with the type its key part has.
 pub struct IndexField<'a> {
     pub field: &'a FieldModel,
@@ -57,34 +73,92 @@ pub fn parse(
     attrs: &[Attribute],
     fields: Option<&[FieldModel]>,
     errors: &mut Errors,
-) -> Vec<IndexMappingModel> {
-    let mut mappings: Vec<IndexMappingModel> = Vec::new();
+) -> (Vec<IndexMappingModel>, Vec<NativeMappingModel>) {
+    let mut composed: Vec<IndexMappingModel> = Vec::new();
+    let mut native: Vec<NativeMappingModel> = Vec::new();
     for attr in attrs {
         let sparse = attr.path().is_ident("sparse_gsi");
         if !sparse && !attr.path().is_ident("gsi") {
             continue;
         }
         let Some(mapping) = parse_one(attr, sparse, errors) else { continue };
-        if mappings.iter().any(|known| known.name == mapping.name) {
-            errors.push_spanned(attr, format!("index `{}` is mapped twice", mapping.name));
+        let name = match &mapping {
+            Mapping::Composed(mapping) => mapping.name.clone(),
+            Mapping::Native(mapping) => mapping.name.clone(),
+        };
+        if composed.iter().any(|known| known.name == name) || native.iter().any(|known| known.name == name) {
+            errors.push_spanned(attr, format!("index `{name}` is mapped twice"));
             continue;
         }
-        if let Some(fields) = fields {
-            for template in std::iter::once(&mapping.pk).chain(&mapping.sk) {
-                check_fields(&mapping, template, fields, errors);
+        match mapping {
+            Mapping::Composed(mapping) => {
+                if let Some(fields) = fields {
+                    for template in std::iter::once(&mapping.pk).chain(&mapping.sk) {
+                        check_fields(&mapping, template, fields, errors);
+                    }
+                }
+                composed.push(mapping);
+            }
+            Mapping::Native(mapping) => {
+                if let Some(fields) = fields {
+                    check_native_fields(&mapping, fields, errors);
+                }
+                native.push(mapping);
             }
         }
-        mappings.push(mapping);
     }
-    mappings
+    (composed, native)
 }
 
-fn parse_one(attr: &Attribute, sparse: bool, errors: &mut Errors) -> Option<IndexMappingModel> {
+/// Either a key template (`"album#{title}"`) or a list of fields (`[status, placed_at]`).
+enum KeySpec {
+    Template(LitStr),
+    Fields(Vec<Ident>),
+}
+
+fn key_spec(meta: &syn::meta::ParseNestedMeta) -> syn::Result<KeySpec> {
+    let value = meta.value()?;
+    if value.peek(syn::token::Bracket) {
+        let content;
+        syn::bracketed!(content in value);
+        let list = content.parse_terminated(|input| input.parse::<Ident>(), syn::Token![,])?;
+        Ok(KeySpec::Fields(list.into_iter().collect()))
+    } else {
+        Ok(KeySpec::Template(value.parse()?))
+    }
+}
+
+fn check_native_fields(mapping: &NativeMappingModel, fields: &[FieldModel], errors: &mut Errors) {
+    for ident in mapping.pk.iter().chain(&mapping.sk) {
+        let Some(field) = fields.iter().find(|field| &field.ident == ident) else {
+            errors.push(ident.span(), format!("unknown field `{ident}` in the key of index `{}`", mapping.name));
+            continue;
+        };
+        if field.no_attribute {
+            errors.push(ident.span(), format!("index field `{ident}` is skipped or flattened by serde"));
+        }
+        if field.is_version {
+            errors.push(ident.span(), format!("the `#[version]` field `{ident}` cannot be part of an index key"));
+        }
+        if option_inner(&field.ty).is_some() && !mapping.sparse {
+            errors.push_spanned(
+                &field.ty,
+                format!(
+                    "field `{ident}` is optional; map index `{}` with `#[sparse_gsi(...)]` so items \
+                     without it stay out of the index",
+                    mapping.name
+                ),
+            );
+        }
+    }
+}
+
+fn parse_one(attr: &Attribute, sparse: bool, errors: &mut Errors) -> Option<Mapping> {
     let kind = if sparse { "sparse_gsi" } else { "gsi" };
     let (mut name, mut pk, mut sk, mut when): (
         Option<(String, Span)>,
-        Option<LitStr>,
-        Option<LitStr>,
+        Option<KeySpec>,
+        Option<KeySpec>,
         Option<Path>,
     ) = (None, None, None, None);
     let mut malformed = false;
@@ -97,10 +171,10 @@ fn parse_one(attr: &Attribute, sparse: bool, errors: &mut Errors) -> Option<Inde
             }
         }
         if meta.path.is_ident("pk") {
-            let value = meta.value()?.parse()?;
+            let value = key_spec(&meta)?;
             set_once(errors, &meta, &mut pk, value);
         } else if meta.path.is_ident("sk") {
-            let value = meta.value()?.parse()?;
+            let value = key_spec(&meta)?;
             set_once(errors, &meta, &mut sk, value);
         } else if sparse && meta.path.is_ident("when") {
             let value = meta.value()?.parse()?;
@@ -128,12 +202,51 @@ fn parse_one(attr: &Attribute, sparse: bool, errors: &mut Errors) -> Option<Inde
         errors.push_spanned(attr, format!("missing `pk = \"...\"` in `#[{kind}({name}, ...)]`"));
         return None;
     };
-    let pk = template::parse(&pk).map_err(|e| errors.add(e)).ok()?;
+    match (pk, sk) {
+        (KeySpec::Template(pk), None) => composed(attr, name, &pk, None, sparse, when, errors),
+        (KeySpec::Template(pk), Some(KeySpec::Template(sk))) => composed(attr, name, &pk, Some(&sk), sparse, when, errors),
+        (KeySpec::Fields(pk), sk) => {
+            let sk = match sk {
+                None => Vec::new(),
+                Some(KeySpec::Fields(sk)) => sk,
+                Some(KeySpec::Template(sk)) => {
+                    errors.push(sk.span(), "a multi-attribute `pk = [...]` takes a field list for `sk` too");
+                    return None;
+                }
+            };
+            if let Some(when) = &when {
+                errors.push_spanned(when, "`when` needs key templates: a multi-attribute key is the entity's own fields");
+                return None;
+            }
+            if pk.is_empty() || pk.len() > 4 || sk.len() > 4 {
+                errors.push_spanned(attr, "a multi-attribute key has one to four partition and up to four sort fields");
+                return None;
+            }
+            Some(Mapping::Native(NativeMappingModel { name, span: attr.span(), pk, sk, sparse }))
+        }
+        (KeySpec::Template(_), Some(KeySpec::Fields(sk))) => {
+            let span = sk.first().map_or_else(|| attr.span(), Ident::span);
+            errors.push(span, "a template `pk = \"...\"` takes a template for `sk` too");
+            None
+        }
+    }
+}
+
+fn composed(
+    attr: &Attribute,
+    name: String,
+    pk: &LitStr,
+    sk: Option<&LitStr>,
+    sparse: bool,
+    when: Option<Path>,
+    errors: &mut Errors,
+) -> Option<Mapping> {
+    let pk = template::parse(pk).map_err(|e| errors.add(e)).ok()?;
     let sk = match sk {
-        Some(sk) => Some(template::parse(&sk).map_err(|e| errors.add(e)).ok()?),
+        Some(sk) => Some(template::parse(sk).map_err(|e| errors.add(e)).ok()?),
         None => None,
     };
-    Some(IndexMappingModel { name, span: attr.span(), pk, sk, sparse, when })
+    Some(Mapping::Composed(IndexMappingModel { name, span: attr.span(), pk, sk, sparse, when }))
 }
 
 fn check_fields(

@@ -5,6 +5,7 @@ mod index_expand;
 mod index_model;
 mod keys;
 mod model;
+mod native_expand;
 mod query_expand;
 
 use proc_macro2::TokenStream;

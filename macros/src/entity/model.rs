@@ -1,6 +1,6 @@
 //! The validated model of one `#[derive(Entity)]`.
 
-use super::index_model::{self, IndexMappingModel};
+use super::index_model::{self, IndexMappingModel, NativeMappingModel};
 use crate::attr::{set_once, unknown_key};
 use crate::errors::Errors;
 use crate::serde_attrs;
@@ -29,6 +29,7 @@ pub struct EntityModel {
     pub type_name: String,
     pub fields: Vec<FieldModel>,
     pub indexes: Vec<IndexMappingModel>,
+    pub native_indexes: Vec<NativeMappingModel>,
 }
 
 const ENTITY_KEYS: &[&str] = &["table", "pk", "sk", "name"];
@@ -74,7 +75,7 @@ impl EntityModel {
                 check_template_fields(template, fields, &mut errors);
             }
         }
-        let indexes = index_model::parse(&input.attrs, fields.as_deref(), &mut errors);
+        let (indexes, native_indexes) = index_model::parse(&input.attrs, fields.as_deref(), &mut errors);
         let type_name = args.name.as_ref().map(LitStr::value).unwrap_or_else(|| input.ident.to_string());
         if let Some(name) = args.name.as_ref().filter(|name| name.value().is_empty()) {
             errors.push(name.span(), "the entity `name` cannot be empty");
@@ -89,6 +90,7 @@ impl EntityModel {
                 type_name,
                 fields,
                 indexes,
+                native_indexes,
             }),
             _ => None,
         };

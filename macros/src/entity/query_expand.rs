@@ -43,7 +43,8 @@ pub fn expand(model: &EntityModel) -> TokenStream {
             param_type: &|name| key_type(name),
         })
     });
-    quote!(#base #(#indexes)*)
+    let native = super::native_expand::queries(model);
+    quote!(#base #(#indexes)* #native)
 }
 
 fn base_query(model: &EntityModel) -> TokenStream {

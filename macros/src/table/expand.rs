@@ -16,14 +16,16 @@ pub fn expand(model: &TableModel) -> TokenStream {
     let type_attribute = &model.type_attribute;
     let indexes = model.indexes.iter().map(|index| {
         let name = &index.name;
-        let pk = &index.pk;
-        let sk = index.sk.iter();
+        let attributes = |list: &[(String, &'static str)]| {
+            let items = list.iter().map(|(name, kind)| {
+                let kind = quote::format_ident!("{}", kind);
+                quote!(::dynashard::KeyAttribute { name: #name, kind: ::dynashard::ScalarKind::#kind })
+            });
+            quote!(&[#(#items),*])
+        };
+        let (pk, sk) = (attributes(&index.pk), attributes(&index.sk));
         quote! {
-            ::dynashard::IndexDefinition {
-                name: #name,
-                partition_key: &[::dynashard::KeyAttribute { name: #pk, kind: ::dynashard::ScalarKind::String }],
-                sort_key: &[#(::dynashard::KeyAttribute { name: #sk, kind: ::dynashard::ScalarKind::String }),*],
-            }
+            ::dynashard::IndexDefinition { name: #name, partition_key: #pk, sort_key: #sk }
         }
     });
     let billing = match &model.capacity {

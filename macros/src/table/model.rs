@@ -8,8 +8,11 @@ use syn::{Attribute, DeriveInput, Ident, LitInt, LitStr};
 /// A global secondary index declaration.
 pub struct IndexModel {
     pub name: String,
-    pub pk: String,
-    pub sk: Option<String>,
+    /// Partition key attributes and their kinds (`String`, `Number`, `Binary`): one, or up to
+    /// four for a multi-attribute key.
+    pub pk: Vec<(String, &'static str)>,
+    /// Sort key attributes and their kinds: none, one, or up to four.
+    pub sk: Vec<(String, &'static str)>,
 }
 
 /// Capacity for a provisioned table.
@@ -172,16 +175,16 @@ fn parse_table_attr(attr: &syn::Attribute, args: &mut TableArgs, errors: &mut Er
 }
 
 fn parse_gsi_attr(attr: &syn::Attribute, errors: &mut Errors) -> Option<IndexModel> {
-    let (mut name, mut pk, mut sk): (Option<LitStr>, Option<LitStr>, Option<LitStr>) = (None, None, None);
+    let (mut name, mut pk, mut sk): (Option<LitStr>, Option<Vec<LitStr>>, Option<Vec<LitStr>>) = (None, None, None);
     let result = attr.parse_nested_meta(|meta| {
         if meta.path.is_ident("name") {
             let value = meta.value()?.parse()?;
             set_once(errors, &meta, &mut name, value);
         } else if meta.path.is_ident("pk") {
-            let value = meta.value()?.parse()?;
+            let value = attribute_list(&meta)?;
             set_once(errors, &meta, &mut pk, value);
         } else if meta.path.is_ident("sk") {
-            let value = meta.value()?.parse()?;
+            let value = attribute_list(&meta)?;
             set_once(errors, &meta, &mut sk, value);
         } else {
             unknown_key(errors, &meta, "gsi", GSI_KEYS)?;
@@ -196,11 +199,43 @@ fn parse_gsi_attr(attr: &syn::Attribute, errors: &mut Errors) -> Option<IndexMod
         errors.push_spanned(attr, "a `#[gsi(...)]` needs `name = \"...\"` and `pk = \"...\"`");
         return None;
     };
+    let sk = sk.unwrap_or_default();
+    if pk.is_empty() || pk.len() > 4 || sk.len() > 4 {
+        errors.push_spanned(attr, "an index key has one to four partition attributes and up to four sort attributes");
+    }
     Some(IndexModel {
         name: checked_name(&name, 3, errors),
-        pk: checked_attribute(&pk, errors),
-        sk: sk.as_ref().map(|sk| checked_attribute(sk, errors)),
+        pk: pk.iter().map(|literal| key_attribute(literal, errors)).collect(),
+        sk: sk.iter().map(|literal| key_attribute(literal, errors)).collect(),
     })
+}
+
+/// `"name"` or `["a", "b:N", ...]`.
+fn attribute_list(meta: &syn::meta::ParseNestedMeta) -> syn::Result<Vec<LitStr>> {
+    let value = meta.value()?;
+    if value.peek(syn::token::Bracket) {
+        let content;
+        syn::bracketed!(content in value);
+        let list = content.parse_terminated(|input| input.parse::<LitStr>(), syn::Token![,])?;
+        Ok(list.into_iter().collect())
+    } else {
+        Ok(vec![value.parse()?])
+    }
+}
+
+/// `"name"` (a string attribute) or `"name:S"`, `"name:N"`, `"name:B"`.
+fn key_attribute(literal: &LitStr, errors: &mut Errors) -> (String, &'static str) {
+    let text = literal.value();
+    let (name, kind) = match text.rsplit_once(':') {
+        Some((name, "S")) => (name.to_owned(), "String"),
+        Some((name, "N")) => (name.to_owned(), "Number"),
+        Some((name, "B")) => (name.to_owned(), "Binary"),
+        _ => (text.clone(), "String"),
+    };
+    if name.is_empty() || name.len() > 255 {
+        errors.push(literal.span(), "key attribute names are 1 to 255 bytes long");
+    }
+    (name, kind)
 }
 
 /// Table and index names: 3 to 255 characters of `a-z A-Z 0-9 _ - .`.

@@ -89,7 +89,8 @@ impl RetryPolicy {
     /// assert!(policy.backoff(2) <= policy.backoff_ceiling(2));
     /// ```
     pub fn backoff(&self, retry: u32) -> Duration {
-        self.backoff_ceiling(retry).mul_f64(random_fraction())
+        let ceiling = self.backoff_ceiling(retry);
+        Duration::try_from_secs_f64(ceiling.as_secs_f64() * random_fraction()).unwrap_or(ceiling)
     }
 
     /// The bound on sends per request, never below one.
@@ -142,5 +143,7 @@ mod tests {
     fn zero_attempts_still_send_once() {
         assert_eq!(RetryPolicy { max_attempts: 0, ..RetryPolicy::default() }.attempts(), 1);
         assert_eq!(RetryPolicy::no_retries().backoff(5), Duration::ZERO);
+        let unbounded = RetryPolicy::new(10, Duration::MAX, Duration::MAX);
+        assert!(unbounded.backoff(40) <= Duration::MAX);
     }
 }

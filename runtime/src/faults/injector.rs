@@ -169,7 +169,7 @@ impl FaultInjector {
         let builder = builder.interceptor(self.interceptor());
         match self.settings.sdk_retries {
             true => builder,
-            false => builder,
+            false => builder.retry_config(RetryConfig::disabled()),
         }
     }
 

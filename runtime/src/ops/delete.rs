@@ -1,6 +1,7 @@
 //! Deleting one entity by key.
 
 use super::conditional::Guards;
+use super::request::{DeleteAction, WriteRequest};
 use crate::db::Db;
 use crate::entity::{Entity, Key};
 use crate::error::{Error, Result};
@@ -45,22 +46,25 @@ impl<'a, E: Entity> Delete<'a, E> {
         self
     }
 
+    /// The request parts: key and condition (versions, the caller's condition).
+    pub(crate) fn request(self) -> Result<WriteRequest<DeleteAction>> {
+        let action = DeleteAction { key: key_item(table_of::<E>(), self.key.primary()) };
+        let key = self.key.primary().clone();
+        WriteRequest::new::<E>(self.db, key, action, Placeholders::default(), self.guards, self.condition)
+    }
+
     async fn execute(self) -> Result<Option<E>> {
-        let mut placeholders = Placeholders::default();
-        let condition = self
-            .guards
-            .condition::<E>(self.condition)
-            .map(|condition| condition.render(&mut placeholders))
-            .transpose()?;
-        let result = self
-            .db
+        let db = self.db;
+        let request = self.request()?;
+        let explain = request.explain;
+        let result = db
             .client()
             .delete_item()
-            .table_name(self.db.table_of::<E>())
-            .set_key(Some(key_item(table_of::<E>(), self.key.primary())))
-            .set_condition_expression(condition)
-            .set_expression_attribute_names(placeholders.take_names())
-            .set_expression_attribute_values(placeholders.take_values())
+            .table_name(request.table)
+            .set_key(Some(request.action.key))
+            .set_condition_expression(request.condition)
+            .set_expression_attribute_names(request.names)
+            .set_expression_attribute_values(request.values)
             .return_values(ReturnValue::AllOld)
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
             .send()
@@ -69,7 +73,7 @@ impl<'a, E: Entity> Delete<'a, E> {
             Ok(output) => output.attributes.map(from_item).transpose(),
             Err(error) => match error.as_service_error() {
                 Some(DeleteItemError::ConditionalCheckFailedException(failed)) => {
-                    Err(self.guards.failure::<E>(failed.item().cloned()))
+                    Err(explain.failure(failed.item().cloned()))
                 }
                 _ => Err(Error::from_sdk("DeleteItem", error)),
             },

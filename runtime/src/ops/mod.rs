@@ -5,6 +5,7 @@ mod conditional;
 mod delete;
 mod get;
 mod put;
+pub(crate) mod request;
 mod update;
 
 pub use delete::Delete;

@@ -1,6 +1,7 @@
 //! Putting entities: plain, create-only, conditional and version-checked.
 
 use super::conditional::{next_version, Guards};
+use super::request::{PutAction, WriteRequest};
 use crate::db::Db;
 use crate::entity::Entity;
 use crate::error::{Error, Result};
@@ -62,29 +63,36 @@ impl<'a, E: Entity> Put<'a, E> {
         self
     }
 
-    /// Sends the put; returns the version now stored (`0` for unversioned entities).
-    async fn execute(self) -> Result<u64> {
+    /// The request parts: the complete item (with the next version for `#[version]` entities)
+    /// and the condition; also returns the version the item will have (`0` for unversioned
+    /// entities).
+    pub(crate) fn request(self) -> Result<(WriteRequest<PutAction>, u64)> {
+        let key = self.entity.primary_key()?;
         let mut item = to_item(self.entity)?;
         let mut stored_version = 0;
         if let (Some(attribute), Some(version)) = (E::VERSION_ATTRIBUTE, self.guards.expected_version) {
             stored_version = version.saturating_add(1);
             item.insert(attribute.to_owned(), next_version(version));
         }
-        let mut placeholders = Placeholders::default();
-        let condition = self
-            .guards
-            .condition::<E>(self.condition)
-            .map(|condition| condition.render(&mut placeholders))
-            .transpose()?;
-        let result = self
-            .db
+        let action = PutAction { item };
+        let request =
+            WriteRequest::new::<E>(self.db, key, action, Placeholders::default(), self.guards, self.condition)?;
+        Ok((request, stored_version))
+    }
+
+    /// Sends the put; returns the version now stored (`0` for unversioned entities).
+    async fn execute(self) -> Result<u64> {
+        let db = self.db;
+        let (request, stored_version) = self.request()?;
+        let explain = request.explain;
+        let result = db
             .client()
             .put_item()
-            .table_name(self.db.table_of::<E>())
-            .set_item(Some(item))
-            .set_condition_expression(condition)
-            .set_expression_attribute_names(placeholders.take_names())
-            .set_expression_attribute_values(placeholders.take_values())
+            .table_name(request.table)
+            .set_item(Some(request.action.item))
+            .set_condition_expression(request.condition)
+            .set_expression_attribute_names(request.names)
+            .set_expression_attribute_values(request.values)
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
             .send()
             .await;
@@ -92,7 +100,7 @@ impl<'a, E: Entity> Put<'a, E> {
             Ok(_) => Ok(stored_version),
             Err(error) => match error.as_service_error() {
                 Some(PutItemError::ConditionalCheckFailedException(failed)) => {
-                    Err(self.guards.failure::<E>(failed.item().cloned()))
+                    Err(explain.failure(failed.item().cloned()))
                 }
                 _ => Err(Error::from_sdk("PutItem", error)),
             },

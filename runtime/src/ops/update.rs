@@ -1,6 +1,7 @@
 //! Updating non-key fields of a stored entity.
 
 use super::conditional::Guards;
+use super::request::{UpdateAction, WriteRequest};
 use crate::db::Db;
 use crate::entity::{Entity, Field, Key};
 use crate::error::{Error, Result};
@@ -165,24 +166,29 @@ impl<'a, E: Entity> Update<'a, E> {
         Ok((!clauses.is_empty()).then(|| clauses.join(" ")))
     }
 
-    async fn execute(mut self) -> Result<E> {
+    /// The request parts: key, update expression (with index-key maintenance and the version
+    /// increment) and condition (the must-exist guard, versions, the caller's condition).
+    pub(crate) fn request(mut self) -> Result<WriteRequest<UpdateAction>> {
         let mut placeholders = Placeholders::default();
-        let update = self.expression(&mut placeholders)?;
-        let condition = self
-            .guards
-            .condition::<E>(self.condition.take())
-            .map(|condition| condition.render(&mut placeholders))
-            .transpose()?;
-        let result = self
-            .db
+        let expression = self.expression(&mut placeholders)?;
+        let action = UpdateAction { key: key_item(table_of::<E>(), self.key.primary()), expression };
+        let key = self.key.primary().clone();
+        WriteRequest::new::<E>(self.db, key, action, placeholders, self.guards, self.condition.take())
+    }
+
+    async fn execute(self) -> Result<E> {
+        let db = self.db;
+        let request = self.request()?;
+        let explain = request.explain;
+        let result = db
             .client()
             .update_item()
-            .table_name(self.db.table_of::<E>())
-            .set_key(Some(key_item(table_of::<E>(), self.key.primary())))
-            .set_update_expression(update)
-            .set_condition_expression(condition)
-            .set_expression_attribute_names(placeholders.take_names())
-            .set_expression_attribute_values(placeholders.take_values())
+            .table_name(request.table)
+            .set_key(Some(request.action.key))
+            .set_update_expression(request.action.expression)
+            .set_condition_expression(request.condition)
+            .set_expression_attribute_names(request.names)
+            .set_expression_attribute_values(request.values)
             .return_values(ReturnValue::AllNew)
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
             .send()
@@ -191,7 +197,7 @@ impl<'a, E: Entity> Update<'a, E> {
             Ok(output) => from_item(output.attributes.unwrap_or_default()),
             Err(error) => match error.as_service_error() {
                 Some(UpdateItemError::ConditionalCheckFailedException(failed)) => {
-                    Err(self.guards.failure::<E>(failed.item().cloned()))
+                    Err(explain.failure(failed.item().cloned()))
                 }
                 _ => Err(Error::from_sdk("UpdateItem", error)),
             },

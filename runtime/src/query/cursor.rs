@@ -43,6 +43,7 @@ pub(crate) fn fingerprint(plan: &QueryPlan) -> String {
         plan.type_name,
         &plan.partition_value,
         &format!("{:?}", plan.range),
+        &format!("{:?}{:?}{:?}", plan.native_partition, plan.native_sort, plan.native_range),
         if plan.descending { "desc" } else { "asc" },
     ] {
         hasher.update((part.len() as u64).to_be_bytes());

@@ -18,6 +18,7 @@
 
 mod cursor;
 mod decode;
+mod native;
 mod page;
 mod range;
 mod request;
@@ -26,6 +27,8 @@ mod stream;
 
 pub use cursor::CursorError;
 pub use decode::FromItem;
+pub use native::{same_kind, Native, NativeKeyPart};
+pub(crate) use native::NativeCondition;
 pub use page::Page;
 pub(crate) use range::SortRange;
 pub use sort::{Done, End, Next};
@@ -70,6 +73,9 @@ pub struct QueryPlan {
     pub(crate) skip_other_types: bool,
     pub(crate) start_after: Option<String>,
     pub(crate) error: Option<QueryError>,
+    pub(crate) native_partition: Vec<(&'static str, aws_sdk_dynamodb::types::AttributeValue)>,
+    pub(crate) native_sort: Vec<(&'static str, aws_sdk_dynamodb::types::AttributeValue)>,
+    pub(crate) native_range: Option<(&'static str, NativeCondition)>,
 }
 
 /// A problem found while building a query, reported when it runs.
@@ -125,6 +131,9 @@ impl<E, F> Query<E, F> {
             skip_other_types: false,
             start_after: None,
             error: None,
+            native_partition: Vec::new(),
+            native_sort: Vec::new(),
+            native_range: None,
         };
         match partition {
             Ok(value) => plan.partition_value = value,

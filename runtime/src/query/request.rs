@@ -1,6 +1,6 @@
 //! One Query request of a query plan, and what runs before the first one.
 
-use super::{cursor, QueryPlan};
+use super::{cursor, NativeCondition, QueryPlan};
 use crate::db::Db;
 use crate::error::{Error, Item, Result};
 use crate::expression::Placeholders;
@@ -37,15 +37,11 @@ pub(crate) async fn fetch(
     limit: Option<usize>,
 ) -> Result<RawPage> {
     let mut placeholders = Placeholders::default();
-    let name = placeholders.name(plan.partition_attribute);
-    let value = placeholders.value(AttributeValue::S(plan.partition_value.clone()));
-    let mut key_condition = format!("{name} = {value}");
-    if let Some(sort) =
-        plan.sort_attribute.and_then(|attribute| plan.range.render(attribute, &mut placeholders))
-    {
-        key_condition.push_str(" AND ");
-        key_condition.push_str(&sort);
-    }
+    let key_condition = if plan.native_partition.is_empty() {
+        composed_key_condition(plan, &mut placeholders)
+    } else {
+        native_key_condition(plan, &mut placeholders)
+    };
     let filter = plan.filter.as_ref().map(|filter| filter.render(&mut placeholders)).transpose()?;
     let output = db
         .client()
@@ -84,4 +80,43 @@ pub(crate) fn sort_key_of<'a>(plan: &QueryPlan, item: &'a Item) -> Option<&'a st
         .and_then(|attribute| item.get(attribute))
         .and_then(|value| value.as_s().ok())
         .map(String::as_str)
+}
+
+/// The key condition of a multi-attribute index query: equality on every partition attribute
+/// and on the constrained sort attributes, then an optional comparison on the next one.
+fn native_key_condition(plan: &QueryPlan, placeholders: &mut Placeholders) -> String {
+    let mut parts: Vec<String> = plan
+        .native_partition
+        .iter()
+        .chain(&plan.native_sort)
+        .map(|(attribute, value)| format!("{} = {}", placeholders.name(attribute), placeholders.value(value.clone())))
+        .collect();
+    if let Some((attribute, condition)) = &plan.native_range {
+        let name = placeholders.name(attribute);
+        let mut value = |value: &AttributeValue| placeholders.value(value.clone());
+        parts.push(match condition {
+            NativeCondition::Lt(v) => format!("{name} < {}", value(v)),
+            NativeCondition::Le(v) => format!("{name} <= {}", value(v)),
+            NativeCondition::Gt(v) => format!("{name} > {}", value(v)),
+            NativeCondition::Ge(v) => format!("{name} >= {}", value(v)),
+            NativeCondition::Between(low, high) => {
+                let low = value(low);
+                format!("{name} BETWEEN {low} AND {}", value(high))
+            }
+            NativeCondition::BeginsWith(v) => format!("begins_with({name}, {})", value(v)),
+        });
+    }
+    parts.join(" AND ")
+}
+
+/// The key condition of a query on composed (template) keys.
+fn composed_key_condition(plan: &QueryPlan, placeholders: &mut Placeholders) -> String {
+    let name = placeholders.name(plan.partition_attribute);
+    let value = placeholders.value(AttributeValue::S(plan.partition_value.clone()));
+    let mut key_condition = format!("{name} = {value}");
+    if let Some(sort) = plan.sort_attribute.and_then(|attribute| plan.range.render(attribute, placeholders)) {
+        key_condition.push_str(" AND ");
+        key_condition.push_str(&sort);
+    }
+    key_condition
 }

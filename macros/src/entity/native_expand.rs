@@ -1,0 +1,161 @@
+//! Code generated for index mappings on multi-attribute keys (`pk = [field, ...]`): the index
+//! lookup with compile-time checks that each field's attribute name and type match the table's
+//! declaration, the put-time check for empty strings, and the `query_<index>` entry point.
+
+use super::index_model::{query_fn_name, NativeMappingModel};
+use super::model::{option_inner, EntityModel, FieldModel};
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::Type;
+
+fn index_const(position: usize) -> Ident {
+    format_ident!("__DYNASHARD_NATIVE_{}", position)
+}
+
+/// The field behind `ident` and its key type (the `T` of an `Option<T>`).
+fn field_and_type<'a>(model: &'a EntityModel, ident: &Ident) -> Option<(&'a FieldModel, &'a Type)> {
+    let field = model.fields.iter().find(|field| &field.ident == ident)?;
+    Some((field, option_inner(&field.ty).unwrap_or(&field.ty)))
+}
+
+/// The index constants and their compile-time checks.
+pub fn statics(model: &EntityModel) -> TokenStream {
+    let ident = &model.ident;
+    let items = model.native_indexes.iter().enumerate().map(|(position, mapping)| {
+        let index = index_const(position);
+        let name = &mapping.name;
+        let missing = format!("entity `{ident}` maps index `{name}`, which its table does not declare");
+        let (npk, nsk) = (mapping.pk.len(), mapping.sk.len());
+        let shape = format!(
+            "index `{name}` must have {npk} partition and {nsk} sort key attributes to match the mapping"
+        );
+        let index_ref = &index;
+        let checks: Vec<TokenStream> = [("partition_key", &mapping.pk), ("sort_key", &mapping.sk)].into_iter().flat_map(|(part, fields)| {
+            let part = format_ident!("{}", part);
+            let index = index_ref;
+            fields.iter().enumerate().filter_map(move |(slot, field_ident)| {
+                let (field, key_type) = field_and_type(model, field_ident)?;
+                let attribute = &field.attribute;
+                let wrong_name = format!(
+                    "attribute {} of index `{name}`'s {part} must be `{attribute}`, where field `{field_ident}` is stored",
+                    slot + 1
+                );
+                let wrong_kind = format!(
+                    "attribute `{attribute}` of index `{name}` is declared with another type than field `{field_ident}` has"
+                );
+                Some(quote_spanned! {key_type.span()=>
+                    if !::dynashard::__private::const_str_eq(#index.#part[#slot].name, #attribute) {
+                        ::core::panic!(#wrong_name)
+                    }
+                    if !::dynashard::__private::same_kind(
+                        #index.#part[#slot].kind,
+                        <#key_type as ::dynashard::__private::NativeKeyPart>::KIND,
+                    ) {
+                        ::core::panic!(#wrong_kind)
+                    }
+                })
+            })
+        }).collect();
+        quote_spanned! {mapping.span=>
+            #[allow(dead_code)]
+            const #index: &'static ::dynashard::IndexDefinition =
+                match ::dynashard::__private::find_index(__dynashard_table::<#ident>().indexes, #name) {
+                    ::dynashard::__private::Some(index) => index,
+                    ::dynashard::__private::None => ::core::panic!(#missing),
+                };
+            const _: () = {
+                if #index.partition_key.len() != #npk || #index.sort_key.len() != #nsk {
+                    ::core::panic!(#shape)
+                }
+                #(#checks)*
+            };
+        }
+    });
+    quote!(#(#items)*)
+}
+
+/// Put-time checks: DynamoDB refuses empty strings in index key attributes.
+pub fn write_checks(model: &EntityModel) -> TokenStream {
+    let mut seen: Vec<&Ident> = Vec::new();
+    let checks = model.native_indexes.iter().flat_map(|mapping| mapping.pk.iter().chain(&mapping.sk)).filter_map(|ident| {
+        if seen.contains(&ident) {
+            return None;
+        }
+        seen.push(ident);
+        let (field, key_type) = field_and_type(model, ident)?;
+        let attribute = &field.attribute;
+        let field_name = ident.to_string();
+        let check = |value: TokenStream| {
+            quote_spanned! {key_type.span()=>
+                if <#key_type as ::dynashard::__private::NativeKeyPart>::is_empty(
+                    <#key_type as ::dynashard::__private::NativeKeyPart>::as_arg(#value),
+                ) {
+                    return ::dynashard::__private::Err(::dynashard::Error::InvalidKey {
+                        attribute: #attribute,
+                        template: "",
+                        reason: ::dynashard::KeyError::EmptyValue { field: #field_name },
+                    });
+                }
+            }
+        };
+        Some(if option_inner(&field.ty).is_some() {
+            let body = check(quote!(__present));
+            quote!(if let ::dynashard::__private::Some(__present) = &self.#ident { #body })
+        } else {
+            check(quote!(&self.#ident))
+        })
+    });
+    quote!(#(#checks)*)
+}
+
+/// The `query_<index>` entry points.
+pub fn queries(model: &EntityModel) -> TokenStream {
+    let type_name = &model.type_name;
+    let items = model.native_indexes.iter().enumerate().map(|(position, mapping)| entry_point(model, position, mapping, type_name));
+    quote!(#(#items)*)
+}
+
+fn entry_point(model: &EntityModel, position: usize, mapping: &NativeMappingModel, type_name: &str) -> TokenStream {
+    let index = index_const(position);
+    let name = query_fn_name(&mapping.name);
+    let resolved: Vec<(&Ident, &Type)> =
+        mapping.pk.iter().filter_map(|ident| field_and_type(model, ident).map(|(_, ty)| (ident, ty))).collect();
+    let params = resolved.iter().map(|(ident, ty)| {
+        quote_spanned!(ty.span()=> #ident: <#ty as ::dynashard::__private::NativeKeyPart>::Arg<'_>)
+    });
+    let values = resolved.iter().enumerate().map(|(slot, (ident, ty))| {
+        quote! {
+            (#index.partition_key[#slot].name, <#ty as ::dynashard::__private::NativeKeyPart>::to_attribute(#ident))
+        }
+    });
+    let mut walk = quote!(::dynashard::__private::Done);
+    for ident in mapping.sk.iter().rev() {
+        if let Some((_, ty)) = field_and_type(model, ident) {
+            walk = quote!(::dynashard::__private::Native<#ty, #walk>);
+        }
+    }
+    let doc = format!(
+        "Items of index `{}` with the given partition attributes, in sort order ({}); narrow them \
+         attribute by attribute with the conditions of [`dynashard::Query`].",
+        mapping.name,
+        if mapping.sk.is_empty() { "no sort key".to_owned() } else { mapping.sk.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ") }
+    );
+    quote! {
+        #[doc = #doc]
+        #[allow(dead_code)]
+        pub fn #name(#(#params),*) -> ::dynashard::Query<Self, #walk> {
+            ::dynashard::Query::new_native(
+                ::dynashard::__private::QueryTarget {
+                    table: &__DYNASHARD_TABLE,
+                    index: ::dynashard::__private::Some(#index),
+                    type_name: #type_name,
+                    partition_attribute: "",
+                    sort_attribute: ::dynashard::__private::None,
+                    sort_template: ::dynashard::__private::None,
+                },
+                ::dynashard::__private::Vec::from([#(#values),*]),
+            )
+        }
+    }
+}

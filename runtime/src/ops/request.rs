@@ -1,0 +1,108 @@
+//! The parts of one conditional write (table, item or key, update expression, condition,
+//! placeholders, guards), built once and sent either on their own (`PutItem`, `UpdateItem`,
+//! `DeleteItem`) or as one action of a transaction.
+
+use super::conditional::Guards;
+use crate::db::Db;
+use crate::entity::{Entity, Key, PrimaryKey};
+use crate::error::{Error, Item, Result};
+use crate::expression::{Condition, Placeholders};
+use crate::item::{key_item, table_of};
+use std::collections::HashMap;
+
+/// A put: the complete item to store.
+pub(crate) struct PutAction {
+    pub item: Item,
+}
+
+/// An update: the key of the item and its update expression (`None`: nothing to change, only
+/// the condition to check).
+pub(crate) struct UpdateAction {
+    pub key: Item,
+    pub expression: Option<String>,
+}
+
+/// A delete: the key of the item.
+pub(crate) struct DeleteAction {
+    pub key: Item,
+}
+
+/// A condition check (transactions only): the key of the item.
+pub(crate) struct CheckAction {
+    pub key: Item,
+}
+
+/// One conditional write, ready to send.
+pub(crate) struct WriteRequest<A> {
+    /// The real table name.
+    pub table: String,
+    /// The item's primary key.
+    pub key: PrimaryKey,
+    /// What the write does.
+    pub action: A,
+    /// The rendered condition: guards and the caller's condition.
+    pub condition: Option<String>,
+    /// Attribute-name placeholders of the update expression and the condition.
+    pub names: Option<HashMap<String, String>>,
+    /// Value placeholders of the update expression and the condition.
+    pub values: Option<Item>,
+    /// Explains a failed condition.
+    pub explain: Explain,
+}
+
+impl<A> WriteRequest<A> {
+    /// Joins the guards with the caller's condition and renders it with the placeholders the
+    /// action already registered.
+    pub fn new<E: Entity>(
+        db: &Db,
+        key: PrimaryKey,
+        action: A,
+        mut placeholders: Placeholders,
+        guards: Guards,
+        condition: Option<Condition>,
+    ) -> Result<Self> {
+        let condition =
+            guards.condition::<E>(condition).map(|condition| condition.render(&mut placeholders)).transpose()?;
+        Ok(Self {
+            table: db.table_of::<E>().to_owned(),
+            key,
+            action,
+            condition,
+            names: placeholders.take_names(),
+            values: placeholders.take_values(),
+            explain: Explain { guards, failure: Guards::failure::<E> },
+        })
+    }
+}
+
+/// The guards of a write and the entity type they apply to: turns a failed condition into the
+/// precise error.
+#[derive(Clone, Copy)]
+pub(crate) struct Explain {
+    guards: Guards,
+    failure: fn(&Guards, Option<Item>) -> Error,
+}
+
+impl Explain {
+    /// The error for the failed condition, given the stored item DynamoDB returned.
+    pub fn failure(&self, current: Option<Item>) -> Error {
+        (self.failure)(&self.guards, current)
+    }
+}
+
+impl std::fmt::Debug for Explain {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Explain").field("guards", &self.guards).finish_non_exhaustive()
+    }
+}
+
+/// A condition check of the item stored under `key`.
+pub(crate) fn condition_check<E: Entity>(
+    db: &Db,
+    key: &Key<E>,
+    condition: Condition,
+) -> Result<WriteRequest<CheckAction>> {
+    let action = CheckAction { key: key_item(table_of::<E>(), key.primary()) };
+    let placeholders = Placeholders::default();
+    WriteRequest::new::<E>(db, key.primary().clone(), action, placeholders, Guards::default(), Some(condition))
+}

@@ -1,0 +1,162 @@
+//! Parallel scans: every item of one entity type (or of a collection's types) in a table or an
+//! index, read by several segments at once and yielded as one stream.
+//!
+//! ```no_run
+//! # async fn example<E: dynashard::Entity>(db: dynashard::Db) -> dynashard::Result<()> {
+//! use futures::TryStreamExt;
+//! let all: Vec<E> = db.scan::<E>().segments(8).stream().try_collect().await?; // in no particular order
+//! # Ok(()) }
+//! ```
+
+mod run;
+
+use crate::collection::Collection;
+use crate::db::Db;
+use crate::entity::Entity;
+use crate::error::{Item, Result};
+use crate::expression::Condition;
+use crate::item::{from_item_checked, table_of};
+use crate::query::FromItem;
+use crate::table::{Table, TableDefinition};
+use futures::stream::BoxStream;
+
+/// Segments of a scan unless set with [`Scan::segments`].
+pub const DEFAULT_SEGMENTS: u32 = 4;
+
+/// Segment requests in flight at once unless set with [`Scan::concurrency`] (and never more
+/// than there are segments).
+pub const DEFAULT_CONCURRENCY: usize = 8;
+
+/// How a scan turns a raw item into its output (`Ok(None)` skips the item).
+type Decode<T> = fn(Item, bool) -> Result<Option<T>>;
+
+/// A parallel scan, built with [`Db::scan`] or [`Db::scan_collection`]; run it with
+/// [`Scan::stream`].
+///
+/// The table (or index) is split into [`Scan::segments`] that DynamoDB reads independently
+/// (`Segment`/`TotalSegments`); up to [`Scan::concurrency`] of them are read at once, each page
+/// after page. Items arrive **in no particular order**: interleaved across segments, and within
+/// a segment in DynamoDB's storage order. Only items of the scanned entity types are returned:
+/// a filter on the entity-type attribute is applied by DynamoDB (filtered items still consume
+/// read capacity).
+#[must_use = "a scan does nothing until its stream is polled"]
+pub struct Scan<T> {
+    db: Db,
+    plan: ScanPlan,
+    decode: Decode<T>,
+}
+
+/// What a scan reads, and how.
+#[derive(Clone, Debug)]
+pub(crate) struct ScanPlan {
+    pub table: &'static TableDefinition,
+    pub index: Option<String>,
+    pub type_names: Vec<&'static str>,
+    pub segments: u32,
+    pub concurrency: Option<usize>,
+    pub filter: Option<Condition>,
+    pub limit: Option<usize>,
+    pub page_size: Option<usize>,
+    pub consistent: bool,
+}
+
+impl ScanPlan {
+    fn new(table: &'static TableDefinition, type_names: Vec<&'static str>) -> Self {
+        Self {
+            table,
+            index: None,
+            type_names,
+            segments: DEFAULT_SEGMENTS,
+            concurrency: None,
+            filter: None,
+            limit: None,
+            page_size: None,
+            consistent: false,
+        }
+    }
+}
+
+impl Db {
+    /// Scans every item of entity type `E` in its table.
+    ///
+    /// ```no_run
+    /// # use dynashard::{Condition, Db, Entity};
+    /// # async fn example<E: Entity>(db: Db, recent: Condition) -> dynashard::Result<()> {
+    /// use futures::TryStreamExt;
+    /// let mut items = db.scan::<E>().segments(16).concurrency(4).filter(recent).stream();
+    /// while let Some(item) = items.try_next().await? {
+    ///     // items arrive in no particular order
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn scan<E: Entity>(&self) -> Scan<E> {
+        Scan { db: self.clone(), plan: ScanPlan::new(table_of::<E>(), vec![E::TYPE_NAME]), decode: from_item_checked::<E> }
+    }
+
+    /// Scans every item of the entity types of collection `C` in its table, each decoded as its
+    /// variant.
+    pub fn scan_collection<C: Collection>(&self) -> Scan<C> {
+        let table = <C::Table as Table>::DEFINITION_REF;
+        Scan { db: self.clone(), plan: ScanPlan::new(table, C::TYPE_NAMES.to_vec()), decode: <C as FromItem>::from_item }
+    }
+}
+
+impl<T: Send + 'static> Scan<T> {
+    /// Scans the global secondary index `name` instead of the table (for a sparse index: only
+    /// the items in it). An index the table does not declare fails the stream with
+    /// [`crate::Error::InvalidQuery`].
+    pub fn index(mut self, name: impl Into<String>) -> Self {
+        self.plan.index = Some(name.into());
+        self
+    }
+
+    /// Splits the scan into `segments` parallel segments (default [`DEFAULT_SEGMENTS`]; DynamoDB
+    /// allows 1 to 1,000,000, others fail the stream with [`crate::Error::InvalidQuery`]).
+    pub fn segments(mut self, segments: u32) -> Self {
+        self.plan.segments = segments;
+        self
+    }
+
+    /// Reads at most `requests` segments at once (default: every segment, up to
+    /// [`DEFAULT_CONCURRENCY`]; at least 1).
+    pub fn concurrency(mut self, requests: usize) -> Self {
+        self.plan.concurrency = Some(requests.max(1));
+        self
+    }
+
+    /// Keeps only items for which `condition` holds (a DynamoDB filter expression: filtered
+    /// items still consume read capacity).
+    pub fn filter(mut self, condition: Condition) -> Self {
+        self.plan.filter = Some(match self.plan.filter.take() {
+            Some(existing) => existing.and(condition),
+            None => condition,
+        });
+        self
+    }
+
+    /// Yields at most `limit` items in all, then stops reading. Also the `Limit` of each request
+    /// unless a [`Scan::page_size`] is set.
+    pub fn limit(mut self, limit: usize) -> Self {
+        self.plan.limit = Some(limit);
+        self
+    }
+
+    /// The `Limit` of each request: items DynamoDB reads per page, before filtering.
+    pub fn page_size(mut self, size: usize) -> Self {
+        self.plan.page_size = Some(size.max(1));
+        self
+    }
+
+    /// Uses strongly consistent reads (base table only; an index scan then fails with
+    /// [`crate::Error::InvalidQuery`]).
+    pub fn consistent(mut self) -> Self {
+        self.plan.consistent = true;
+        self
+    }
+
+    /// Runs the scan, yielding items in no particular order. Nothing is sent before the stream is
+    /// first polled; dropping it stops the reads. The first error ends the stream.
+    pub fn stream(self) -> BoxStream<'static, Result<T>> {
+        run::run(self.db, self.plan, self.decode)
+    }
+}

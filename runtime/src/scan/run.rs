@@ -1,0 +1,178 @@
+//! Running a scan: one page stream per segment, read with bounded concurrency and merged.
+
+use super::{Decode, ScanPlan, DEFAULT_CONCURRENCY};
+use crate::db::Db;
+use crate::error::{Error, Item, Result};
+use crate::expression::Placeholders;
+use aws_sdk_dynamodb::types::AttributeValue;
+use futures::stream::{self, BoxStream, StreamExt};
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+
+/// DynamoDB's limit of `TotalSegments`.
+const MAX_SEGMENTS: u32 = 1_000_000;
+
+/// The parts every request of one scan shares.
+struct ScanRequest {
+    table: String,
+    index: Option<String>,
+    filter: Option<String>,
+    names: Option<HashMap<String, String>>,
+    values: Option<Item>,
+    consistent: bool,
+    limit: Option<i32>,
+    segments: i32,
+}
+
+/// The scan as a stream of items; a plan that cannot run yields its error alone.
+pub(super) fn run<T: Send + 'static>(db: Db, plan: ScanPlan, decode: Decode<T>) -> BoxStream<'static, Result<T>> {
+    let request = match prepare(&db, &plan) {
+        Ok(request) => Arc::new(request),
+        Err(error) => return stream::once(async move { Err(error) }).boxed(),
+    };
+    if plan.limit == Some(0) {
+        return stream::empty().boxed();
+    }
+    let concurrency = plan.concurrency.unwrap_or(DEFAULT_CONCURRENCY).min(plan.segments as usize).max(1);
+    let pages = stream::iter(0..request.segments)
+        .map(move |segment| segment_pages(db.clone(), Arc::clone(&request), segment))
+        .flatten_unordered(concurrency)
+        .boxed();
+    let state = State { pages, buffer: VecDeque::new(), remaining: plan.limit, decode };
+    stream::unfold(state, |mut state| async move {
+        let next = state.next().await;
+        next.map(|item| (item, state))
+    })
+    .boxed()
+}
+
+/// Checks the plan and renders what every request shares; nothing is sent.
+fn prepare(db: &Db, plan: &ScanPlan) -> Result<ScanRequest> {
+    let invalid = |reason: String| Error::InvalidQuery { reason };
+    if !(1..=MAX_SEGMENTS).contains(&plan.segments) {
+        return Err(invalid(format!("a scan needs 1 to {MAX_SEGMENTS} segments, not {}", plan.segments)));
+    }
+    if let Some(index) = &plan.index {
+        if !plan.table.indexes.iter().any(|known| known.name == index) {
+            return Err(invalid(format!("table `{}` declares no index `{index}`", plan.table.name)));
+        }
+        if plan.consistent {
+            return Err(invalid("strongly consistent reads are not supported on global secondary indexes".into()));
+        }
+    }
+    let mut placeholders = Placeholders::default();
+    let mut filters = Vec::new();
+    if !plan.type_names.is_empty() {
+        let attribute = placeholders.name(plan.table.type_attribute);
+        let names: Vec<String> =
+            plan.type_names.iter().map(|name| placeholders.value(AttributeValue::S((*name).to_owned()))).collect();
+        filters.push(match names.as_slice() {
+            [one] => format!("{attribute} = {one}"),
+            many => format!("{attribute} IN ({})", many.join(", ")),
+        });
+    }
+    if let Some(filter) = &plan.filter {
+        filters.push(format!("({})", filter.render(&mut placeholders)?));
+    }
+    let limit = plan.page_size.or(plan.limit);
+    Ok(ScanRequest {
+        table: db.name_of(plan.table.name).to_owned(),
+        index: plan.index.clone(),
+        filter: (!filters.is_empty()).then(|| filters.join(" AND ")),
+        names: placeholders.take_names(),
+        values: placeholders.take_values(),
+        consistent: plan.consistent,
+        limit: limit.map(|limit| limit.clamp(1, i32::MAX as usize) as i32),
+        segments: plan.segments as i32,
+    })
+}
+
+/// The pages of one segment, each requested after the previous one arrived.
+fn segment_pages(db: Db, request: Arc<ScanRequest>, segment: i32) -> BoxStream<'static, Result<Vec<Item>>> {
+    // State: `None` once the segment is done, else the key to start after (`None` at first).
+    stream::unfold(Some(None), move |start: Option<Option<Item>>| {
+        let (db, request) = (db.clone(), Arc::clone(&request));
+        async move {
+            let start = start?;
+            match fetch(&db, &request, segment, start).await {
+                Ok((items, next)) => Some((Ok(items), next.map(Some))),
+                Err(error) => Some((Err(error), None)),
+            }
+        }
+    })
+    .boxed()
+}
+
+/// Sends one Scan request; returns its items and the key to continue after, if any.
+async fn fetch(
+    db: &Db,
+    request: &ScanRequest,
+    segment: i32,
+    start: Option<Item>,
+) -> Result<(Vec<Item>, Option<Item>)> {
+    let output = db
+        .client()
+        .scan()
+        .table_name(&request.table)
+        .set_index_name(request.index.clone())
+        .set_filter_expression(request.filter.clone())
+        .set_expression_attribute_names(request.names.clone())
+        .set_expression_attribute_values(request.values.clone())
+        .consistent_read(request.consistent)
+        .set_limit(request.limit)
+        .segment(segment)
+        .total_segments(request.segments)
+        .set_exclusive_start_key(start)
+        .send()
+        .await
+        .map_err(|error| Error::from_sdk("Scan", error))?;
+    let next = output.last_evaluated_key.filter(|key| !key.is_empty());
+    Ok((output.items.unwrap_or_default(), next))
+}
+
+/// The merged pages, decoded one item at a time, up to the limit.
+struct State<T> {
+    pages: BoxStream<'static, Result<Vec<Item>>>,
+    buffer: VecDeque<Item>,
+    remaining: Option<usize>,
+    decode: Decode<T>,
+}
+
+impl<T> State<T> {
+    async fn next(&mut self) -> Option<Result<T>> {
+        loop {
+            if self.remaining == Some(0) {
+                self.stop();
+                return None;
+            }
+            if let Some(item) = self.buffer.pop_front() {
+                match (self.decode)(item, false) {
+                    Ok(None) => continue,
+                    Ok(Some(value)) => {
+                        if let Some(remaining) = &mut self.remaining {
+                            *remaining -= 1;
+                        }
+                        return Some(Ok(value));
+                    }
+                    Err(error) => return Some(Err(self.stop_with(error))),
+                }
+            }
+            match self.pages.next().await? {
+                Ok(items) => self.buffer.extend(items),
+                Err(error) => return Some(Err(self.stop_with(error))),
+            }
+        }
+    }
+
+    /// Drops the segment streams, which cancels their requests in flight.
+    fn stop(&mut self) {
+        self.pages = stream::empty().boxed();
+        self.buffer.clear();
+    }
+
+    fn stop_with(&mut self, error: Error) -> Error {
+        self.stop();
+        self.remaining = Some(0);
+        error
+    }
+}

@@ -1,0 +1,175 @@
+//! Turning write requests into `TransactWriteItem`s, checking a transaction before it is sent,
+//! sending it, and explaining a cancellation per action.
+
+use super::cancel::{CancellationReason, ReasonCode};
+use super::MAX_TRANSACTION_ACTIONS;
+use crate::db::Db;
+use crate::entity::PrimaryKey;
+use crate::error::{Error, Result};
+use crate::ops::request::{CheckAction, DeleteAction, Explain, PutAction, UpdateAction, WriteRequest};
+use aws_sdk_dynamodb::error::BuildError;
+use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
+use aws_sdk_dynamodb::types::{
+    self, ConditionCheck, ReturnValuesOnConditionCheckFailure, TransactWriteItem,
+};
+use std::collections::HashSet;
+
+const ALL_OLD: ReturnValuesOnConditionCheckFailure = ReturnValuesOnConditionCheckFailure::AllOld;
+
+/// One action of a transaction, ready to send, with what is needed to explain its failure.
+pub(crate) struct Pending {
+    table: String,
+    key: PrimaryKey,
+    item: TransactWriteItem,
+    explain: Explain,
+}
+
+impl Pending {
+    /// Converts the parts of a single-item write into a transaction action.
+    pub fn new<A: TransactAction>(request: WriteRequest<A>) -> Result<Self> {
+        let (table, key, explain) = (request.table.clone(), request.key.clone(), request.explain);
+        let item = A::transact_item(request).map_err(build_error)?;
+        Ok(Self { table, key, item, explain })
+    }
+}
+
+/// A kind of write that can be one action of a transaction.
+pub(crate) trait TransactAction: Sized {
+    /// The action as DynamoDB's transaction API takes it; the stored item is returned when the
+    /// condition fails.
+    fn transact_item(request: WriteRequest<Self>) -> Result<TransactWriteItem, BuildError>;
+}
+
+impl TransactAction for PutAction {
+    fn transact_item(request: WriteRequest<Self>) -> Result<TransactWriteItem, BuildError> {
+        let put = types::Put::builder()
+            .table_name(request.table)
+            .set_item(Some(request.action.item))
+            .set_condition_expression(request.condition)
+            .set_expression_attribute_names(request.names)
+            .set_expression_attribute_values(request.values)
+            .return_values_on_condition_check_failure(ALL_OLD)
+            .build()?;
+        Ok(TransactWriteItem::builder().put(put).build())
+    }
+}
+
+impl TransactAction for UpdateAction {
+    /// An update without changes (possible for entities without a version) only checks its
+    /// condition, which always includes the must-exist guard.
+    fn transact_item(request: WriteRequest<Self>) -> Result<TransactWriteItem, BuildError> {
+        let WriteRequest { table, key, action, condition, names, values, explain } = request;
+        let Some(expression) = action.expression else {
+            let action = CheckAction { key: action.key };
+            let check = WriteRequest { table, key, action, condition, names, values, explain };
+            return CheckAction::transact_item(check);
+        };
+        let update = types::Update::builder()
+            .table_name(table)
+            .set_key(Some(action.key))
+            .update_expression(expression)
+            .set_condition_expression(condition)
+            .set_expression_attribute_names(names)
+            .set_expression_attribute_values(values)
+            .return_values_on_condition_check_failure(ALL_OLD)
+            .build()?;
+        Ok(TransactWriteItem::builder().update(update).build())
+    }
+}
+
+impl TransactAction for DeleteAction {
+    fn transact_item(request: WriteRequest<Self>) -> Result<TransactWriteItem, BuildError> {
+        let delete = types::Delete::builder()
+            .table_name(request.table)
+            .set_key(Some(request.action.key))
+            .set_condition_expression(request.condition)
+            .set_expression_attribute_names(request.names)
+            .set_expression_attribute_values(request.values)
+            .return_values_on_condition_check_failure(ALL_OLD)
+            .build()?;
+        Ok(TransactWriteItem::builder().delete(delete).build())
+    }
+}
+
+impl TransactAction for CheckAction {
+    fn transact_item(request: WriteRequest<Self>) -> Result<TransactWriteItem, BuildError> {
+        let check = ConditionCheck::builder()
+            .table_name(request.table)
+            .set_key(Some(request.action.key))
+            .set_condition_expression(request.condition)
+            .set_expression_attribute_names(request.names)
+            .set_expression_attribute_values(request.values)
+            .return_values_on_condition_check_failure(ALL_OLD)
+            .build()?;
+        Ok(TransactWriteItem::builder().condition_check(check).build())
+    }
+}
+
+/// A request the SDK refused to build (a required member missing).
+fn build_error(error: BuildError) -> Error {
+    Error::Service {
+        operation: "TransactWriteItems",
+        code: None,
+        message: error.to_string(),
+        source: Box::new(error),
+    }
+}
+
+/// Rejects, before sending, a transaction over DynamoDB's size or with two actions on one item.
+pub(crate) fn check(actions: &[Pending]) -> Result<()> {
+    if actions.len() > MAX_TRANSACTION_ACTIONS {
+        return Err(Error::TransactionTooLarge { actions: actions.len(), max: MAX_TRANSACTION_ACTIONS });
+    }
+    let mut seen = HashSet::with_capacity(actions.len());
+    for action in actions {
+        if !seen.insert((action.table.as_str(), &action.key)) {
+            return Err(Error::DuplicateTransactionKey { table: action.table.clone(), key: action.key.clone() });
+        }
+    }
+    Ok(())
+}
+
+/// Sends the actions as one `TransactWriteItems` request.
+pub(crate) async fn send(db: &Db, actions: Vec<Pending>, token: Option<String>) -> Result<()> {
+    let mut items = Vec::with_capacity(actions.len());
+    let mut targets = Vec::with_capacity(actions.len());
+    for action in actions {
+        items.push(action.item);
+        targets.push((action.table, action.key, action.explain));
+    }
+    let result = db
+        .client()
+        .transact_write_items()
+        .set_transact_items(Some(items))
+        .set_client_request_token(token)
+        .send()
+        .await;
+    match result {
+        Ok(_) => Ok(()),
+        Err(error) => match error.as_service_error() {
+            Some(TransactWriteItemsError::TransactionCanceledException(canceled)) => {
+                Err(canceled_error(targets, canceled.cancellation_reasons()))
+            }
+            _ => Err(Error::from_sdk("TransactWriteItems", error)),
+        },
+    }
+}
+
+/// Pairs DynamoDB's reasons (one per action, in order) with the actions, and explains failed
+/// conditions the way the single-item operation would.
+fn canceled_error(targets: Vec<(String, PrimaryKey, Explain)>, reasons: &[types::CancellationReason]) -> Error {
+    let reasons = targets
+        .into_iter()
+        .enumerate()
+        .map(|(action, (table, key, explain))| {
+            let reason = reasons.get(action);
+            let code = ReasonCode::parse(reason.and_then(types::CancellationReason::code));
+            let item = reason.and_then(types::CancellationReason::item).filter(|item| !item.is_empty()).cloned();
+            let error = (code == ReasonCode::ConditionalCheckFailed)
+                .then(|| Box::new(explain.failure(item.clone())));
+            let message = reason.and_then(types::CancellationReason::message).map(str::to_owned);
+            CancellationReason { action, table, key, code, message, item: item.map(Box::new), error }
+        })
+        .collect();
+    Error::TransactionCanceled { reasons }
+}
