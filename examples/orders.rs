@@ -114,7 +114,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let open: Vec<Order> = db.stream(Order::query_open_orders()).try_collect().await?;
     println!("{} open orders; the oldest:", open.len());
     for order in open.iter().take(3) {
-        println!("  {} order {} ({} cents)", order.opened_at.as_deref().unwrap_or("?"), order.number, order.total_cents);
+        println!(
+            "  {} order {} ({} cents)",
+            order.opened_at.as_deref().unwrap_or("?"),
+            order.number,
+            order.total_cents
+        );
     }
 
     // Closing an order removes it from the index: the update drops its index keys.
@@ -138,15 +143,19 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // Vertical partitioning: stock changes without rewriting the product details.
     let sku = "kettle-1";
-    db.put(&Product { sku: sku.into(), name: "Kettle".into(), description: "1.7 l, brushed steel".into() }).await?;
+    db.put(&Product { sku: sku.into(), name: "Kettle".into(), description: "1.7 l, brushed steel".into() })
+        .await?;
     db.put(&Inventory { sku: sku.into(), in_stock: 40 }).await?;
     for _ in 0..3 {
         db.update(Inventory::key(sku)?).add(Inventory::fields().in_stock, -1).await?;
     }
-    let product: Vec<ProductItems> = db.stream(ProductItems::query(&Product::key(sku)?)).try_collect().await?;
+    let product: Vec<ProductItems> =
+        db.stream(ProductItems::query(&Product::key(sku)?)).try_collect().await?;
     for item in &product {
         match item {
-            ProductItems::Details(details) => println!("product {}: {} ({})", details.sku, details.name, details.description),
+            ProductItems::Details(details) => {
+                println!("product {}: {} ({})", details.sku, details.name, details.description)
+            }
             ProductItems::Stock(stock) => println!("  in stock: {}", stock.in_stock),
         }
     }

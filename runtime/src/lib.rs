@@ -64,11 +64,11 @@ pub use key::KeyPart;
 pub use ops::{Delete, Get, Numeric, Put, Update};
 pub use query::{Page, Query};
 pub use scan::Scan;
-pub use transaction::{
-    CancellationReason, IntoDelete, IntoPut, ReasonCode, Transaction, MAX_TRANSACTION_ACTIONS,
-};
 pub use table::{
     Billing, IndexDefinition, KeyAttribute, ScalarKind, Table, TableDefinition, DEFAULT_TYPE_ATTRIBUTE,
+};
+pub use transaction::{
+    CancellationReason, IntoDelete, IntoPut, ReasonCode, Transaction, MAX_TRANSACTION_ACTIONS,
 };
 
 /// Re-exports for generated code; not a public API.

@@ -46,7 +46,11 @@ async fn a_song_and_its_album_count_commit_together_across_tables() {
     let key = Song::key(&artist, "Leaving Home", "Air Song").unwrap();
     assert_eq!(stored_song(&db, key).await, Some(new_song));
     let updated = stored_album(&db, &artist).await;
-    assert_eq!((updated.song_count, updated.version), (1, 2), "the update in a transaction bumps the version");
+    assert_eq!(
+        (updated.song_count, updated.version),
+        (1, 2),
+        "the update in a transaction bumps the version"
+    );
     assert_eq!(db.get(counter_key).consistent().await.unwrap().unwrap().count, 1);
 }
 
@@ -87,7 +91,9 @@ async fn a_failing_condition_on_either_side_leaves_both_unchanged() {
         .transaction()
         .put(&other)
         .update(
-            db.update(album_key()).add(Album::fields().song_count, 1).condition(Album::fields().year.eq(&1900)),
+            db.update(album_key())
+                .add(Album::fields().song_count, 1)
+                .condition(Album::fields().year.eq(&1900)),
         )
         .await
         .unwrap_err();
@@ -113,7 +119,8 @@ async fn updates_and_deletes_keep_their_guards() {
     let new_song = song(&artist, "Leaving Home", "New");
 
     // An update never creates an item, even one without changes (then only a check).
-    for update in [db.update(missing.clone()).set(Song::fields().length_seconds, 1u32), db.update(missing.clone())]
+    for update in
+        [db.update(missing.clone()).set(Song::fields().length_seconds, 1u32), db.update(missing.clone())]
     {
         let error = db.transaction().put(&new_song).update(update).await.unwrap_err();
         let Error::TransactionCanceled { reasons } = &error else { panic!("{error:?}") };
@@ -132,15 +139,23 @@ async fn updates_and_deletes_keep_their_guards() {
         "{:?}",
         reasons[0]
     );
-    let check = Album::fields().song_count.gt(&0);
-    let error = db.transaction().put(&new_song).condition_check(album_key.clone(), check).await.unwrap_err();
+    db.put(&Artist { name: artist.clone(), country: Some("SE".into()) }).await.unwrap();
+    let artist_key = Artist::key(&artist).unwrap();
+    let country = |code: &str| Artist::fields().country.eq(&Some(code.to_owned()));
+    let error =
+        db.transaction().put(&new_song).condition_check(artist_key.clone(), country("NO")).await.unwrap_err();
     assert!(error.is_conditional_failed(), "{error:?}");
+    let Error::TransactionCanceled { reasons } = &error else { panic!("{error:?}") };
+    let Some(Error::ConditionFailed { current: Some(current) }) = reasons[1].error.as_deref() else {
+        panic!("{:?}", reasons[1])
+    };
+    assert_eq!(current["country"].as_s().unwrap(), "SE");
     assert_eq!(stored_song(&db, new_key.clone()).await, None);
 
     // All together, when the guards hold.
     db.transaction()
         .put(&new_song)
-        .condition_check(album_key.clone(), Album::fields().song_count.eq(&0))
+        .condition_check(artist_key, country("SE"))
         .delete(db.delete(album_key.clone()).expect_version(1))
         .await
         .unwrap();

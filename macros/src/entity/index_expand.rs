@@ -85,7 +85,7 @@ fn statics(model: &EntityModel, position: usize, mapping: &IndexMappingModel) ->
     });
     quote_spanned! {mapping.span=>
         #[allow(dead_code)]
-        const #index: &'static ::dynashard::IndexDefinition =
+        const #index: &::dynashard::IndexDefinition =
             match ::dynashard::__private::find_index(__dynashard_table::<#ident>().indexes, #name) {
                 ::dynashard::__private::Some(index) => index,
                 ::dynashard::__private::None => ::core::panic!(#missing),

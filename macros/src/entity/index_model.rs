@@ -131,14 +131,20 @@ fn key_spec(meta: &syn::meta::ParseNestedMeta) -> syn::Result<KeySpec> {
 fn check_native_fields(mapping: &NativeMappingModel, fields: &[FieldModel], errors: &mut Errors) {
     for ident in mapping.pk.iter().chain(&mapping.sk) {
         let Some(field) = fields.iter().find(|field| &field.ident == ident) else {
-            errors.push(ident.span(), format!("unknown field `{ident}` in the key of index `{}`", mapping.name));
+            errors.push(
+                ident.span(),
+                format!("unknown field `{ident}` in the key of index `{}`", mapping.name),
+            );
             continue;
         };
         if field.no_attribute {
             errors.push(ident.span(), format!("index field `{ident}` is skipped or flattened by serde"));
         }
         if field.is_version {
-            errors.push(ident.span(), format!("the `#[version]` field `{ident}` cannot be part of an index key"));
+            errors.push(
+                ident.span(),
+                format!("the `#[version]` field `{ident}` cannot be part of an index key"),
+            );
         }
         if option_inner(&field.ty).is_some() && !mapping.sparse {
             errors.push_spanned(
@@ -155,12 +161,9 @@ fn check_native_fields(mapping: &NativeMappingModel, fields: &[FieldModel], erro
 
 fn parse_one(attr: &Attribute, sparse: bool, errors: &mut Errors) -> Option<Mapping> {
     let kind = if sparse { "sparse_gsi" } else { "gsi" };
-    let (mut name, mut pk, mut sk, mut when): (
-        Option<(String, Span)>,
-        Option<KeySpec>,
-        Option<KeySpec>,
-        Option<Path>,
-    ) = (None, None, None, None);
+    let mut name: Option<(String, Span)> = None;
+    let (mut pk, mut sk): (Option<KeySpec>, Option<KeySpec>) = (None, None);
+    let mut when: Option<Path> = None;
     let mut malformed = false;
     let result = attr.parse_nested_meta(|meta| {
         let is_bare = !meta.input.peek(syn::Token![=]) && !meta.input.peek(syn::token::Paren);
@@ -204,7 +207,9 @@ fn parse_one(attr: &Attribute, sparse: bool, errors: &mut Errors) -> Option<Mapp
     };
     match (pk, sk) {
         (KeySpec::Template(pk), None) => composed(attr, name, &pk, None, sparse, when, errors),
-        (KeySpec::Template(pk), Some(KeySpec::Template(sk))) => composed(attr, name, &pk, Some(&sk), sparse, when, errors),
+        (KeySpec::Template(pk), Some(KeySpec::Template(sk))) => {
+            composed(attr, name, &pk, Some(&sk), sparse, when, errors)
+        }
         (KeySpec::Fields(pk), sk) => {
             let sk = match sk {
                 None => Vec::new(),
@@ -215,11 +220,17 @@ fn parse_one(attr: &Attribute, sparse: bool, errors: &mut Errors) -> Option<Mapp
                 }
             };
             if let Some(when) = &when {
-                errors.push_spanned(when, "`when` needs key templates: a multi-attribute key is the entity's own fields");
+                errors.push_spanned(
+                    when,
+                    "`when` needs key templates: a multi-attribute key is the entity's own fields",
+                );
                 return None;
             }
             if pk.is_empty() || pk.len() > 4 || sk.len() > 4 {
-                errors.push_spanned(attr, "a multi-attribute key has one to four partition and up to four sort fields");
+                errors.push_spanned(
+                    attr,
+                    "a multi-attribute key has one to four partition and up to four sort fields",
+                );
                 return None;
             }
             Some(Mapping::Native(NativeMappingModel { name, span: attr.span(), pk, sk, sparse }))

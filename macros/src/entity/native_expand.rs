@@ -59,7 +59,7 @@ pub fn statics(model: &EntityModel) -> TokenStream {
         }).collect();
         quote_spanned! {mapping.span=>
             #[allow(dead_code)]
-            const #index: &'static ::dynashard::IndexDefinition =
+            const #index: &::dynashard::IndexDefinition =
                 match ::dynashard::__private::find_index(__dynashard_table::<#ident>().indexes, #name) {
                     ::dynashard::__private::Some(index) => index,
                     ::dynashard::__private::None => ::core::panic!(#missing),
@@ -78,49 +78,64 @@ pub fn statics(model: &EntityModel) -> TokenStream {
 /// Put-time checks: DynamoDB refuses empty strings in index key attributes.
 pub fn write_checks(model: &EntityModel) -> TokenStream {
     let mut seen: Vec<&Ident> = Vec::new();
-    let checks = model.native_indexes.iter().flat_map(|mapping| mapping.pk.iter().chain(&mapping.sk)).filter_map(|ident| {
-        if seen.contains(&ident) {
-            return None;
-        }
-        seen.push(ident);
-        let (field, key_type) = field_and_type(model, ident)?;
-        let attribute = &field.attribute;
-        let field_name = ident.to_string();
-        let check = |value: TokenStream| {
-            quote_spanned! {key_type.span()=>
-                if <#key_type as ::dynashard::__private::NativeKeyPart>::is_empty(
-                    <#key_type as ::dynashard::__private::NativeKeyPart>::as_arg(#value),
-                ) {
-                    return ::dynashard::__private::Err(::dynashard::Error::InvalidKey {
-                        attribute: #attribute,
-                        template: "",
-                        reason: ::dynashard::KeyError::EmptyValue { field: #field_name },
-                    });
+    let checks =
+        model.native_indexes.iter().flat_map(|mapping| mapping.pk.iter().chain(&mapping.sk)).filter_map(
+            |ident| {
+                if seen.contains(&ident) {
+                    return None;
                 }
-            }
-        };
-        Some(if option_inner(&field.ty).is_some() {
-            let body = check(quote!(__present));
-            quote!(if let ::dynashard::__private::Some(__present) = &self.#ident { #body })
-        } else {
-            check(quote!(&self.#ident))
-        })
-    });
+                seen.push(ident);
+                let (field, key_type) = field_and_type(model, ident)?;
+                let attribute = &field.attribute;
+                let field_name = ident.to_string();
+                let check = |value: TokenStream| {
+                    quote_spanned! {key_type.span()=>
+                        if <#key_type as ::dynashard::__private::NativeKeyPart>::is_empty(
+                            <#key_type as ::dynashard::__private::NativeKeyPart>::as_arg(#value),
+                        ) {
+                            return ::dynashard::__private::Err(::dynashard::Error::InvalidKey {
+                                attribute: #attribute,
+                                template: "",
+                                reason: ::dynashard::KeyError::EmptyValue { field: #field_name },
+                            });
+                        }
+                    }
+                };
+                Some(if option_inner(&field.ty).is_some() {
+                    let body = check(quote!(__present));
+                    quote!(if let ::dynashard::__private::Some(__present) = &self.#ident { #body })
+                } else {
+                    check(quote!(&self.#ident))
+                })
+            },
+        );
     quote!(#(#checks)*)
 }
 
 /// The `query_<index>` entry points.
 pub fn queries(model: &EntityModel) -> TokenStream {
     let type_name = &model.type_name;
-    let items = model.native_indexes.iter().enumerate().map(|(position, mapping)| entry_point(model, position, mapping, type_name));
+    let items = model
+        .native_indexes
+        .iter()
+        .enumerate()
+        .map(|(position, mapping)| entry_point(model, position, mapping, type_name));
     quote!(#(#items)*)
 }
 
-fn entry_point(model: &EntityModel, position: usize, mapping: &NativeMappingModel, type_name: &str) -> TokenStream {
+fn entry_point(
+    model: &EntityModel,
+    position: usize,
+    mapping: &NativeMappingModel,
+    type_name: &str,
+) -> TokenStream {
     let index = index_const(position);
     let name = query_fn_name(&mapping.name);
-    let resolved: Vec<(&Ident, &Type)> =
-        mapping.pk.iter().filter_map(|ident| field_and_type(model, ident).map(|(_, ty)| (ident, ty))).collect();
+    let resolved: Vec<(&Ident, &Type)> = mapping
+        .pk
+        .iter()
+        .filter_map(|ident| field_and_type(model, ident).map(|(_, ty)| (ident, ty)))
+        .collect();
     let params = resolved.iter().map(|(ident, ty)| {
         quote_spanned!(ty.span()=> #ident: <#ty as ::dynashard::__private::NativeKeyPart>::Arg<'_>)
     });
@@ -139,7 +154,11 @@ fn entry_point(model: &EntityModel, position: usize, mapping: &NativeMappingMode
         "Items of index `{}` with the given partition attributes, in sort order ({}); narrow them \
          attribute by attribute with the conditions of [`dynashard::Query`].",
         mapping.name,
-        if mapping.sk.is_empty() { "no sort key".to_owned() } else { mapping.sk.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ") }
+        if mapping.sk.is_empty() {
+            "no sort key".to_owned()
+        } else {
+            mapping.sk.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+        }
     );
     quote! {
         #[doc = #doc]

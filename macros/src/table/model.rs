@@ -175,7 +175,8 @@ fn parse_table_attr(attr: &syn::Attribute, args: &mut TableArgs, errors: &mut Er
 }
 
 fn parse_gsi_attr(attr: &syn::Attribute, errors: &mut Errors) -> Option<IndexModel> {
-    let (mut name, mut pk, mut sk): (Option<LitStr>, Option<Vec<LitStr>>, Option<Vec<LitStr>>) = (None, None, None);
+    let (mut name, mut pk, mut sk): (Option<LitStr>, Option<Vec<LitStr>>, Option<Vec<LitStr>>) =
+        (None, None, None);
     let result = attr.parse_nested_meta(|meta| {
         if meta.path.is_ident("name") {
             let value = meta.value()?.parse()?;
@@ -201,7 +202,10 @@ fn parse_gsi_attr(attr: &syn::Attribute, errors: &mut Errors) -> Option<IndexMod
     };
     let sk = sk.unwrap_or_default();
     if pk.is_empty() || pk.len() > 4 || sk.len() > 4 {
-        errors.push_spanned(attr, "an index key has one to four partition attributes and up to four sort attributes");
+        errors.push_spanned(
+            attr,
+            "an index key has one to four partition attributes and up to four sort attributes",
+        );
     }
     Some(IndexModel {
         name: checked_name(&name, 3, errors),

@@ -75,8 +75,14 @@ impl<'a, E: Entity> Put<'a, E> {
             item.insert(attribute.to_owned(), next_version(version));
         }
         let action = PutAction { item };
-        let request =
-            WriteRequest::new::<E>(self.db, key, action, Placeholders::default(), self.guards, self.condition)?;
+        let request = WriteRequest::new::<E>(
+            self.db,
+            key,
+            action,
+            Placeholders::default(),
+            self.guards,
+            self.condition,
+        )?;
         Ok((request, stored_version))
     }
 

@@ -61,8 +61,10 @@ impl<A> WriteRequest<A> {
         guards: Guards,
         condition: Option<Condition>,
     ) -> Result<Self> {
-        let condition =
-            guards.condition::<E>(condition).map(|condition| condition.render(&mut placeholders)).transpose()?;
+        let condition = guards
+            .condition::<E>(condition)
+            .map(|condition| condition.render(&mut placeholders))
+            .transpose()?;
         Ok(Self {
             table: db.table_of::<E>().to_owned(),
             key,
@@ -90,12 +92,6 @@ impl Explain {
     }
 }
 
-impl std::fmt::Debug for Explain {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Explain").field("guards", &self.guards).finish_non_exhaustive()
-    }
-}
-
 /// A condition check of the item stored under `key`.
 pub(crate) fn condition_check<E: Entity>(
     db: &Db,
@@ -104,5 +100,12 @@ pub(crate) fn condition_check<E: Entity>(
 ) -> Result<WriteRequest<CheckAction>> {
     let action = CheckAction { key: key_item(table_of::<E>(), key.primary()) };
     let placeholders = Placeholders::default();
-    WriteRequest::new::<E>(db, key.primary().clone(), action, placeholders, Guards::default(), Some(condition))
+    WriteRequest::new::<E>(
+        db,
+        key.primary().clone(),
+        action,
+        placeholders,
+        Guards::default(),
+        Some(condition),
+    )
 }

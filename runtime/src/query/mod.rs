@@ -27,8 +27,8 @@ mod stream;
 
 pub use cursor::CursorError;
 pub use decode::FromItem;
-pub use native::{same_kind, Native, NativeKeyPart};
 pub(crate) use native::NativeCondition;
+pub use native::{same_kind, Native, NativeKeyPart};
 pub use page::Page;
 pub(crate) use range::SortRange;
 pub use sort::{Done, End, Next};

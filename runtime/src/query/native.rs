@@ -68,7 +68,7 @@ pub const fn same_kind(a: ScalarKind, b: ScalarKind) -> bool {
 }
 
 /// The next attribute of a multi-attribute sort key has type `H`; `R` describes the rest.
-pub struct Native<H: ?Sized, R>(PhantomData<(fn() -> Box<H>, R)>);
+pub struct Native<H, R>(PhantomData<fn() -> (H, R)>);
 
 /// A native comparison on one sort-key attribute.
 #[derive(Clone, Debug, PartialEq)]
@@ -85,11 +85,16 @@ impl<E, F> Query<E, F> {
     /// A query of a multi-attribute index partition. Generated code calls this.
     #[doc(hidden)]
     pub fn new_native(target: QueryTarget, partition: Vec<(&'static str, AttributeValue)>) -> Self {
-        let empty = partition.iter().find(|(_, value)| value.as_s().is_ok_and(String::is_empty)).map(|(name, _)| *name);
+        let empty = partition
+            .iter()
+            .find(|(_, value)| value.as_s().is_ok_and(String::is_empty))
+            .map(|(name, _)| *name);
         let mut query = Query::new(target, Ok(String::new()));
         query.plan.native_partition = partition;
         if let Some(attribute) = empty {
-            query.fail(Error::InvalidQuery { reason: format!("the value of index key attribute `{attribute}` is empty") });
+            query.fail(Error::InvalidQuery {
+                reason: format!("the value of index key attribute `{attribute}` is empty"),
+            });
         }
         query
     }
@@ -107,7 +112,7 @@ impl<E, F> Query<E, F> {
     }
 }
 
-impl<E, H: NativeKeyPart + ?Sized, R> Query<E, Native<H, R>> {
+impl<E, H: NativeKeyPart, R> Query<E, Native<H, R>> {
     /// Only items whose next sort-key attribute equals `value`.
     pub fn eq(mut self, value: H::Arg<'_>) -> Query<E, R> {
         if let Some(attribute) = self.next_native_attribute() {

@@ -89,7 +89,9 @@ fn native_key_condition(plan: &QueryPlan, placeholders: &mut Placeholders) -> St
         .native_partition
         .iter()
         .chain(&plan.native_sort)
-        .map(|(attribute, value)| format!("{} = {}", placeholders.name(attribute), placeholders.value(value.clone())))
+        .map(|(attribute, value)| {
+            format!("{} = {}", placeholders.name(attribute), placeholders.value(value.clone()))
+        })
         .collect();
     if let Some((attribute, condition)) = &plan.native_range {
         let name = placeholders.name(attribute);

@@ -10,9 +10,9 @@ use crate::key::{escape_into, KeyPart, Segment};
 use std::marker::PhantomData;
 
 /// The next sort-key placeholder has type `H` and more template follows it.
-pub struct Next<H: ?Sized, R>(PhantomData<(fn() -> Box<H>, R)>);
+pub struct Next<H, R>(PhantomData<fn() -> (H, R)>);
 /// The next sort-key placeholder has type `H` and ends the template.
-pub struct End<H: ?Sized>(PhantomData<fn() -> Box<H>>);
+pub struct End<H>(PhantomData<fn() -> H>);
 /// Nothing is left of the sort-key template to condition on.
 pub struct Done;
 
@@ -75,7 +75,7 @@ impl<E, F> Query<E, F> {
     }
 }
 
-impl<E, H: KeyPart + ?Sized, R> Query<E, Next<H, R>> {
+impl<E, H: KeyPart, R> Query<E, Next<H, R>> {
     /// Only items whose next sort-key field equals `value`.
     pub fn eq(mut self, value: H::Arg<'_>) -> Query<E, R> {
         let next = self.push_value::<H>(value);
@@ -83,7 +83,7 @@ impl<E, H: KeyPart + ?Sized, R> Query<E, Next<H, R>> {
     }
 }
 
-impl<E, H: KeyPart + ?Sized> Query<E, End<H>> {
+impl<E, H: KeyPart> Query<E, End<H>> {
     /// Only items whose last sort-key field equals `value`.
     pub fn eq(mut self, value: H::Arg<'_>) -> Query<E, Done> {
         let next = self.push_value::<H>(value);

@@ -21,11 +21,11 @@ use crate::table::{Table, TableDefinition};
 use futures::stream::BoxStream;
 
 /// Segments of a scan unless set with [`Scan::segments`].
-pub const DEFAULT_SEGMENTS: u32 = 4;
+pub(crate) const DEFAULT_SEGMENTS: u32 = 4;
 
 /// Segment requests in flight at once unless set with [`Scan::concurrency`] (and never more
 /// than there are segments).
-pub const DEFAULT_CONCURRENCY: usize = 8;
+pub(crate) const DEFAULT_CONCURRENCY: usize = 8;
 
 /// How a scan turns a raw item into its output (`Ok(None)` skips the item).
 type Decode<T> = fn(Item, bool) -> Result<Option<T>>;
@@ -90,14 +90,22 @@ impl Db {
     /// # Ok(()) }
     /// ```
     pub fn scan<E: Entity>(&self) -> Scan<E> {
-        Scan { db: self.clone(), plan: ScanPlan::new(table_of::<E>(), vec![E::TYPE_NAME]), decode: from_item_checked::<E> }
+        Scan {
+            db: self.clone(),
+            plan: ScanPlan::new(table_of::<E>(), vec![E::TYPE_NAME]),
+            decode: from_item_checked::<E>,
+        }
     }
 
     /// Scans every item of the entity types of collection `C` in its table, each decoded as its
     /// variant.
     pub fn scan_collection<C: Collection>(&self) -> Scan<C> {
         let table = <C::Table as Table>::DEFINITION_REF;
-        Scan { db: self.clone(), plan: ScanPlan::new(table, C::TYPE_NAMES.to_vec()), decode: <C as FromItem>::from_item }
+        Scan {
+            db: self.clone(),
+            plan: ScanPlan::new(table, C::TYPE_NAMES.to_vec()),
+            decode: <C as FromItem>::from_item,
+        }
     }
 }
 
@@ -110,15 +118,14 @@ impl<T: Send + 'static> Scan<T> {
         self
     }
 
-    /// Splits the scan into `segments` parallel segments (default [`DEFAULT_SEGMENTS`]; DynamoDB
+    /// Splits the scan into `segments` parallel segments (default 4; DynamoDB
     /// allows 1 to 1,000,000, others fail the stream with [`crate::Error::InvalidQuery`]).
     pub fn segments(mut self, segments: u32) -> Self {
         self.plan.segments = segments;
         self
     }
 
-    /// Reads at most `requests` segments at once (default: every segment, up to
-    /// [`DEFAULT_CONCURRENCY`]; at least 1).
+    /// Reads at most `requests` segments at once (default: every segment, up to 8; at least 1).
     pub fn concurrency(mut self, requests: usize) -> Self {
         self.plan.concurrency = Some(requests.max(1));
         self

@@ -25,7 +25,11 @@ struct ScanRequest {
 }
 
 /// The scan as a stream of items; a plan that cannot run yields its error alone.
-pub(super) fn run<T: Send + 'static>(db: Db, plan: ScanPlan, decode: Decode<T>) -> BoxStream<'static, Result<T>> {
+pub(super) fn run<T: Send + 'static>(
+    db: Db,
+    plan: ScanPlan,
+    decode: Decode<T>,
+) -> BoxStream<'static, Result<T>> {
     let request = match prepare(&db, &plan) {
         Ok(request) => Arc::new(request),
         Err(error) => return stream::once(async move { Err(error) }).boxed(),
@@ -57,15 +61,20 @@ fn prepare(db: &Db, plan: &ScanPlan) -> Result<ScanRequest> {
             return Err(invalid(format!("table `{}` declares no index `{index}`", plan.table.name)));
         }
         if plan.consistent {
-            return Err(invalid("strongly consistent reads are not supported on global secondary indexes".into()));
+            return Err(invalid(
+                "strongly consistent reads are not supported on global secondary indexes".into(),
+            ));
         }
     }
     let mut placeholders = Placeholders::default();
     let mut filters = Vec::new();
     if !plan.type_names.is_empty() {
         let attribute = placeholders.name(plan.table.type_attribute);
-        let names: Vec<String> =
-            plan.type_names.iter().map(|name| placeholders.value(AttributeValue::S((*name).to_owned()))).collect();
+        let names: Vec<String> = plan
+            .type_names
+            .iter()
+            .map(|name| placeholders.value(AttributeValue::S((*name).to_owned())))
+            .collect();
         filters.push(match names.as_slice() {
             [one] => format!("{attribute} = {one}"),
             many => format!("{attribute} IN ({})", many.join(", ")),

@@ -19,8 +19,8 @@
 mod cancel;
 mod send;
 
-pub use cancel::{CancellationReason, ReasonCode};
 pub(crate) use cancel::{any_condition_failed, any_version_conflict, describe};
+pub use cancel::{CancellationReason, ReasonCode};
 
 use crate::db::Db;
 use crate::entity::{Entity, Key};

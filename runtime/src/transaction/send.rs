@@ -9,9 +9,7 @@ use crate::error::{Error, Result};
 use crate::ops::request::{CheckAction, DeleteAction, Explain, PutAction, UpdateAction, WriteRequest};
 use aws_sdk_dynamodb::error::BuildError;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
-use aws_sdk_dynamodb::types::{
-    self, ConditionCheck, ReturnValuesOnConditionCheckFailure, TransactWriteItem,
-};
+use aws_sdk_dynamodb::types::{self, ConditionCheck, ReturnValuesOnConditionCheckFailure, TransactWriteItem};
 use std::collections::HashSet;
 
 const ALL_OLD: ReturnValuesOnConditionCheckFailure = ReturnValuesOnConditionCheckFailure::AllOld;
@@ -123,7 +121,10 @@ pub(crate) fn check(actions: &[Pending]) -> Result<()> {
     let mut seen = HashSet::with_capacity(actions.len());
     for action in actions {
         if !seen.insert((action.table.as_str(), &action.key)) {
-            return Err(Error::DuplicateTransactionKey { table: action.table.clone(), key: action.key.clone() });
+            return Err(Error::DuplicateTransactionKey {
+                table: action.table.clone(),
+                key: action.key.clone(),
+            });
         }
     }
     Ok(())
@@ -157,16 +158,20 @@ pub(crate) async fn send(db: &Db, actions: Vec<Pending>, token: Option<String>) 
 
 /// Pairs DynamoDB's reasons (one per action, in order) with the actions, and explains failed
 /// conditions the way the single-item operation would.
-fn canceled_error(targets: Vec<(String, PrimaryKey, Explain)>, reasons: &[types::CancellationReason]) -> Error {
+fn canceled_error(
+    targets: Vec<(String, PrimaryKey, Explain)>,
+    reasons: &[types::CancellationReason],
+) -> Error {
     let reasons = targets
         .into_iter()
         .enumerate()
         .map(|(action, (table, key, explain))| {
             let reason = reasons.get(action);
             let code = ReasonCode::parse(reason.and_then(types::CancellationReason::code));
-            let item = reason.and_then(types::CancellationReason::item).filter(|item| !item.is_empty()).cloned();
-            let error = (code == ReasonCode::ConditionalCheckFailed)
-                .then(|| Box::new(explain.failure(item.clone())));
+            let item =
+                reason.and_then(types::CancellationReason::item).filter(|item| !item.is_empty()).cloned();
+            let error =
+                (code == ReasonCode::ConditionalCheckFailed).then(|| Box::new(explain.failure(item.clone())));
             let message = reason.and_then(types::CancellationReason::message).map(str::to_owned);
             CancellationReason { action, table, key, code, message, item: item.map(Box::new), error }
         })

@@ -1,0 +1,38 @@
+use dynashard::{Collection, Entity, Table};
+use serde::{Deserialize, Serialize};
+
+#[derive(Table)]
+#[table(name = "Music", pk = "pk", sk = "sk")]
+struct Music;
+
+#[derive(Entity, Serialize, Deserialize)]
+#[entity(table = Music, pk = "{name}", sk = "artist")]
+struct Artist {
+    name: String,
+}
+
+#[derive(Entity, Serialize, Deserialize)]
+#[entity(table = Music, pk = "{artist}", sk = "album#{title}")]
+struct Album {
+    artist: String,
+    title: String,
+}
+
+#[derive(Table)]
+#[table(name = "Shop", pk = "pk", sk = "sk")]
+struct Shop;
+
+#[derive(Entity, Serialize, Deserialize)]
+#[entity(table = Shop, pk = "customer#{customer}", sk = "order#{number}")]
+struct Order {
+    customer: String,
+    number: u32,
+}
+
+#[derive(Collection)]
+enum ArtistItems {
+    Artist(Artist),
+    Order(Order),
+}
+
+fn main() {}

@@ -1,0 +1,26 @@
+use dynashard::{Entity, Table};
+use serde::{Deserialize, Serialize};
+
+#[derive(Table)]
+#[table(name = "Music", pk = "pk", sk = "sk")]
+struct Music;
+
+#[derive(Entity, Serialize, Deserialize)]
+#[entity(table = Music, pk = "{artist}", sk = "song#{album}#{title}")]
+struct Song {
+    artist: String,
+    album: String,
+    title: String,
+}
+
+#[derive(Entity, Serialize, Deserialize)]
+#[entity(table = Music, pk = "{user}", sk = "play#{track}#{offset}")]
+struct Play {
+    user: String,
+    track: u32,
+    offset: i64,
+}
+
+fn main() {
+    let _ = Play::query("a").eq(3).begins_with("1");
+}
