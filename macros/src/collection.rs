@@ -51,9 +51,33 @@ pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
 fn expand(ident: &Ident, members: &[Member]) -> TokenStream {
     let first = &members[0].ty;
     let table = quote!(<#first as ::dynashard::Entity>::Table);
+    // Naming `TYPE_NAME` first makes a type that is not an entity one error, the same one every
+    // other use of it gives, rather than a second one about this bound.
     let same_table = members.iter().skip(1).map(|member| {
         let ty = &member.ty;
-        quote_spanned!(ty.span()=> __dynashard_same_table::<#first, #ty>();)
+        quote_spanned! {ty.span()=>
+            let _ = <#ty as ::dynashard::Entity>::TYPE_NAME;
+            __dynashard_members_share_one_table::<#first, #ty>();
+        }
+    });
+    // Each pair with the same entity-type name is reported at the later variant.
+    let distinct_names = members.iter().enumerate().flat_map(|(position, later)| {
+        members[..position].iter().map(move |earlier| {
+            let (a, b) = (&earlier.ty, &later.ty);
+            let message = format!(
+                "variants `{}` and `{}` of collection `{ident}` hold entities with the same entity-type \
+                 name; give one of them another `#[entity(name = \"...\")]`",
+                earlier.variant, later.variant
+            );
+            quote_spanned! {b.span()=>
+                const _: () = if ::dynashard::__private::const_str_eq(
+                    <#a as ::dynashard::Entity>::TYPE_NAME,
+                    <#b as ::dynashard::Entity>::TYPE_NAME,
+                ) {
+                    ::core::panic!(#message)
+                };
+            }
+        })
     });
     let type_names: Vec<TokenStream> = members
         .iter()
@@ -70,30 +94,20 @@ fn expand(ident: &Ident, members: &[Member]) -> TokenStream {
             }
         }
     });
-    let distinct = format!("the entities of collection `{ident}` must have distinct entity-type names");
     quote! {
         #[allow(non_local_definitions)]
         const _: () = {
             #[allow(dead_code)]
-            fn __dynashard_same_table<A: ::dynashard::Entity, B: ::dynashard::Entity<Table = A::Table>>() {}
+            fn __dynashard_members_share_one_table<
+                A: ::dynashard::Entity,
+                B: ::dynashard::Entity<Table = A::Table>,
+            >() {
+            }
             #[allow(dead_code)]
             fn __dynashard_collection_checks() {
                 #(#same_table)*
             }
-            const _: () = {
-                let names: &[&str] = &[#(#type_names),*];
-                let mut a = 0;
-                while a < names.len() {
-                    let mut b = a + 1;
-                    while b < names.len() {
-                        if ::dynashard::__private::const_str_eq(names[a], names[b]) {
-                            ::core::panic!(#distinct);
-                        }
-                        b += 1;
-                    }
-                    a += 1;
-                }
-            };
+            #(#distinct_names)*
 
             impl ::dynashard::Collection for #ident {
                 type Table = #table;

@@ -11,6 +11,11 @@ use std::marker::PhantomData;
 /// A struct stored as items of one type in a single table.
 ///
 /// Implemented by `#[derive(Entity)]`; see the crate documentation for the attributes.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a dynashard entity",
+    label = "not an entity",
+    note = "entities are structs with `#[derive(Entity)]` and `#[entity(table = ..., pk = \"...\")]`"
+)]
 pub trait Entity: Serialize + DeserializeOwned + Send + Sync + Sized + 'static {
     /// The table the entity lives in.
     type Table: Table;

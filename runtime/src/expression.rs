@@ -144,6 +144,14 @@ impl Condition {
         Condition(Node::Raw(expression))
     }
 
+    /// `existing AND condition`, or `condition` alone when there is no existing one.
+    pub(crate) fn join(existing: Option<Condition>, condition: Condition) -> Condition {
+        match existing {
+            Some(existing) => existing.and(condition),
+            None => condition,
+        }
+    }
+
     /// Both conditions hold.
     pub fn and(self, other: Condition) -> Self {
         Condition(Node::And(Box::new(self.0), Box::new(other.0)))

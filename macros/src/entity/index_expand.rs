@@ -68,14 +68,27 @@ fn statics(model: &EntityModel, position: usize, mapping: &IndexMappingModel) ->
     let name = &mapping.name;
     let index = index_const(position);
     let (pk_ident, sk_ident) = index_statics(position);
+    let find = quote!(::dynashard::__private::find_index(__dynashard_table::<#ident>().indexes, #name));
+    // A stand-in shaped like the mapping, for an index the table does not declare: the check
+    // below reports that once, and nothing else fails because of it.
+    let stand_in_attribute =
+        quote!(::dynashard::KeyAttribute { name: "", kind: ::dynashard::ScalarKind::String });
+    let stand_in_sort = mapping.sk.as_ref().map(|_| &stand_in_attribute);
     let missing = format!("entity `{ident}` maps index `{name}`, which its table does not declare");
-    let partition_shape =
-        format!("index `{name}` must have a single-attribute partition key to take a key template");
-    let expected_sort = usize::from(mapping.sk.is_some());
-    let sort_shape = if mapping.sk.is_some() {
-        format!("index `{name}` has no single-attribute sort key, but the mapping gives `sk`")
-    } else {
-        format!("index `{name}` has a sort key, so the mapping needs `sk = \"...\"`")
+    let multi_attribute = format!(
+        "index `{name}` has a multi-attribute key; map it with field lists (`pk = [...]`, \
+         `sk = [...]`) instead of key templates"
+    );
+    // Mismatched sort keys are reported at `sk` when the mapping gives one, else at the name.
+    let sort_check = match &mapping.sk {
+        Some(sk) => {
+            let message = format!("index `{name}` has no sort key, so the mapping cannot give `sk`");
+            quote_spanned!(sk.span=> if #index.sort_key.is_empty() { ::core::panic!(#message) })
+        }
+        None => {
+            let message = format!("index `{name}` has a sort key, so the mapping needs `sk = \"...\"`");
+            quote_spanned!(mapping.name_span=> if !#index.sort_key.is_empty() { ::core::panic!(#message) })
+        }
     };
     let pk_attribute = quote!(::dynashard::__private::attribute_name(#index.partition_key, 0));
     let pk = template_static(&pk_ident, &mapping.pk, pk_attribute, "Partition");
@@ -83,21 +96,26 @@ fn statics(model: &EntityModel, position: usize, mapping: &IndexMappingModel) ->
         let attribute = quote!(::dynashard::__private::attribute_name(#index.sort_key, 0));
         template_static(&sk_ident, sk, attribute, "Sort")
     });
-    quote_spanned! {mapping.span=>
-        #[allow(dead_code)]
-        const #index: &::dynashard::IndexDefinition =
-            match ::dynashard::__private::find_index(__dynashard_table::<#ident>().indexes, #name) {
-                ::dynashard::__private::Some(index) => index,
-                ::dynashard::__private::None => ::core::panic!(#missing),
-            };
-        const _: () = {
-            if #index.partition_key.len() != 1 {
-                ::core::panic!(#partition_shape)
-            }
-            if #index.sort_key.len() != #expected_sort {
-                ::core::panic!(#sort_shape)
-            }
+    let checks = quote_spanned! {mapping.name_span=>
+        const _: () = if #find.is_none() {
+            ::core::panic!(#missing)
+        } else if #index.partition_key.len() != 1 || #index.sort_key.len() > 1 {
+            ::core::panic!(#multi_attribute)
+        } else {
+            #sort_check
         };
+    };
+    quote! {
+        #[allow(dead_code)]
+        const #index: &::dynashard::IndexDefinition = match #find {
+            ::dynashard::__private::Some(index) => index,
+            ::dynashard::__private::None => &::dynashard::IndexDefinition {
+                name: #name,
+                partition_key: &[#stand_in_attribute],
+                sort_key: &[#stand_in_sort],
+            },
+        };
+        #checks
         #pk
         #sk
     }
@@ -200,7 +218,7 @@ fn update_block(model: &EntityModel, position: usize, mapping: &IndexMappingMode
         let ty = &field.field.ty;
         let attribute = &field.field.attribute;
         if field.field.is_key {
-            decode_key_field(model, field, &local)
+            decode_key_field(model, mapping, field, &local)
         } else {
             quote_spanned! {ty.span()=>
                 let #local: #ty = match __changes.value::<#ty>(#name, #attribute) {
@@ -248,7 +266,15 @@ fn update_block(model: &EntityModel, position: usize, mapping: &IndexMappingMode
 }
 
 /// Reads a key field's value back from the base table key being updated.
-fn decode_key_field(model: &EntityModel, field: &IndexField, local: &Ident) -> TokenStream {
+///
+/// The field's type must implement `DecodeKeyPart`; the bound goes through a local trait whose
+/// diagnostic says why an index needs it, at the field's type.
+fn decode_key_field(
+    model: &EntityModel,
+    mapping: &IndexMappingModel,
+    field: &IndexField,
+    local: &Ident,
+) -> TokenStream {
     let ty = &field.field.ty;
     let name = field.field.ident.to_string();
     let in_pk = model.pk.fields().position(|candidate| candidate == name);
@@ -258,7 +284,26 @@ fn decode_key_field(model: &EntityModel, field: &IndexField, local: &Ident) -> T
         (None, Some(position)) => (sk_static(), quote!(__key.sk().unwrap_or_default()), position),
         (None, None) => return quote!(),
     };
+    let index = &mapping.name;
+    let message = format!("`{{Self}}` cannot be read back from a key, which updates of index `{index}` need");
+    let label = format!("key field `{name}` is in a key template of index `{index}`");
+    let note = format!(
+        "an update that changes index `{index}`'s key reads key field `{name}` back from the item's key: \
+         implement `dynashard::key::DecodeKeyPart` for `{{Self}}`"
+    );
     quote_spanned! {ty.span()=>
-        let #local: #ty = #template.decode_field::<#ty>(#key, #position)?;
+        let #local: #ty = {
+            #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
+            trait __DynashardDecodableKeyField: ::dynashard::__private::DecodeKeyPart {}
+            impl<T: ::dynashard::__private::DecodeKeyPart> __DynashardDecodableKeyField for T {}
+            fn __dynashard_decode<T: __DynashardDecodableKeyField>(
+                template: &::dynashard::__private::KeyTemplate,
+                key: &str,
+                position: usize,
+            ) -> ::core::result::Result<T, ::dynashard::key::KeyPartDecodeError> {
+                template.decode_field::<T>(key, position)
+            }
+            __dynashard_decode::<#ty>(&#template, #key, #position)?
+        };
     }
 }

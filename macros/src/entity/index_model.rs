@@ -1,19 +1,18 @@
 //! Parsing and checking an entity's index mappings: `#[gsi(...)]` and `#[sparse_gsi(...)]`.
 
 use super::model::{option_inner, unkeyable_type, FieldModel};
-use crate::attr::{set_once, unknown_key};
+use crate::attr::{set_once, skip_value, unknown_key};
 use crate::errors::Errors;
 use crate::template::{self, Template};
 use proc_macro2::Span;
-use syn::spanned::Spanned;
 use syn::{Attribute, Ident, LitStr, Path, Type};
 
 /// How an entity fills one global secondary index of its table.
 pub struct IndexMappingModel {
     /// The index name, as declared on the table.
     pub name: String,
-    /// The `#[gsi(...)]` attribute, where mismatches with the table are reported.
-    pub span: Span,
+    /// The index name in the attribute, where mismatches with the table are reported.
+    pub name_span: Span,
     pub pk: Template,
     pub sk: Option<Template>,
     /// Declared with `#[sparse_gsi]`: the item is in the index only when it applies.
@@ -26,7 +25,8 @@ pub struct IndexMappingModel {
 /// `#[gsi(ByStatus, pk = [customer], sk = [status, placed_at])]`.
 pub struct NativeMappingModel {
     pub name: String,
-    pub span: Span,
+    /// The index name in the attribute, where mismatches with the table are reported.
+    pub name_span: Span,
     pub pk: Vec<Ident>,
     pub sk: Vec<Ident>,
     pub sparse: bool,
@@ -110,19 +110,20 @@ pub fn parse(
     (composed, native)
 }
 
-/// Either a key template (`"album#{title}"`) or a list of fields (`[status, placed_at]`).
+/// Either a key template (`"album#{title}"`) or a list of fields (`[status, placed_at]`, with
+/// the span of the brackets).
 enum KeySpec {
     Template(LitStr),
-    Fields(Vec<Ident>),
+    Fields(Vec<Ident>, Span),
 }
 
 fn key_spec(meta: &syn::meta::ParseNestedMeta) -> syn::Result<KeySpec> {
     let value = meta.value()?;
     if value.peek(syn::token::Bracket) {
         let content;
-        syn::bracketed!(content in value);
+        let brackets = syn::bracketed!(content in value);
         let list = content.parse_terminated(|input| input.parse::<Ident>(), syn::Token![,])?;
-        Ok(KeySpec::Fields(list.into_iter().collect()))
+        Ok(KeySpec::Fields(list.into_iter().collect(), brackets.span.join()))
     } else {
         Ok(KeySpec::Template(value.parse()?))
     }
@@ -182,6 +183,13 @@ fn parse_one(attr: &Attribute, sparse: bool, errors: &mut Errors) -> Option<Mapp
         } else if sparse && meta.path.is_ident("when") {
             let value = meta.value()?.parse()?;
             set_once(errors, &meta, &mut when, value);
+        } else if meta.path.is_ident("when") {
+            errors.push_spanned(
+                &meta.path,
+                "`when` decides whether an item is in a sparse index; map the index with \
+                 `#[sparse_gsi(...)]` to use it",
+            );
+            skip_value(&meta)?;
         } else {
             unknown_key(errors, &meta, kind, if sparse { SPARSE_GSI_KEYS } else { GSI_KEYS })?;
         }
@@ -194,7 +202,7 @@ fn parse_one(attr: &Attribute, sparse: bool, errors: &mut Errors) -> Option<Mapp
     if malformed {
         return None;
     }
-    let Some((name, _)) = name else {
+    let Some((name, name_span)) = name else {
         errors.push_spanned(
             attr,
             format!("`#[{kind}(...)]` starts with the index name, e.g. `#[{kind}(GSI1, pk = \"...\")]`"),
@@ -206,14 +214,14 @@ fn parse_one(attr: &Attribute, sparse: bool, errors: &mut Errors) -> Option<Mapp
         return None;
     };
     match (pk, sk) {
-        (KeySpec::Template(pk), None) => composed(attr, name, &pk, None, sparse, when, errors),
+        (KeySpec::Template(pk), None) => composed((name, name_span), &pk, None, sparse, when, errors),
         (KeySpec::Template(pk), Some(KeySpec::Template(sk))) => {
-            composed(attr, name, &pk, Some(&sk), sparse, when, errors)
+            composed((name, name_span), &pk, Some(&sk), sparse, when, errors)
         }
-        (KeySpec::Fields(pk), sk) => {
-            let sk = match sk {
-                None => Vec::new(),
-                Some(KeySpec::Fields(sk)) => sk,
+        (KeySpec::Fields(pk, pk_span), sk) => {
+            let (sk, sk_span) = match sk {
+                None => (Vec::new(), None),
+                Some(KeySpec::Fields(sk, span)) => (sk, Some(span)),
                 Some(KeySpec::Template(sk)) => {
                     errors.push(sk.span(), "a multi-attribute `pk = [...]` takes a field list for `sk` too");
                     return None;
@@ -226,17 +234,18 @@ fn parse_one(attr: &Attribute, sparse: bool, errors: &mut Errors) -> Option<Mapp
                 );
                 return None;
             }
-            if pk.is_empty() || pk.len() > 4 || sk.len() > 4 {
-                errors.push_spanned(
-                    attr,
-                    "a multi-attribute key has one to four partition and up to four sort fields",
-                );
-                return None;
+            let mut valid = true;
+            if pk.is_empty() || pk.len() > 4 {
+                errors.push(pk_span, "a multi-attribute key has one to four partition fields");
+                valid = false;
             }
-            Some(Mapping::Native(NativeMappingModel { name, span: attr.span(), pk, sk, sparse }))
+            if let Some(sk_span) = sk_span.filter(|_| sk.len() > 4) {
+                errors.push(sk_span, "a multi-attribute key has up to four sort fields");
+                valid = false;
+            }
+            valid.then_some(Mapping::Native(NativeMappingModel { name, name_span, pk, sk, sparse }))
         }
-        (KeySpec::Template(_), Some(KeySpec::Fields(sk))) => {
-            let span = sk.first().map_or_else(|| attr.span(), Ident::span);
+        (KeySpec::Template(_), Some(KeySpec::Fields(_, span))) => {
             errors.push(span, "a template `pk = \"...\"` takes a template for `sk` too");
             None
         }
@@ -244,8 +253,7 @@ fn parse_one(attr: &Attribute, sparse: bool, errors: &mut Errors) -> Option<Mapp
 }
 
 fn composed(
-    attr: &Attribute,
-    name: String,
+    (name, name_span): (String, Span),
     pk: &LitStr,
     sk: Option<&LitStr>,
     sparse: bool,
@@ -257,7 +265,7 @@ fn composed(
         Some(sk) => Some(template::parse(sk).map_err(|e| errors.add(e)).ok()?),
         None => None,
     };
-    Some(Mapping::Composed(IndexMappingModel { name, span: attr.span(), pk, sk, sparse, when }))
+    Some(Mapping::Composed(IndexMappingModel { name, name_span, pk, sk, sparse, when }))
 }
 
 fn check_fields(

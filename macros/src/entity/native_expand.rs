@@ -21,58 +21,92 @@ fn field_and_type<'a>(model: &'a EntityModel, ident: &Ident) -> Option<(&'a Fiel
 
 /// The index constants and their compile-time checks.
 pub fn statics(model: &EntityModel) -> TokenStream {
+    let items = model
+        .native_indexes
+        .iter()
+        .enumerate()
+        .map(|(position, mapping)| index_static(model, position, mapping));
+    quote!(#(#items)*)
+}
+
+/// One mapping's index constant, and the checks that the table declares the index with the
+/// mapping's shape, attribute names and types. A missing index gets a stand-in of the mapping's
+/// shape, so only the missing index is reported.
+fn index_static(model: &EntityModel, position: usize, mapping: &NativeMappingModel) -> TokenStream {
     let ident = &model.ident;
-    let items = model.native_indexes.iter().enumerate().map(|(position, mapping)| {
-        let index = index_const(position);
-        let name = &mapping.name;
-        let missing = format!("entity `{ident}` maps index `{name}`, which its table does not declare");
-        let (npk, nsk) = (mapping.pk.len(), mapping.sk.len());
-        let shape = format!(
-            "index `{name}` must have {npk} partition and {nsk} sort key attributes to match the mapping"
-        );
-        let index_ref = &index;
-        let checks: Vec<TokenStream> = [("partition_key", &mapping.pk), ("sort_key", &mapping.sk)].into_iter().flat_map(|(part, fields)| {
+    let index = index_const(position);
+    let name = &mapping.name;
+    let find = quote!(::dynashard::__private::find_index(__dynashard_table::<#ident>().indexes, #name));
+    let stand_in = |count: usize| {
+        let attributes = (0..count)
+            .map(|_| quote!(::dynashard::KeyAttribute { name: "", kind: ::dynashard::ScalarKind::String }));
+        quote!(&[#(#attributes),*])
+    };
+    let (stand_in_pk, stand_in_sk) = (stand_in(mapping.pk.len()), stand_in(mapping.sk.len()));
+    let missing = format!("entity `{ident}` maps index `{name}`, which its table does not declare");
+    let (npk, nsk) = (mapping.pk.len(), mapping.sk.len());
+    let shape = format!(
+        "the table declares index `{name}` with another number of key attributes than this mapping \
+         has ({npk} partition, {nsk} sort)"
+    );
+    let parts = [("partition_key", "partition key", &mapping.pk), ("sort_key", "sort key", &mapping.sk)];
+    let checks: Vec<TokenStream> = parts
+        .into_iter()
+        .flat_map(|(part, role, fields)| {
             let part = format_ident!("{}", part);
-            let index = index_ref;
+            let index = &index;
             fields.iter().enumerate().filter_map(move |(slot, field_ident)| {
                 let (field, key_type) = field_and_type(model, field_ident)?;
                 let attribute = &field.attribute;
                 let wrong_name = format!(
-                    "attribute {} of index `{name}`'s {part} must be `{attribute}`, where field `{field_ident}` is stored",
+                    "field `{field_ident}` is stored as attribute `{attribute}`, so index `{name}` must \
+                     declare `{attribute}` as {role} attribute {}",
                     slot + 1
                 );
                 let wrong_kind = format!(
-                    "attribute `{attribute}` of index `{name}` is declared with another type than field `{field_ident}` has"
+                    "attribute `{attribute}` of index `{name}` is declared with another type than field \
+                     `{field_ident}` has: declare strings as `\"{attribute}\"` and numbers as \
+                     `\"{attribute}:N\"`"
                 );
-                Some(quote_spanned! {key_type.span()=>
+                let kind = quote_spanned!(key_type.span()=>
+                    <#key_type as ::dynashard::__private::NativeKeyPart>::KIND
+                );
+                // A wrong name is the mapping's to explain; a wrong type, the field's.
+                let name_check = quote_spanned! {field_ident.span()=>
                     if !::dynashard::__private::const_str_eq(#index.#part[#slot].name, #attribute) {
                         ::core::panic!(#wrong_name)
                     }
-                    if !::dynashard::__private::same_kind(
-                        #index.#part[#slot].kind,
-                        <#key_type as ::dynashard::__private::NativeKeyPart>::KIND,
-                    ) {
+                };
+                let kind_check = quote_spanned! {key_type.span()=>
+                    if !::dynashard::__private::same_kind(#index.#part[#slot].kind, #kind) {
                         ::core::panic!(#wrong_kind)
                     }
-                })
-            })
-        }).collect();
-        quote_spanned! {mapping.span=>
-            #[allow(dead_code)]
-            const #index: &::dynashard::IndexDefinition =
-                match ::dynashard::__private::find_index(__dynashard_table::<#ident>().indexes, #name) {
-                    ::dynashard::__private::Some(index) => index,
-                    ::dynashard::__private::None => ::core::panic!(#missing),
                 };
-            const _: () = {
-                if #index.partition_key.len() != #npk || #index.sort_key.len() != #nsk {
-                    ::core::panic!(#shape)
-                }
-                #(#checks)*
-            };
-        }
-    });
-    quote!(#(#items)*)
+                Some(quote!(#name_check #kind_check))
+            })
+        })
+        .collect();
+    let checks = quote_spanned! {mapping.name_span=>
+        const _: () = if #find.is_none() {
+            ::core::panic!(#missing)
+        } else if #index.partition_key.len() != #npk || #index.sort_key.len() != #nsk {
+            ::core::panic!(#shape)
+        } else {
+            #(#checks)*
+        };
+    };
+    quote! {
+        #[allow(dead_code)]
+        const #index: &::dynashard::IndexDefinition = match #find {
+            ::dynashard::__private::Some(index) => index,
+            ::dynashard::__private::None => &::dynashard::IndexDefinition {
+                name: #name,
+                partition_key: #stand_in_pk,
+                sort_key: #stand_in_sk,
+            },
+        };
+        #checks
+    }
 }
 
 /// Put-time checks: DynamoDB refuses empty strings in index key attributes.

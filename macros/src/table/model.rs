@@ -175,8 +175,8 @@ fn parse_table_attr(attr: &syn::Attribute, args: &mut TableArgs, errors: &mut Er
 }
 
 fn parse_gsi_attr(attr: &syn::Attribute, errors: &mut Errors) -> Option<IndexModel> {
-    let (mut name, mut pk, mut sk): (Option<LitStr>, Option<Vec<LitStr>>, Option<Vec<LitStr>>) =
-        (None, None, None);
+    let mut name: Option<LitStr> = None;
+    let (mut pk, mut sk): (Option<AttributeList>, Option<AttributeList>) = (None, None);
     let result = attr.parse_nested_meta(|meta| {
         if meta.path.is_ident("name") {
             let value = meta.value()?.parse()?;
@@ -200,13 +200,15 @@ fn parse_gsi_attr(attr: &syn::Attribute, errors: &mut Errors) -> Option<IndexMod
         errors.push_spanned(attr, "a `#[gsi(...)]` needs `name = \"...\"` and `pk = \"...\"`");
         return None;
     };
-    let sk = sk.unwrap_or_default();
-    if pk.is_empty() || pk.len() > 4 || sk.len() > 4 {
-        errors.push_spanned(
-            attr,
-            "an index key has one to four partition attributes and up to four sort attributes",
-        );
+    if pk.attributes.is_empty() {
+        errors.push(pk.span, "an index needs a partition key attribute");
+    } else if pk.attributes.len() > 4 {
+        errors.push(pk.span, "an index key has up to four partition key attributes");
     }
+    if let Some(sk) = sk.as_ref().filter(|sk| sk.attributes.len() > 4) {
+        errors.push(sk.span, "an index key has up to four sort key attributes");
+    }
+    let (pk, sk) = (pk.attributes, sk.map(|sk| sk.attributes).unwrap_or_default());
     Some(IndexModel {
         name: checked_name(&name, 3, errors),
         pk: pk.iter().map(|literal| key_attribute(literal, errors)).collect(),
@@ -214,16 +216,23 @@ fn parse_gsi_attr(attr: &syn::Attribute, errors: &mut Errors) -> Option<IndexMod
     })
 }
 
+/// The key attributes of an index as written, with the span of the value.
+struct AttributeList {
+    attributes: Vec<LitStr>,
+    span: Span,
+}
+
 /// `"name"` or `["a", "b:N", ...]`.
-fn attribute_list(meta: &syn::meta::ParseNestedMeta) -> syn::Result<Vec<LitStr>> {
+fn attribute_list(meta: &syn::meta::ParseNestedMeta) -> syn::Result<AttributeList> {
     let value = meta.value()?;
     if value.peek(syn::token::Bracket) {
         let content;
-        syn::bracketed!(content in value);
+        let brackets = syn::bracketed!(content in value);
         let list = content.parse_terminated(|input| input.parse::<LitStr>(), syn::Token![,])?;
-        Ok(list.into_iter().collect())
+        Ok(AttributeList { attributes: list.into_iter().collect(), span: brackets.span.join() })
     } else {
-        Ok(vec![value.parse()?])
+        let literal: LitStr = value.parse()?;
+        Ok(AttributeList { span: literal.span(), attributes: vec![literal] })
     }
 }
 

@@ -31,10 +31,7 @@ impl Db {
 impl<'a, E: Entity> Delete<'a, E> {
     /// Deletes only if `condition` holds on the stored item.
     pub fn condition(mut self, condition: Condition) -> Self {
-        self.condition = Some(match self.condition.take() {
-            Some(existing) => existing.and(condition),
-            None => condition,
-        });
+        self.condition = Some(Condition::join(self.condition.take(), condition));
         self
     }
 

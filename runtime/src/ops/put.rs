@@ -56,10 +56,7 @@ impl<'a, E: Entity> Put<'a, E> {
 
     /// Writes only if `condition` holds on the stored item ([`Error::ConditionFailed`] otherwise).
     pub fn condition(mut self, condition: Condition) -> Self {
-        self.condition = Some(match self.condition.take() {
-            Some(existing) => existing.and(condition),
-            None => condition,
-        });
+        self.condition = Some(Condition::join(self.condition.take(), condition));
         self
     }
 

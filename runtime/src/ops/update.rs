@@ -102,10 +102,7 @@ impl<'a, E: Entity> Update<'a, E> {
 
     /// Updates only if `condition` holds on the stored item.
     pub fn condition(mut self, condition: Condition) -> Self {
-        self.condition = Some(match self.condition.take() {
-            Some(existing) => existing.and(condition),
-            None => condition,
-        });
+        self.condition = Some(Condition::join(self.condition.take(), condition));
         self
     }
 

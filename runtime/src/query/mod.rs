@@ -187,10 +187,7 @@ impl<E, F> Query<E, F> {
     /// Keeps only items for which `condition` holds (a DynamoDB filter expression: filtered
     /// items still consume read capacity).
     pub fn filter(mut self, condition: Condition) -> Self {
-        self.plan.filter = Some(match self.plan.filter.take() {
-            Some(existing) => existing.and(condition),
-            None => condition,
-        });
+        self.plan.filter = Some(Condition::join(self.plan.filter.take(), condition));
         self
     }
 

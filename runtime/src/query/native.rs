@@ -13,6 +13,7 @@ use std::marker::PhantomData;
 /// A field type that can be an attribute of a multi-attribute index key.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be an attribute of a multi-attribute index key",
+    label = "this field is in the key of a multi-attribute index",
     note = "multi-attribute key fields must be `String` or an integer type"
 )]
 pub trait NativeKeyPart {

@@ -134,10 +134,7 @@ impl<T: Send + 'static> Scan<T> {
     /// Keeps only items for which `condition` holds (a DynamoDB filter expression: filtered
     /// items still consume read capacity).
     pub fn filter(mut self, condition: Condition) -> Self {
-        self.plan.filter = Some(match self.plan.filter.take() {
-            Some(existing) => existing.and(condition),
-            None => condition,
-        });
+        self.plan.filter = Some(Condition::join(self.plan.filter.take(), condition));
         self
     }
 

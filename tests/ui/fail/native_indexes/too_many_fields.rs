@@ -8,12 +8,14 @@ struct Shipping;
 
 #[derive(Entity, Serialize, Deserialize)]
 #[entity(table = Shipping, pk = "shipment#{id}", sk = "shipment")]
-#[gsi(ByStatus, pk = [carrier], sk = [status, weight, id, carrier, status])]
+#[gsi(ByStatus, pk = [carrier], sk = [status, weight, id, region, depot])]
 struct Shipment {
     id: u32,
     carrier: String,
     status: String,
     weight: u32,
+    region: String,
+    depot: String,
 }
 
 fn main() {}
