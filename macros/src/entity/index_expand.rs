@@ -96,11 +96,20 @@ fn statics(model: &EntityModel, position: usize, mapping: &IndexMappingModel) ->
         let attribute = quote!(::dynashard::__private::attribute_name(#index.sort_key, 0));
         template_static(&sk_ident, sk, attribute, "Sort")
     });
+    let not_string = format!(
+        "index `{name}` declares a number or binary key attribute, but key templates write strings; \
+         declare it as a string, or map the index with field lists"
+    );
     let checks = quote_spanned! {mapping.name_span=>
         const _: () = if #find.is_none() {
             ::core::panic!(#missing)
         } else if #index.partition_key.len() != 1 || #index.sort_key.len() > 1 {
             ::core::panic!(#multi_attribute)
+        } else if !::dynashard::__private::same_kind(#index.partition_key[0].kind, ::dynashard::ScalarKind::String)
+            || (#index.sort_key.len() == 1
+                && !::dynashard::__private::same_kind(#index.sort_key[0].kind, ::dynashard::ScalarKind::String))
+        {
+            ::core::panic!(#not_string)
         } else {
             #sort_check
         };

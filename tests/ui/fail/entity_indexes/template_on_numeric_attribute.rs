@@ -1,0 +1,18 @@
+use dynashard::{Entity, Table};
+use serde::{Deserialize, Serialize};
+
+#[derive(Table)]
+#[table(name = "Music", pk = "pk", sk = "sk")]
+#[gsi(name = "ByYear", pk = "year_pk", sk = "year:N")]
+struct Music;
+
+#[derive(Entity, Serialize, Deserialize)]
+#[entity(table = Music, pk = "{artist}", sk = "album#{title}")]
+#[gsi(ByYear, pk = "albums", sk = "{year}")]
+struct Album {
+    artist: String,
+    title: String,
+    year: u16,
+}
+
+fn main() {}
