@@ -16,6 +16,7 @@
 //! # Ok(()) }
 //! ```
 
+mod conditions;
 mod cursor;
 mod decode;
 mod native;
@@ -25,6 +26,7 @@ mod request;
 mod sort;
 mod stream;
 
+pub use conditions::{Narrow, PrefixCondition, RangeCondition};
 pub use cursor::CursorError;
 pub use decode::FromItem;
 pub(crate) use native::NativeCondition;

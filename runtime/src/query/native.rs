@@ -4,6 +4,7 @@
 //! Every attribute is compared natively, so numbers order as numbers and any attribute can take a
 //! range condition; after a range condition nothing more can be added.
 
+use super::conditions::{Narrow, PrefixCondition, RangeCondition, Sealed};
 use super::{Done, Query, QueryTarget};
 use crate::error::Error;
 use crate::table::ScalarKind;
@@ -113,44 +114,47 @@ impl<E, F> Query<E, F> {
     }
 }
 
-impl<E, H: NativeKeyPart, R> Query<E, Native<H, R>> {
-    /// Only items whose next sort-key attribute equals `value`.
-    pub fn eq(mut self, value: H::Arg<'_>) -> Query<E, R> {
-        if let Some(attribute) = self.next_native_attribute() {
-            self.plan.native_sort.push((attribute, H::to_attribute(value)));
+impl<H, R> Sealed for Native<H, R> {}
+
+impl<H: NativeKeyPart, R> Narrow for Native<H, R> {
+    type Arg<'a>
+        = H::Arg<'a>
+    where
+        Self: 'a;
+    type Rest = R;
+
+    fn eq<E>(mut query: Query<E, Self>, value: H::Arg<'_>) -> Query<E, R> {
+        if let Some(attribute) = query.next_native_attribute() {
+            query.plan.native_sort.push((attribute, H::to_attribute(value)));
         }
-        self.retype()
-    }
-
-    /// Only items whose next sort-key attribute is less than `value`.
-    pub fn lt(self, value: H::Arg<'_>) -> Query<E, Done> {
-        self.native_range(NativeCondition::Lt(H::to_attribute(value)))
-    }
-
-    /// Only items whose next sort-key attribute is at most `value`.
-    pub fn le(self, value: H::Arg<'_>) -> Query<E, Done> {
-        self.native_range(NativeCondition::Le(H::to_attribute(value)))
-    }
-
-    /// Only items whose next sort-key attribute is greater than `value`.
-    pub fn gt(self, value: H::Arg<'_>) -> Query<E, Done> {
-        self.native_range(NativeCondition::Gt(H::to_attribute(value)))
-    }
-
-    /// Only items whose next sort-key attribute is at least `value`.
-    pub fn ge(self, value: H::Arg<'_>) -> Query<E, Done> {
-        self.native_range(NativeCondition::Ge(H::to_attribute(value)))
-    }
-
-    /// Only items whose next sort-key attribute lies between `low` and `high`, both included.
-    pub fn between(self, low: H::Arg<'_>, high: H::Arg<'_>) -> Query<E, Done> {
-        self.native_range(NativeCondition::Between(H::to_attribute(low), H::to_attribute(high)))
+        query.retype()
     }
 }
 
-impl<E, R> Query<E, Native<String, R>> {
-    /// Only items whose next sort-key attribute starts with `prefix`.
-    pub fn begins_with(self, prefix: &str) -> Query<E, Done> {
-        self.native_range(NativeCondition::BeginsWith(AttributeValue::S(prefix.to_owned())))
+impl<H: NativeKeyPart, R> RangeCondition for Native<H, R> {
+    fn lt<E>(query: Query<E, Self>, value: H::Arg<'_>) -> Query<E, Done> {
+        query.native_range(NativeCondition::Lt(H::to_attribute(value)))
+    }
+
+    fn le<E>(query: Query<E, Self>, value: H::Arg<'_>) -> Query<E, Done> {
+        query.native_range(NativeCondition::Le(H::to_attribute(value)))
+    }
+
+    fn gt<E>(query: Query<E, Self>, value: H::Arg<'_>) -> Query<E, Done> {
+        query.native_range(NativeCondition::Gt(H::to_attribute(value)))
+    }
+
+    fn ge<E>(query: Query<E, Self>, value: H::Arg<'_>) -> Query<E, Done> {
+        query.native_range(NativeCondition::Ge(H::to_attribute(value)))
+    }
+
+    fn between<E>(query: Query<E, Self>, low: H::Arg<'_>, high: H::Arg<'_>) -> Query<E, Done> {
+        query.native_range(NativeCondition::Between(H::to_attribute(low), H::to_attribute(high)))
+    }
+}
+
+impl<R> PrefixCondition for Native<String, R> {
+    fn begins_with<E>(query: Query<E, Self>, prefix: &str) -> Query<E, Done> {
+        query.native_range(NativeCondition::BeginsWith(AttributeValue::S(prefix.to_owned())))
     }
 }

@@ -5,6 +5,7 @@
 //! [`Done`] when nothing is left. Equality narrows to the rest; range conditions exist only on a
 //! final placeholder, where the encoded order is exactly the value order.
 
+use super::conditions::{Narrow, PrefixCondition, RangeCondition, Sealed};
 use super::{Query, SortRange};
 use crate::key::{escape_into, KeyPart, Segment};
 use std::marker::PhantomData;
@@ -22,7 +23,7 @@ pub const MAX_SUFFIX: &str = "\u{10FFFF}";
 
 impl<E, F> Query<E, F> {
     /// Appends `arg` as the next placeholder and the literal text after it.
-    fn push_value<H: KeyPart + ?Sized>(&mut self, arg: H::Arg<'_>) -> Option<String> {
+    pub(crate) fn push_value<H: KeyPart + ?Sized>(&mut self, arg: H::Arg<'_>) -> Option<String> {
         let template = self.plan.sort_template?;
         let Some(Segment::Field(field)) = template.segments.get(self.plan.position) else {
             return None;
@@ -60,7 +61,7 @@ impl<E, F> Query<E, F> {
         (prefix, more)
     }
 
-    fn narrowed<G>(mut self, value: Option<String>) -> Query<E, G> {
+    pub(crate) fn narrowed<G>(mut self, value: Option<String>) -> Query<E, G> {
         if let Some(value) = value {
             let (prefix, more) = self.consume_literals(value);
             self.plan.range = if more { SortRange::begins_with(&prefix) } else { SortRange::equals(&prefix) };
@@ -69,88 +70,96 @@ impl<E, F> Query<E, F> {
         self.retype()
     }
 
-    fn ranged(mut self, range: impl FnOnce(&str) -> SortRange) -> Query<E, Done> {
+    pub(crate) fn ranged(mut self, range: impl FnOnce(&str) -> SortRange) -> Query<E, Done> {
         self.plan.range = range(&self.plan.prefix);
         self.retype()
     }
 }
 
-impl<E, H: KeyPart, R> Query<E, Next<H, R>> {
-    /// Only items whose next sort-key field equals `value`.
-    pub fn eq(mut self, value: H::Arg<'_>) -> Query<E, R> {
-        let next = self.push_value::<H>(value);
-        self.narrowed(next)
+impl<H, R> Sealed for Next<H, R> {}
+impl<H> Sealed for End<H> {}
+
+impl<H: KeyPart, R> Narrow for Next<H, R> {
+    type Arg<'a>
+        = H::Arg<'a>
+    where
+        Self: 'a;
+    type Rest = R;
+
+    fn eq<E>(mut query: Query<E, Self>, value: H::Arg<'_>) -> Query<E, R> {
+        let next = query.push_value::<H>(value);
+        query.narrowed(next)
     }
 }
 
-impl<E, H: KeyPart> Query<E, End<H>> {
-    /// Only items whose last sort-key field equals `value`.
-    pub fn eq(mut self, value: H::Arg<'_>) -> Query<E, Done> {
-        let next = self.push_value::<H>(value);
-        self.narrowed(next)
-    }
+impl<H: KeyPart> Narrow for End<H> {
+    type Arg<'a>
+        = H::Arg<'a>
+    where
+        Self: 'a;
+    type Rest = Done;
 
-    /// Only items whose last sort-key field is less than `value`.
-    pub fn lt(mut self, value: H::Arg<'_>) -> Query<E, Done> {
-        match self.push_value::<H>(value) {
-            Some(bound) => self.ranged(|prefix| SortRange::below(prefix, bound, false)),
-            None => self.retype(),
+    fn eq<E>(mut query: Query<E, Self>, value: H::Arg<'_>) -> Query<E, Done> {
+        let next = query.push_value::<H>(value);
+        query.narrowed(next)
+    }
+}
+
+impl<H: KeyPart> RangeCondition for End<H> {
+    fn lt<E>(mut query: Query<E, Self>, value: H::Arg<'_>) -> Query<E, Done> {
+        match query.push_value::<H>(value) {
+            Some(bound) => query.ranged(|prefix| SortRange::below(prefix, bound, false)),
+            None => query.retype(),
         }
     }
 
-    /// Only items whose last sort-key field is at most `value`.
-    pub fn le(mut self, value: H::Arg<'_>) -> Query<E, Done> {
-        match self.push_value::<H>(value) {
-            Some(bound) => self.ranged(|prefix| SortRange::below(prefix, bound, true)),
-            None => self.retype(),
+    fn le<E>(mut query: Query<E, Self>, value: H::Arg<'_>) -> Query<E, Done> {
+        match query.push_value::<H>(value) {
+            Some(bound) => query.ranged(|prefix| SortRange::below(prefix, bound, true)),
+            None => query.retype(),
         }
     }
 
-    /// Only items whose last sort-key field is greater than `value`.
-    pub fn gt(mut self, value: H::Arg<'_>) -> Query<E, Done> {
-        match self.push_value::<H>(value) {
-            Some(bound) => self.ranged(|prefix| SortRange::above(prefix, bound, false)),
-            None => self.retype(),
+    fn gt<E>(mut query: Query<E, Self>, value: H::Arg<'_>) -> Query<E, Done> {
+        match query.push_value::<H>(value) {
+            Some(bound) => query.ranged(|prefix| SortRange::above(prefix, bound, false)),
+            None => query.retype(),
         }
     }
 
-    /// Only items whose last sort-key field is at least `value`.
-    pub fn ge(mut self, value: H::Arg<'_>) -> Query<E, Done> {
-        match self.push_value::<H>(value) {
-            Some(bound) => self.ranged(|prefix| SortRange::above(prefix, bound, true)),
-            None => self.retype(),
+    fn ge<E>(mut query: Query<E, Self>, value: H::Arg<'_>) -> Query<E, Done> {
+        match query.push_value::<H>(value) {
+            Some(bound) => query.ranged(|prefix| SortRange::above(prefix, bound, true)),
+            None => query.retype(),
         }
     }
 
-    /// Only items whose last sort-key field lies between `low` and `high`, both included.
-    pub fn between(mut self, low: H::Arg<'_>, high: H::Arg<'_>) -> Query<E, Done> {
-        let position = self.plan.position;
-        let low = self.push_value::<H>(low);
-        self.plan.position = position;
-        let high = self.push_value::<H>(high);
+    fn between<E>(mut query: Query<E, Self>, low: H::Arg<'_>, high: H::Arg<'_>) -> Query<E, Done> {
+        let position = query.plan.position;
+        let low = query.push_value::<H>(low);
+        query.plan.position = position;
+        let high = query.push_value::<H>(high);
         match (low, high) {
-            (Some(low), Some(high)) => self.ranged(|_| SortRange::between(low, high)),
-            _ => self.retype(),
+            (Some(low), Some(high)) => query.ranged(|_| SortRange::between(low, high)),
+            _ => query.retype(),
         }
     }
 }
 
-impl<E, R> Query<E, Next<String, R>> {
-    /// Only items whose next sort-key field starts with `prefix` (any length, even empty).
-    pub fn begins_with(self, prefix: &str) -> Query<E, Done> {
-        self.begins_with_text(prefix)
+impl<R> PrefixCondition for Next<String, R> {
+    fn begins_with<E>(query: Query<E, Self>, prefix: &str) -> Query<E, Done> {
+        query.begins_with_text(prefix)
     }
 }
 
-impl<E> Query<E, End<String>> {
-    /// Only items whose last sort-key field starts with `prefix` (any length, even empty).
-    pub fn begins_with(self, prefix: &str) -> Query<E, Done> {
-        self.begins_with_text(prefix)
+impl PrefixCondition for End<String> {
+    fn begins_with<E>(query: Query<E, Self>, prefix: &str) -> Query<E, Done> {
+        query.begins_with_text(prefix)
     }
 }
 
 impl<E, F> Query<E, F> {
-    fn begins_with_text(mut self, text: &str) -> Query<E, Done> {
+    pub(crate) fn begins_with_text(mut self, text: &str) -> Query<E, Done> {
         let mut prefix = self.plan.prefix.clone();
         escape_into(text, &mut prefix);
         self.plan.range = SortRange::begins_with(&prefix);

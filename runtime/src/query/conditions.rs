@@ -1,0 +1,124 @@
+//! The sort-key condition methods of [`Query`], and the traits that say which apply where.
+//!
+//! A query's second type parameter records what is left of its sort key (see [`Next`],
+//! [`End`], [`Native`] and [`Done`]). Each method needs a trait of that position: equality needs
+//! a placeholder left ([`Narrow`]), ranges need the last placeholder of a template or any
+//! attribute of a multi-attribute key ([`RangeCondition`]), prefixes need a string
+//! ([`PrefixCondition`]). Using one where it does not apply is a compile error that says so.
+//!
+//! [`Next`]: super::Next
+//! [`End`]: super::End
+//! [`Native`]: super::Native
+//! [`Done`]: super::Done
+
+use super::{Done, Query};
+
+mod sealed {
+    pub trait Sealed {}
+}
+pub(crate) use sealed::Sealed;
+
+/// A sort-key position that an equality condition can narrow.
+#[diagnostic::on_unimplemented(
+    message = "no sort-key placeholder is left to put a condition on",
+    label = "this query already names its whole sort key"
+)]
+pub trait Narrow: Sealed + Sized {
+    /// The argument type (`&str` for a `String` field).
+    type Arg<'a>: Copy
+    where
+        Self: 'a;
+    /// What is left after this position.
+    type Rest;
+    /// See [`Query::eq`].
+    fn eq<E>(query: Query<E, Self>, value: Self::Arg<'_>) -> Query<E, Self::Rest>;
+}
+
+/// A sort-key position that takes range conditions: the last placeholder of a key template, or
+/// any attribute of a multi-attribute key.
+#[diagnostic::on_unimplemented(
+    message = "range conditions apply only to the last placeholder of a sort-key template",
+    label = "narrow the placeholders before it with `.eq(..)` first",
+    note = "within a template, only the last value is stored in an order that ranges can rely on"
+)]
+pub trait RangeCondition: Narrow {
+    /// See [`Query::lt`].
+    fn lt<E>(query: Query<E, Self>, value: Self::Arg<'_>) -> Query<E, Done>;
+    /// See [`Query::le`].
+    fn le<E>(query: Query<E, Self>, value: Self::Arg<'_>) -> Query<E, Done>;
+    /// See [`Query::gt`].
+    fn gt<E>(query: Query<E, Self>, value: Self::Arg<'_>) -> Query<E, Done>;
+    /// See [`Query::ge`].
+    fn ge<E>(query: Query<E, Self>, value: Self::Arg<'_>) -> Query<E, Done>;
+    /// See [`Query::between`].
+    fn between<E>(query: Query<E, Self>, low: Self::Arg<'_>, high: Self::Arg<'_>) -> Query<E, Done>;
+}
+
+/// A sort-key position holding a string, which takes a prefix condition.
+#[diagnostic::on_unimplemented(
+    message = "`begins_with` needs a string sort-key placeholder",
+    label = "the next sort-key value here is not a string"
+)]
+pub trait PrefixCondition: Sealed + Sized {
+    /// See [`Query::begins_with`].
+    fn begins_with<E>(query: Query<E, Self>, prefix: &str) -> Query<E, Done>;
+}
+
+impl<E, F> Query<E, F> {
+    /// Only items whose next sort-key value equals `value`; narrows to the rest of the key.
+    pub fn eq(self, value: <F as Narrow>::Arg<'_>) -> Query<E, <F as Narrow>::Rest>
+    where
+        F: Narrow,
+    {
+        F::eq(self, value)
+    }
+
+    /// Only items whose next sort-key value is less than `value`.
+    pub fn lt(self, value: <F as Narrow>::Arg<'_>) -> Query<E, Done>
+    where
+        F: RangeCondition,
+    {
+        F::lt(self, value)
+    }
+
+    /// Only items whose next sort-key value is at most `value`.
+    pub fn le(self, value: <F as Narrow>::Arg<'_>) -> Query<E, Done>
+    where
+        F: RangeCondition,
+    {
+        F::le(self, value)
+    }
+
+    /// Only items whose next sort-key value is greater than `value`.
+    pub fn gt(self, value: <F as Narrow>::Arg<'_>) -> Query<E, Done>
+    where
+        F: RangeCondition,
+    {
+        F::gt(self, value)
+    }
+
+    /// Only items whose next sort-key value is at least `value`.
+    pub fn ge(self, value: <F as Narrow>::Arg<'_>) -> Query<E, Done>
+    where
+        F: RangeCondition,
+    {
+        F::ge(self, value)
+    }
+
+    /// Only items whose next sort-key value lies between `low` and `high`, both included
+    /// (nothing when `low > high`).
+    pub fn between(self, low: <F as Narrow>::Arg<'_>, high: <F as Narrow>::Arg<'_>) -> Query<E, Done>
+    where
+        F: RangeCondition,
+    {
+        F::between(self, low, high)
+    }
+
+    /// Only items whose next sort-key value starts with `prefix` (any length, even empty).
+    pub fn begins_with(self, prefix: &str) -> Query<E, Done>
+    where
+        F: PrefixCondition,
+    {
+        F::begins_with(self, prefix)
+    }
+}
