@@ -17,7 +17,7 @@ use futures::TryStreamExt;
 use serde::{Deserialize, Serialize};
 
 const ITEMS: usize = 20_000;
-const ROUNDS: usize = 9;
+const ROUNDS: usize = 15;
 
 #[derive(Table)]
 #[table(name = "QueryStreamBench", pk = "pk", sk = "sk")]
