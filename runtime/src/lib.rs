@@ -48,6 +48,7 @@ pub mod local;
 mod ops;
 pub mod query;
 mod scan;
+pub mod shard;
 mod table;
 mod transaction;
 

@@ -1,0 +1,40 @@
+//! Hash routing: the shard of a value is its SHA-256, read as a big-endian integer, modulo the
+//! shard count. The same as Python's `int.from_bytes(sha256(s.encode()).digest(), "big") % n`.
+
+use sha2::{Digest, Sha256};
+
+/// The hash shard (in `0..shards`) of `value`; `shards` must be at least 1.
+///
+/// ```
+/// use dynashard::shard::hash_shard;
+/// assert_eq!(hash_shard("Leaving Home", 21), 6);
+/// assert_eq!(hash_shard("Heavy Migration", 21), 8);
+/// ```
+pub fn hash_shard(value: &str, shards: u32) -> u32 {
+    hash_bytes_shard(value.as_bytes(), shards)
+}
+
+/// The hash shard of raw bytes (see [`hash_shard`]).
+pub fn hash_bytes_shard(bytes: &[u8], shards: u32) -> u32 {
+    let shards = u64::from(shards.max(1));
+    let digest = Sha256::digest(bytes);
+    // The digest is a 256-bit big-endian number; reduce it byte by byte, Horner style.
+    let remainder = digest.iter().fold(0u64, |remainder, byte| (remainder * 256 + u64::from(*byte)) % shards);
+    remainder as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn single_shard_is_always_zero() {
+        assert_eq!(hash_shard("anything", 1), 0);
+        assert_eq!(hash_shard("", 1), 0);
+    }
+
+    #[test]
+    fn large_shard_counts_do_not_overflow() {
+        assert!(hash_shard("x", u32::MAX) < u32::MAX);
+    }
+}

@@ -1,0 +1,19 @@
+//! Write sharding: the routing functions behind `#[shard(...)]`, as plain functions.
+//!
+//! - [`hash_shard`]: SHA-256 of the value, big-endian, modulo the shard count;
+//! - [`Boundaries`]: ordered range shards cut from the data's own distribution, routing on a
+//!   [`Normalization`] of the value;
+//! - [`TimeBucket`]: UTC time buckets, combined with a hash of the entity.
+//!
+//! They compute the same shard ids as the equivalent Python, so services in other languages can
+//! route alike.
+
+mod boundaries;
+mod hash;
+mod normalize;
+mod time_bucket;
+
+pub use boundaries::{Boundaries, BoundariesError};
+pub use hash::{hash_bytes_shard, hash_shard};
+pub use normalize::Normalization;
+pub use time_bucket::TimeBucket;

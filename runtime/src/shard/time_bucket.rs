@@ -1,0 +1,94 @@
+//! UTC time buckets (seed pattern: a time bucket plus a hash of the entity in the partition key).
+
+/// The width of a time bucket.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TimeBucket {
+    /// `2023-10-27T15:04`
+    Minute,
+    /// `2023-10-27T15` (Python: `time.strftime('%Y-%m-%dT%H', time.gmtime(t))`)
+    Hour,
+    /// `2023-10-27`
+    Day,
+}
+
+impl TimeBucket {
+    /// The bucket's width in seconds.
+    pub const fn seconds(self) -> i64 {
+        match self {
+            TimeBucket::Minute => 60,
+            TimeBucket::Hour => 3_600,
+            TimeBucket::Day => 86_400,
+        }
+    }
+
+    /// The start (unix seconds) of the bucket holding `unix_seconds`.
+    pub const fn start(self, unix_seconds: i64) -> i64 {
+        unix_seconds - unix_seconds.rem_euclid(self.seconds())
+    }
+
+    /// The label of the bucket holding `unix_seconds`, in UTC.
+    ///
+    /// ```
+    /// use dynashard::shard::TimeBucket;
+    /// let t = 1_698_419_045; // 2023-10-27T15:04:05Z
+    /// assert_eq!(TimeBucket::Hour.label(t), "2023-10-27T15");
+    /// assert_eq!(TimeBucket::Minute.label(t), "2023-10-27T15:04");
+    /// assert_eq!(TimeBucket::Day.label(t), "2023-10-27");
+    /// ```
+    pub fn label(self, unix_seconds: i64) -> String {
+        let days = unix_seconds.div_euclid(86_400);
+        let seconds_of_day = unix_seconds.rem_euclid(86_400);
+        let (year, month, day) = civil_from_days(days);
+        let (hour, minute) = (seconds_of_day / 3_600, seconds_of_day % 3_600 / 60);
+        match self {
+            TimeBucket::Day => format!("{year:04}-{month:02}-{day:02}"),
+            TimeBucket::Hour => format!("{year:04}-{month:02}-{day:02}T{hour:02}"),
+            TimeBucket::Minute => format!("{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}"),
+        }
+    }
+
+    /// The starts of every bucket that overlaps `from..=to` (unix seconds), oldest first.
+    pub fn starts_between(self, from: i64, to: i64) -> impl Iterator<Item = i64> {
+        let first = self.start(from);
+        let step = self.seconds();
+        (0..).map(move |n| first + n * step).take_while(move |start| *start <= to)
+    }
+}
+
+/// The (year, month, day) of a count of days since 1970-01-01, in the proleptic Gregorian
+/// calendar (H. Hinnant's `civil_from_days`).
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let day_of_era = z.rem_euclid(146_097);
+    let year_of_era = (day_of_era - day_of_era / 1_460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_index = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * month_index + 2) / 5 + 1;
+    let month = if month_index < 10 { month_index + 3 } else { month_index - 9 };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_across_boundaries() {
+        assert_eq!(TimeBucket::Hour.label(0), "1970-01-01T00");
+        assert_eq!(TimeBucket::Day.label(-1), "1969-12-31");
+        assert_eq!(TimeBucket::Day.label(951_782_400), "2000-02-29");
+        assert_eq!(TimeBucket::Hour.label(1_704_067_199), "2023-12-31T23");
+        assert_eq!(TimeBucket::Hour.label(1_704_067_200), "2024-01-01T00");
+    }
+
+    #[test]
+    fn walking_buckets_crosses_days() {
+        let from = 1_698_447_000; // 2023-10-27T22:50
+        let to = from + 3 * 3_600;
+        let labels: Vec<String> =
+            TimeBucket::Hour.starts_between(from, to).map(|s| TimeBucket::Hour.label(s)).collect();
+        assert_eq!(labels, ["2023-10-27T22", "2023-10-27T23", "2023-10-28T00", "2023-10-28T01"]);
+    }
+}
