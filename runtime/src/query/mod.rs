@@ -23,6 +23,7 @@ mod native;
 mod page;
 mod range;
 mod request;
+mod shards;
 mod sort;
 mod stream;
 
@@ -33,6 +34,7 @@ pub(crate) use native::NativeCondition;
 pub use native::{same_kind, Native, NativeKeyPart};
 pub use page::Page;
 pub(crate) use range::SortRange;
+pub use shards::{ShardMode, Shards};
 pub use sort::{Done, End, Next};
 
 use crate::error::{Error, KeyError};
@@ -78,6 +80,8 @@ pub struct QueryPlan {
     pub(crate) native_partition: Vec<(&'static str, aws_sdk_dynamodb::types::AttributeValue)>,
     pub(crate) native_sort: Vec<(&'static str, aws_sdk_dynamodb::types::AttributeValue)>,
     pub(crate) native_range: Option<(&'static str, NativeCondition)>,
+    pub(crate) shards: Option<Shards>,
+    pub(crate) concurrency: usize,
 }
 
 /// A problem found while building a query, reported when it runs.
@@ -136,6 +140,8 @@ impl<E, F> Query<E, F> {
             native_partition: Vec::new(),
             native_sort: Vec::new(),
             native_range: None,
+            shards: None,
+            concurrency: 8,
         };
         match partition {
             Ok(value) => plan.partition_value = value,

@@ -1,0 +1,39 @@
+//! The shard layout a query reads: which partitions, and how their results combine.
+
+/// How the partitions of a sharded query combine into one ordered result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ShardMode {
+    /// Range shards: each holds a contiguous slice of the sort order, so reading them one after
+    /// another (reversed when descending) is one sorted sequence.
+    InOrder,
+    /// Hash, random or time-bucket shards: every shard holds items from the whole sort order, so
+    /// they are merged on the sort-key bytes.
+    Merge,
+}
+
+/// The partitions a sharded query reads, in shard order, and how to combine them.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Shards {
+    /// The partition key value of each shard (e.g. `album#0` ... `album#20`), in shard order.
+    pub partitions: Vec<String>,
+    /// How their results combine.
+    pub mode: ShardMode,
+    /// A fingerprint of the layout (strategy, shard count, boundaries), so a cursor from another
+    /// layout is rejected.
+    pub layout: String,
+}
+
+impl<E, F> super::Query<E, F> {
+    /// Reads `shards` instead of the query's single partition. Generated code calls this.
+    #[doc(hidden)]
+    pub fn sharded(mut self, shards: Shards) -> Self {
+        self.plan.shards = Some(shards);
+        self
+    }
+
+    /// Runs at most `queries` shard queries at once (default 8).
+    pub fn concurrency(mut self, queries: usize) -> Self {
+        self.plan.concurrency = queries.max(1);
+        self
+    }
+}
