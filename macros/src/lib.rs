@@ -15,7 +15,7 @@ use proc_macro::TokenStream;
 use syn::parse_macro_input;
 
 /// Binds a struct to a table as one entity type. See the `dynashard` crate documentation.
-#[proc_macro_derive(Entity, attributes(entity, version, gsi, sparse_gsi))]
+#[proc_macro_derive(Entity, attributes(entity, version, gsi, sparse_gsi, shard))]
 pub fn derive_entity(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as syn::DeriveInput);
     errors::into_tokens(entity::derive(input)).into()

@@ -135,3 +135,12 @@ pub const fn attribute_name(
         ""
     }
 }
+
+/// The base-table key values of a complete item (partition key, then sort key or `""`), for the
+/// tiebreak of range-sharded sort keys.
+pub fn base_key_of(item: &Item, table: &crate::table::TableDefinition) -> (String, String) {
+    let text = |name: Option<&str>| {
+        name.and_then(|name| item.get(name)).and_then(|value| value.as_s().ok()).cloned().unwrap_or_default()
+    };
+    (text(Some(table.partition_key)), text(table.sort_key))
+}

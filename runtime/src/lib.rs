@@ -76,7 +76,7 @@ pub use transaction::{
 #[doc(hidden)]
 pub mod __private {
     pub use crate::index_keys::{
-        attribute_name, const_str_eq, find_index, insert_key, FieldChanges, IndexKeyUpdate,
+        attribute_name, base_key_of, const_str_eq, find_index, insert_key, FieldChanges, IndexKeyUpdate,
     };
     pub use crate::key::{DecodeKeyPart, KeyPart, KeyRole, KeyTemplate, KeyWriter, Segment};
     pub use crate::query::{same_kind, Done, End, FromItem, Native, NativeKeyPart, Next, Query, QueryTarget};

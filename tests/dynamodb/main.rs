@@ -12,6 +12,8 @@ mod native_indexes;
 mod pagination;
 mod queries;
 mod scan;
+mod sharded_album;
+mod sharded_writes;
 mod shop_model;
 mod tables;
 mod transactions;

@@ -6,6 +6,8 @@ use super::index_model::{IndexField, IndexMappingModel};
 use super::keys::{as_arg, compose, template_static, KeyArg};
 use super::model::EntityModel;
 use super::native_expand;
+use super::shard_expand;
+use super::shard_model::ShardModel;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
@@ -64,6 +66,7 @@ pub fn expand(model: &EntityModel) -> IndexTokens {
 }
 
 fn statics(model: &EntityModel, position: usize, mapping: &IndexMappingModel) -> TokenStream {
+    let boundaries = model.shard_of(&mapping.name).map(|shard| shard_expand::statics(position, shard));
     let ident = &model.ident;
     let name = &mapping.name;
     let index = index_const(position);
@@ -127,6 +130,7 @@ fn statics(model: &EntityModel, position: usize, mapping: &IndexMappingModel) ->
         #checks
         #pk
         #sk
+        #boundaries
     }
 }
 
@@ -144,6 +148,7 @@ fn guarded(
     value_of: impl Fn(&IndexField) -> TokenStream,
     emit: impl Fn(&Ident, TokenStream) -> TokenStream,
     otherwise: Option<TokenStream>,
+    sharding: Option<(&ShardModel, TokenStream)>,
 ) -> TokenStream {
     let (pk_ident, sk_ident) = index_statics(position);
     let args: Vec<KeyArg> = fields
@@ -163,9 +168,23 @@ fn guarded(
             }
         })
         .collect();
-    let pk = compose(&pk_ident, &mapping.pk, &args);
+    let mut pk = compose(&pk_ident, &mapping.pk, &args);
+    let mut sk = mapping.sk.as_ref().map(|sk| compose(&sk_ident, sk, &args));
+    if let Some((shard, base_key)) = sharding {
+        let by_value = shard
+            .by
+            .as_ref()
+            .and_then(|by| fields.iter().find(|field| &field.field.ident == by))
+            .map(&value_of);
+        pk = shard_expand::partition(position, shard, pk, by_value.clone());
+        if let Some(range_sk) =
+            by_value.and_then(|value| shard_expand::range_sort_key(shard, value, base_key))
+        {
+            sk = Some(range_sk);
+        }
+    }
     let emit_pk = emit(&pk_ident, pk);
-    let emit_sk = mapping.sk.as_ref().map(|sk| emit(&sk_ident, compose(&sk_ident, sk, &args)));
+    let emit_sk = sk.map(|sk| emit(&sk_ident, sk));
     let body = quote!({ #emit_pk #emit_sk });
     let optional: Vec<&IndexField> = fields.iter().filter(|field| field.optional).collect();
     if optional.is_empty() {
@@ -184,7 +203,14 @@ fn guarded(
 
 fn write_block(model: &EntityModel, position: usize, mapping: &IndexMappingModel) -> TokenStream {
     let fields = mapping.fields(&model.fields);
-    let emit = |template: &Ident, key: TokenStream| quote!(::dynashard::__private::insert_key(__item, #template.attribute, #key)?;);
+    let emit = |template: &Ident, key: TokenStream| {
+        quote!({
+            let __value = #key;
+            ::dynashard::__private::insert_key(__item, #template.attribute, __value)?;
+        })
+    };
+    let base_key = quote!(::dynashard::__private::base_key_of(__item, &__DYNASHARD_TABLE));
+    let sharding = model.shard_of(&mapping.name).map(|shard| (shard, base_key));
     let block = guarded(
         position,
         mapping,
@@ -195,6 +221,7 @@ fn write_block(model: &EntityModel, position: usize, mapping: &IndexMappingModel
         },
         emit,
         None,
+        sharding,
     );
     match &mapping.when {
         Some(predicate) => quote!(if #predicate(self) { #block }),
@@ -265,6 +292,9 @@ fn update_block(model: &EntityModel, position: usize, mapping: &IndexMappingMode
         },
         emit,
         Some(remove),
+        model
+            .shard_of(&mapping.name)
+            .map(|shard| (shard, quote!((__key.pk().to_owned(), __key.sk().unwrap_or_default().to_owned())))),
     );
     quote! {
         if __changes.touches(&[#(#changed),*]) {

@@ -7,6 +7,8 @@ mod keys;
 mod model;
 mod native_expand;
 mod query_expand;
+mod shard_expand;
+mod shard_model;
 
 use proc_macro2::TokenStream;
 

@@ -1,6 +1,7 @@
 //! The validated model of one `#[derive(Entity)]`.
 
 use super::index_model::{self, IndexMappingModel, NativeMappingModel};
+use super::shard_model::{self, ShardModel};
 use crate::attr::{set_once, unknown_key};
 use crate::errors::Errors;
 use crate::serde_attrs;
@@ -30,6 +31,7 @@ pub struct EntityModel {
     pub fields: Vec<FieldModel>,
     pub indexes: Vec<IndexMappingModel>,
     pub native_indexes: Vec<NativeMappingModel>,
+    pub shards: Vec<ShardModel>,
 }
 
 const ENTITY_KEYS: &[&str] = &["table", "pk", "sk", "name"];
@@ -76,6 +78,7 @@ impl EntityModel {
             }
         }
         let (indexes, native_indexes) = index_model::parse(&input.attrs, fields.as_deref(), &mut errors);
+        let shards = shard_model::parse(&input.attrs, &indexes, fields.as_deref(), &mut errors);
         let type_name = args.name.as_ref().map(LitStr::value).unwrap_or_else(|| input.ident.to_string());
         if let Some(name) = args.name.as_ref().filter(|name| name.value().is_empty()) {
             errors.push(name.span(), "the entity `name` cannot be empty");
@@ -91,6 +94,7 @@ impl EntityModel {
                 fields,
                 indexes,
                 native_indexes,
+                shards,
             }),
             _ => None,
         };
@@ -115,6 +119,11 @@ impl EntityModel {
     /// The field named `name`.
     pub fn field(&self, name: &str) -> Option<&FieldModel> {
         self.fields.iter().find(|field| field.ident == name)
+    }
+
+    /// The shard strategy of index `name`, if it is sharded.
+    pub fn shard_of(&self, name: &str) -> Option<&ShardModel> {
+        self.shards.iter().find(|shard| shard.index == name)
     }
 
     /// The `#[version]` field, if any.

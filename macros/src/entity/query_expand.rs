@@ -6,6 +6,8 @@ use super::index_expand::{index_const, index_statics};
 use super::index_model::query_fn_name;
 use super::keys::{compose, sort_walk, KeyArg};
 use super::model::EntityModel;
+use super::shard_expand;
+use super::shard_model::Strategy;
 use crate::template::Template;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
@@ -21,8 +23,18 @@ pub fn expand(model: &EntityModel) -> TokenStream {
         };
         let (pk_ident, sk_ident) = index_statics(position);
         let index = index_const(position);
+        let shard = model.shard_of(&mapping.name);
+        let range_sharded = shard.is_some_and(|shard| matches!(shard.strategy, Strategy::Range { .. }));
         let sort_attribute = mapping.sk.as_ref().map(|_| quote!(#sk_ident.attribute));
-        let sort_template = mapping.sk.as_ref().map(|_| quote!(&#sk_ident));
+        // A range-sharded index stores its own sort key (normalized value and tiebreak), not the
+        // template, so the template cannot be used to build conditions on it.
+        let sort_template = mapping.sk.as_ref().filter(|_| !range_sharded).map(|_| quote!(&#sk_ident));
+        let walk = if range_sharded {
+            quote!(::dynashard::__private::Done)
+        } else {
+            sort_walk(mapping.sk.as_ref(), key_type)
+        };
+        let layout = shard.map(|shard| shard_expand::layout(position, shard, quote!(__partition)));
         let doc = format!(
             "Items of index `{}` in one partition (pk `{}`{}), in sort-key order; narrow them with \
              the sort-key conditions of [`dynashard::Query`].",
@@ -39,8 +51,9 @@ pub fn expand(model: &EntityModel) -> TokenStream {
             index: Some(quote!(#index)),
             sort_attribute,
             sort_template,
-            walk: sort_walk(mapping.sk.as_ref(), key_type),
+            walk,
             param_type: &|name| key_type(name),
+            layout,
         })
     });
     let native = super::native_expand::queries(model);
@@ -67,6 +80,7 @@ fn base_query(model: &EntityModel) -> TokenStream {
         sort_template: model.sk.as_ref().map(|_| quote!(&#sk_ident)),
         walk: sort_walk(model.sk.as_ref(), key_type),
         param_type: &key_type,
+        layout: None,
     })
 }
 
@@ -81,6 +95,8 @@ struct EntryPoint<'a> {
     sort_template: Option<TokenStream>,
     walk: TokenStream,
     param_type: &'a dyn Fn(&str) -> Option<syn::Type>,
+    /// The `Shards` expression of a sharded index, in terms of `__partition: &String`.
+    layout: Option<TokenStream>,
 }
 
 fn entry_point(entry: EntryPoint) -> TokenStream {
@@ -95,6 +111,7 @@ fn entry_point(entry: EntryPoint) -> TokenStream {
         sort_template,
         walk,
         param_type,
+        layout,
     } = entry;
     let type_name = &model.type_name;
     let mut seen: Vec<&str> = Vec::new();
@@ -128,6 +145,10 @@ fn entry_point(entry: EntryPoint) -> TokenStream {
         .map_or_else(|| quote!(::dynashard::__private::None), |a| quote!(::dynashard::__private::Some(#a)));
     let sort_template = sort_template
         .map_or_else(|| quote!(::dynashard::__private::None), |t| quote!(::dynashard::__private::Some(#t)));
+    let shards = match layout {
+        Some(layout) => quote!(__partition.as_ref().ok().map(|__partition| #layout)),
+        None => quote!(::dynashard::__private::None::<::dynashard::query::Shards>),
+    };
     quote_spanned! {pk.span=>
         #[doc = #doc]
         #[allow(dead_code)]
@@ -135,7 +156,9 @@ fn entry_point(entry: EntryPoint) -> TokenStream {
             let __partition = (|| -> ::dynashard::Result<::dynashard::__private::String> {
                 ::dynashard::__private::Ok(#partition)
             })();
-            ::dynashard::Query::new(
+            #[allow(unused_variables)]
+            let __shards = #shards;
+            let __query = ::dynashard::Query::new(
                 ::dynashard::__private::QueryTarget {
                     table: &__DYNASHARD_TABLE,
                     index: #index,
@@ -145,7 +168,11 @@ fn entry_point(entry: EntryPoint) -> TokenStream {
                     sort_template: #sort_template,
                 },
                 __partition,
-            )
+            );
+            match __shards {
+                ::dynashard::__private::Some(shards) => __query.sharded(shards),
+                ::dynashard::__private::None => __query,
+            }
         }
     }
 }

@@ -31,6 +31,11 @@ impl<E, F> super::Query<E, F> {
         self
     }
 
+    /// The shards this query reads, if its index is sharded.
+    pub fn plan_shards(&self) -> Option<&Shards> {
+        self.plan.shards.as_ref()
+    }
+
     /// Runs at most `queries` shard queries at once (default 8).
     pub fn concurrency(mut self, queries: usize) -> Self {
         self.plan.concurrency = queries.max(1);

@@ -60,6 +60,13 @@ impl Boundaries {
         Ok(Self { values })
     }
 
+    /// Wraps boundaries that were already checked when the crate was compiled. Generated code
+    /// calls this; anything else should use [`Boundaries::new`].
+    #[doc(hidden)]
+    pub fn from_checked(values: &[&str]) -> Self {
+        Self { values: values.iter().map(|value| (*value).to_owned()).collect() }
+    }
+
     /// Parses and checks a JSON array of strings (the format `dynashard boundaries` writes).
     pub fn from_json(json: &str) -> Result<Self, BoundariesError> {
         let values: Vec<String> =

@@ -38,3 +38,14 @@ mod tests {
         assert!(hash_shard("x", u32::MAX) < u32::MAX);
     }
 }
+
+/// A uniformly random shard in `0..shards` (random sharding); `shards` must be at least 1.
+pub fn random_shard(shards: u32) -> u32 {
+    use rand::RngExt;
+    rand::rng().random_range(0..shards.max(1))
+}
+
+/// The partition key value of one shard: the composed key, `#`, the shard id (`album#7`).
+pub fn shard_partition(partition: &str, shard: u32) -> String {
+    format!("{partition}#{shard}")
+}

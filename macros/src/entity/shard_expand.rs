@@ -1,0 +1,91 @@
+//! Code generated for a sharded index: the boundaries of range shards (read at compile time,
+//! rebuilt when the file changes), the shard id of a value, the partition key with its shard,
+//! the range-sharded sort key, and the layout that queries read.
+
+use super::shard_model::{ShardModel, Strategy};
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote};
+
+/// The function returning mapping `position`'s range boundaries.
+fn boundaries_fn(position: usize) -> Ident {
+    format_ident!("__dynashard_boundaries_{}", position)
+}
+
+fn normalization(name: &str) -> TokenStream {
+    let variant = match name {
+        "lower" => format_ident!("Lower"),
+        "none" => format_ident!("None"),
+        _ => format_ident!("NfkdLower"),
+    };
+    quote!(::dynashard::shard::Normalization::#variant)
+}
+
+/// Items placed next to the index statics: the boundaries accessor of a range shard.
+pub fn statics(position: usize, shard: &ShardModel) -> TokenStream {
+    let Strategy::Range { path, boundaries, .. } = &shard.strategy else { return quote!() };
+    let function = boundaries_fn(position);
+    quote! {
+        #[allow(dead_code)]
+        fn #function() -> &'static ::dynashard::shard::Boundaries {
+            const _: &[u8] = include_bytes!(#path);
+            static BOUNDARIES: ::std::sync::OnceLock<::dynashard::shard::Boundaries> = ::std::sync::OnceLock::new();
+            BOUNDARIES.get_or_init(|| ::dynashard::shard::Boundaries::from_checked(&[#(#boundaries),*]))
+        }
+    }
+}
+
+/// The partition key of the shard that `by_value` (an expression of type `String`) selects,
+/// given the composed partition key expression `partition`.
+pub fn partition(
+    position: usize,
+    shard: &ShardModel,
+    partition: TokenStream,
+    by_value: Option<TokenStream>,
+) -> TokenStream {
+    let id = match (&shard.strategy, by_value) {
+        (Strategy::Hash { shards }, Some(value)) => quote!(::dynashard::shard::hash_shard(&#value, #shards)),
+        (Strategy::Random { shards }, _) => quote!(::dynashard::shard::random_shard(#shards)),
+        (Strategy::Range { normalize, .. }, Some(value)) => {
+            let function = boundaries_fn(position);
+            let normalization = normalization(normalize);
+            quote!(#function().shard(&#value, #normalization))
+        }
+        _ => quote!(0),
+    };
+    quote!(::dynashard::shard::shard_partition(&#partition, #id))
+}
+
+/// The sort key of a range-sharded index: normalized value, original value, base-table key.
+pub fn range_sort_key(
+    shard: &ShardModel,
+    by_value: TokenStream,
+    base_key: TokenStream,
+) -> Option<TokenStream> {
+    let Strategy::Range { normalize, .. } = &shard.strategy else { return None };
+    let normalization = normalization(normalize);
+    Some(quote! {{
+        let __normalized = #normalization.apply(&#by_value);
+        let __base = #base_key;
+        ::dynashard::shard::range_sort_key(&__normalized, &#by_value, &[__base.0.as_str(), __base.1.as_str()])
+    }})
+}
+
+/// The `Shards` a query of this index reads, from the composed partition key `partition`.
+pub fn layout(position: usize, shard: &ShardModel, partition: TokenStream) -> TokenStream {
+    let shards = shard.strategy.shards();
+    let (mode, layout) = match &shard.strategy {
+        Strategy::Hash { shards } => (quote!(Merge), quote!(::std::format!("hash:{}", #shards))),
+        Strategy::Random { shards } => (quote!(Merge), quote!(::std::format!("random:{}", #shards))),
+        Strategy::Range { normalize, .. } => {
+            let function = boundaries_fn(position);
+            (quote!(InOrder), quote!(::std::format!("range:{}:{}", #normalize, #function().fingerprint())))
+        }
+    };
+    quote! {
+        ::dynashard::query::Shards {
+            partitions: (0..#shards).map(|shard| ::dynashard::shard::shard_partition(&#partition, shard)).collect(),
+            mode: ::dynashard::query::ShardMode::#mode,
+            layout: #layout,
+        }
+    }
+}

@@ -1,0 +1,270 @@
+//! Parsing and checking `#[shard(...)]`: the strategy that spreads an index's partition over
+//! several shards.
+//!
+//! ```text
+//! #[shard(GSI1, hash = 21, by = title)]
+//! #[shard(GSI1, random = 10)]
+//! #[shard(GSI1, range = "boundaries/albums.json", by = title, normalize = "nfkd-lower")]
+//! ```
+
+use super::index_model::IndexMappingModel;
+use super::model::FieldModel;
+use crate::attr::{set_once, unknown_key};
+use crate::errors::Errors;
+use syn::spanned::Spanned;
+use syn::{Attribute, Ident, LitInt, LitStr};
+
+/// The most shards one index may have.
+const MAX_SHARDS: u64 = 10_000;
+
+/// How an index's partition is spread.
+pub enum Strategy {
+    /// `hash(by) mod shards`.
+    Hash { shards: u32 },
+    /// A random shard for every write.
+    Random { shards: u32 },
+    /// Ordered range shards cut at the boundaries read from `path` at compile time.
+    Range { path: String, boundaries: Vec<String>, normalize: String },
+}
+
+/// A checked `#[shard(...)]`.
+pub struct ShardModel {
+    /// The sharded index.
+    pub index: String,
+    pub strategy: Strategy,
+    /// The field whose value picks the shard (hash and range).
+    pub by: Option<Ident>,
+}
+
+impl Strategy {
+    /// The number of shards.
+    pub fn shards(&self) -> u32 {
+        match self {
+            Strategy::Hash { shards } | Strategy::Random { shards } => *shards,
+            Strategy::Range { boundaries, .. } => boundaries.len() as u32,
+        }
+    }
+}
+
+const SHARD_KEYS: &[&str] = &["hash", "random", "range", "by", "normalize"];
+
+/// Parses every `#[shard(...)]`, checking each against the entity's index mappings.
+pub fn parse(
+    attrs: &[Attribute],
+    indexes: &[IndexMappingModel],
+    fields: Option<&[FieldModel]>,
+    errors: &mut Errors,
+) -> Vec<ShardModel> {
+    let mut shards: Vec<ShardModel> = Vec::new();
+    for attr in attrs.iter().filter(|attr| attr.path().is_ident("shard")) {
+        let Some(shard) = parse_one(attr, errors) else { continue };
+        if shards.iter().any(|known| known.index == shard.index) {
+            errors.push_spanned(attr, format!("index `{}` is sharded twice", shard.index));
+            continue;
+        }
+        let Some(mapping) = indexes.iter().find(|mapping| mapping.name == shard.index) else {
+            errors.push_spanned(
+                attr,
+                format!(
+                    "`#[shard({}, ...)]` needs a `#[gsi({}, pk = \"...\", ...)]` key template mapping",
+                    shard.index, shard.index
+                ),
+            );
+            continue;
+        };
+        if let (Some(by), Some(fields)) = (&shard.by, fields) {
+            check_by(by, &shard, mapping, fields, errors);
+        }
+        shards.push(shard);
+    }
+    shards
+}
+
+fn check_by(
+    by: &Ident,
+    shard: &ShardModel,
+    mapping: &IndexMappingModel,
+    fields: &[FieldModel],
+    errors: &mut Errors,
+) {
+    let Some(field) = fields.iter().find(|field| &field.ident == by) else {
+        errors.push(by.span(), format!("unknown field `{by}` in `by`"));
+        return;
+    };
+    let is_string = matches!(&field.ty, syn::Type::Path(path) if path.path.is_ident("String"));
+    if !is_string {
+        errors.push_spanned(
+            &field.ty,
+            format!("`by` field `{by}` must be a `String`: shards are computed from its text"),
+        );
+    }
+    let template_fields: Vec<&str> =
+        mapping.pk.fields().chain(mapping.sk.iter().flat_map(|sk| sk.fields())).collect();
+    if !template_fields.contains(&by.to_string().as_str()) {
+        errors.push(
+            by.span(),
+            format!("`by` field `{by}` must be part of index `{}`'s key template", mapping.name),
+        );
+        return;
+    }
+    if matches!(shard.strategy, Strategy::Range { .. }) {
+        let sort_fields: Vec<&str> = mapping.sk.iter().flat_map(|sk| sk.fields()).collect();
+        if sort_fields != [by.to_string().as_str()] {
+            errors.push(
+                by.span(),
+                format!(
+                    "a range-sharded index is sorted by its `by` field: map index `{}` with `sk = \"{{{by}}}\"`",
+                    mapping.name
+                ),
+            );
+        }
+    }
+}
+
+fn parse_one(attr: &Attribute, errors: &mut Errors) -> Option<ShardModel> {
+    let mut index: Option<Ident> = None;
+    let (mut hash, mut random, mut range): (Option<LitInt>, Option<LitInt>, Option<LitStr>) =
+        (None, None, None);
+    let (mut by, mut normalize): (Option<Ident>, Option<LitStr>) = (None, None);
+    let result = attr.parse_nested_meta(|meta| {
+        let is_bare = !meta.input.peek(syn::Token![=]) && !meta.input.peek(syn::token::Paren);
+        if is_bare && index.is_none() {
+            if let Some(ident) = meta.path.get_ident() {
+                index = Some(ident.clone());
+                return Ok(());
+            }
+        }
+        if meta.path.is_ident("hash") {
+            let value = meta.value()?.parse()?;
+            set_once(errors, &meta, &mut hash, value);
+        } else if meta.path.is_ident("random") {
+            let value = meta.value()?.parse()?;
+            set_once(errors, &meta, &mut random, value);
+        } else if meta.path.is_ident("range") {
+            let value = meta.value()?.parse()?;
+            set_once(errors, &meta, &mut range, value);
+        } else if meta.path.is_ident("by") {
+            let value = meta.value()?.parse()?;
+            set_once(errors, &meta, &mut by, value);
+        } else if meta.path.is_ident("normalize") {
+            let value = meta.value()?.parse()?;
+            set_once(errors, &meta, &mut normalize, value);
+        } else {
+            unknown_key(errors, &meta, "shard", SHARD_KEYS)?;
+        }
+        Ok(())
+    });
+    if let Err(error) = result {
+        errors.add(error);
+        return None;
+    }
+    let Some(index) = index else {
+        errors.push_spanned(
+            attr,
+            "`#[shard(...)]` starts with the index name, e.g. `#[shard(GSI1, hash = 21, by = title)]`",
+        );
+        return None;
+    };
+    let strategy = match (hash, random, range) {
+        (Some(n), None, None) => Strategy::Hash { shards: shard_count(&n, errors)? },
+        (None, Some(n), None) => Strategy::Random { shards: shard_count(&n, errors)? },
+        (None, None, Some(path)) => {
+            let normalize_name = normalize.as_ref().map_or_else(|| "nfkd-lower".to_owned(), LitStr::value);
+            if !["nfkd-lower", "lower", "none"].contains(&normalize_name.as_str()) {
+                let span = normalize.as_ref().map_or_else(|| path.span(), LitStr::span);
+                errors
+                    .push(span, "`normalize` is one of \"nfkd-lower\" (the default), \"lower\" or \"none\"");
+            }
+            let boundaries = read_boundaries(&path, errors)?;
+            Strategy::Range { path: resolve(&path.value()), boundaries, normalize: normalize_name }
+        }
+        (None, None, None) => {
+            errors.push_spanned(
+                attr,
+                "`#[shard(...)]` needs a strategy: `hash = N`, `random = N` or `range = \"file.json\"`",
+            );
+            return None;
+        }
+        _ => {
+            errors.push_spanned(attr, "give exactly one of `hash`, `random` and `range`");
+            return None;
+        }
+    };
+    if normalize.is_some() && !matches!(strategy, Strategy::Range { .. }) {
+        errors.push_spanned(&normalize, "`normalize` applies to `range` shards only");
+    }
+    match (&strategy, &by) {
+        (Strategy::Random { .. }, Some(by)) => {
+            errors.push(by.span(), "random shards do not use `by`");
+            return None;
+        }
+        (Strategy::Hash { .. } | Strategy::Range { .. }, None) => {
+            errors.push_spanned(
+                attr,
+                "hash and range shards need `by = field`: the field whose value picks the shard",
+            );
+            return None;
+        }
+        _ => {}
+    }
+    Some(ShardModel { index: index.to_string(), strategy, by })
+}
+
+fn shard_count(literal: &LitInt, errors: &mut Errors) -> Option<u32> {
+    match literal.base10_parse::<u64>() {
+        Ok(count) if (1..=MAX_SHARDS).contains(&count) => Some(count as u32),
+        _ => {
+            errors.push(literal.span(), format!("a shard count is a whole number from 1 to {MAX_SHARDS}"));
+            None
+        }
+    }
+}
+
+/// `path` relative to the crate being compiled.
+fn resolve(path: &str) -> String {
+    let base = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default();
+    std::path::Path::new(&base).join(path).to_string_lossy().into_owned()
+}
+
+/// Reads and checks a boundaries file: a JSON array of strings, first `""`, strictly increasing
+/// in UTF-8 byte order. Errors point at the path literal.
+fn read_boundaries(path: &LitStr, errors: &mut Errors) -> Option<Vec<String>> {
+    let resolved = resolve(&path.value());
+    let mut fail = |message: String| {
+        errors.push(path.span(), message);
+        None
+    };
+    let text = match std::fs::read_to_string(&resolved) {
+        Ok(text) => text,
+        Err(error) => return fail(format!("cannot read boundaries file `{resolved}`: {error}")),
+    };
+    let boundaries: Vec<String> = match serde_json::from_str(&text) {
+        Ok(boundaries) => boundaries,
+        Err(error) => {
+            return fail(format!(
+                "boundaries file `{}` is not a JSON array of strings: {error}",
+                path.value()
+            ))
+        }
+    };
+    match boundaries.first() {
+        None => return fail(format!("boundaries file `{}` is empty; it starts with \"\"", path.value())),
+        Some(first) if !first.is_empty() => {
+            return fail(format!("the first boundary in `{}` must be \"\", found {first:?}", path.value()))
+        }
+        Some(_) => {}
+    }
+    if let Some(position) = boundaries.windows(2).position(|pair| pair[1] <= pair[0]) {
+        return fail(format!(
+            "boundaries in `{}` must be strictly increasing: {:?} (entry {}) does not follow {:?}",
+            path.value(),
+            boundaries[position + 1],
+            position + 1,
+            boundaries[position]
+        ));
+    }
+    if boundaries.len() as u64 > MAX_SHARDS {
+        return fail(format!("at most {MAX_SHARDS} range shards"));
+    }
+    Some(boundaries)
+}

@@ -1,0 +1,77 @@
+//! Writes compute their shard: the seed's shard ids land in the stored index keys.
+
+use crate::sharded_album::*;
+use crate::{db, unique};
+use aws_sdk_dynamodb::types::AttributeValue;
+use dynashard::shard::{range_sort_key, Normalization};
+use dynashard::Db;
+
+async fn stored(db: &Db, album: &ShardedAlbum) -> dynashard::Item {
+    let key = ShardedAlbum::key(&album.artist, &album.title).unwrap();
+    db.client()
+        .get_item()
+        .table_name(db.table_name::<ShardedMusic>())
+        .key("pk", AttributeValue::S(key.pk().into()))
+        .key("sk", AttributeValue::S(key.sk().unwrap().into()))
+        .consistent_read(true)
+        .send()
+        .await
+        .unwrap()
+        .item
+        .unwrap()
+}
+
+#[tokio::test]
+async fn hash_and_range_shards_match_the_seed() {
+    let db = db().await;
+    db.create_table::<ShardedMusic>().await.unwrap();
+    let artist = unique("Sharded");
+    let cases = [
+        ("Leaving Home", Some(6), 9),
+        ("Heavy Migration", Some(8), 7),
+        ("2 Pie Island", None, 0),
+        ("Space Cadet", None, 15),
+    ];
+    for (title, hash_shard, range_shard) in cases {
+        let album = ShardedAlbum { artist: artist.clone(), title: title.into(), year: 2007 };
+        db.put(&album).await.unwrap();
+        let item = stored(&db, &album).await;
+        if let Some(hash_shard) = hash_shard {
+            assert_eq!(item["hash_pk"].as_s().unwrap(), &format!("album#{hash_shard}"), "{title}");
+        }
+        assert_eq!(item["hash_sk"].as_s().unwrap(), title, "hash shards keep the template sort key");
+        assert_eq!(item["range_pk"].as_s().unwrap(), &format!("album#{range_shard}"), "{title}");
+        let key = ShardedAlbum::key(&artist, title).unwrap();
+        let expected_sk =
+            range_sort_key(&Normalization::NfkdLower.apply(title), title, &[key.pk(), key.sk().unwrap()]);
+        assert_eq!(item["range_sk"].as_s().unwrap(), &expected_sk);
+        let random: u32 = item["random_pk"].as_s().unwrap().strip_prefix("album#").unwrap().parse().unwrap();
+        assert!(random < 5);
+    }
+}
+
+#[tokio::test]
+async fn random_shards_spread_writes() {
+    let db = db().await;
+    db.create_table::<ShardedMusic>().await.unwrap();
+    let artist = unique("Spread");
+    let mut seen = std::collections::HashSet::new();
+    for n in 0..60 {
+        let album = ShardedAlbum { artist: artist.clone(), title: format!("title {n}"), year: 2000 };
+        db.put(&album).await.unwrap();
+        seen.insert(stored(&db, &album).await["random_pk"].as_s().unwrap().clone());
+    }
+    assert_eq!(seen.len(), 5, "60 random writes touch all 5 shards: {seen:?}");
+}
+
+#[test]
+fn sharded_queries_read_every_shard() {
+    let hash = ShardedAlbum::query_by_title_hash();
+    let range = ShardedAlbum::query_by_title_range();
+    let random = ShardedAlbum::query_anywhere();
+    for (query, count) in [(hash.plan_shards(), 21), (range.plan_shards(), 21), (random.plan_shards(), 5)] {
+        let shards = query.expect("a sharded query");
+        assert_eq!(shards.partitions.len(), count);
+        assert_eq!(shards.partitions[0], "album#0");
+    }
+}
