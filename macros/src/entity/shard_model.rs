@@ -11,7 +11,8 @@ use super::index_model::IndexMappingModel;
 use super::model::FieldModel;
 use crate::attr::{set_once, unknown_key};
 use crate::errors::Errors;
-use syn::spanned::Spanned;
+use crate::template::Piece;
+use serde_json::Value;
 use syn::{Attribute, Ident, LitInt, LitStr};
 
 /// The most shards one index may have.
@@ -88,7 +89,8 @@ fn check_by(
     errors: &mut Errors,
 ) {
     let Some(field) = fields.iter().find(|field| &field.ident == by) else {
-        errors.push(by.span(), format!("unknown field `{by}` in `by`"));
+        let known: Vec<String> = fields.iter().map(|field| format!("`{}`", field.ident)).collect();
+        errors.push(by.span(), format!("unknown field `{by}` in `by`; fields: {}", known.join(", ")));
         return;
     };
     let is_string = matches!(&field.ty, syn::Type::Path(path) if path.path.is_ident("String"));
@@ -101,19 +103,29 @@ fn check_by(
     let template_fields: Vec<&str> =
         mapping.pk.fields().chain(mapping.sk.iter().flat_map(|sk| sk.fields())).collect();
     if !template_fields.contains(&by.to_string().as_str()) {
+        let sk = mapping.sk.as_ref().map(|sk| format!(", sk `{}`", sk.source)).unwrap_or_default();
         errors.push(
             by.span(),
-            format!("`by` field `{by}` must be part of index `{}`'s key template", mapping.name),
+            format!(
+                "`by` field `{by}` must be part of index `{}`'s key template (pk `{}`{sk})",
+                mapping.name, mapping.pk.source
+            ),
         );
         return;
     }
     if matches!(shard.strategy, Strategy::Range { .. }) {
-        let sort_fields: Vec<&str> = mapping.sk.iter().flat_map(|sk| sk.fields()).collect();
-        if sort_fields != [by.to_string().as_str()] {
+        // The index stores its own sort key, built from the normalized `by` value; any other
+        // part of the template would be dropped.
+        let sorted_by_alone = mapping
+            .sk
+            .as_ref()
+            .is_some_and(|sk| matches!(sk.pieces.as_slice(), [Piece::Field(name)] if by == name));
+        if !sorted_by_alone {
+            let span = mapping.sk.as_ref().map_or_else(|| by.span(), |sk| sk.span);
             errors.push(
-                by.span(),
+                span,
                 format!(
-                    "a range-sharded index is sorted by its `by` field: map index `{}` with `sk = \"{{{by}}}\"`",
+                    "a range-sharded index is sorted by its `by` field alone: map index `{}` with `sk = \"{{{by}}}\"`",
                     mapping.name
                 ),
             );
@@ -165,6 +177,12 @@ fn parse_one(attr: &Attribute, errors: &mut Errors) -> Option<ShardModel> {
         );
         return None;
     };
+    let given: Vec<String> =
+        [("hash", hash.is_some()), ("random", random.is_some()), ("range", range.is_some())]
+            .iter()
+            .filter(|(_, is_given)| *is_given)
+            .map(|(name, _)| format!("`{name}`"))
+            .collect();
     let strategy = match (hash, random, range) {
         (Some(n), None, None) => Strategy::Hash { shards: shard_count(&n, errors)? },
         (None, Some(n), None) => Strategy::Random { shards: shard_count(&n, errors)? },
@@ -186,7 +204,14 @@ fn parse_one(attr: &Attribute, errors: &mut Errors) -> Option<ShardModel> {
             return None;
         }
         _ => {
-            errors.push_spanned(attr, "give exactly one of `hash`, `random` and `range`");
+            errors.push_spanned(
+                attr,
+                format!(
+                    "`#[shard(...)]` takes exactly one strategy, found {}: {}",
+                    given.len(),
+                    given.join(", ")
+                ),
+            );
             return None;
         }
     };
@@ -195,7 +220,7 @@ fn parse_one(attr: &Attribute, errors: &mut Errors) -> Option<ShardModel> {
     }
     match (&strategy, &by) {
         (Strategy::Random { .. }, Some(by)) => {
-            errors.push(by.span(), "random shards do not use `by`");
+            errors.push(by.span(), "random shards do not use `by`: every write picks a shard at random");
             return None;
         }
         (Strategy::Hash { .. } | Strategy::Range { .. }, None) => {
@@ -227,44 +252,82 @@ fn resolve(path: &str) -> String {
 }
 
 /// Reads and checks a boundaries file: a JSON array of strings, first `""`, strictly increasing
-/// in UTF-8 byte order. Errors point at the path literal.
+/// in UTF-8 byte order. Errors point at the path literal and name the path as written.
 fn read_boundaries(path: &LitStr, errors: &mut Errors) -> Option<Vec<String>> {
-    let resolved = resolve(&path.value());
+    let written = path.value();
     let mut fail = |message: String| {
         errors.push(path.span(), message);
         None
     };
-    let text = match std::fs::read_to_string(&resolved) {
+    let text = match std::fs::read_to_string(resolve(&written)) {
         Ok(text) => text,
-        Err(error) => return fail(format!("cannot read boundaries file `{resolved}`: {error}")),
-    };
-    let boundaries: Vec<String> = match serde_json::from_str(&text) {
-        Ok(boundaries) => boundaries,
         Err(error) => {
             return fail(format!(
-                "boundaries file `{}` is not a JSON array of strings: {error}",
-                path.value()
+                "cannot read boundaries file `{written}` (paths are relative to the package's \
+                 `Cargo.toml`): {error}"
             ))
         }
     };
+    let entries = match serde_json::from_str(&text) {
+        Ok(Value::Array(entries)) => entries,
+        Ok(other) => {
+            return fail(format!(
+                "boundaries file `{written}` must hold a JSON array of strings, not {}",
+                describe(&other)
+            ))
+        }
+        Err(error) => return fail(format!("boundaries file `{written}` is not valid JSON: {error}")),
+    };
+    let mut boundaries = Vec::with_capacity(entries.len());
+    for (position, entry) in entries.into_iter().enumerate() {
+        match entry {
+            Value::String(boundary) => boundaries.push(boundary),
+            other => {
+                return fail(format!(
+                    "boundaries file `{written}` must hold a JSON array of strings, but entry \
+                     {position} is {}",
+                    describe(&other)
+                ))
+            }
+        }
+    }
     match boundaries.first() {
-        None => return fail(format!("boundaries file `{}` is empty; it starts with \"\"", path.value())),
+        None => {
+            return fail(format!(
+                "boundaries file `{written}` is empty: it needs at least the first boundary, \"\""
+            ))
+        }
         Some(first) if !first.is_empty() => {
-            return fail(format!("the first boundary in `{}` must be \"\", found {first:?}", path.value()))
+            return fail(format!("the first boundary in `{written}` must be \"\", found {first:?}"))
         }
         Some(_) => {}
     }
     if let Some(position) = boundaries.windows(2).position(|pair| pair[1] <= pair[0]) {
         return fail(format!(
-            "boundaries in `{}` must be strictly increasing: {:?} (entry {}) does not follow {:?}",
-            path.value(),
-            boundaries[position + 1],
+            "boundaries in `{written}` must be strictly increasing (in UTF-8 byte order), but entry {} \
+             ({:?}) is not greater than entry {position} ({:?})",
             position + 1,
+            boundaries[position + 1],
             boundaries[position]
         ));
     }
     if boundaries.len() as u64 > MAX_SHARDS {
-        return fail(format!("at most {MAX_SHARDS} range shards"));
+        return fail(format!(
+            "boundaries file `{written}` has {} boundaries; at most {MAX_SHARDS} range shards",
+            boundaries.len()
+        ));
     }
     Some(boundaries)
+}
+
+/// A JSON value's kind, for messages: `the number 5`, `an object`.
+fn describe(value: &Value) -> String {
+    match value {
+        Value::Null => "null".to_owned(),
+        Value::Bool(flag) => format!("the boolean {flag}"),
+        Value::Number(number) => format!("the number {number}"),
+        Value::String(text) => format!("the string {text:?}"),
+        Value::Array(_) => "an array".to_owned(),
+        Value::Object(_) => "an object".to_owned(),
+    }
 }
