@@ -13,6 +13,7 @@ mod pagination;
 mod queries;
 mod scan;
 mod sharded_album;
+mod sharded_reads;
 mod sharded_writes;
 mod shop_model;
 mod tables;

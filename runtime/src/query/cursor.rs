@@ -2,7 +2,8 @@
 //!
 //! A cursor is `base64url(payload) "." base64url(tag)`. The payload holds a fingerprint of the
 //! query (table, index, entity type, partition, sort-key condition, direction) and the key
-//! attributes to resume after. The tag is a SHA-256 checksum, or an HMAC-SHA256 when the `Db` has
+//! attributes to resume after; a sharded query's cursor holds a fingerprint of the shard layout and
+//! a position per shard instead (see `sharded::cursor`). The tag is a SHA-256 checksum, or an HMAC-SHA256 when the `Db` has
 //! a cursor key ([`crate::Db::with_cursor_key`]), so edited cursors are rejected and, with a key,
 //! cannot be forged.
 
@@ -16,7 +17,7 @@ use hmac::{Hmac, Mac};
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 
-const VERSION: u64 = 1;
+pub(crate) const VERSION: u64 = 1;
 const CHECKSUM_CONTEXT: &[u8] = b"dynashard-cursor-v1";
 
 /// Why a cursor was rejected.
@@ -32,20 +33,27 @@ pub enum CursorError {
     /// The cursor belongs to another query, index or table.
     #[error("the cursor belongs to a different query")]
     WrongQuery,
+    /// The cursor belongs to the same query over another shard layout (another strategy, shard
+    /// count or boundaries), so its per-shard positions mean nothing here.
+    #[error("the cursor belongs to another shard layout")]
+    LayoutChanged,
 }
 
 /// The fingerprint of a query: what a cursor must match to be used with it.
 pub(crate) fn fingerprint(plan: &QueryPlan) -> String {
     let mut hasher = Sha256::new();
-    for part in [
+    let sharded = plan.shards.as_ref().map(|_| "sharded");
+    let partition = if sharded.is_some() { "" } else { plan.partition_value.as_str() };
+    let parts = [
         plan.table.name,
         plan.index.map_or("", |index| index.name),
         plan.type_name,
-        &plan.partition_value,
+        partition,
         &format!("{:?}", plan.range),
         &format!("{:?}{:?}{:?}", plan.native_partition, plan.native_sort, plan.native_range),
         if plan.descending { "desc" } else { "asc" },
-    ] {
+    ];
+    for part in parts.into_iter().chain(sharded) {
         hasher.update((part.len() as u64).to_be_bytes());
         hasher.update(part.as_bytes());
     }
@@ -54,17 +62,7 @@ pub(crate) fn fingerprint(plan: &QueryPlan) -> String {
 
 /// Encodes a cursor resuming after the item with key attributes `key`.
 pub(crate) fn encode(fingerprint: &str, key: &Item, signing_key: Option<&[u8]>) -> String {
-    let mut attributes = Map::new();
-    let mut names: Vec<&String> = key.keys().collect();
-    names.sort();
-    for name in names {
-        if let Some(value) = key.get(name).and_then(attribute_to_json) {
-            attributes.insert(name.clone(), value);
-        }
-    }
-    let payload = json!({ "v": VERSION, "f": fingerprint, "k": attributes }).to_string();
-    let tag = tag(payload.as_bytes(), signing_key);
-    format!("{}.{}", URL_SAFE_NO_PAD.encode(payload), URL_SAFE_NO_PAD.encode(tag))
+    seal(&json!({ "v": VERSION, "f": fingerprint, "k": key_to_json(key) }), signing_key)
 }
 
 /// Decodes a cursor for the query with `fingerprint`, returning the key to resume after.
@@ -73,6 +71,23 @@ pub(crate) fn decode(
     fingerprint: &str,
     signing_key: Option<&[u8]>,
 ) -> Result<Item, CursorError> {
+    let value = open(cursor, fingerprint, signing_key)?;
+    json_to_key(&value["k"])
+}
+
+/// Signs a payload (which holds `"v"` and `"f"`) into a cursor string.
+pub(crate) fn seal(payload: &Value, signing_key: Option<&[u8]>) -> String {
+    let payload = payload.to_string();
+    let tag = tag(payload.as_bytes(), signing_key);
+    format!("{}.{}", URL_SAFE_NO_PAD.encode(payload), URL_SAFE_NO_PAD.encode(tag))
+}
+
+/// Checks a cursor's tag, version and query fingerprint, returning its payload.
+pub(crate) fn open(
+    cursor: &str,
+    fingerprint: &str,
+    signing_key: Option<&[u8]>,
+) -> Result<Value, CursorError> {
     let (payload, given_tag) = cursor.split_once('.').ok_or(CursorError::Malformed)?;
     let payload = URL_SAFE_NO_PAD.decode(payload).map_err(|_| CursorError::Malformed)?;
     let given_tag = URL_SAFE_NO_PAD.decode(given_tag).map_err(|_| CursorError::Malformed)?;
@@ -86,7 +101,25 @@ pub(crate) fn decode(
     if value["f"].as_str() != Some(fingerprint) {
         return Err(CursorError::WrongQuery);
     }
-    let attributes = value["k"].as_object().ok_or(CursorError::Malformed)?;
+    Ok(value)
+}
+
+/// The key attributes of an item as a JSON object, in name order.
+pub(crate) fn key_to_json(key: &Item) -> Value {
+    let mut attributes = Map::new();
+    let mut names: Vec<&String> = key.keys().collect();
+    names.sort();
+    for name in names {
+        if let Some(value) = key.get(name).and_then(attribute_to_json) {
+            attributes.insert(name.clone(), value);
+        }
+    }
+    Value::Object(attributes)
+}
+
+/// Key attributes back from [`key_to_json`]; an empty or ill-typed object is malformed.
+pub(crate) fn json_to_key(value: &Value) -> Result<Item, CursorError> {
+    let attributes = value.as_object().ok_or(CursorError::Malformed)?;
     if attributes.is_empty() {
         return Err(CursorError::Malformed);
     }
@@ -147,7 +180,7 @@ fn json_to_attribute(value: &Value) -> Option<AttributeValue> {
     }
 }
 
-fn hex(bytes: &[u8]) -> String {
+pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 

@@ -22,9 +22,12 @@ mod decode;
 mod native;
 mod page;
 mod range;
+mod reader;
 mod request;
+mod sharded;
 mod shards;
 mod sort;
+mod stats;
 mod stream;
 
 pub use conditions::{Narrow, PrefixCondition, RangeCondition};
@@ -36,6 +39,7 @@ pub use page::Page;
 pub(crate) use range::SortRange;
 pub use shards::{ShardMode, Shards};
 pub use sort::{Done, End, Next};
+pub use stats::{QueryStats, StatsSnapshot};
 
 use crate::error::{Error, KeyError};
 use crate::expression::Condition;

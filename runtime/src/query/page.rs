@@ -1,9 +1,10 @@
 //! Reading a query a page at a time, with opaque cursors.
 
-use super::request::{fetch, prepare, resume_key, sort_key_of};
-use super::{cursor, FromItem, Query};
+use super::reader::Reader;
+use super::{FromItem, Query, QueryStats, StatsSnapshot};
 use crate::db::Db;
 use crate::error::Result;
+use std::sync::Arc;
 
 /// The default number of items in a page.
 pub const DEFAULT_PAGE_SIZE: usize = 100;
@@ -15,6 +16,8 @@ pub struct Page<E> {
     pub items: Vec<E>,
     /// Where the next page starts; `None` when the query has no more items.
     pub cursor: Option<String>,
+    /// What reading this page cost: requests, capacity, items read.
+    pub stats: StatsSnapshot,
 }
 
 impl Db {
@@ -24,48 +27,21 @@ impl Db {
     /// The returned cursor resumes exactly after the last item of the page: no item is skipped or
     /// repeated. A cursor from another query, index or table, or an edited one, is rejected with
     /// [`crate::Error::InvalidCursor`].
+    ///
+    /// A sharded query's cursor holds a position per shard (for range shards, the shard and the
+    /// key within it) and a fingerprint of the shard layout: a cursor from another layout is
+    /// rejected with [`super::CursorError::LayoutChanged`]. A merged page reads up to a page from
+    /// every shard it needs; items read but not returned are read again by the next page.
     pub async fn page<E: FromItem, F>(&self, query: &Query<E, F>, cursor: Option<&str>) -> Result<Page<E>> {
-        let plan = &query.plan;
-        let mut start = prepare(self, plan, cursor)?;
+        let plan = Arc::new(query.plan.clone());
         let size = plan.page_size.unwrap_or(DEFAULT_PAGE_SIZE);
-        let mut items = Vec::with_capacity(size);
-        let mut last_key = None;
-        if plan.range.is_empty() {
-            return Ok(Page { items, cursor: None });
+        let stats = QueryStats::new(plan.shard_count());
+        let mut reader = Reader::open(self, plan, cursor, Some(size), &stats, true)?;
+        let mut items = Vec::with_capacity(size.min(1_000));
+        while let Some(item) = reader.next::<E>().await {
+            items.push(item?);
         }
-        loop {
-            let wanted = size - items.len();
-            let raw = fetch(self, plan, start.take(), Some(wanted + usize::from(plan.range.excludes_any())))
-                .await?;
-            let mut rest = raw.items.into_iter();
-            for item in rest.by_ref() {
-                if plan.range.excludes(sort_key_of(plan, &item)) {
-                    continue;
-                }
-                let key = resume_key(plan, &item);
-                if let Some(entity) = E::from_item(item, plan.skip_other_types)? {
-                    items.push(entity);
-                }
-                last_key = Some(key);
-                if items.len() == size {
-                    break;
-                }
-            }
-            let more_here = rest.next().is_some();
-            if items.len() == size {
-                let more = more_here || raw.last_evaluated_key.is_some();
-                let cursor = match (more, last_key) {
-                    (true, Some(key)) => {
-                        Some(cursor::encode(&cursor::fingerprint(plan), &key, self.cursor_key()))
-                    }
-                    _ => None,
-                };
-                return Ok(Page { items, cursor });
-            }
-            match raw.last_evaluated_key {
-                Some(next) => start = Some(next),
-                None => return Ok(Page { items, cursor: None }),
-            }
-        }
+        let cursor = if items.len() == size { reader.cursor(self) } else { None };
+        Ok(Page { items, cursor, stats: stats.snapshot() })
     }
 }

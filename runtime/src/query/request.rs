@@ -1,10 +1,10 @@
-//! One Query request of a query plan, and what runs before the first one.
+//! One Query request of a query plan, and the checks that run before the first one.
 
-use super::{cursor, NativeCondition, QueryPlan};
+use super::{NativeCondition, QueryPlan, QueryStats};
 use crate::db::Db;
 use crate::error::{Error, Item, Result};
 use crate::expression::Placeholders;
-use aws_sdk_dynamodb::types::AttributeValue;
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 
 /// One page as DynamoDB returned it: the items and the key to continue after, if any.
 pub(crate) struct RawPage {
@@ -12,38 +12,48 @@ pub(crate) struct RawPage {
     pub last_evaluated_key: Option<Item>,
 }
 
-/// Checks a plan before anything is sent, and resolves its starting cursor.
-pub(crate) fn prepare(db: &Db, plan: &QueryPlan, cursor: Option<&str>) -> Result<Option<Item>> {
+/// One request: which partition (shard index; 0 when unsharded), where to start, how many.
+pub(crate) struct Request {
+    pub shard: usize,
+    pub start: Option<Item>,
+    pub limit: Option<usize>,
+}
+
+/// Checks a plan before anything is sent.
+pub(crate) fn check(plan: &QueryPlan) -> Result<()> {
+    let invalid = |reason: &str| Err(Error::InvalidQuery { reason: reason.into() });
     if let Some(error) = &plan.error {
         return Err(error.clone().into_error());
     }
     if plan.consistent && plan.index.is_some() {
-        return Err(Error::InvalidQuery {
-            reason: "strongly consistent reads are not supported on global secondary indexes".into(),
-        });
+        return invalid("strongly consistent reads are not supported on global secondary indexes");
     }
-    let cursor = cursor.or(plan.start_after.as_deref());
-    cursor
-        .map(|cursor| cursor::decode(cursor, &cursor::fingerprint(plan), db.cursor_key()))
-        .transpose()
-        .map_err(|reason| Error::InvalidCursor { reason })
+    if let Some(shards) = &plan.shards {
+        if shards.partitions.is_empty() {
+            return invalid("a sharded query needs at least one partition");
+        }
+        if !plan.native_partition.is_empty() {
+            return invalid("a query on a multi-attribute index key cannot be sharded");
+        }
+    }
+    Ok(())
 }
 
-/// Sends one Query request.
+/// Sends one Query request, counting it and its answer in `stats`.
 pub(crate) async fn fetch(
     db: &Db,
     plan: &QueryPlan,
-    start: Option<Item>,
-    limit: Option<usize>,
+    request: Request,
+    stats: &QueryStats,
 ) -> Result<RawPage> {
     let mut placeholders = Placeholders::default();
     let key_condition = if plan.native_partition.is_empty() {
-        composed_key_condition(plan, &mut placeholders)
+        composed_key_condition(plan, plan.partition(request.shard), &mut placeholders)
     } else {
         native_key_condition(plan, &mut placeholders)
     };
     let filter = plan.filter.as_ref().map(|filter| filter.render(&mut placeholders)).transpose()?;
-    let output = db
+    let query = db
         .client()
         .query()
         .table_name(db.name_of(plan.table.name))
@@ -54,12 +64,15 @@ pub(crate) async fn fetch(
         .set_expression_attribute_values(placeholders.take_values())
         .scan_index_forward(!plan.descending)
         .consistent_read(plan.consistent)
-        .set_limit(limit.map(|limit| limit.clamp(1, i32::MAX as usize) as i32))
-        .set_exclusive_start_key(start)
-        .send()
-        .await
-        .map_err(|error| Error::from_sdk("Query", error))?;
-    Ok(RawPage { items: output.items.unwrap_or_default(), last_evaluated_key: output.last_evaluated_key })
+        .return_consumed_capacity(ReturnConsumedCapacity::Total)
+        .set_limit(request.limit.map(|limit| limit.clamp(1, i32::MAX as usize) as i32))
+        .set_exclusive_start_key(request.start);
+    stats.record_request(request.shard);
+    let output = query.send().await.map_err(|error| Error::from_sdk("Query", error))?;
+    let items = output.items.unwrap_or_default();
+    let capacity = output.consumed_capacity.and_then(|consumed| consumed.capacity_units).unwrap_or(0.0);
+    stats.record_response(items.len(), capacity);
+    Ok(RawPage { items, last_evaluated_key: output.last_evaluated_key })
 }
 
 /// The key attributes a cursor needs to resume after `item`: the table's keys, plus the index's.
@@ -112,9 +125,9 @@ fn native_key_condition(plan: &QueryPlan, placeholders: &mut Placeholders) -> St
 }
 
 /// The key condition of a query on composed (template) keys.
-fn composed_key_condition(plan: &QueryPlan, placeholders: &mut Placeholders) -> String {
+fn composed_key_condition(plan: &QueryPlan, partition: &str, placeholders: &mut Placeholders) -> String {
     let name = placeholders.name(plan.partition_attribute);
-    let value = placeholders.value(AttributeValue::S(plan.partition_value.clone()));
+    let value = placeholders.value(AttributeValue::S(partition.to_owned()));
     let mut key_condition = format!("{name} = {value}");
     if let Some(sort) = plan.sort_attribute.and_then(|attribute| plan.range.render(attribute, placeholders)) {
         key_condition.push_str(" AND ");

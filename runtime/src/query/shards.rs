@@ -42,3 +42,15 @@ impl<E, F> super::Query<E, F> {
         self
     }
 }
+
+impl super::QueryPlan {
+    /// The partition key value of shard `shard`: the plan's own partition when unsharded.
+    pub(crate) fn partition(&self, shard: usize) -> &str {
+        self.shards.as_ref().and_then(|shards| shards.partitions.get(shard)).unwrap_or(&self.partition_value)
+    }
+
+    /// How many partitions the plan reads (1 when unsharded).
+    pub(crate) fn shard_count(&self) -> usize {
+        self.shards.as_ref().map_or(1, |shards| shards.partitions.len())
+    }
+}

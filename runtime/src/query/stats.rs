@@ -1,0 +1,132 @@
+//! What a query run cost: requests sent, capacity consumed, items read.
+
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+
+/// A live view of what a query run has cost so far, shared with the running stream.
+///
+/// Cheap to clone: every clone reads the same counters, which the stream updates as its requests
+/// are sent and answered. Returned by [`crate::Db::stream_with_stats`].
+///
+/// ```no_run
+/// # use dynashard::{Db, Entity, Table};
+/// # use serde::{Deserialize, Serialize};
+/// # #[derive(Table)] #[table(name = "Music", pk = "pk", sk = "sk")] struct Music;
+/// # #[derive(Entity, Serialize, Deserialize)]
+/// # #[entity(table = Music, pk = "{artist}", sk = "song#{title}")]
+/// # struct Song { artist: String, title: String }
+/// # async fn example(db: Db) -> dynashard::Result<()> {
+/// use futures::TryStreamExt;
+/// let (songs, stats) = db.stream_with_stats(Song::query("Solar Fields"));
+/// let songs: Vec<Song> = songs.try_collect().await?;
+/// println!("{} songs, {} requests, {} RCU", songs.len(), stats.requests(), stats.capacity_units());
+/// # Ok(()) }
+/// ```
+#[derive(Clone, Debug)]
+pub struct QueryStats(Arc<Counters>);
+
+#[derive(Debug)]
+struct Counters {
+    requests: AtomicUsize,
+    /// The bits of an `f64`: capacity units come in halves and smaller fractions.
+    capacity_bits: AtomicU64,
+    items_read: AtomicUsize,
+    per_shard: Box<[AtomicUsize]>,
+}
+
+/// The counters of a [`QueryStats`] (or of one [`crate::Page`]) at one moment.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StatsSnapshot {
+    /// Query requests sent to DynamoDB.
+    pub requests: usize,
+    /// Read capacity units DynamoDB reported as consumed.
+    pub capacity_units: f64,
+    /// Items DynamoDB returned, before client-side exclusion and type checks.
+    pub items_read: usize,
+    /// Requests per shard, in shard order (one entry for an unsharded query).
+    pub per_shard_requests: Vec<usize>,
+}
+
+impl QueryStats {
+    /// Counters for a query over `shards` partitions (at least one).
+    pub(crate) fn new(shards: usize) -> Self {
+        let per_shard = (0..shards.max(1)).map(|_| AtomicUsize::new(0)).collect();
+        QueryStats(Arc::new(Counters {
+            requests: AtomicUsize::new(0),
+            capacity_bits: AtomicU64::new(0f64.to_bits()),
+            items_read: AtomicUsize::new(0),
+            per_shard,
+        }))
+    }
+
+    /// Counts a request to `shard`, when it is sent.
+    pub(crate) fn record_request(&self, shard: usize) {
+        self.0.requests.fetch_add(1, Ordering::Relaxed);
+        if let Some(counter) = self.0.per_shard.get(shard) {
+            counter.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Counts the answer to a request: the items it returned and the capacity it consumed.
+    pub(crate) fn record_response(&self, items: usize, capacity_units: f64) {
+        self.0.items_read.fetch_add(items, Ordering::Relaxed);
+        if capacity_units != 0.0 {
+            let add = |bits: u64| Some((f64::from_bits(bits) + capacity_units).to_bits());
+            // `fetch_update` only fails when the closure returns `None`, which `add` never does.
+            let _ = self.0.capacity_bits.fetch_update(Ordering::Relaxed, Ordering::Relaxed, add);
+        }
+    }
+
+    /// Query requests sent so far.
+    pub fn requests(&self) -> usize {
+        self.0.requests.load(Ordering::Relaxed)
+    }
+
+    /// Read capacity units consumed so far, as DynamoDB reported them.
+    pub fn capacity_units(&self) -> f64 {
+        f64::from_bits(self.0.capacity_bits.load(Ordering::Relaxed))
+    }
+
+    /// Items DynamoDB returned so far, before client-side exclusion and type checks.
+    pub fn items_read(&self) -> usize {
+        self.0.items_read.load(Ordering::Relaxed)
+    }
+
+    /// Requests sent so far to each shard, in shard order (one entry for an unsharded query).
+    pub fn per_shard_requests(&self) -> Vec<usize> {
+        self.0.per_shard.iter().map(|counter| counter.load(Ordering::Relaxed)).collect()
+    }
+
+    /// All counters at once.
+    pub fn snapshot(&self) -> StatsSnapshot {
+        StatsSnapshot {
+            requests: self.requests(),
+            capacity_units: self.capacity_units(),
+            items_read: self.items_read(),
+            per_shard_requests: self.per_shard_requests(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_requests_per_shard_and_sums_capacity() {
+        let stats = QueryStats::new(3);
+        let view = stats.clone();
+        stats.record_request(0);
+        stats.record_request(2);
+        stats.record_request(2);
+        stats.record_request(7);
+        stats.record_response(10, 0.5);
+        stats.record_response(3, 1.5);
+        assert_eq!(view.requests(), 4);
+        assert_eq!(view.per_shard_requests(), [1, 0, 2]);
+        assert_eq!(view.capacity_units(), 2.0);
+        assert_eq!(view.items_read(), 13);
+        assert_eq!(view.snapshot().per_shard_requests.len(), 3);
+        assert_eq!(QueryStats::new(0).per_shard_requests(), [0]);
+    }
+}
