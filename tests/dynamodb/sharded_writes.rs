@@ -40,12 +40,13 @@ async fn hash_and_range_shards_match_the_seed() {
             assert_eq!(item["hash_pk"].as_s().unwrap(), &format!("album#{hash_shard}"), "{title}");
         }
         assert_eq!(item["hash_sk"].as_s().unwrap(), title, "hash shards keep the template sort key");
-        assert_eq!(item["range_pk"].as_s().unwrap(), &format!("album#{range_shard}"), "{title}");
+        assert_eq!(item["range_pk"].as_s().unwrap(), &format!("albums#{range_shard}"), "{title}");
         let key = ShardedAlbum::key(&artist, title).unwrap();
         let expected_sk =
             range_sort_key(&Normalization::NfkdLower.apply(title), title, &[key.pk(), key.sk().unwrap()]);
         assert_eq!(item["range_sk"].as_s().unwrap(), &expected_sk);
-        let random: u32 = item["random_pk"].as_s().unwrap().strip_prefix("album#").unwrap().parse().unwrap();
+        let random: u32 =
+            item["random_pk"].as_s().unwrap().strip_prefix("any_album#").unwrap().parse().unwrap();
         assert!(random < 5);
     }
 }
@@ -69,9 +70,50 @@ fn sharded_queries_read_every_shard() {
     let hash = ShardedAlbum::query_by_title_hash();
     let range = ShardedAlbum::query_by_title_range();
     let random = ShardedAlbum::query_anywhere();
-    for (query, count) in [(hash.plan_shards(), 21), (range.plan_shards(), 21), (random.plan_shards(), 5)] {
+    for (query, count, first) in [
+        (hash.plan_shards(), 21, "album#0"),
+        (range.plan_shards(), 21, "albums#0"),
+        (random.plan_shards(), 5, "any_album#0"),
+    ] {
         let shards = query.expect("a sharded query");
         assert_eq!(shards.partitions.len(), count);
-        assert_eq!(shards.partitions[0], "album#0");
+        assert_eq!(shards.partitions[0], first);
     }
+}
+
+#[tokio::test]
+async fn time_buckets_combine_with_a_hash_of_the_entity() {
+    use dynashard::shard::{hash_shard, TimeBucket};
+    let db = db().await;
+    db.create_table::<Sensors>().await.unwrap();
+    let sensor = unique("sensor");
+    let taken_at = 1_698_419_045; // 2023-10-27T15:04:05Z
+    let reading = Reading { sensor: sensor.clone(), taken_at, celsius: 21 };
+    db.put(&reading).await.unwrap();
+    let key = Reading::key(&sensor, taken_at).unwrap();
+    let item = db
+        .client()
+        .get_item()
+        .table_name(db.table_name::<Sensors>())
+        .key("pk", AttributeValue::S(key.pk().into()))
+        .key("sk", AttributeValue::S(key.sk().unwrap().into()))
+        .send()
+        .await
+        .unwrap()
+        .item
+        .unwrap();
+    let shard = hash_shard(&sensor, 16);
+    assert_eq!(item["reading_pk"].as_s().unwrap(), &format!("reading#{shard}#2023-10-27T15"));
+    assert_eq!(TimeBucket::Hour.label(taken_at), "2023-10-27T15");
+
+    // Three hours across midnight: every shard of every bucket, or one sensor's shard only.
+    let from = 1_698_447_000; // 2023-10-27T22:50
+    let all = Reading::query_readings(from, from + 2 * 3_600);
+    assert_eq!(all.plan_shards().unwrap().partitions.len(), 16 * 3);
+    let one = Reading::query_readings_for(&sensor, from, from + 2 * 3_600);
+    let partitions = &one.plan_shards().unwrap().partitions;
+    assert_eq!(
+        partitions,
+        &["2023-10-27T22", "2023-10-27T23", "2023-10-28T00"].map(|hour| format!("reading#{shard}#{hour}"))
+    );
 }

@@ -171,12 +171,15 @@ fn guarded(
     let mut pk = compose(&pk_ident, &mapping.pk, &args);
     let mut sk = mapping.sk.as_ref().map(|sk| compose(&sk_ident, sk, &args));
     if let Some((shard, base_key)) = sharding {
-        let by_value = shard
-            .by
-            .as_ref()
-            .and_then(|by| fields.iter().find(|field| &field.field.ident == by))
-            .map(&value_of);
-        pk = shard_expand::partition(position, shard, pk, by_value.clone());
+        let value_of_field =
+            |ident: &Ident| fields.iter().find(|field| &field.field.ident == ident).map(&value_of);
+        let by_value = shard.by.as_ref().and_then(value_of_field);
+        let at_seconds = shard.bucket.as_ref().and_then(|(_, at)| {
+            let field = fields.iter().find(|field| &field.field.ident == at)?;
+            let (ty, value) = (&field.field.ty, value_of(field));
+            Some(quote_spanned!(ty.span()=> <#ty as ::dynashard::shard::BucketTime>::unix_seconds(&#value)))
+        });
+        pk = shard_expand::partition(position, shard, pk, by_value.clone(), at_seconds);
         if let Some(range_sk) =
             by_value.and_then(|value| shard_expand::range_sort_key(shard, value, base_key))
         {

@@ -34,7 +34,15 @@ pub fn expand(model: &EntityModel) -> TokenStream {
         } else {
             sort_walk(mapping.sk.as_ref(), key_type)
         };
-        let layout = shard.map(|shard| shard_expand::layout(position, shard, quote!(__partition)));
+        let layout = shard.map(|shard| shard_expand::layout(position, shard, quote!(__partition), None));
+        let bucketed = shard.is_some_and(|shard| shard.bucket.is_some());
+        let time_params = if bucketed { vec![quote!(from: i64), quote!(to: i64)] } else { Vec::new() };
+        let one_entity = shard.filter(|shard| shard.bucket.is_some()).and_then(|shard| {
+            match (&shard.strategy, &shard.by) {
+                (Strategy::Hash { shards }, Some(by)) => Some((shard, *shards, by.clone())),
+                _ => None,
+            }
+        });
         let doc = format!(
             "Items of index `{}` in one partition (pk `{}`{}), in sort-key order; narrow them with \
              the sort-key conditions of [`dynashard::Query`].",
@@ -42,7 +50,7 @@ pub fn expand(model: &EntityModel) -> TokenStream {
             mapping.pk.source,
             mapping.sk.as_ref().map(|sk| format!(", sk `{}`", sk.source)).unwrap_or_default()
         );
-        entry_point(EntryPoint {
+        let query = entry_point(EntryPoint {
             model,
             name: query_fn_name(&mapping.name),
             doc,
@@ -51,10 +59,49 @@ pub fn expand(model: &EntityModel) -> TokenStream {
             index: Some(quote!(#index)),
             sort_attribute,
             sort_template,
-            walk,
+            walk: walk.clone(),
             param_type: &|name| key_type(name),
             layout,
-        })
+            extra_params: time_params.clone(),
+            post: None,
+        });
+        let for_one = one_entity.map(|(shard, shards, by)| {
+            let attribute =
+                model.field(&by.to_string()).map(|field| field.attribute.clone()).unwrap_or_default();
+            let by_name = by.to_string();
+            let doc = format!(
+                "Items of index `{}` for one `{by_name}` from `from` to `to` (unix seconds): only its \
+                 shard, bucket after bucket, in time order.",
+                mapping.name
+            );
+            entry_point(EntryPoint {
+                model,
+                name: format_ident!("{}_for", query_fn_name(&mapping.name)),
+                doc,
+                pk: &mapping.pk,
+                pk_static: index_statics(position).0,
+                index: Some(quote!(#index)),
+                sort_attribute: mapping.sk.as_ref().map(|_| quote!(#sk_ident.attribute)),
+                sort_template: mapping.sk.as_ref().map(|_| quote!(&#sk_ident)),
+                walk: walk.clone(),
+                param_type: &|name| key_type(name),
+                layout: Some(shard_expand::layout(
+                    position,
+                    shard,
+                    quote!(__partition),
+                    Some(quote!(::dynashard::shard::hash_shard(#by, #shards))),
+                )),
+                extra_params: vec![quote!(#by: &str), quote!(from: i64), quote!(to: i64)],
+                post: Some(quote! {
+                    __query.filter(::dynashard::Condition::raw(
+                        ::dynashard::RawExpression::new("#dsby = :dsby")
+                            .name("#dsby", #attribute)
+                            .value(":dsby", ::dynashard::__private::AttributeValue::S(#by.to_owned())),
+                    ))
+                }),
+            })
+        });
+        quote!(#query #for_one)
     });
     let native = super::native_expand::queries(model);
     quote!(#base #(#indexes)* #native)
@@ -81,6 +128,8 @@ fn base_query(model: &EntityModel) -> TokenStream {
         walk: sort_walk(model.sk.as_ref(), key_type),
         param_type: &key_type,
         layout: None,
+        extra_params: Vec::new(),
+        post: None,
     })
 }
 
@@ -97,6 +146,10 @@ struct EntryPoint<'a> {
     param_type: &'a dyn Fn(&str) -> Option<syn::Type>,
     /// The `Shards` expression of a sharded index, in terms of `__partition: &String`.
     layout: Option<TokenStream>,
+    /// Parameters after the partition key fields (time ranges, the `by` value).
+    extra_params: Vec<TokenStream>,
+    /// Applied to the built query, named `__query`.
+    post: Option<TokenStream>,
 }
 
 fn entry_point(entry: EntryPoint) -> TokenStream {
@@ -112,6 +165,8 @@ fn entry_point(entry: EntryPoint) -> TokenStream {
         walk,
         param_type,
         layout,
+        extra_params,
+        post,
     } = entry;
     let type_name = &model.type_name;
     let mut seen: Vec<&str> = Vec::new();
@@ -145,6 +200,7 @@ fn entry_point(entry: EntryPoint) -> TokenStream {
         .map_or_else(|| quote!(::dynashard::__private::None), |a| quote!(::dynashard::__private::Some(#a)));
     let sort_template = sort_template
         .map_or_else(|| quote!(::dynashard::__private::None), |t| quote!(::dynashard::__private::Some(#t)));
+    let post = post.unwrap_or_else(|| quote!(__query));
     let shards = match layout {
         Some(layout) => quote!(__partition.as_ref().ok().map(|__partition| #layout)),
         None => quote!(::dynashard::__private::None::<::dynashard::query::Shards>),
@@ -152,7 +208,7 @@ fn entry_point(entry: EntryPoint) -> TokenStream {
     quote_spanned! {pk.span=>
         #[doc = #doc]
         #[allow(dead_code)]
-        pub fn #name(#(#params),*) -> ::dynashard::Query<Self, #walk> {
+        pub fn #name(#(#params,)* #(#extra_params),*) -> ::dynashard::Query<Self, #walk> {
             let __partition = (|| -> ::dynashard::Result<::dynashard::__private::String> {
                 ::dynashard::__private::Ok(#partition)
             })();
@@ -169,10 +225,11 @@ fn entry_point(entry: EntryPoint) -> TokenStream {
                 },
                 __partition,
             );
-            match __shards {
+            let __query = match __shards {
                 ::dynashard::__private::Some(shards) => __query.sharded(shards),
                 ::dynashard::__private::None => __query,
-            }
+            };
+            #post
         }
     }
 }

@@ -34,13 +34,24 @@ pub fn statics(position: usize, shard: &ShardModel) -> TokenStream {
     }
 }
 
+fn bucket_variant(name: &str) -> TokenStream {
+    let variant = match name {
+        "minute" => format_ident!("Minute"),
+        "day" => format_ident!("Day"),
+        _ => format_ident!("Hour"),
+    };
+    quote!(::dynashard::shard::TimeBucket::#variant)
+}
+
 /// The partition key of the shard that `by_value` (an expression of type `String`) selects,
-/// given the composed partition key expression `partition`.
+/// given the composed partition key expression `partition`; with a time bucket, `at_seconds` is
+/// the time field's value in unix seconds.
 pub fn partition(
     position: usize,
     shard: &ShardModel,
     partition: TokenStream,
     by_value: Option<TokenStream>,
+    at_seconds: Option<TokenStream>,
 ) -> TokenStream {
     let id = match (&shard.strategy, by_value) {
         (Strategy::Hash { shards }, Some(value)) => quote!(::dynashard::shard::hash_shard(&#value, #shards)),
@@ -52,7 +63,13 @@ pub fn partition(
         }
         _ => quote!(0),
     };
-    quote!(::dynashard::shard::shard_partition(&#partition, #id))
+    match (&shard.bucket, at_seconds) {
+        (Some((bucket, _)), Some(seconds)) => {
+            let bucket = bucket_variant(bucket);
+            quote!(::dynashard::shard::bucket_partition(&#partition, #id, #bucket, #seconds))
+        }
+        _ => quote!(::dynashard::shard::shard_partition(&#partition, #id)),
+    }
 }
 
 /// The sort key of a range-sharded index: normalized value, original value, base-table key.
@@ -71,8 +88,34 @@ pub fn range_sort_key(
 }
 
 /// The `Shards` a query of this index reads, from the composed partition key `partition`.
-pub fn layout(position: usize, shard: &ShardModel, partition: TokenStream) -> TokenStream {
+/// Time-bucketed layouts read the buckets from `from` to `to` (expressions in unix seconds) and,
+/// with `one_shard`, only that shard (an expression of type `u32`), bucket after bucket.
+pub fn layout(
+    position: usize,
+    shard: &ShardModel,
+    partition: TokenStream,
+    one_shard: Option<TokenStream>,
+) -> TokenStream {
     let shards = shard.strategy.shards();
+    if let Some((bucket, _)) = &shard.bucket {
+        let variant = bucket_variant(bucket);
+        let (layout, strategy_shards) = match &shard.strategy {
+            Strategy::Random { shards } => ("random", *shards),
+            _ => ("hash", shards),
+        };
+        let layout = format!("{layout}:{strategy_shards}:bucket:{bucket}");
+        let (shard_range, mode) = match one_shard {
+            Some(one) => (quote!(#one..#one + 1), quote!(InOrder)),
+            None => (quote!(0..#shards), quote!(Merge)),
+        };
+        return quote! {
+            ::dynashard::query::Shards {
+                partitions: ::dynashard::shard::bucket_partitions(&#partition, #shard_range, #variant, from, to),
+                mode: ::dynashard::query::ShardMode::#mode,
+                layout: ::std::string::String::from(#layout),
+            }
+        };
+    }
     let (mode, layout) = match &shard.strategy {
         Strategy::Hash { shards } => (quote!(Merge), quote!(::std::format!("hash:{}", #shards))),
         Strategy::Random { shards } => (quote!(Merge), quote!(::std::format!("random:{}", #shards))),

@@ -35,6 +35,8 @@ pub struct ShardModel {
     pub strategy: Strategy,
     /// The field whose value picks the shard (hash and range).
     pub by: Option<Ident>,
+    /// A time bucket (`minute`, `hour` or `day`) and the field whose time picks it.
+    pub bucket: Option<(String, Ident)>,
 }
 
 impl Strategy {
@@ -47,7 +49,7 @@ impl Strategy {
     }
 }
 
-const SHARD_KEYS: &[&str] = &["hash", "random", "range", "by", "normalize"];
+const SHARD_KEYS: &[&str] = &["hash", "random", "range", "by", "normalize", "bucket", "at"];
 
 /// Parses every `#[shard(...)]`, checking each against the entity's index mappings.
 pub fn parse(
@@ -75,6 +77,9 @@ pub fn parse(
         };
         if let (Some(by), Some(fields)) = (&shard.by, fields) {
             check_by(by, &shard, mapping, fields, errors);
+        }
+        if let (Some((_, at)), Some(fields)) = (&shard.bucket, fields) {
+            check_at(at, mapping, fields, errors);
         }
         shards.push(shard);
     }
@@ -133,11 +138,27 @@ fn check_by(
     }
 }
 
+fn check_at(at: &Ident, mapping: &IndexMappingModel, fields: &[FieldModel], errors: &mut Errors) {
+    if !fields.iter().any(|field| &field.ident == at) {
+        errors.push(at.span(), format!("unknown field `{at}` in `at`"));
+        return;
+    }
+    let template_fields: Vec<&str> =
+        mapping.pk.fields().chain(mapping.sk.iter().flat_map(|sk| sk.fields())).collect();
+    if !template_fields.contains(&at.to_string().as_str()) {
+        errors.push(
+            at.span(),
+            format!("`at` field `{at}` must be part of index `{}`'s key template", mapping.name),
+        );
+    }
+}
+
 fn parse_one(attr: &Attribute, errors: &mut Errors) -> Option<ShardModel> {
     let mut index: Option<Ident> = None;
     let (mut hash, mut random, mut range): (Option<LitInt>, Option<LitInt>, Option<LitStr>) =
         (None, None, None);
     let (mut by, mut normalize): (Option<Ident>, Option<LitStr>) = (None, None);
+    let (mut bucket, mut at): (Option<LitStr>, Option<Ident>) = (None, None);
     let result = attr.parse_nested_meta(|meta| {
         let is_bare = !meta.input.peek(syn::Token![=]) && !meta.input.peek(syn::token::Paren);
         if is_bare && index.is_none() {
@@ -161,6 +182,12 @@ fn parse_one(attr: &Attribute, errors: &mut Errors) -> Option<ShardModel> {
         } else if meta.path.is_ident("normalize") {
             let value = meta.value()?.parse()?;
             set_once(errors, &meta, &mut normalize, value);
+        } else if meta.path.is_ident("bucket") {
+            let value = meta.value()?.parse()?;
+            set_once(errors, &meta, &mut bucket, value);
+        } else if meta.path.is_ident("at") {
+            let value = meta.value()?.parse()?;
+            set_once(errors, &meta, &mut at, value);
         } else {
             unknown_key(errors, &meta, "shard", SHARD_KEYS)?;
         }
@@ -232,7 +259,26 @@ fn parse_one(attr: &Attribute, errors: &mut Errors) -> Option<ShardModel> {
         }
         _ => {}
     }
-    Some(ShardModel { index: index.to_string(), strategy, by })
+    let bucket = match (bucket, at) {
+        (None, None) => None,
+        (Some(bucket), Some(at)) => {
+            if !["minute", "hour", "day"].contains(&bucket.value().as_str()) {
+                errors.push(bucket.span(), "`bucket` is one of \"minute\", \"hour\" or \"day\"");
+                return None;
+            }
+            if matches!(strategy, Strategy::Range { .. }) {
+                errors
+                    .push(bucket.span(), "time buckets combine with `hash` or `random` shards, not `range`");
+                return None;
+            }
+            Some((bucket.value(), at))
+        }
+        _ => {
+            errors.push_spanned(attr, "a time bucket needs both `bucket = \"hour\"` and `at = field`");
+            return None;
+        }
+    };
+    Some(ShardModel { index: index.to_string(), strategy, by, bucket })
 }
 
 fn shard_count(literal: &LitInt, errors: &mut Errors) -> Option<u32> {

@@ -23,6 +23,17 @@ pub fn hash_bytes_shard(bytes: &[u8], shards: u32) -> u32 {
     remainder as u32
 }
 
+/// A uniformly random shard in `0..shards` (random sharding); `shards` must be at least 1.
+pub fn random_shard(shards: u32) -> u32 {
+    use rand::RngExt;
+    rand::rng().random_range(0..shards.max(1))
+}
+
+/// The partition key value of one shard: the composed key, `#`, the shard id (`album#7`).
+pub fn shard_partition(partition: &str, shard: u32) -> String {
+    format!("{partition}#{shard}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -37,15 +48,4 @@ mod tests {
     fn large_shard_counts_do_not_overflow() {
         assert!(hash_shard("x", u32::MAX) < u32::MAX);
     }
-}
-
-/// A uniformly random shard in `0..shards` (random sharding); `shards` must be at least 1.
-pub fn random_shard(shards: u32) -> u32 {
-    use rand::RngExt;
-    rand::rng().random_range(0..shards.max(1))
-}
-
-/// The partition key value of one shard: the composed key, `#`, the shard id (`album#7`).
-pub fn shard_partition(partition: &str, shard: u32) -> String {
-    format!("{partition}#{shard}")
 }

@@ -18,4 +18,4 @@ pub use boundaries::{Boundaries, BoundariesError};
 pub use hash::{hash_bytes_shard, hash_shard, random_shard, shard_partition};
 pub use normalize::Normalization;
 pub use sort_key::{normalized_prefix, range_sort_key, PART_SEPARATOR};
-pub use time_bucket::TimeBucket;
+pub use time_bucket::{bucket_partition, bucket_partitions, BucketTime, TimeBucket};

@@ -37,7 +37,7 @@ pub fn normalized_prefix(normalized: &str) -> String {
 /// let a = range_sort_key("leaving home", "Leaving Home", &["Solar Fields", "album#Leaving Home"]);
 /// let b = range_sort_key("leaving home", "leaving home", &["Other", "album#leaving home"]);
 /// let c = range_sort_key("leaving homes", "Leaving Homes", &["A", "album#Leaving Homes"]);
-/// assert!(b < a, "equal normalized values order by the original value");
+/// assert!(a < b, "equal normalized values order by the original value ('L' < 'l')");
 /// assert!(a < c, "a shorter normalized value sorts first");
 /// ```
 pub fn range_sort_key(normalized: &str, original: &str, base_key: &[&str]) -> String {

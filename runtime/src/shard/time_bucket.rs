@@ -47,11 +47,13 @@ impl TimeBucket {
         }
     }
 
-    /// The starts of every bucket that overlaps `from..=to` (unix seconds), oldest first.
+    /// The starts of every bucket that overlaps `from..=to` (unix seconds), oldest first;
+    /// none when `from > to`.
     pub fn starts_between(self, from: i64, to: i64) -> impl Iterator<Item = i64> {
         let first = self.start(from);
         let step = self.seconds();
-        (0..).map(move |n| first + n * step).take_while(move |start| *start <= to)
+        let count = if from > to { 0 } else { (self.start(to) - first) / step + 1 };
+        (0..count).map(move |n| first + n * step)
     }
 }
 
@@ -90,5 +92,78 @@ mod tests {
         let labels: Vec<String> =
             TimeBucket::Hour.starts_between(from, to).map(|s| TimeBucket::Hour.label(s)).collect();
         assert_eq!(labels, ["2023-10-27T22", "2023-10-27T23", "2023-10-28T00", "2023-10-28T01"]);
+    }
+}
+
+/// A field type that places an item in a time bucket: its time as unix seconds.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot place an item in a time bucket",
+    label = "the `at` field of a time-bucket shard",
+    note = "use unix seconds (`i64`, `u64`) or `std::time::SystemTime`, or implement `dynashard::shard::BucketTime`"
+)]
+pub trait BucketTime {
+    /// Seconds since 1970-01-01T00:00:00Z.
+    fn unix_seconds(&self) -> i64;
+}
+
+impl BucketTime for i64 {
+    fn unix_seconds(&self) -> i64 {
+        *self
+    }
+}
+
+impl BucketTime for u64 {
+    fn unix_seconds(&self) -> i64 {
+        i64::try_from(*self).unwrap_or(i64::MAX)
+    }
+}
+
+impl BucketTime for std::time::SystemTime {
+    fn unix_seconds(&self) -> i64 {
+        match self.duration_since(std::time::UNIX_EPOCH) {
+            Ok(after) => i64::try_from(after.as_secs()).unwrap_or(i64::MAX),
+            Err(before) => -i64::try_from(before.duration().as_secs()).unwrap_or(i64::MAX),
+        }
+    }
+}
+
+/// The partition key of one shard in one time bucket: `{partition}#{shard}#{bucket label}`.
+pub fn bucket_partition(partition: &str, shard: u32, bucket: TimeBucket, unix_seconds: i64) -> String {
+    format!("{partition}#{shard}#{}", bucket.label(unix_seconds))
+}
+
+/// The partitions of `shards` in every bucket from `from` to `to` (unix seconds), bucket by
+/// bucket, oldest first.
+pub fn bucket_partitions(
+    partition: &str,
+    shards: impl Iterator<Item = u32> + Clone,
+    bucket: TimeBucket,
+    from: i64,
+    to: i64,
+) -> Vec<String> {
+    bucket
+        .starts_between(from, to)
+        .flat_map(|start| shards.clone().map(move |shard| bucket_partition(partition, shard, bucket, start)))
+        .collect()
+}
+
+#[cfg(test)]
+mod partition_tests {
+    use super::*;
+
+    #[test]
+    fn partitions_walk_buckets_then_shards() {
+        let from = 1_698_447_000; // 2023-10-27T22:50
+        let partitions = bucket_partitions("reading", 0..2, TimeBucket::Hour, from, from + 3_600);
+        assert_eq!(
+            partitions,
+            [
+                "reading#0#2023-10-27T22",
+                "reading#1#2023-10-27T22",
+                "reading#0#2023-10-27T23",
+                "reading#1#2023-10-27T23"
+            ]
+        );
+        assert!(bucket_partitions("r", 0..2, TimeBucket::Hour, 10, 5).is_empty());
     }
 }
