@@ -13,6 +13,8 @@ mod pagination;
 mod queries;
 mod scan;
 mod sharded_album;
+mod sharded_e2e;
+mod sharded_pruning;
 mod sharded_reads;
 mod sharded_writes;
 mod shop_model;

@@ -30,11 +30,25 @@ pub fn expand(model: &EntityModel) -> TokenStream {
         // template, so the template cannot be used to build conditions on it.
         let sort_template = mapping.sk.as_ref().filter(|_| !range_sharded).map(|_| quote!(&#sk_ident));
         let walk = if range_sharded {
-            quote!(::dynashard::__private::Done)
+            quote!(::dynashard::query::Normalized)
         } else {
             sort_walk(mapping.sk.as_ref(), key_type)
         };
-        let layout = shard.map(|shard| shard_expand::layout(position, shard, quote!(__partition), None));
+        // Hash shards routed by a partition-key field: the arguments already name the one shard.
+        let by_in_pk = shard
+            .and_then(|shard| shard.by.as_ref())
+            .filter(|by| mapping.pk.fields().any(|field| *by == field));
+        let one_shard = match (shard, by_in_pk) {
+            (Some(shard), Some(by)) if shard.bucket.is_none() => match &shard.strategy {
+                Strategy::Hash { shards } => Some(quote!(::dynashard::shard::hash_shard(#by, #shards))),
+                _ => None,
+            },
+            _ => None,
+        };
+        let layout =
+            shard.map(|shard| shard_expand::layout(position, shard, quote!(__partition), one_shard.clone()));
+        let routing = shard.and_then(|shard| shard_expand::routing(position, shard, mapping));
+        let post = routing.map(|routing| quote!(__query.routed(#routing)));
         let bucketed = shard.is_some_and(|shard| shard.bucket.is_some());
         let time_params = if bucketed { vec![quote!(from: i64), quote!(to: i64)] } else { Vec::new() };
         let one_entity = shard.filter(|shard| shard.bucket.is_some()).and_then(|shard| {
@@ -63,7 +77,7 @@ pub fn expand(model: &EntityModel) -> TokenStream {
             param_type: &|name| key_type(name),
             layout,
             extra_params: time_params.clone(),
-            post: None,
+            post,
         });
         let for_one = one_entity.map(|(shard, shards, by)| {
             let attribute =

@@ -2,6 +2,7 @@
 //! rebuilt when the file changes), the shard id of a value, the partition key with its shard,
 //! the range-sharded sort key, and the layout that queries read.
 
+use super::index_model::IndexMappingModel;
 use super::shard_model::{ShardModel, Strategy};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
@@ -97,6 +98,16 @@ pub fn layout(
     one_shard: Option<TokenStream>,
 ) -> TokenStream {
     let shards = shard.strategy.shards();
+    if let (Some(one), None) = (&one_shard, &shard.bucket) {
+        let layout = format!("hash:{shards}");
+        return quote! {
+            ::dynashard::query::Shards {
+                partitions: ::std::vec![::dynashard::shard::shard_partition(&#partition, #one)],
+                mode: ::dynashard::query::ShardMode::InOrder,
+                layout: ::std::string::String::from(#layout),
+            }
+        };
+    }
     if let Some((bucket, _)) = &shard.bucket {
         let variant = bucket_variant(bucket);
         let (layout, strategy_shards) = match &shard.strategy {
@@ -130,5 +141,24 @@ pub fn layout(
             mode: ::dynashard::query::ShardMode::#mode,
             layout: #layout,
         }
+    }
+}
+
+/// The shard routing of a query on this index, for pruning shards by the `by` value.
+pub fn routing(position: usize, shard: &ShardModel, mapping: &IndexMappingModel) -> Option<TokenStream> {
+    match &shard.strategy {
+        Strategy::Range { normalize, .. } => {
+            let function = boundaries_fn(position);
+            let normalization = normalization(normalize);
+            Some(
+                quote!(::dynashard::query::Routing::Range { boundaries: #function(), normalization: #normalization }),
+            )
+        }
+        Strategy::Hash { shards } if shard.bucket.is_none() => {
+            let by = shard.by.as_ref()?.to_string();
+            let placeholder = mapping.sk.as_ref()?.fields().position(|field| field == by)?;
+            Some(quote!(::dynashard::query::Routing::Hash { shards: #shards, placeholder: #placeholder }))
+        }
+        _ => None,
     }
 }

@@ -26,6 +26,14 @@ pub trait KeyPart {
 
     /// Whether `arg` is empty, which a key part may not be.
     fn is_empty(arg: Self::Arg<'_>) -> bool;
+
+    /// The text that hash sharding routes by, for types that can route (`String`).
+    fn routing_text<'a>(_arg: Self::Arg<'a>) -> Option<&'a str>
+    where
+        Self: 'a,
+    {
+        None
+    }
 }
 
 /// A key part that can be read back from its encoded form.
@@ -64,6 +72,13 @@ impl KeyPart for String {
 
     fn is_empty(arg: &str) -> bool {
         arg.is_empty()
+    }
+
+    fn routing_text<'a>(arg: Self::Arg<'a>) -> Option<&'a str>
+    where
+        Self: 'a,
+    {
+        Some(arg)
     }
 }
 

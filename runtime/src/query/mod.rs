@@ -24,6 +24,7 @@ mod page;
 mod range;
 mod reader;
 mod request;
+mod routing;
 mod sharded;
 mod shards;
 mod sort;
@@ -37,6 +38,7 @@ pub(crate) use native::NativeCondition;
 pub use native::{same_kind, Native, NativeKeyPart};
 pub use page::Page;
 pub(crate) use range::SortRange;
+pub use routing::{Normalized, Routing};
 pub use shards::{ShardMode, Shards};
 pub use sort::{Done, End, Next};
 pub use stats::{QueryStats, StatsSnapshot};
@@ -86,6 +88,7 @@ pub struct QueryPlan {
     pub(crate) native_range: Option<(&'static str, NativeCondition)>,
     pub(crate) shards: Option<Shards>,
     pub(crate) concurrency: usize,
+    pub(crate) routing: Option<Routing>,
 }
 
 /// A problem found while building a query, reported when it runs.
@@ -146,6 +149,7 @@ impl<E, F> Query<E, F> {
             native_range: None,
             shards: None,
             concurrency: 8,
+            routing: None,
         };
         match partition {
             Ok(value) => plan.partition_value = value,

@@ -87,6 +87,7 @@ impl<H: KeyPart, R> Narrow for Next<H, R> {
     type Rest = R;
 
     fn eq<E>(mut query: Query<E, Self>, value: H::Arg<'_>) -> Query<E, R> {
+        query.route_equality(H::routing_text(value));
         let next = query.push_value::<H>(value);
         query.narrowed(next)
     }
@@ -100,6 +101,7 @@ impl<H: KeyPart> Narrow for End<H> {
     type Rest = Done;
 
     fn eq<E>(mut query: Query<E, Self>, value: H::Arg<'_>) -> Query<E, Done> {
+        query.route_equality(H::routing_text(value));
         let next = query.push_value::<H>(value);
         query.narrowed(next)
     }
