@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 #[gsi(name = "ByTitleHash", pk = "hash_pk", sk = "hash_sk")]
 #[gsi(name = "ByTitleRange", pk = "range_pk", sk = "range_sk")]
 #[gsi(name = "Anywhere", pk = "random_pk", sk = "random_sk")]
+#[gsi(name = "ByTitleHot", pk = "hot_pk", sk = "hot_sk")]
 pub struct ShardedMusic;
 
 // Three mappings share `sk = "{title}"`; clippy reads repeated helper-attribute arguments as
@@ -22,6 +23,8 @@ pub struct ShardedMusic;
 #[shard(ByTitleRange, range = "tests/data/album_boundaries_21.json", by = title)]
 #[gsi(Anywhere, pk = "any_album", sk = "{title}")]
 #[shard(Anywhere, random = 5)]
+#[gsi(ByTitleHot, pk = "hot_album", sk = "{title}")]
+#[shard(ByTitleHot, range = "tests/data/album_boundaries_21.json", by = title, overflow = 3)]
 pub struct ShardedAlbum {
     pub artist: String,
     pub title: String,

@@ -112,3 +112,60 @@ async fn range_conditions_read_only_covering_shards_in_order() {
         titles_of(&db, &artist, ShardedAlbum::query_by_title_range().ge("leaving home")).await;
     assert_eq!(at_least, expected(&|n| n >= "leaving home"));
 }
+
+#[tokio::test]
+async fn a_hot_value_spreads_over_overflow_sub_shards_in_order() {
+    let db = db().await;
+    db.create_table::<ShardedMusic>().await.unwrap();
+    let tag = unique("hot");
+    let mut albums: Vec<ShardedAlbum> = (0..60)
+        .map(|n| ShardedAlbum { artist: format!("{tag}-{n:02}"), title: "Greatest Hits".into(), year: 2000 })
+        .collect();
+    albums.extend(["Grave Poetry", "Great", "Greatest Hits II", "i live"].iter().map(|title| ShardedAlbum {
+        artist: format!("{tag}-x"),
+        title: title.to_string(),
+        year: 2001,
+    }));
+    db.batch_put(&albums).await.unwrap();
+    let mut sub_shards = std::collections::HashSet::new();
+    for album in &albums[..60] {
+        let key = ShardedAlbum::key(&album.artist, &album.title).unwrap();
+        let item = db
+            .client()
+            .get_item()
+            .table_name(db.table_name::<ShardedMusic>())
+            .key("pk", aws_sdk_dynamodb::types::AttributeValue::S(key.pk().into()))
+            .key("sk", aws_sdk_dynamodb::types::AttributeValue::S(key.sk().unwrap().into()))
+            .send()
+            .await
+            .unwrap()
+            .item
+            .unwrap();
+        sub_shards.insert(item["hot_pk"].as_s().unwrap().clone());
+    }
+    let expected: std::collections::HashSet<String> =
+        (0..3).map(|sub| format!("hot_album#7#{sub}")).collect();
+    assert_eq!(sub_shards, expected, "60 copies of one title spread over the 3 sub-shards of its shard");
+
+    let mine = |albums: Vec<ShardedAlbum>| -> Vec<(String, String)> {
+        albums.into_iter().filter(|a| a.artist.starts_with(&tag)).map(|a| (a.title, a.artist)).collect()
+    };
+    let hits = ShardedAlbum::query_by_title_hot().eq("GREATEST HITS");
+    assert_eq!(
+        hits.plan_shards().unwrap().partitions.len(),
+        3,
+        "equality reads the 3 sub-shards of one shard"
+    );
+    let hits: Vec<ShardedAlbum> = db.stream(hits).try_collect().await.unwrap();
+    let hits = mine(hits);
+    assert_eq!(hits.len(), 60);
+    assert!(hits.windows(2).all(|w| w[0].1 < w[1].1), "ties order by the base key across sub-shards");
+
+    let all: Vec<ShardedAlbum> =
+        db.stream(ShardedAlbum::query_by_title_hot().between("gr", "j")).try_collect().await.unwrap();
+    let titles: Vec<String> = mine(all).into_iter().map(|(title, _)| title).collect();
+    let mut expected_titles = vec!["Grave Poetry".to_string(), "Great".to_string()];
+    expected_titles.extend(std::iter::repeat_n("Greatest Hits".to_string(), 60));
+    expected_titles.extend(["Greatest Hits II".to_string(), "i live".to_string()]);
+    assert_eq!(titles, expected_titles, "sub-shards merge back into one ordered listing");
+}

@@ -179,7 +179,14 @@ fn guarded(
             let (ty, value) = (&field.field.ty, value_of(field));
             Some(quote_spanned!(ty.span()=> <#ty as ::dynashard::shard::BucketTime>::unix_seconds(&#value)))
         });
-        pk = shard_expand::partition(position, shard, pk, by_value.clone(), at_seconds);
+        pk = shard_expand::partition(
+            position,
+            shard,
+            pk,
+            by_value.clone(),
+            at_seconds,
+            Some(base_key.clone()),
+        );
         if let Some(range_sk) =
             by_value.and_then(|value| shard_expand::range_sort_key(shard, value, base_key))
         {

@@ -53,14 +53,22 @@ pub fn partition(
     partition: TokenStream,
     by_value: Option<TokenStream>,
     at_seconds: Option<TokenStream>,
+    base_key: Option<TokenStream>,
 ) -> TokenStream {
     let id = match (&shard.strategy, by_value) {
         (Strategy::Hash { shards }, Some(value)) => quote!(::dynashard::shard::hash_shard(&#value, #shards)),
         (Strategy::Random { shards }, _) => quote!(::dynashard::shard::random_shard(#shards)),
-        (Strategy::Range { normalize, .. }, Some(value)) => {
+        (Strategy::Range { normalize, overflow, .. }, Some(value)) => {
             let function = boundaries_fn(position);
             let normalization = normalization(normalize);
-            quote!(#function().shard(&#value, #normalization))
+            let id = quote!(#function().shard(&#value, #normalization));
+            if let (true, Some(base_key)) = (*overflow > 1, base_key) {
+                return quote!({
+                    let __base = #base_key;
+                    ::dynashard::shard::overflow_partition(&#partition, #id, &__base.0, &__base.1, #overflow)
+                });
+            }
+            id
         }
         _ => quote!(0),
     };
@@ -130,6 +138,22 @@ pub fn layout(
     let (mode, layout) = match &shard.strategy {
         Strategy::Hash { shards } => (quote!(Merge), quote!(::std::format!("hash:{}", #shards))),
         Strategy::Random { shards } => (quote!(Merge), quote!(::std::format!("random:{}", #shards))),
+        Strategy::Range { normalize, overflow, .. } if *overflow > 1 => {
+            let function = boundaries_fn(position);
+            let layout = quote!(
+                ::std::format!("range:{}:{}:overflow:{}", #normalize, #function().fingerprint(), #overflow)
+            );
+            return quote! {
+                ::dynashard::query::Shards {
+                    partitions: (0..#shards)
+                        .flat_map(|shard| (0..#overflow).map(move |sub| (shard, sub)))
+                        .map(|(shard, sub)| ::dynashard::shard::sub_shard_partition(&#partition, shard, sub))
+                        .collect(),
+                    mode: ::dynashard::query::ShardMode::Merge,
+                    layout: #layout,
+                }
+            };
+        }
         Strategy::Range { normalize, .. } => {
             let function = boundaries_fn(position);
             (quote!(InOrder), quote!(::std::format!("range:{}:{}", #normalize, #function().fingerprint())))
@@ -147,12 +171,14 @@ pub fn layout(
 /// The shard routing of a query on this index, for pruning shards by the `by` value.
 pub fn routing(position: usize, shard: &ShardModel, mapping: &IndexMappingModel) -> Option<TokenStream> {
     match &shard.strategy {
-        Strategy::Range { normalize, .. } => {
+        Strategy::Range { normalize, overflow, .. } => {
             let function = boundaries_fn(position);
             let normalization = normalization(normalize);
-            Some(
-                quote!(::dynashard::query::Routing::Range { boundaries: #function(), normalization: #normalization }),
-            )
+            Some(quote!(::dynashard::query::Routing::Range {
+                boundaries: #function(),
+                normalization: #normalization,
+                overflow: #overflow,
+            }))
         }
         Strategy::Hash { shards } if shard.bucket.is_none() => {
             let by = shard.by.as_ref()?.to_string();

@@ -25,7 +25,7 @@ pub enum Strategy {
     /// A random shard for every write.
     Random { shards: u32 },
     /// Ordered range shards cut at the boundaries read from `path` at compile time.
-    Range { path: String, boundaries: Vec<String>, normalize: String },
+    Range { path: String, boundaries: Vec<String>, normalize: String, overflow: u32 },
 }
 
 /// A checked `#[shard(...)]`.
@@ -49,7 +49,7 @@ impl Strategy {
     }
 }
 
-const SHARD_KEYS: &[&str] = &["hash", "random", "range", "by", "normalize", "bucket", "at"];
+const SHARD_KEYS: &[&str] = &["hash", "random", "range", "by", "normalize", "bucket", "at", "overflow"];
 
 /// Parses every `#[shard(...)]`, checking each against the entity's index mappings.
 pub fn parse(
@@ -159,6 +159,7 @@ fn parse_one(attr: &Attribute, errors: &mut Errors) -> Option<ShardModel> {
         (None, None, None);
     let (mut by, mut normalize): (Option<Ident>, Option<LitStr>) = (None, None);
     let (mut bucket, mut at): (Option<LitStr>, Option<Ident>) = (None, None);
+    let mut overflow: Option<LitInt> = None;
     let result = attr.parse_nested_meta(|meta| {
         let is_bare = !meta.input.peek(syn::Token![=]) && !meta.input.peek(syn::token::Paren);
         if is_bare && index.is_none() {
@@ -185,6 +186,9 @@ fn parse_one(attr: &Attribute, errors: &mut Errors) -> Option<ShardModel> {
         } else if meta.path.is_ident("bucket") {
             let value = meta.value()?.parse()?;
             set_once(errors, &meta, &mut bucket, value);
+        } else if meta.path.is_ident("overflow") {
+            let value = meta.value()?.parse()?;
+            set_once(errors, &meta, &mut overflow, value);
         } else if meta.path.is_ident("at") {
             let value = meta.value()?.parse()?;
             set_once(errors, &meta, &mut at, value);
@@ -221,7 +225,17 @@ fn parse_one(attr: &Attribute, errors: &mut Errors) -> Option<ShardModel> {
                     .push(span, "`normalize` is one of \"nfkd-lower\" (the default), \"lower\" or \"none\"");
             }
             let boundaries = read_boundaries(&path, errors)?;
-            Strategy::Range { path: resolve(&path.value()), boundaries, normalize: normalize_name }
+            let overflow = match &overflow {
+                None => 1,
+                Some(literal) => match literal.base10_parse::<u32>() {
+                    Ok(count) if (2..=64).contains(&count) => count,
+                    _ => {
+                        errors.push(literal.span(), "`overflow` is a number of sub-shards from 2 to 64");
+                        return None;
+                    }
+                },
+            };
+            Strategy::Range { path: resolve(&path.value()), boundaries, normalize: normalize_name, overflow }
         }
         (None, None, None) => {
             errors.push_spanned(
@@ -242,6 +256,13 @@ fn parse_one(attr: &Attribute, errors: &mut Errors) -> Option<ShardModel> {
             return None;
         }
     };
+    if let (Some(literal), false) = (&overflow, matches!(strategy, Strategy::Range { .. })) {
+        errors.push(
+            literal.span(),
+            "`overflow` spreads hot values of `range` shards; hash and random shards spread already",
+        );
+        return None;
+    }
     if normalize.is_some() && !matches!(strategy, Strategy::Range { .. }) {
         errors.push_spanned(&normalize, "`normalize` applies to `range` shards only");
     }

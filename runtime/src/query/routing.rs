@@ -19,8 +19,8 @@ use std::ops::RangeInclusive;
 pub enum Routing {
     /// Hash shards chosen by the text of sort-key placeholder number `placeholder`.
     Hash { shards: u32, placeholder: usize },
-    /// Range shards over normalized values.
-    Range { boundaries: &'static Boundaries, normalization: Normalization },
+    /// Range shards over normalized values, each split into `overflow` sub-shards (1: none).
+    Range { boundaries: &'static Boundaries, normalization: Normalization, overflow: u32 },
 }
 
 /// The sort key of a range-sharded index: conditions take the routing value as text and compare
@@ -35,10 +35,16 @@ impl<E, F> Query<E, F> {
         self
     }
 
-    /// Keeps only the shards in `range` (shard ids, which index the partitions).
+    /// Keeps only the shards in `range` (shard ids; with overflow sub-shards, each shard is a run
+    /// of consecutive partitions).
     pub(crate) fn keep_shards(&mut self, range: RangeInclusive<u32>) {
+        let per_shard = match &self.plan.routing {
+            Some(Routing::Range { overflow, .. }) => (*overflow).max(1) as usize,
+            _ => 1,
+        };
         if let Some(shards) = &mut self.plan.shards {
-            let (low, high) = (*range.start() as usize, *range.end() as usize);
+            let low = *range.start() as usize * per_shard;
+            let high = (*range.end() as usize + 1) * per_shard - 1;
             let high = high.min(shards.partitions.len().saturating_sub(1));
             shards.partitions = if low > high { Vec::new() } else { shards.partitions[low..=high].to_vec() };
         }
@@ -61,7 +67,7 @@ impl<E, F> Query<E, F> {
 
     fn range_routing(&self) -> Option<(&'static Boundaries, Normalization)> {
         match &self.plan.routing {
-            Some(Routing::Range { boundaries, normalization }) => Some((boundaries, *normalization)),
+            Some(Routing::Range { boundaries, normalization, .. }) => Some((boundaries, *normalization)),
             _ => None,
         }
     }

@@ -34,6 +34,25 @@ pub fn shard_partition(partition: &str, shard: u32) -> String {
     format!("{partition}#{shard}")
 }
 
+/// The partition of overflow sub-shard `sub` of range shard `shard` (`albums#7#2`).
+pub fn sub_shard_partition(partition: &str, shard: u32, sub: u32) -> String {
+    format!("{partition}#{shard}#{sub}")
+}
+
+/// The partition of an item in range shard `shard` spread over `overflow` sub-shards: the
+/// sub-shard is a hash of the item's base-table key, so a hot value spreads evenly and every
+/// item has one fixed place.
+pub fn overflow_partition(
+    partition: &str,
+    shard: u32,
+    base_pk: &str,
+    base_sk: &str,
+    overflow: u32,
+) -> String {
+    let key = format!("{base_pk}\u{1}{base_sk}");
+    sub_shard_partition(partition, shard, hash_shard(&key, overflow))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

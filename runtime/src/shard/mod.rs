@@ -15,7 +15,9 @@ mod sort_key;
 mod time_bucket;
 
 pub use boundaries::{Boundaries, BoundariesError};
-pub use hash::{hash_bytes_shard, hash_shard, random_shard, shard_partition};
+pub use hash::{
+    hash_bytes_shard, hash_shard, overflow_partition, random_shard, shard_partition, sub_shard_partition,
+};
 pub use normalize::Normalization;
 pub use sort_key::{normalized_prefix, range_sort_key, PART_SEPARATOR};
 pub use time_bucket::{bucket_partition, bucket_partitions, BucketTime, TimeBucket};
