@@ -48,9 +48,28 @@ pub fn expand(model: &EntityModel) -> TokenStream {
         let layout =
             shard.map(|shard| shard_expand::layout(position, shard, quote!(__partition), one_shard.clone()));
         let routing = shard.and_then(|shard| shard_expand::routing(position, shard, mapping));
-        let post = routing.map(|routing| quote!(__query.routed(#routing)));
         let bucketed = shard.is_some_and(|shard| shard.bucket.is_some());
-        let time_params = if bucketed { vec![quote!(from: i64), quote!(to: i64)] } else { Vec::new() };
+        // Bucketed reads take the time window in the `at` field's type; when the index is sorted
+        // by that time first, the window also trims the first and last buckets.
+        let at = shard.and_then(|shard| shard.bucket.as_ref()).map(|(_, at)| at.clone());
+        let at_type = at.as_ref().and_then(|at| model.field(&at.to_string())).map(|field| field.ty.clone());
+        let time_params = match &at_type {
+            Some(ty) if bucketed => vec![quote!(from: #ty), quote!(to: #ty)],
+            _ => Vec::new(),
+        };
+        let sorted_by_time = at.as_ref().is_some_and(|at| {
+            mapping.sk.as_ref().and_then(|sk| sk.fields().next()).is_some_and(|first| *at == first)
+        });
+        let window = match (&at_type, sorted_by_time) {
+            (Some(ty), true) => Some(quote!(.time_window::<#ty>(from, to))),
+            _ => None,
+        };
+        let walk = if window.is_some() { quote!(::dynashard::__private::Done) } else { walk };
+        let post = match (routing, &window) {
+            (Some(routing), _) => Some(quote!(__query.routed(#routing) #window)),
+            (None, Some(window)) => Some(quote!(__query #window)),
+            (None, None) => None,
+        };
         let one_entity = shard.filter(|shard| shard.bucket.is_some()).and_then(|shard| {
             match (&shard.strategy, &shard.by) {
                 (Strategy::Hash { shards }, Some(by)) => Some((shard, *shards, by.clone())),
@@ -105,13 +124,13 @@ pub fn expand(model: &EntityModel) -> TokenStream {
                     quote!(__partition),
                     Some(quote!(::dynashard::shard::hash_shard(#by, #shards))),
                 )),
-                extra_params: vec![quote!(#by: &str), quote!(from: i64), quote!(to: i64)],
+                extra_params: std::iter::once(quote!(#by: &str)).chain(time_params.clone()).collect(),
                 post: Some(quote! {
                     __query.filter(::dynashard::Condition::raw(
                         ::dynashard::RawExpression::new("#dsby = :dsby")
                             .name("#dsby", #attribute)
                             .value(":dsby", ::dynashard::__private::AttributeValue::S(#by.to_owned())),
-                    ))
+                    )) #window
                 }),
             })
         });
@@ -228,7 +247,7 @@ fn entry_point(entry: EntryPoint) -> TokenStream {
             })();
             #[allow(unused_variables)]
             let __shards = #shards;
-            let __query = ::dynashard::Query::new(
+            let __query: ::dynashard::Query<Self, #walk> = ::dynashard::Query::new(
                 ::dynashard::__private::QueryTarget {
                     table: &__DYNASHARD_TABLE,
                     index: #index,

@@ -129,7 +129,13 @@ pub fn layout(
         };
         return quote! {
             ::dynashard::query::Shards {
-                partitions: ::dynashard::shard::bucket_partitions(&#partition, #shard_range, #variant, from, to),
+                partitions: ::dynashard::shard::bucket_partitions(
+                    &#partition,
+                    #shard_range,
+                    #variant,
+                    ::dynashard::shard::BucketTime::unix_seconds(&from),
+                    ::dynashard::shard::BucketTime::unix_seconds(&to),
+                ),
                 mode: ::dynashard::query::ShardMode::#mode,
                 layout: ::std::string::String::from(#layout),
             }

@@ -152,3 +152,17 @@ impl PrefixCondition for Normalized {
         query.normalized(SortRange::begins_with(&normalized_prefix(&n)), Some(&n), Some(&last))
     }
 }
+
+impl<E, F> Query<E, F> {
+    /// Keeps items whose next sort-key placeholder, a fixed-width time, lies from `from` to `to`
+    /// (both included). Generated code calls this for time-bucketed indexes sorted by their time.
+    #[doc(hidden)]
+    pub fn time_window<H: crate::key::KeyPart>(mut self, from: H::Arg<'_>, to: H::Arg<'_>) -> Query<E, Done> {
+        let (mut low, mut high) = (self.plan.prefix.clone(), self.plan.prefix.clone());
+        H::encode(from, &mut low);
+        H::encode(to, &mut high);
+        high.push_str(MAX_SUFFIX);
+        self.plan.range = SortRange::between(low, high);
+        self.retype()
+    }
+}
