@@ -45,14 +45,15 @@ pub fn expand(model: &EntityModel) -> TokenStream {
             },
             _ => None,
         };
-        let layout =
-            shard.map(|shard| shard_expand::layout(position, shard, quote!(__partition), one_shard.clone()));
         let routing = shard.and_then(|shard| shard_expand::routing(position, shard, mapping));
         let bucketed = shard.is_some_and(|shard| shard.bucket.is_some());
         // Bucketed reads take the time window in the `at` field's type; when the index is sorted
         // by that time first, the window also trims the first and last buckets.
         let at = shard.and_then(|shard| shard.bucket.as_ref()).map(|(_, at)| at.clone());
         let at_type = at.as_ref().and_then(|at| model.field(&at.to_string())).map(|field| field.ty.clone());
+        let layout = shard.map(|shard| {
+            shard_expand::layout(position, shard, quote!(__partition), one_shard.clone(), at_type.as_ref())
+        });
         let time_params = match &at_type {
             Some(ty) if bucketed => vec![quote!(from: #ty), quote!(to: #ty)],
             _ => Vec::new(),
@@ -61,7 +62,10 @@ pub fn expand(model: &EntityModel) -> TokenStream {
             mapping.sk.as_ref().and_then(|sk| sk.fields().next()).is_some_and(|first| *at == first)
         });
         let window = match (&at_type, sorted_by_time) {
-            (Some(ty), true) => Some(quote!(.time_window::<#ty>(from, to))),
+            (Some(ty), true) => Some(quote!(.time_window::<#ty>(
+                <#ty as ::dynashard::__private::KeyPart>::as_arg(&from),
+                <#ty as ::dynashard::__private::KeyPart>::as_arg(&to),
+            ))),
             _ => None,
         };
         let walk = if window.is_some() { quote!(::dynashard::__private::Done) } else { walk };
@@ -123,6 +127,7 @@ pub fn expand(model: &EntityModel) -> TokenStream {
                     shard,
                     quote!(__partition),
                     Some(quote!(::dynashard::shard::hash_shard(#by, #shards))),
+                    at_type.as_ref(),
                 )),
                 extra_params: std::iter::once(quote!(#by: &str)).chain(time_params.clone()).collect(),
                 post: Some(quote! {

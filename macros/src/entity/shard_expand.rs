@@ -5,7 +5,8 @@
 use super::index_model::IndexMappingModel;
 use super::shard_model::{ShardModel, Strategy};
 use proc_macro2::{Ident, TokenStream};
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
 
 /// The function returning mapping `position`'s range boundaries.
 fn boundaries_fn(position: usize) -> Ident {
@@ -104,6 +105,7 @@ pub fn layout(
     shard: &ShardModel,
     partition: TokenStream,
     one_shard: Option<TokenStream>,
+    at_type: Option<&syn::Type>,
 ) -> TokenStream {
     let shards = shard.strategy.shards();
     if let (Some(one), None) = (&one_shard, &shard.bucket) {
@@ -118,6 +120,13 @@ pub fn layout(
     }
     if let Some((bucket, _)) = &shard.bucket {
         let variant = bucket_variant(bucket);
+        let seconds = |value: TokenStream| match at_type {
+            Some(ty) => {
+                quote_spanned!(ty.span()=> <#ty as ::dynashard::shard::BucketTime>::unix_seconds(&#value))
+            }
+            None => quote!(::dynashard::shard::BucketTime::unix_seconds(&#value)),
+        };
+        let (from_seconds, to_seconds) = (seconds(quote!(from)), seconds(quote!(to)));
         let (layout, strategy_shards) = match &shard.strategy {
             Strategy::Random { shards } => ("random", *shards),
             _ => ("hash", shards),
@@ -133,8 +142,8 @@ pub fn layout(
                     &#partition,
                     #shard_range,
                     #variant,
-                    ::dynashard::shard::BucketTime::unix_seconds(&from),
-                    ::dynashard::shard::BucketTime::unix_seconds(&to),
+                    #from_seconds,
+                    #to_seconds,
                 ),
                 mode: ::dynashard::query::ShardMode::#mode,
                 layout: ::std::string::String::from(#layout),
