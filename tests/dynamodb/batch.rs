@@ -5,15 +5,9 @@ mod faults;
 use crate::crud::{album, song};
 use crate::model::*;
 use crate::{db, unique};
-use aws_sdk_dynamodb::config::interceptors::{
-    BeforeSerializationInterceptorContextRef, FinalizerInterceptorContextRef,
-};
 use aws_sdk_dynamodb::config::retry::RetryConfig;
-use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
-use aws_sdk_dynamodb::error::BoxError;
 use aws_sdk_dynamodb::types::{AttributeValue, Select};
 use dynashard::{Db, Error, Key, KeyError, RetryPolicy, Unprocessed, MAX_ITEM_BYTES};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -272,49 +266,9 @@ async fn retry_policies_are_set_per_db() {
     assert_eq!(db.with_retry_policy(policy).retry_policy(), policy);
 }
 
-/// Counts operations in flight on a client.
-#[derive(Debug, Default)]
-struct InFlight {
-    now: AtomicUsize,
-    max: AtomicUsize,
-    total: AtomicUsize,
-}
-
-#[derive(Debug, Clone)]
-struct CountInFlight(Arc<InFlight>);
-
-impl Intercept for CountInFlight {
-    fn name(&self) -> &'static str {
-        "CountInFlight"
-    }
-
-    fn read_before_execution(
-        &self,
-        _: &BeforeSerializationInterceptorContextRef<'_>,
-        _: &mut ConfigBag,
-    ) -> Result<(), BoxError> {
-        let now = self.0.now.fetch_add(1, Ordering::SeqCst) + 1;
-        self.0.max.fetch_max(now, Ordering::SeqCst);
-        self.0.total.fetch_add(1, Ordering::SeqCst);
-        Ok(())
-    }
-
-    fn read_after_execution(
-        &self,
-        _: &FinalizerInterceptorContextRef<'_>,
-        _: &RuntimeComponents,
-        _: &mut ConfigBag,
-    ) -> Result<(), BoxError> {
-        self.0.now.fetch_sub(1, Ordering::SeqCst);
-        Ok(())
-    }
-}
-
 /// A `Db` on DynamoDB Local whose requests are counted.
-async fn counted_db() -> (Db, Arc<InFlight>) {
-    let counts = Arc::new(InFlight::default());
-    let config = db().await.client().config().to_builder().interceptor(CountInFlight(counts.clone()));
-    (Db::new(aws_sdk_dynamodb::Client::from_conf(config.build())), counts)
+async fn counted_db() -> (Db, Arc<crate::requests::Requests>) {
+    crate::requests::watched(&db().await)
 }
 
 #[tokio::test]
@@ -324,17 +278,17 @@ async fn concurrency_bounds_the_requests_in_flight() {
     for (concurrency, low, high) in [(1, 1, 1), (3, 2, 3)] {
         let (db, counts) = counted_db().await;
         db.batch_put(&batch).concurrency(concurrency).await.unwrap();
-        let (max, total) = (counts.max.load(Ordering::SeqCst), counts.total.load(Ordering::SeqCst));
+        let (max, total) = (counts.max_in_flight(), counts.total());
         assert_eq!(total, 20);
         assert!((low..=high).contains(&max), "concurrency {concurrency}: {max} requests in flight");
     }
     let (db, counts) = counted_db().await;
     let read = db.batch_get(keys(&batch)).concurrency(2).await.unwrap();
     assert!(read.iter().all(Option::is_some));
-    assert_eq!(counts.total.load(Ordering::SeqCst), 5);
-    assert_eq!(counts.max.load(Ordering::SeqCst), 2);
+    assert_eq!(counts.total(), 5);
+    assert_eq!(counts.max_in_flight(), 2);
     let (db, counts) = counted_db().await;
     db.batch_delete(keys(&batch)).await.unwrap();
-    assert!((2..=8).contains(&counts.max.load(Ordering::SeqCst)), "default concurrency is 8");
+    assert!((2..=8).contains(&counts.max_in_flight()), "default concurrency is 8");
     assert_eq!(count_stored(&db, &artist).await, 0);
 }

@@ -11,6 +11,7 @@ mod model;
 mod native_indexes;
 mod pagination;
 mod queries;
+mod requests;
 mod scan;
 mod sharded_album;
 mod sharded_e2e;

@@ -8,7 +8,6 @@ mod model;
 
 mod buckets;
 mod costs;
-mod counting;
 mod data;
 mod listings;
 mod paging;

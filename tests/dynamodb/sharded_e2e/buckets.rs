@@ -2,9 +2,9 @@
 //! boundary), one of them bursting, read back for all sensors (every shard of every bucket,
 //! merged) or for one sensor (its shard only, bucket after bucket).
 
-use super::counting::watched;
 use super::model::{E2eReading, E2eSensors};
 use crate::db;
+use crate::requests::watched;
 use dynashard::shard::hash_shard;
 use dynashard::Db;
 use futures::TryStreamExt;

@@ -1,10 +1,10 @@
 //! What the sharded listings cost: requests in flight under a concurrency cap, about one request
 //! per page for range shards, at most one request per shard for a limited merge.
 
-use super::counting::watched;
 use super::data::{data, directed, with_query, Listing, Strategy, RECORDS};
 use super::model::E2eRecord;
 use crate::db;
+use crate::requests::watched;
 use dynashard::query::QueryStats;
 use dynashard::{Db, Query};
 use futures::TryStreamExt;

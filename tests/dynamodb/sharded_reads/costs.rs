@@ -5,61 +5,16 @@ use super::fixture::{datasets, Dataset};
 use super::paging::solo_partition;
 use super::shard_model::Entry;
 use crate::db;
-use aws_sdk_dynamodb::config::interceptors::{
-    BeforeSerializationInterceptorContextRef, FinalizerInterceptorContextRef,
-};
-use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
-use aws_sdk_dynamodb::error::BoxError;
 use dynashard::query::QueryStats;
 use dynashard::{Db, Query};
 use futures::{StreamExt, TryStreamExt};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 /// Counts operations in flight on a client.
-#[derive(Debug, Default)]
-struct InFlight {
-    now: AtomicUsize,
-    max: AtomicUsize,
-    total: AtomicUsize,
-}
-
-#[derive(Debug, Clone)]
-struct CountInFlight(Arc<InFlight>);
-
-impl Intercept for CountInFlight {
-    fn name(&self) -> &'static str {
-        "CountInFlight"
-    }
-
-    fn read_before_execution(
-        &self,
-        _: &BeforeSerializationInterceptorContextRef<'_>,
-        _: &mut ConfigBag,
-    ) -> Result<(), BoxError> {
-        let now = self.0.now.fetch_add(1, Ordering::SeqCst) + 1;
-        self.0.max.fetch_max(now, Ordering::SeqCst);
-        self.0.total.fetch_add(1, Ordering::SeqCst);
-        Ok(())
-    }
-
-    fn read_after_execution(
-        &self,
-        _: &FinalizerInterceptorContextRef<'_>,
-        _: &RuntimeComponents,
-        _: &mut ConfigBag,
-    ) -> Result<(), BoxError> {
-        self.0.now.fetch_sub(1, Ordering::SeqCst);
-        Ok(())
-    }
-}
-
 /// A `Db` on DynamoDB Local whose requests are counted.
-fn counted(db: &Db) -> (Db, Arc<InFlight>) {
-    let counts = Arc::new(InFlight::default());
-    let config = db.client().config().to_builder().interceptor(CountInFlight(counts.clone()));
-    (Db::new(aws_sdk_dynamodb::Client::from_conf(config.build())), counts)
+fn counted(db: &Db) -> (Db, Arc<crate::requests::Requests>) {
+    crate::requests::watched(db)
 }
 
 /// Streams `query` to the end, returning how many entries it yielded and what it cost.
@@ -83,7 +38,7 @@ async fn a_merge_never_exceeds_its_concurrency() {
         let (counted, counts) = counted(&db);
         let (read, stats) = run(&counted, merged.query().page_size(50).concurrency(concurrency)).await;
         assert_eq!(read, merged.rows.len());
-        let (max, total) = (counts.max.load(Ordering::SeqCst), counts.total.load(Ordering::SeqCst));
+        let (max, total) = (counts.max_in_flight(), counts.total());
         assert!((low..=concurrency).contains(&max), "concurrency {concurrency}: {max} requests in flight");
         assert_eq!(total, stats.requests(), "the stats count every request sent");
     }
@@ -122,7 +77,7 @@ async fn a_limited_merge_reads_a_fraction_of_the_shards() {
         assert!(limited.requests() * 5 < full.requests(), "{} vs {}", limited.requests(), full.requests());
         assert!(limited.items_read() <= 21 * 10, "each request asks for what is still wanted");
         assert!(limited.capacity_units() < full.capacity_units());
-        assert_eq!(counts.total.load(Ordering::SeqCst), limited.requests());
+        assert_eq!(counts.total(), limited.requests());
     }
     // Range shards stop at the first shard that has enough.
     let (read, limited) = run(&db, ranged.query().page_size(100).limit(10)).await;
