@@ -43,6 +43,12 @@ pub trait Entity: Serialize + DeserializeOwned + Send + Sync + Sized + 'static {
         Ok(())
     }
 
+    /// The run-time boundaries of the range-sharded mapping of `index`, if it has one.
+    /// Generated; see [`crate::shard::use_boundaries`].
+    fn range_shards(_index: &str) -> Option<&'static crate::shard::RangeShards> {
+        None
+    }
+
     /// The index key attribute changes an update implies: recomputed keys for indexes whose
     /// template fields it sets, removals for sparse indexes the item leaves.
     fn index_key_updates(_key: &Key<Self>, _changes: &FieldChanges) -> Result<Vec<IndexKeyUpdate>> {

@@ -104,6 +104,16 @@ pub enum Error {
         reason: &'static str,
     },
 
+    /// The entity has no range-sharded mapping of this index, so it has no boundaries to read or
+    /// replace.
+    #[error("entity `{entity}` has no range-sharded index `{index}`")]
+    NotRangeSharded {
+        /// The entity type.
+        entity: &'static str,
+        /// The index asked for.
+        index: String,
+    },
+
     /// A query cannot run as built; nothing was sent.
     #[error("invalid query: {reason}")]
     InvalidQuery {
@@ -306,6 +316,7 @@ impl Error {
                 | Error::ItemTooLarge { .. }
                 | Error::ReservedAttribute { .. }
                 | Error::IndexKeyIncomplete { .. }
+                | Error::NotRangeSharded { .. }
                 | Error::DuplicateBatchKey { .. }
                 | Error::VersionedBatchWrite { .. }
                 | Error::TransactionTooLarge { .. }

@@ -12,6 +12,7 @@ mod native_indexes;
 mod pagination;
 mod queries;
 mod requests;
+mod runtime_boundaries;
 mod scan;
 mod sharded_album;
 mod sharded_e2e;

@@ -54,6 +54,7 @@ pub fn expand(model: &EntityModel) -> TokenStream {
     let index_statics = &indexes.statics;
     let write_index_keys = &indexes.write_index_keys;
     let index_key_updates = &indexes.index_key_updates;
+    let range_shards = &indexes.range_shards;
 
     quote! {
         #fields_struct
@@ -94,6 +95,7 @@ pub fn expand(model: &EntityModel) -> TokenStream {
 
                 #write_index_keys
                 #index_key_updates
+                #range_shards
             }
 
             impl ::dynashard::__private::FromItem for #ident {

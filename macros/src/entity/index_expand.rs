@@ -17,6 +17,7 @@ pub struct IndexTokens {
     pub statics: TokenStream,
     pub write_index_keys: TokenStream,
     pub index_key_updates: TokenStream,
+    pub range_shards: TokenStream,
 }
 
 /// The constant holding mapping `position`'s index definition.
@@ -34,7 +35,12 @@ pub fn expand(model: &EntityModel) -> IndexTokens {
     let native_statics = native_expand::statics(model);
     let native_checks = native_expand::write_checks(model);
     if model.indexes.is_empty() && model.native_indexes.is_empty() {
-        return IndexTokens { statics: quote!(), write_index_keys: quote!(), index_key_updates: quote!() };
+        return IndexTokens {
+            statics: quote!(),
+            write_index_keys: quote!(),
+            index_key_updates: quote!(),
+            range_shards: quote!(),
+        };
     }
     let statics =
         model.indexes.iter().enumerate().map(|(position, mapping)| statics(model, position, mapping));
@@ -42,7 +48,27 @@ pub fn expand(model: &EntityModel) -> IndexTokens {
         model.indexes.iter().enumerate().map(|(position, mapping)| write_block(model, position, mapping));
     let updates =
         model.indexes.iter().enumerate().map(|(position, mapping)| update_block(model, position, mapping));
+    let range_arms = model.indexes.iter().enumerate().filter_map(|(position, mapping)| {
+        let shard = model.shard_of(&mapping.name)?;
+        shard_expand::query_prelude(position, shard)?;
+        let (name, function) = (&mapping.name, shard_expand::range_fn(position));
+        Some(quote!(#name => ::dynashard::__private::Some(#function()),))
+    });
+    let range_arms: Vec<TokenStream> = range_arms.collect();
+    let range_shards = if range_arms.is_empty() {
+        quote!()
+    } else {
+        quote! {
+            fn range_shards(__index: &str) -> ::dynashard::__private::Option<&'static ::dynashard::shard::RangeShards> {
+                match __index {
+                    #(#range_arms)*
+                    _ => ::dynashard::__private::None,
+                }
+            }
+        }
+    };
     IndexTokens {
+        range_shards,
         statics: quote!(#(#statics)* #native_statics),
         write_index_keys: quote! {
             fn write_index_keys(&self, __item: &mut ::dynashard::Item) -> ::dynashard::Result<()> {

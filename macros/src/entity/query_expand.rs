@@ -45,14 +45,14 @@ pub fn expand(model: &EntityModel) -> TokenStream {
             },
             _ => None,
         };
-        let routing = shard.and_then(|shard| shard_expand::routing(position, shard, mapping));
+        let routing = shard.and_then(|shard| shard_expand::routing(shard, mapping));
         let bucketed = shard.is_some_and(|shard| shard.bucket.is_some());
         // Bucketed reads take the time window in the `at` field's type; when the index is sorted
         // by that time first, the window also trims the first and last buckets.
         let at = shard.and_then(|shard| shard.bucket.as_ref()).map(|(_, at)| at.clone());
         let at_type = at.as_ref().and_then(|at| model.field(&at.to_string())).map(|field| field.ty.clone());
         let layout = shard.map(|shard| {
-            shard_expand::layout(position, shard, quote!(__partition), one_shard.clone(), at_type.as_ref())
+            shard_expand::layout(shard, quote!(__partition), one_shard.clone(), at_type.as_ref())
         });
         let time_params = match &at_type {
             Some(ty) if bucketed => vec![quote!(from: #ty), quote!(to: #ty)],
@@ -98,6 +98,7 @@ pub fn expand(model: &EntityModel) -> TokenStream {
             sort_template,
             walk: walk.clone(),
             param_type: &|name| key_type(name),
+            prelude: shard.and_then(|shard| shard_expand::query_prelude(position, shard)),
             layout,
             extra_params: time_params.clone(),
             post,
@@ -122,8 +123,8 @@ pub fn expand(model: &EntityModel) -> TokenStream {
                 sort_template: mapping.sk.as_ref().map(|_| quote!(&#sk_ident)),
                 walk: walk.clone(),
                 param_type: &|name| key_type(name),
+                prelude: None,
                 layout: Some(shard_expand::layout(
-                    position,
                     shard,
                     quote!(__partition),
                     Some(quote!(::dynashard::shard::hash_shard(#by, #shards))),
@@ -165,6 +166,7 @@ fn base_query(model: &EntityModel) -> TokenStream {
         sort_template: model.sk.as_ref().map(|_| quote!(&#sk_ident)),
         walk: sort_walk(model.sk.as_ref(), key_type),
         param_type: &key_type,
+        prelude: None,
         layout: None,
         extra_params: Vec::new(),
         post: None,
@@ -182,6 +184,8 @@ struct EntryPoint<'a> {
     sort_template: Option<TokenStream>,
     walk: TokenStream,
     param_type: &'a dyn Fn(&str) -> Option<syn::Type>,
+    /// Statements run first (the boundaries a range-sharded query reads with).
+    prelude: Option<TokenStream>,
     /// The `Shards` expression of a sharded index, in terms of `__partition: &String`.
     layout: Option<TokenStream>,
     /// Parameters after the partition key fields (time ranges, the `by` value).
@@ -202,6 +206,7 @@ fn entry_point(entry: EntryPoint) -> TokenStream {
         sort_template,
         walk,
         param_type,
+        prelude,
         layout,
         extra_params,
         post,
@@ -247,6 +252,7 @@ fn entry_point(entry: EntryPoint) -> TokenStream {
         #[doc = #doc]
         #[allow(dead_code)]
         pub fn #name(#(#params,)* #(#extra_params),*) -> ::dynashard::Query<Self, #walk> {
+            #prelude
             let __partition = (|| -> ::dynashard::Result<::dynashard::__private::String> {
                 ::dynashard::__private::Ok(#partition)
             })();

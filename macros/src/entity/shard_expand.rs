@@ -8,9 +8,14 @@ use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
-/// The function returning mapping `position`'s range boundaries.
-fn boundaries_fn(position: usize) -> Ident {
-    format_ident!("__dynashard_boundaries_{}", position)
+/// The function returning mapping `position`'s run-time range boundaries.
+pub fn range_fn(position: usize) -> Ident {
+    format_ident!("__dynashard_range_{}", position)
+}
+
+/// The local holding the boundaries a query reads with, loaded once per query.
+fn boundaries_local() -> Ident {
+    format_ident!("__boundaries")
 }
 
 fn normalization(name: &str) -> TokenStream {
@@ -25,15 +30,25 @@ fn normalization(name: &str) -> TokenStream {
 /// Items placed next to the index statics: the boundaries accessor of a range shard.
 pub fn statics(position: usize, shard: &ShardModel) -> TokenStream {
     let Strategy::Range { path, boundaries, .. } = &shard.strategy else { return quote!() };
-    let function = boundaries_fn(position);
+    let function = range_fn(position);
     quote! {
         #[allow(dead_code)]
-        fn #function() -> &'static ::dynashard::shard::Boundaries {
+        fn #function() -> &'static ::dynashard::shard::RangeShards {
             const _: &[u8] = include_bytes!(#path);
-            static BOUNDARIES: ::std::sync::OnceLock<::dynashard::shard::Boundaries> = ::std::sync::OnceLock::new();
-            BOUNDARIES.get_or_init(|| ::dynashard::shard::Boundaries::from_checked(&[#(#boundaries),*]))
+            static SHARDS: ::std::sync::OnceLock<::dynashard::shard::RangeShards> = ::std::sync::OnceLock::new();
+            SHARDS.get_or_init(|| {
+                ::dynashard::shard::RangeShards::new(::dynashard::shard::Boundaries::from_checked(&[#(#boundaries),*]))
+            })
         }
     }
+}
+
+/// Statements a query entry point of a range-sharded index runs first: the boundaries its
+/// layout and its pruning both use.
+pub fn query_prelude(position: usize, shard: &ShardModel) -> Option<TokenStream> {
+    let Strategy::Range { .. } = &shard.strategy else { return None };
+    let (function, local) = (range_fn(position), boundaries_local());
+    Some(quote!(let #local = #function().current();))
 }
 
 fn bucket_variant(name: &str) -> TokenStream {
@@ -60,9 +75,9 @@ pub fn partition(
         (Strategy::Hash { shards }, Some(value)) => quote!(::dynashard::shard::hash_shard(&#value, #shards)),
         (Strategy::Random { shards }, _) => quote!(::dynashard::shard::random_shard(#shards)),
         (Strategy::Range { normalize, overflow, .. }, Some(value)) => {
-            let function = boundaries_fn(position);
+            let function = range_fn(position);
             let normalization = normalization(normalize);
-            let id = quote!(#function().shard(&#value, #normalization));
+            let id = quote!(#function().load().shard(&#value, #normalization));
             if let (true, Some(base_key)) = (*overflow > 1, base_key) {
                 return quote!({
                     let __base = #base_key;
@@ -101,7 +116,6 @@ pub fn range_sort_key(
 /// Time-bucketed layouts read the buckets from `from` to `to` (expressions in unix seconds) and,
 /// with `one_shard`, only that shard (an expression of type `u32`), bucket after bucket.
 pub fn layout(
-    position: usize,
     shard: &ShardModel,
     partition: TokenStream,
     one_shard: Option<TokenStream>,
@@ -154,13 +168,13 @@ pub fn layout(
         Strategy::Hash { shards } => (quote!(Merge), quote!(::std::format!("hash:{}", #shards))),
         Strategy::Random { shards } => (quote!(Merge), quote!(::std::format!("random:{}", #shards))),
         Strategy::Range { normalize, overflow, .. } if *overflow > 1 => {
-            let function = boundaries_fn(position);
+            let local = boundaries_local();
             let layout = quote!(
-                ::std::format!("range:{}:{}:overflow:{}", #normalize, #function().fingerprint(), #overflow)
+                ::std::format!("range:{}:{}:overflow:{}", #normalize, #local.fingerprint(), #overflow)
             );
             return quote! {
                 ::dynashard::query::Shards {
-                    partitions: (0..#shards)
+                    partitions: (0..#local.shards())
                         .flat_map(|shard| (0..#overflow).map(move |sub| (shard, sub)))
                         .map(|(shard, sub)| ::dynashard::shard::sub_shard_partition(&#partition, shard, sub))
                         .collect(),
@@ -170,9 +184,16 @@ pub fn layout(
             };
         }
         Strategy::Range { normalize, .. } => {
-            let function = boundaries_fn(position);
-            (quote!(InOrder), quote!(::std::format!("range:{}:{}", #normalize, #function().fingerprint())))
+            let local = boundaries_local();
+            (quote!(InOrder), quote!(::std::format!("range:{}:{}", #normalize, #local.fingerprint())))
         }
+    };
+    let shards = match &shard.strategy {
+        Strategy::Range { .. } => {
+            let local = boundaries_local();
+            quote!(#local.shards())
+        }
+        _ => quote!(#shards),
     };
     quote! {
         ::dynashard::query::Shards {
@@ -184,13 +205,13 @@ pub fn layout(
 }
 
 /// The shard routing of a query on this index, for pruning shards by the `by` value.
-pub fn routing(position: usize, shard: &ShardModel, mapping: &IndexMappingModel) -> Option<TokenStream> {
+pub fn routing(shard: &ShardModel, mapping: &IndexMappingModel) -> Option<TokenStream> {
     match &shard.strategy {
         Strategy::Range { normalize, overflow, .. } => {
-            let function = boundaries_fn(position);
+            let local = boundaries_local();
             let normalization = normalization(normalize);
             Some(quote!(::dynashard::query::Routing::Range {
-                boundaries: #function(),
+                boundaries: #local.clone(),
                 normalization: #normalization,
                 overflow: #overflow,
             }))

@@ -12,6 +12,7 @@ use super::sort::MAX_SUFFIX;
 use super::{Done, Query};
 use crate::shard::{hash_shard, normalized_prefix, Boundaries, Normalization, PART_SEPARATOR};
 use std::ops::RangeInclusive;
+use std::sync::Arc;
 
 /// How a sharded query maps routing values to shards.
 #[doc(hidden)]
@@ -20,7 +21,7 @@ pub enum Routing {
     /// Hash shards chosen by the text of sort-key placeholder number `placeholder`.
     Hash { shards: u32, placeholder: usize },
     /// Range shards over normalized values, each split into `overflow` sub-shards (1: none).
-    Range { boundaries: &'static Boundaries, normalization: Normalization, overflow: u32 },
+    Range { boundaries: Arc<Boundaries>, normalization: Normalization, overflow: u32 },
 }
 
 /// The sort key of a range-sharded index: conditions take the routing value as text and compare
@@ -65,9 +66,11 @@ impl<E, F> Query<E, F> {
         }
     }
 
-    fn range_routing(&self) -> Option<(&'static Boundaries, Normalization)> {
+    fn range_routing(&self) -> Option<(Arc<Boundaries>, Normalization)> {
         match &self.plan.routing {
-            Some(Routing::Range { boundaries, normalization, .. }) => Some((boundaries, *normalization)),
+            Some(Routing::Range { boundaries, normalization, .. }) => {
+                Some((boundaries.clone(), *normalization))
+            }
             _ => None,
         }
     }

@@ -13,6 +13,7 @@ use sha2::{Digest, Sha256};
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Boundaries {
     values: Vec<String>,
+    fingerprint: String,
 }
 
 /// Why a boundary list is invalid.
@@ -57,14 +58,19 @@ impl Boundaries {
                 });
             }
         }
-        Ok(Self { values })
+        Ok(Self::checked(values))
+    }
+
+    fn checked(values: Vec<String>) -> Self {
+        let fingerprint = fingerprint(&values);
+        Self { values, fingerprint }
     }
 
     /// Wraps boundaries that were already checked when the crate was compiled. Generated code
     /// calls this; anything else should use [`Boundaries::new`].
     #[doc(hidden)]
     pub fn from_checked(values: &[&str]) -> Self {
-        Self { values: values.iter().map(|value| (*value).to_owned()).collect() }
+        Self::checked(values.iter().map(|value| (*value).to_owned()).collect())
     }
 
     /// Parses and checks a JSON array of strings (the format `dynashard boundaries` writes).
@@ -108,15 +114,19 @@ impl Boundaries {
         self.shard_of_normalized(low)..=self.shard_of_normalized(high)
     }
 
-    /// A short fingerprint of the boundaries, for cursors and layout checks.
-    pub fn fingerprint(&self) -> String {
-        let mut hasher = Sha256::new();
-        for value in &self.values {
-            hasher.update((value.len() as u64).to_be_bytes());
-            hasher.update(value.as_bytes());
-        }
-        hasher.finalize()[..8].iter().map(|b| format!("{b:02x}")).collect()
+    /// A short fingerprint of the boundaries (16 hex digits), for cursors and layout checks.
+    pub fn fingerprint(&self) -> &str {
+        &self.fingerprint
     }
+}
+
+fn fingerprint(values: &[String]) -> String {
+    let mut hasher = Sha256::new();
+    for value in values {
+        hasher.update((value.len() as u64).to_be_bytes());
+        hasher.update(value.as_bytes());
+    }
+    hasher.finalize()[..8].iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]

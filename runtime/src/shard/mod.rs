@@ -3,6 +3,7 @@
 //! - [`hash_shard`]: SHA-256 of the value, big-endian, modulo the shard count;
 //! - [`Boundaries`]: ordered range shards cut from the data's own distribution, routing on a
 //!   [`Normalization`] of the value;
+//!   ([`use_boundaries`] replaces an index's compiled boundaries at run time);
 //! - [`TimeBucket`]: UTC time buckets, combined with a hash of the entity.
 //!
 //! They compute the same shard ids as the equivalent Python, so services in other languages can
@@ -11,6 +12,7 @@
 mod boundaries;
 mod hash;
 mod normalize;
+mod range_shards;
 mod sort_key;
 mod time_bucket;
 
@@ -19,5 +21,6 @@ pub use hash::{
     hash_bytes_shard, hash_shard, overflow_partition, random_shard, shard_partition, sub_shard_partition,
 };
 pub use normalize::Normalization;
+pub use range_shards::{range_shards, use_boundaries, RangeShards};
 pub use sort_key::{normalized_prefix, range_sort_key, PART_SEPARATOR};
 pub use time_bucket::{bucket_partition, bucket_partitions, BucketTime, TimeBucket};

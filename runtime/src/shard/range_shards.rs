@@ -1,0 +1,145 @@
+//! The boundaries a range-sharded index routes by, replaceable at run time.
+//!
+//! `#[shard(INDEX, range = "file.json", by = field)]` compiles the file's boundaries into the
+//! crate; they are the index's boundaries until the program supplies others, for example ones
+//! computed by `dynashard boundaries` and loaded from configuration. Writes route by the
+//! boundaries current when the item is built; a query reads with the boundaries current when it
+//! is built, so its shard ids and its pruning always agree, and its cursors record their
+//! fingerprint (a cursor from other boundaries is rejected with
+//! [`CursorError::LayoutChanged`](crate::query::CursorError::LayoutChanged)).
+//!
+//! Boundaries are process-wide, one set per entity and index. Replacing them does not move
+//! stored items: items written under the old boundaries stay in the shards those chose. Supply
+//! the boundaries before the first write, or move the items (resharding) when changing them.
+
+use super::boundaries::Boundaries;
+use crate::entity::Entity;
+use crate::error::{Error, Result};
+use arc_swap::{ArcSwap, Guard};
+use std::sync::Arc;
+
+/// The current boundaries of one range-sharded index mapping, and the ones compiled in.
+#[derive(Debug)]
+pub struct RangeShards {
+    compiled: Arc<Boundaries>,
+    current: ArcSwap<Boundaries>,
+}
+
+impl RangeShards {
+    /// Starts from the compiled boundaries. Generated code calls this.
+    #[doc(hidden)]
+    pub fn new(compiled: Boundaries) -> Self {
+        let compiled = Arc::new(compiled);
+        Self { current: ArcSwap::new(compiled.clone()), compiled }
+    }
+
+    /// The boundaries in use now.
+    pub fn current(&self) -> Arc<Boundaries> {
+        self.current.load_full()
+    }
+
+    /// The boundaries in use now, without touching the reference count (for routing one write).
+    #[doc(hidden)]
+    pub fn load(&self) -> Guard<Arc<Boundaries>> {
+        self.current.load()
+    }
+
+    /// The boundaries compiled into the crate.
+    pub fn compiled(&self) -> Arc<Boundaries> {
+        self.compiled.clone()
+    }
+
+    /// Replaces the boundaries in use; returns the ones they replace.
+    pub fn replace(&self, boundaries: Boundaries) -> Arc<Boundaries> {
+        self.current.swap(Arc::new(boundaries))
+    }
+
+    /// Goes back to the compiled boundaries; returns the ones they replace.
+    pub fn reset(&self) -> Arc<Boundaries> {
+        self.current.swap(self.compiled.clone())
+    }
+}
+
+/// The boundaries of `E`'s range-sharded index `index`.
+///
+/// Fails with [`Error::NotRangeSharded`] when `E` has no range-sharded mapping of `index`.
+///
+/// ```
+/// # use dynashard::{Entity, Table};
+/// # #[derive(Table)]
+/// # #[table(name = "Music", pk = "pk", sk = "sk")]
+/// # #[gsi(name = "GSI1", pk = "gsi1_pk", sk = "gsi1_sk")]
+/// # struct Music;
+/// #[derive(Entity, serde::Serialize, serde::Deserialize)]
+/// #[entity(table = Music, pk = "{artist}", sk = "album#{title}")]
+/// #[gsi(GSI1, pk = "albums", sk = "{title}")]
+/// #[shard(GSI1, range = "doc/album_boundaries.json", by = title)]
+/// struct Album {
+///     artist: String,
+///     title: String,
+/// }
+///
+/// let shards = dynashard::shard::range_shards::<Album>("GSI1")?;
+/// assert_eq!(shards.current().values(), ["", "h", "p"]);
+/// # Ok::<(), dynashard::Error>(())
+/// ```
+pub fn range_shards<E: Entity>(index: &str) -> Result<&'static RangeShards> {
+    E::range_shards(index)
+        .ok_or_else(|| Error::NotRangeSharded { entity: E::TYPE_NAME, index: index.to_owned() })
+}
+
+/// Routes `E`'s range-sharded index `index` by `boundaries` from now on, in this process;
+/// returns the boundaries they replace. See the [module documentation](self) for what this
+/// does and does not do to stored items.
+///
+/// ```
+/// # use dynashard::{Entity, Table};
+/// # #[derive(Table)]
+/// # #[table(name = "Music", pk = "pk", sk = "sk")]
+/// # #[gsi(name = "GSI1", pk = "gsi1_pk", sk = "gsi1_sk")]
+/// # struct Music;
+/// #[derive(Entity, serde::Serialize, serde::Deserialize)]
+/// #[entity(table = Music, pk = "{artist}", sk = "album#{title}")]
+/// #[gsi(GSI1, pk = "albums", sk = "{title}")]
+/// #[shard(GSI1, range = "doc/album_boundaries.json", by = title)]
+/// struct Album {
+///     artist: String,
+///     title: String,
+/// }
+///
+/// use dynashard::shard::{use_boundaries, Boundaries};
+///
+/// // For example the output of `dynashard boundaries`, read from configuration.
+/// let json = r#"["", "d", "h", "m", "s"]"#;
+/// let boundaries = Boundaries::from_json(json).expect("valid boundaries");
+/// let compiled = use_boundaries::<Album>("GSI1", boundaries)?;
+/// assert_eq!(compiled.shards(), 3);
+/// let query = Album::query_gsi1();
+/// assert_eq!(query.plan_shards().map(|shards| shards.partitions.len()), Some(5));
+/// # Ok::<(), dynashard::Error>(())
+/// ```
+pub fn use_boundaries<E: Entity>(index: &str, boundaries: Boundaries) -> Result<Arc<Boundaries>> {
+    range_shards::<E>(index).map(|shards| shards.replace(boundaries))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn boundaries(values: &[&str]) -> Boundaries {
+        Boundaries::from_checked(values)
+    }
+
+    #[test]
+    fn replace_and_reset() {
+        let shards = RangeShards::new(boundaries(&["", "m"]));
+        assert_eq!(shards.current().shards(), 2);
+        let previous = shards.replace(boundaries(&["", "g", "p"]));
+        assert_eq!(previous.values(), ["", "m"]);
+        assert_eq!(shards.current().shards(), 3);
+        assert_eq!(shards.load().shard_of_normalized("h"), 1);
+        assert_eq!(shards.compiled().shards(), 2);
+        assert_eq!(shards.reset().shards(), 3);
+        assert_eq!(shards.current().values(), ["", "m"]);
+    }
+}
