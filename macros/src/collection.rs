@@ -79,6 +79,20 @@ fn expand(ident: &Ident, members: &[Member]) -> TokenStream {
             }
         })
     });
+    // A sharded base table spreads an entity's items over partitions a collection does not read.
+    let unsharded = members.iter().map(|member| {
+        let (variant, ty) = (&member.variant, &member.ty);
+        let message = format!(
+            "variant `{variant}` of collection `{ident}` holds an entity whose base table is sharded \
+             (`#[shard(hash = ..)]`): its items are spread over several partitions, and a collection \
+             reads one"
+        );
+        quote_spanned! {ty.span()=>
+            const _: () = if <#ty as ::dynashard::Entity>::BASE_TABLE_SHARDS > 1 {
+                ::core::panic!(#message)
+            };
+        }
+    });
     let type_names: Vec<TokenStream> = members
         .iter()
         .map(|member| {
@@ -108,6 +122,7 @@ fn expand(ident: &Ident, members: &[Member]) -> TokenStream {
                 #(#same_table)*
             }
             #(#distinct_names)*
+            #(#unsharded)*
 
             impl ::dynashard::Collection for #ident {
                 type Table = #table;

@@ -23,6 +23,10 @@ pub trait Entity: Serialize + DeserializeOwned + Send + Sync + Sized + 'static {
     /// The value of the entity-type attribute on this entity's items.
     const TYPE_NAME: &'static str;
 
+    /// How many shards the base table's partition key is spread over (`#[shard(hash = N, ..)]`
+    /// without an index name); 1 when it is not sharded.
+    const BASE_TABLE_SHARDS: u32 = 1;
+
     /// The attribute that holds the optimistic-locking version, for `#[version]` entities.
     const VERSION_ATTRIBUTE: Option<&'static str> = None;
 

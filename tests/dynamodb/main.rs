@@ -18,6 +18,7 @@ mod sharded_album;
 mod sharded_e2e;
 mod sharded_pruning;
 mod sharded_reads;
+mod sharded_table;
 mod sharded_writes;
 mod shop_model;
 mod tables;

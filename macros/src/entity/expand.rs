@@ -5,6 +5,7 @@ use super::index_expand;
 use super::keys::{as_arg, compose, template_static, KeyArg};
 use super::model::{EntityModel, FieldModel};
 use super::query_expand;
+use super::shard_expand;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
@@ -55,6 +56,10 @@ pub fn expand(model: &EntityModel) -> TokenStream {
     let write_index_keys = &indexes.write_index_keys;
     let index_key_updates = &indexes.index_key_updates;
     let range_shards = &indexes.range_shards;
+    let base_table_shards = model.table_shard().map(|shard| {
+        let shards = shard.strategy.shards();
+        quote!(const BASE_TABLE_SHARDS: u32 = #shards;)
+    });
 
     quote! {
         #fields_struct
@@ -87,6 +92,7 @@ pub fn expand(model: &EntityModel) -> TokenStream {
             impl ::dynashard::Entity for #ident {
                 type Table = #table;
                 const TYPE_NAME: &'static str = #type_name;
+                #base_table_shards
                 #version
 
                 fn primary_key(&self) -> ::dynashard::Result<::dynashard::PrimaryKey> {
@@ -139,7 +145,13 @@ pub fn sk_static() -> Ident {
 
 /// The `PrimaryKey` expression composed from `args`.
 fn primary_key(model: &EntityModel, args: &[KeyArg]) -> TokenStream {
-    let pk = compose(&pk_static(), &model.pk, args);
+    let mut pk = compose(&pk_static(), &model.pk, args);
+    if let Some(shard) = model.table_shard() {
+        let by = shard.by.as_ref().and_then(|by| args.iter().find(|arg| *by == arg.name));
+        if let Some(KeyArg { arg, .. }) = by {
+            pk = shard_expand::partition(0, shard, pk, Some(arg.clone()), None, None);
+        }
+    }
     let sk = match &model.sk {
         Some(sk) => {
             let sk = compose(&sk_static(), sk, args);

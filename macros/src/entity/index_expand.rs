@@ -355,6 +355,9 @@ fn decode_key_field(
     let in_pk = model.pk.fields().position(|candidate| candidate == name);
     let in_sk = model.sk.as_ref().and_then(|sk| sk.fields().position(|candidate| candidate == name));
     let (template, key, position) = match (in_pk, in_sk) {
+        (Some(position), _) if model.table_shard().is_some() => {
+            (pk_static(), quote!(::dynashard::shard::logical_partition(__key.pk())), position)
+        }
         (Some(position), _) => (pk_static(), quote!(__key.pk()), position),
         (None, Some(position)) => (sk_static(), quote!(__key.sk().unwrap_or_default()), position),
         (None, None) => return quote!(),

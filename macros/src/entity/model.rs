@@ -78,7 +78,13 @@ impl EntityModel {
             }
         }
         let (indexes, native_indexes) = index_model::parse(&input.attrs, fields.as_deref(), &mut errors);
-        let shards = shard_model::parse(&input.attrs, &indexes, fields.as_deref(), &mut errors);
+        let shards = shard_model::parse(
+            &input.attrs,
+            &indexes,
+            (pk.as_ref(), sk.as_ref()),
+            fields.as_deref(),
+            &mut errors,
+        );
         let type_name = args.name.as_ref().map(LitStr::value).unwrap_or_else(|| input.ident.to_string());
         if let Some(name) = args.name.as_ref().filter(|name| name.value().is_empty()) {
             errors.push(name.span(), "the entity `name` cannot be empty");
@@ -119,6 +125,11 @@ impl EntityModel {
     /// The field named `name`.
     pub fn field(&self, name: &str) -> Option<&FieldModel> {
         self.fields.iter().find(|field| field.ident == name)
+    }
+
+    /// The shard strategy of the base table's partition key, if it is sharded.
+    pub fn table_shard(&self) -> Option<&ShardModel> {
+        self.shard_of(shard_model::BASE_TABLE)
     }
 
     /// The shard strategy of index `name`, if it is sharded.

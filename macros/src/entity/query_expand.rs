@@ -45,7 +45,7 @@ pub fn expand(model: &EntityModel) -> TokenStream {
             },
             _ => None,
         };
-        let routing = shard.and_then(|shard| shard_expand::routing(shard, mapping));
+        let routing = shard.and_then(|shard| shard_expand::routing(shard, mapping.sk.as_ref()));
         let bucketed = shard.is_some_and(|shard| shard.bucket.is_some());
         // Bucketed reads take the time window in the `at` field's type; when the index is sorted
         // by that time first, the window also trims the first and last buckets.
@@ -149,12 +149,27 @@ pub fn expand(model: &EntityModel) -> TokenStream {
 fn base_query(model: &EntityModel) -> TokenStream {
     let key_type = |name: &str| model.field(name).map(|field| field.ty.clone());
     let sk_ident = sk_static();
+    let shard = model.table_shard();
+    let sharding = match shard {
+        Some(shard) => format!(", {} shards merged in sort-key order", shard.strategy.shards()),
+        None => String::new(),
+    };
     let doc = format!(
-        "Items of one partition (pk `{}`{}), in sort-key order; narrow them with the sort-key \
-         conditions of [`dynashard::Query`].",
+        "Items of one partition (pk `{}`{}{sharding}), in sort-key order; narrow them with the \
+         sort-key conditions of [`dynashard::Query`].",
         model.pk.source,
         model.sk.as_ref().map(|sk| format!(", sk `{}`", sk.source)).unwrap_or_default()
     );
+    // A shard picked by a partition-key field: the arguments name the one shard to read.
+    let one_shard = shard.and_then(|shard| {
+        let by = shard.by.as_ref().filter(|by| model.pk.fields().any(|field| *by == field))?;
+        let shards = shard.strategy.shards();
+        Some(quote!(::dynashard::shard::hash_shard(#by, #shards)))
+    });
+    let layout = shard.map(|shard| shard_expand::layout(shard, quote!(__partition), one_shard, None));
+    let post = shard
+        .and_then(|shard| shard_expand::routing(shard, model.sk.as_ref()))
+        .map(|routing| quote!(__query.routed(#routing)));
     entry_point(EntryPoint {
         model,
         name: format_ident!("query"),
@@ -167,9 +182,9 @@ fn base_query(model: &EntityModel) -> TokenStream {
         walk: sort_walk(model.sk.as_ref(), key_type),
         param_type: &key_type,
         prelude: None,
-        layout: None,
+        layout,
         extra_params: Vec::new(),
-        post: None,
+        post,
     })
 }
 

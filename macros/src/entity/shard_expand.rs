@@ -2,8 +2,8 @@
 //! rebuilt when the file changes), the shard id of a value, the partition key with its shard,
 //! the range-sharded sort key, and the layout that queries read.
 
-use super::index_model::IndexMappingModel;
 use super::shard_model::{ShardModel, Strategy};
+use crate::template::Template;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
@@ -205,7 +205,7 @@ pub fn layout(
 }
 
 /// The shard routing of a query on this index, for pruning shards by the `by` value.
-pub fn routing(shard: &ShardModel, mapping: &IndexMappingModel) -> Option<TokenStream> {
+pub fn routing(shard: &ShardModel, sort_template: Option<&Template>) -> Option<TokenStream> {
     match &shard.strategy {
         Strategy::Range { normalize, overflow, .. } => {
             let local = boundaries_local();
@@ -218,7 +218,7 @@ pub fn routing(shard: &ShardModel, mapping: &IndexMappingModel) -> Option<TokenS
         }
         Strategy::Hash { shards } if shard.bucket.is_none() => {
             let by = shard.by.as_ref()?.to_string();
-            let placeholder = mapping.sk.as_ref()?.fields().position(|field| field == by)?;
+            let placeholder = sort_template?.fields().position(|field| field == by)?;
             Some(quote!(::dynashard::query::Routing::Hash { shards: #shards, placeholder: #placeholder }))
         }
         _ => None,

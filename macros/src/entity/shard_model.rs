@@ -1,7 +1,11 @@
 //! Parsing and checking `#[shard(...)]`: the strategy that spreads an index's partition over
 //! several shards.
 //!
+//! Without an index name, the strategy shards the base table's partition key; only hash shards
+//! by a key field are allowed there, so a key builder can always compute an item's shard.
+//!
 //! ```text
+//! #[shard(hash = 8, by = id)]                  // the base table
 //! #[shard(GSI1, hash = 21, by = title)]
 //! #[shard(GSI1, random = 10)]
 //! #[shard(GSI1, range = "boundaries/albums.json", by = title, normalize = "nfkd-lower")]
@@ -11,7 +15,7 @@ use super::index_model::IndexMappingModel;
 use super::model::FieldModel;
 use crate::attr::{set_once, unknown_key};
 use crate::errors::Errors;
-use crate::template::Piece;
+use crate::template::{Piece, Template};
 use serde_json::Value;
 use syn::{Attribute, Ident, LitInt, LitStr};
 
@@ -28,9 +32,12 @@ pub enum Strategy {
     Range { path: String, boundaries: Vec<String>, normalize: String, overflow: u32 },
 }
 
+/// The `index` of a shard on the base table's partition key.
+pub const BASE_TABLE: &str = "";
+
 /// A checked `#[shard(...)]`.
 pub struct ShardModel {
-    /// The sharded index.
+    /// The sharded index, or [`BASE_TABLE`].
     pub index: String,
     pub strategy: Strategy,
     /// The field whose value picks the shard (hash and range).
@@ -55,6 +62,7 @@ const SHARD_KEYS: &[&str] = &["hash", "random", "range", "by", "normalize", "buc
 pub fn parse(
     attrs: &[Attribute],
     indexes: &[IndexMappingModel],
+    base_key: (Option<&Template>, Option<&Template>),
     fields: Option<&[FieldModel]>,
     errors: &mut Errors,
 ) -> Vec<ShardModel> {
@@ -62,7 +70,16 @@ pub fn parse(
     for attr in attrs.iter().filter(|attr| attr.path().is_ident("shard")) {
         let Some(shard) = parse_one(attr, errors) else { continue };
         if shards.iter().any(|known| known.index == shard.index) {
-            errors.push_spanned(attr, format!("index `{}` is sharded twice", shard.index));
+            match shard.index.as_str() {
+                BASE_TABLE => errors.push_spanned(attr, "the base table is sharded twice"),
+                index => errors.push_spanned(attr, format!("index `{index}` is sharded twice")),
+            }
+            continue;
+        }
+        if shard.index == BASE_TABLE {
+            if check_base_table(attr, &shard, base_key, fields, errors) {
+                shards.push(shard);
+            }
             continue;
         }
         let Some(mapping) = indexes.iter().find(|mapping| mapping.name == shard.index) else {
@@ -138,6 +155,54 @@ fn check_by(
     }
 }
 
+/// Checks a base-table shard: hash shards by a `String` field of the primary key, so that
+/// `Entity::key(...)` computes the shard from its arguments. Returns whether it is valid.
+fn check_base_table(
+    attr: &Attribute,
+    shard: &ShardModel,
+    (pk, sk): (Option<&Template>, Option<&Template>),
+    fields: Option<&[FieldModel]>,
+    errors: &mut Errors,
+) -> bool {
+    let (Strategy::Hash { .. }, None) = (&shard.strategy, &shard.bucket) else {
+        errors.push_spanned(
+            attr,
+            "the base table takes `hash = N, by = field` shards only: a key must name its shard, so \
+             random, range and time-bucket shards belong on an index (`#[shard(INDEX, ...)]`)",
+        );
+        return false;
+    };
+    let (Some(by), Some(fields)) = (&shard.by, fields) else { return true };
+    let Some(field) = fields.iter().find(|field| &field.ident == by) else {
+        errors.push(by.span(), format!("unknown field `{by}` in `by`"));
+        return false;
+    };
+    let in_key = pk.into_iter().chain(sk).flat_map(Template::fields).any(|name| by == name);
+    if !in_key {
+        let key = pk
+            .map(|pk| format!("pk `{}`", pk.source))
+            .into_iter()
+            .chain(sk.map(|sk| format!("sk `{}`", sk.source)));
+        errors.push(
+            by.span(),
+            format!(
+                "`by` field `{by}` of a base-table shard must be part of the primary key ({}), so keys can name their shard",
+                key.collect::<Vec<_>>().join(", ")
+            ),
+        );
+        return false;
+    }
+    let is_string = matches!(&field.ty, syn::Type::Path(path) if path.path.is_ident("String"));
+    if !is_string {
+        errors.push_spanned(
+            &field.ty,
+            format!("`by` field `{by}` must be a `String`: shards are computed from its text"),
+        );
+        return false;
+    }
+    true
+}
+
 fn check_at(at: &Ident, mapping: &IndexMappingModel, fields: &[FieldModel], errors: &mut Errors) {
     if !fields.iter().any(|field| &field.ident == at) {
         errors.push(at.span(), format!("unknown field `{at}` in `at`"));
@@ -201,13 +266,6 @@ fn parse_one(attr: &Attribute, errors: &mut Errors) -> Option<ShardModel> {
         errors.add(error);
         return None;
     }
-    let Some(index) = index else {
-        errors.push_spanned(
-            attr,
-            "`#[shard(...)]` starts with the index name, e.g. `#[shard(GSI1, hash = 21, by = title)]`",
-        );
-        return None;
-    };
     let given: Vec<String> =
         [("hash", hash.is_some()), ("random", random.is_some()), ("range", range.is_some())]
             .iter()
@@ -299,7 +357,8 @@ fn parse_one(attr: &Attribute, errors: &mut Errors) -> Option<ShardModel> {
             return None;
         }
     };
-    Some(ShardModel { index: index.to_string(), strategy, by, bucket })
+    let index = index.map_or_else(|| BASE_TABLE.to_owned(), |index| index.to_string());
+    Some(ShardModel { index, strategy, by, bucket })
 }
 
 fn shard_count(literal: &LitInt, errors: &mut Errors) -> Option<u32> {

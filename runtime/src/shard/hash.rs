@@ -34,6 +34,13 @@ pub fn shard_partition(partition: &str, shard: u32) -> String {
     format!("{partition}#{shard}")
 }
 
+/// The composed partition key inside a shard's partition key: `shard_partition`'s input back
+/// (`file#$/a#3` gives `file#$/a`). Escaped `#`s in key values are `$#`, so the last `#` is
+/// always the shard's.
+pub fn logical_partition(sharded: &str) -> &str {
+    sharded.rsplit_once('#').map_or(sharded, |(partition, _)| partition)
+}
+
 /// The partition of overflow sub-shard `sub` of range shard `shard` (`albums#7#2`).
 pub fn sub_shard_partition(partition: &str, shard: u32, sub: u32) -> String {
     format!("{partition}#{shard}#{sub}")
@@ -56,6 +63,13 @@ pub fn overflow_partition(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn logical_partition_undoes_shard_partition() {
+        for partition in ["file", "file#a$#b", "a$#", ""] {
+            assert_eq!(logical_partition(&shard_partition(partition, 17)), partition);
+        }
+    }
 
     #[test]
     fn single_shard_is_always_zero() {

@@ -18,7 +18,8 @@ mod time_bucket;
 
 pub use boundaries::{Boundaries, BoundariesError};
 pub use hash::{
-    hash_bytes_shard, hash_shard, overflow_partition, random_shard, shard_partition, sub_shard_partition,
+    hash_bytes_shard, hash_shard, logical_partition, overflow_partition, random_shard, shard_partition,
+    sub_shard_partition,
 };
 pub use normalize::Normalization;
 pub use range_shards::{range_shards, use_boundaries, RangeShards};

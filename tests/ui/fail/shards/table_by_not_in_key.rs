@@ -9,7 +9,7 @@ struct Music;
 #[derive(Entity, Serialize, Deserialize)]
 #[entity(table = Music, pk = "{artist}", sk = "album#{title}")]
 #[gsi(GSI1, pk = "album", sk = "{title}")]
-#[shard(hash = 4, by = title)]
+#[shard(hash = 4, by = year)]
 struct Album {
     artist: String,
     title: String,
