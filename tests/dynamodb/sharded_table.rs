@@ -141,3 +141,41 @@ async fn updates_and_deletes_address_the_sharded_key() {
     let left: Vec<Access> = db.stream(Access::query(&path)).try_collect().await.unwrap();
     assert!(left.is_empty());
 }
+
+/// Seed 001's calculated shard: a hash of the file path and the access time together.
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[entity(table = AccessLog, pk = "upload#{path}", sk = "{at}")]
+#[shard(hash = 10, by = (path, at))]
+struct Upload {
+    path: String,
+    at: u64,
+    bytes: u32,
+}
+
+#[tokio::test]
+async fn several_by_fields_hash_their_texts_together() {
+    let db = db().await;
+    db.create_table::<AccessLog>().await.unwrap();
+    let path = unique("/shared/firetvGen2.txt");
+    let uploads: Vec<Upload> = (0..60)
+        .map(|n| Upload { path: path.clone(), at: 123_456_789_101 + n * 7, bytes: n as u32 })
+        .collect();
+    db.batch_put(&uploads).await.unwrap();
+
+    let mut shards_used = std::collections::BTreeSet::new();
+    for upload in &uploads {
+        let key = Upload::key(&upload.path, upload.at).unwrap();
+        // Python: int.from_bytes(sha256((path + str(at)).encode()).digest(), "big") % 10
+        let shard = hash_shard(&format!("{}{}", upload.path, upload.at), 10);
+        assert!(key.pk().ends_with(&format!("#{shard}")), "{} for {}", key.pk(), upload.at);
+        shards_used.insert(shard);
+    }
+    assert!(shards_used.len() >= 8, "60 uploads use most of the 10 shards: {shards_used:?}");
+    assert_eq!(db.get(Upload::key(&path, uploads[3].at).unwrap()).await.unwrap(), Some(uploads[3].clone()));
+
+    let listed: Vec<Upload> = db.stream(Upload::query(&path)).try_collect().await.unwrap();
+    assert_eq!(listed, uploads, "merged back in time order");
+    let window: Vec<Upload> =
+        db.stream(Upload::query(&path).between(uploads[10].at, uploads[19].at)).try_collect().await.unwrap();
+    assert_eq!(window, uploads[10..20]);
+}

@@ -147,10 +147,14 @@ pub fn sk_static() -> Ident {
 fn primary_key(model: &EntityModel, args: &[KeyArg]) -> TokenStream {
     let mut pk = compose(&pk_static(), &model.pk, args);
     if let Some(shard) = model.table_shard() {
-        let by = shard.by.as_ref().and_then(|by| args.iter().find(|arg| *by == arg.name));
-        if let Some(KeyArg { arg, .. }) = by {
-            pk = shard_expand::partition(0, shard, pk, Some(arg.clone()), None, None);
-        }
+        let by: Vec<TokenStream> = shard
+            .by
+            .iter()
+            .filter_map(|by| args.iter().find(|arg| *by == arg.name))
+            .map(|arg| arg.arg.clone())
+            .collect();
+        let text = shard_expand::routing_text(&by);
+        pk = shard_expand::partition(0, shard, pk, Some(text), None, None);
     }
     let sk = match &model.sk {
         Some(sk) => {

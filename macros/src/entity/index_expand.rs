@@ -7,7 +7,7 @@ use super::keys::{as_arg, compose, template_static, KeyArg};
 use super::model::EntityModel;
 use super::native_expand;
 use super::shard_expand;
-use super::shard_model::ShardModel;
+use super::shard_model::{ShardModel, Strategy};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
@@ -199,7 +199,14 @@ fn guarded(
     if let Some((shard, base_key)) = sharding {
         let value_of_field =
             |ident: &Ident| fields.iter().find(|field| &field.field.ident == ident).map(&value_of);
-        let by_value = shard.by.as_ref().and_then(value_of_field);
+        let by_value = match shard.strategy {
+            Strategy::Range { .. } => shard.single_by().and_then(value_of_field),
+            _ if shard.by.is_empty() => None,
+            _ => {
+                let values: Vec<TokenStream> = shard.by.iter().filter_map(value_of_field).collect();
+                Some(shard_expand::routing_text(&values))
+            }
+        };
         let at_seconds = shard.bucket.as_ref().and_then(|(_, at)| {
             let field = fields.iter().find(|field| &field.field.ident == at)?;
             let (ty, value) = (&field.field.ty, value_of(field));

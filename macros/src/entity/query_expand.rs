@@ -7,7 +7,7 @@ use super::index_model::query_fn_name;
 use super::keys::{compose, sort_walk, KeyArg};
 use super::model::EntityModel;
 use super::shard_expand;
-use super::shard_model::Strategy;
+use super::shard_model::{ShardModel, Strategy};
 use crate::template::Template;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
@@ -34,17 +34,8 @@ pub fn expand(model: &EntityModel) -> TokenStream {
         } else {
             sort_walk(mapping.sk.as_ref(), key_type)
         };
-        // Hash shards routed by a partition-key field: the arguments already name the one shard.
-        let by_in_pk = shard
-            .and_then(|shard| shard.by.as_ref())
-            .filter(|by| mapping.pk.fields().any(|field| *by == field));
-        let one_shard = match (shard, by_in_pk) {
-            (Some(shard), Some(by)) if shard.bucket.is_none() => match &shard.strategy {
-                Strategy::Hash { shards } => Some(quote!(::dynashard::shard::hash_shard(#by, #shards))),
-                _ => None,
-            },
-            _ => None,
-        };
+        // Hash shards routed by partition-key fields: the arguments already name the one shard.
+        let one_shard = shard.and_then(|shard| one_shard(shard, &mapping.pk));
         let routing = shard.and_then(|shard| shard_expand::routing(shard, mapping.sk.as_ref()));
         let bucketed = shard.is_some_and(|shard| shard.bucket.is_some());
         // Bucketed reads take the time window in the `at` field's type; when the index is sorted
@@ -75,7 +66,12 @@ pub fn expand(model: &EntityModel) -> TokenStream {
             (None, None) => None,
         };
         let one_entity = shard.filter(|shard| shard.bucket.is_some()).and_then(|shard| {
-            match (&shard.strategy, &shard.by) {
+            let is_text = |by: &&Ident| {
+                model.field(&by.to_string()).is_some_and(
+                    |field| matches!(&field.ty, syn::Type::Path(path) if path.path.is_ident("String")),
+                )
+            };
+            match (&shard.strategy, shard.single_by().filter(is_text)) {
                 (Strategy::Hash { shards }, Some(by)) => Some((shard, *shards, by.clone())),
                 _ => None,
             }
@@ -146,6 +142,17 @@ pub fn expand(model: &EntityModel) -> TokenStream {
     quote!(#base #(#indexes)* #native)
 }
 
+/// The one hash shard a query reads when every `by` field is a partition-key argument.
+fn one_shard(shard: &ShardModel, pk: &Template) -> Option<TokenStream> {
+    let Strategy::Hash { shards } = &shard.strategy else { return None };
+    let all_in_pk = shard.by.iter().all(|by| pk.fields().any(|field| *by == field));
+    if shard.by.is_empty() || !all_in_pk || shard.bucket.is_some() {
+        return None;
+    }
+    let text = shard_expand::routing_text(&shard.by.iter().map(|by| quote!(#by)).collect::<Vec<_>>());
+    Some(quote!(::dynashard::shard::hash_shard(&#text, #shards)))
+}
+
 fn base_query(model: &EntityModel) -> TokenStream {
     let key_type = |name: &str| model.field(name).map(|field| field.ty.clone());
     let sk_ident = sk_static();
@@ -160,12 +167,7 @@ fn base_query(model: &EntityModel) -> TokenStream {
         model.pk.source,
         model.sk.as_ref().map(|sk| format!(", sk `{}`", sk.source)).unwrap_or_default()
     );
-    // A shard picked by a partition-key field: the arguments name the one shard to read.
-    let one_shard = shard.and_then(|shard| {
-        let by = shard.by.as_ref().filter(|by| model.pk.fields().any(|field| *by == field))?;
-        let shards = shard.strategy.shards();
-        Some(quote!(::dynashard::shard::hash_shard(#by, #shards)))
-    });
+    let one_shard = shard.and_then(|shard| one_shard(shard, &model.pk));
     let layout = shard.map(|shard| shard_expand::layout(shard, quote!(__partition), one_shard, None));
     let post = shard
         .and_then(|shard| shard_expand::routing(shard, model.sk.as_ref()))

@@ -60,6 +60,16 @@ fn bucket_variant(name: &str) -> TokenStream {
     quote!(::dynashard::shard::TimeBucket::#variant)
 }
 
+/// The text a hash shard is computed from: the `values` (expressions of `RoutingText` types)
+/// one after another; a single `String` value as it is.
+pub fn routing_text(values: &[TokenStream]) -> TokenStream {
+    quote! {{
+        let mut __text = ::std::string::String::new();
+        #(::dynashard::shard::RoutingText::push_routing_text(&#values, &mut __text);)*
+        __text
+    }}
+}
+
 /// The partition key of the shard that `by_value` (an expression of type `String`) selects,
 /// given the composed partition key expression `partition`; with a time bucket, `at_seconds` is
 /// the time field's value in unix seconds.
@@ -217,7 +227,7 @@ pub fn routing(shard: &ShardModel, sort_template: Option<&Template>) -> Option<T
             }))
         }
         Strategy::Hash { shards } if shard.bucket.is_none() => {
-            let by = shard.by.as_ref()?.to_string();
+            let by = shard.single_by()?.to_string();
             let placeholder = sort_template?.fields().position(|field| field == by)?;
             Some(quote!(::dynashard::query::Routing::Hash { shards: #shards, placeholder: #placeholder }))
         }

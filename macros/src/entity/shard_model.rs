@@ -17,6 +17,7 @@ use crate::attr::{set_once, unknown_key};
 use crate::errors::Errors;
 use crate::template::{Piece, Template};
 use serde_json::Value;
+use syn::parse::Parse;
 use syn::{Attribute, Ident, LitInt, LitStr};
 
 /// The most shards one index may have.
@@ -40,10 +41,33 @@ pub struct ShardModel {
     /// The sharded index, or [`BASE_TABLE`].
     pub index: String,
     pub strategy: Strategy,
-    /// The field whose value picks the shard (hash and range).
-    pub by: Option<Ident>,
+    /// The fields whose values pick the shard (hash: one or more, range: one).
+    pub by: Vec<Ident>,
     /// A time bucket (`minute`, `hour` or `day`) and the field whose time picks it.
     pub bucket: Option<(String, Ident)>,
+}
+
+impl ShardModel {
+    /// The `by` field, when there is exactly one.
+    pub fn single_by(&self) -> Option<&Ident> {
+        match self.by.as_slice() {
+            [by] => Some(by),
+            _ => None,
+        }
+    }
+}
+
+/// Whether `ty` is a type hash shards can route by: `String`, `char` or an integer.
+fn is_routable(ty: &syn::Type) -> bool {
+    const ROUTABLE: &[&str] = &[
+        "String", "char", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128",
+        "isize",
+    ];
+    matches!(ty, syn::Type::Path(path) if ROUTABLE.iter().any(|name| path.path.is_ident(name)))
+}
+
+fn is_string(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Path(path) if path.path.is_ident("String"))
 }
 
 impl Strategy {
@@ -92,8 +116,10 @@ pub fn parse(
             );
             continue;
         };
-        if let (Some(by), Some(fields)) = (&shard.by, fields) {
-            check_by(by, &shard, mapping, fields, errors);
+        if let Some(fields) = fields {
+            for by in &shard.by {
+                check_by(by, &shard, mapping, fields, errors);
+            }
         }
         if let (Some((_, at)), Some(fields)) = (&shard.bucket, fields) {
             check_at(at, mapping, fields, errors);
@@ -115,11 +141,18 @@ fn check_by(
         errors.push(by.span(), format!("unknown field `{by}` in `by`; fields: {}", known.join(", ")));
         return;
     };
-    let is_string = matches!(&field.ty, syn::Type::Path(path) if path.path.is_ident("String"));
-    if !is_string {
+    let is_range = matches!(shard.strategy, Strategy::Range { .. });
+    if is_range && !is_string(&field.ty) {
         errors.push_spanned(
             &field.ty,
-            format!("`by` field `{by}` must be a `String`: shards are computed from its text"),
+            format!(
+                "`by` field `{by}` of a range shard must be a `String`: its normalized text picks the shard"
+            ),
+        );
+    } else if !is_routable(&field.ty) {
+        errors.push_spanned(
+            &field.ty,
+            format!("`by` field `{by}` must be a `String`, a `char` or an integer: shards are computed from its text"),
         );
     }
     let template_fields: Vec<&str> =
@@ -172,7 +205,16 @@ fn check_base_table(
         );
         return false;
     };
-    let (Some(by), Some(fields)) = (&shard.by, fields) else { return true };
+    let Some(fields) = fields else { return true };
+    shard.by.iter().all(|by| check_base_table_by(by, (pk, sk), fields, errors))
+}
+
+fn check_base_table_by(
+    by: &Ident,
+    (pk, sk): (Option<&Template>, Option<&Template>),
+    fields: &[FieldModel],
+    errors: &mut Errors,
+) -> bool {
     let Some(field) = fields.iter().find(|field| &field.ident == by) else {
         errors.push(by.span(), format!("unknown field `{by}` in `by`"));
         return false;
@@ -192,11 +234,10 @@ fn check_base_table(
         );
         return false;
     }
-    let is_string = matches!(&field.ty, syn::Type::Path(path) if path.path.is_ident("String"));
-    if !is_string {
+    if !is_routable(&field.ty) {
         errors.push_spanned(
             &field.ty,
-            format!("`by` field `{by}` must be a `String`: shards are computed from its text"),
+            format!("`by` field `{by}` must be a `String`, a `char` or an integer: shards are computed from its text"),
         );
         return false;
     }
@@ -222,7 +263,7 @@ fn parse_one(attr: &Attribute, errors: &mut Errors) -> Option<ShardModel> {
     let mut index: Option<Ident> = None;
     let (mut hash, mut random, mut range): (Option<LitInt>, Option<LitInt>, Option<LitStr>) =
         (None, None, None);
-    let (mut by, mut normalize): (Option<Ident>, Option<LitStr>) = (None, None);
+    let (mut by, mut normalize): (Option<Vec<Ident>>, Option<LitStr>) = (None, None);
     let (mut bucket, mut at): (Option<LitStr>, Option<Ident>) = (None, None);
     let mut overflow: Option<LitInt> = None;
     let result = attr.parse_nested_meta(|meta| {
@@ -243,7 +284,15 @@ fn parse_one(attr: &Attribute, errors: &mut Errors) -> Option<ShardModel> {
             let value = meta.value()?.parse()?;
             set_once(errors, &meta, &mut range, value);
         } else if meta.path.is_ident("by") {
-            let value = meta.value()?.parse()?;
+            let input = meta.value()?;
+            let value = if input.peek(syn::token::Paren) {
+                let content;
+                syn::parenthesized!(content in input);
+                let fields = content.parse_terminated(Ident::parse, syn::Token![,])?;
+                fields.into_iter().collect()
+            } else {
+                vec![input.parse()?]
+            };
             set_once(errors, &meta, &mut by, value);
         } else if meta.path.is_ident("normalize") {
             let value = meta.value()?.parse()?;
@@ -324,7 +373,8 @@ fn parse_one(attr: &Attribute, errors: &mut Errors) -> Option<ShardModel> {
     if normalize.is_some() && !matches!(strategy, Strategy::Range { .. }) {
         errors.push_spanned(&normalize, "`normalize` applies to `range` shards only");
     }
-    match (&strategy, &by) {
+    let by = by.unwrap_or_default();
+    match (&strategy, by.first()) {
         (Strategy::Random { .. }, Some(by)) => {
             errors.push(by.span(), "random shards do not use `by`: every write picks a shard at random");
             return None;
@@ -334,6 +384,11 @@ fn parse_one(attr: &Attribute, errors: &mut Errors) -> Option<ShardModel> {
                 attr,
                 "hash and range shards need `by = field`: the field whose value picks the shard",
             );
+            return None;
+        }
+        (Strategy::Range { .. }, Some(_)) if by.len() > 1 => {
+            errors
+                .push(by[1].span(), "range shards route by one field: its normalized value picks the shard");
             return None;
         }
         _ => {}

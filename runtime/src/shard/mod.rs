@@ -13,6 +13,7 @@ mod boundaries;
 mod hash;
 mod normalize;
 mod range_shards;
+mod routing_text;
 mod sort_key;
 mod time_bucket;
 
@@ -23,5 +24,6 @@ pub use hash::{
 };
 pub use normalize::Normalization;
 pub use range_shards::{range_shards, use_boundaries, RangeShards};
+pub use routing_text::RoutingText;
 pub use sort_key::{normalized_prefix, range_sort_key, PART_SEPARATOR};
 pub use time_bucket::{bucket_partition, bucket_partitions, BucketTime, TimeBucket};
