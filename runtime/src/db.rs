@@ -17,12 +17,19 @@ pub struct Db {
     table_names: Arc<HashMap<&'static str, String>>,
     cursor_key: Option<Arc<[u8]>>,
     retry_policy: RetryPolicy,
+    pub(crate) dynamic: Option<Arc<crate::shard::DynamicShards>>,
 }
 
 impl Db {
     /// A handle on `client` using the declared table names.
     pub fn new(client: Client) -> Self {
-        Self { client, table_names: Arc::default(), cursor_key: None, retry_policy: RetryPolicy::DEFAULT }
+        Self {
+            client,
+            table_names: Arc::default(),
+            cursor_key: None,
+            retry_policy: RetryPolicy::DEFAULT,
+            dynamic: None,
+        }
     }
 
     /// Retries batch calls per `policy` unless a call sets its own with `.retry(..)`.

@@ -27,6 +27,9 @@ pub trait Entity: Serialize + DeserializeOwned + Send + Sync + Sized + 'static {
     /// without an index name); 1 when it is not sharded.
     const BASE_TABLE_SHARDS: u32 = 1;
 
+    /// Whether an index of the entity has a dynamic shard count (`#[shard(INDEX, dynamic)]`).
+    const DYNAMIC_SHARDS: bool = false;
+
     /// The attribute that holds the optimistic-locking version, for `#[version]` entities.
     const VERSION_ATTRIBUTE: Option<&'static str> = None;
 
@@ -43,7 +46,8 @@ pub trait Entity: Serialize + DeserializeOwned + Send + Sync + Sized + 'static {
 
     /// Writes the key attributes of every index this value belongs to into `item` (none for a
     /// sparse index that does not apply).
-    fn write_index_keys(&self, _item: &mut Item) -> Result<()> {
+    /// `chooser` picks the shard of dynamic-sharded indexes.
+    fn write_index_keys(&self, _item: &mut Item, _chooser: &dyn crate::shard::ShardChooser) -> Result<()> {
         Ok(())
     }
 

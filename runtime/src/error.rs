@@ -114,6 +114,49 @@ pub enum Error {
         index: String,
     },
 
+    /// The shard metadata table does not exist.
+    #[error(
+        "the shard metadata table `{table}` does not exist: create it with `Db::create_shard_metadata_table`"
+    )]
+    ShardMetadataMissing {
+        /// The table's name.
+        table: String,
+    },
+
+    /// A shard metadata item cannot be read.
+    #[error("shard metadata of `{partition}` is malformed: {reason}")]
+    ShardMetadataMalformed {
+        /// The metadata key.
+        partition: String,
+        /// What is wrong.
+        reason: String,
+    },
+
+    /// A shard count is 0 or above the index's maximum (stored, or asked for).
+    #[error("shard count {count} of `{partition}` is outside 1..={max}")]
+    InvalidShardCount {
+        /// The metadata key.
+        partition: String,
+        /// The count.
+        count: u64,
+        /// The index's maximum.
+        max: u32,
+    },
+
+    /// The entity has a dynamic-sharded index, and the `Db` has no dynamic shard configuration.
+    #[error("dynamic shards need a metadata table: configure one with `Db::with_dynamic_shards`")]
+    DynamicShardsNotConfigured,
+
+    /// An item of a dynamic-sharded index was built without its shard count at hand (outside a
+    /// put or batch write, or in a transaction before the count was read).
+    #[error("the shard count of `{partition}` in index `{index}` is not known here: write the entity with `Db::put` or `Db::batch_put`, or call `Db::resolve_shards` first")]
+    DynamicShardsUnresolved {
+        /// The index.
+        index: &'static str,
+        /// The logical partition key.
+        partition: String,
+    },
+
     /// A query cannot run as built; nothing was sent.
     #[error("invalid query: {reason}")]
     InvalidQuery {

@@ -21,14 +21,22 @@ pub(crate) fn table_of<E: Entity>() -> &'static TableDefinition {
 ///
 /// Fails before any request is sent on an invalid key, a body that uses a reserved attribute
 /// name, or an item over 400 KB.
+///
+/// An entity with a dynamic-sharded index fails with [`Error::DynamicShardsUnresolved`] here:
+/// its shard needs the count that [`crate::Db::put`] reads.
 pub fn to_item<E: Entity>(entity: &E) -> Result<Item> {
+    to_item_with(entity, &crate::shard::NoDynamicShards)
+}
+
+/// [`to_item`], with `chooser` picking the shards of dynamic-sharded indexes.
+pub fn to_item_with<E: Entity>(entity: &E, chooser: &dyn crate::shard::ShardChooser) -> Result<Item> {
     let key = entity.primary_key()?;
     let mut item: Item = serde_dynamo::to_item(entity)?;
     item.retain(|_, value| !value.is_null());
     let table = table_of::<E>();
     insert_reserved(&mut item, table.type_attribute, AttributeValue::S(E::TYPE_NAME.to_owned()))?;
     insert_key(&mut item, table, key)?;
-    entity.write_index_keys(&mut item)?;
+    entity.write_index_keys(&mut item, chooser)?;
     check_size(&item)?;
     Ok(item)
 }

@@ -4,6 +4,7 @@
 mod batch;
 mod collections;
 mod crud;
+mod dynamic_shards;
 mod indexes;
 mod key_safety;
 mod limits;

@@ -56,6 +56,15 @@ pub fn expand(model: &EntityModel) -> TokenStream {
     let write_index_keys = &indexes.write_index_keys;
     let index_key_updates = &indexes.index_key_updates;
     let range_shards = &indexes.range_shards;
+    let dynamic_shards = model
+        .shards
+        .iter()
+        .any(|shard| matches!(shard.strategy, super::shard_model::Strategy::Dynamic { .. }))
+        .then(|| {
+            quote!(
+                const DYNAMIC_SHARDS: bool = true;
+            )
+        });
     let base_table_shards = model.table_shard().map(|shard| {
         let shards = shard.strategy.shards();
         quote!(const BASE_TABLE_SHARDS: u32 = #shards;)
@@ -93,6 +102,7 @@ pub fn expand(model: &EntityModel) -> TokenStream {
                 type Table = #table;
                 const TYPE_NAME: &'static str = #type_name;
                 #base_table_shards
+                #dynamic_shards
                 #version
 
                 fn primary_key(&self) -> ::dynashard::Result<::dynashard::PrimaryKey> {

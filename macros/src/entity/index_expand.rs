@@ -71,7 +71,11 @@ pub fn expand(model: &EntityModel) -> IndexTokens {
         range_shards,
         statics: quote!(#(#statics)* #native_statics),
         write_index_keys: quote! {
-            fn write_index_keys(&self, __item: &mut ::dynashard::Item) -> ::dynashard::Result<()> {
+            fn write_index_keys(
+                &self,
+                __item: &mut ::dynashard::Item,
+                #[allow(unused_variables)] __chooser: &dyn ::dynashard::shard::ShardChooser,
+            ) -> ::dynashard::Result<()> {
                 #native_checks
                 #(#writes)*
                 ::dynashard::__private::Ok(())
@@ -279,6 +283,20 @@ fn update_block(model: &EntityModel, position: usize, mapping: &IndexMappingMode
         fields.iter().filter(|field| !field.field.is_key).map(|field| &field.field.attribute).collect();
     if changed.is_empty() {
         return quote!();
+    }
+    let dynamic =
+        model.shard_of(&mapping.name).is_some_and(|shard| matches!(shard.strategy, Strategy::Dynamic { .. }));
+    if dynamic {
+        let first = changed[0];
+        return quote! {
+            if __changes.touches(&[#(#changed),*]) {
+                return ::dynashard::__private::Err(::dynashard::Error::IndexKeyIncomplete {
+                    index: #name,
+                    field: #first,
+                    reason: "the index has a dynamic shard count, which puts read: write the entity with put",
+                });
+            }
+        };
     }
     if mapping.when.is_some() {
         let first = changed[0];

@@ -96,6 +96,10 @@ pub fn partition(
             }
             id
         }
+        (Strategy::Dynamic { max }, _) => {
+            let index = &shard.index;
+            quote!(__chooser.dynamic_shard(#index, &#partition, #max)?)
+        }
         _ => quote!(0),
     };
     match (&shard.bucket, at_seconds) {
@@ -139,6 +143,7 @@ pub fn layout(
                 partitions: ::std::vec![::dynashard::shard::shard_partition(&#partition, #one)],
                 mode: ::dynashard::query::ShardMode::InOrder,
                 layout: ::std::string::String::from(#layout),
+                dynamic: ::dynashard::__private::None,
             }
         };
     }
@@ -171,10 +176,21 @@ pub fn layout(
                 ),
                 mode: ::dynashard::query::ShardMode::#mode,
                 layout: ::std::string::String::from(#layout),
+                dynamic: ::dynashard::__private::None,
             }
         };
     }
     let (mode, layout) = match &shard.strategy {
+        Strategy::Dynamic { max } => {
+            return quote! {
+                ::dynashard::query::Shards {
+                    partitions: ::std::vec::Vec::new(),
+                    mode: ::dynashard::query::ShardMode::Merge,
+                    layout: ::std::string::String::from("dynamic"),
+                    dynamic: ::dynashard::__private::Some(#max),
+                }
+            };
+        }
         Strategy::Hash { shards } => (quote!(Merge), quote!(::std::format!("hash:{}", #shards))),
         Strategy::Random { shards } => (quote!(Merge), quote!(::std::format!("random:{}", #shards))),
         Strategy::Range { normalize, overflow, .. } if *overflow > 1 => {
@@ -190,6 +206,7 @@ pub fn layout(
                         .collect(),
                     mode: ::dynashard::query::ShardMode::Merge,
                     layout: #layout,
+                    dynamic: ::dynashard::__private::None,
                 }
             };
         }
@@ -210,6 +227,7 @@ pub fn layout(
             partitions: (0..#shards).map(|shard| ::dynashard::shard::shard_partition(&#partition, shard)).collect(),
             mode: ::dynashard::query::ShardMode::#mode,
             layout: #layout,
+            dynamic: ::dynashard::__private::None,
         }
     }
 }

@@ -29,6 +29,9 @@ pub enum Strategy {
     Hash { shards: u32 },
     /// A random shard for every write.
     Random { shards: u32 },
+    /// A count per partition kept in the shard metadata table, raised under throttling, at most
+    /// `max`.
+    Dynamic { max: u32 },
     /// Ordered range shards cut at the boundaries read from `path` at compile time.
     Range { path: String, boundaries: Vec<String>, normalize: String, overflow: u32 },
 }
@@ -75,12 +78,17 @@ impl Strategy {
     pub fn shards(&self) -> u32 {
         match self {
             Strategy::Hash { shards } | Strategy::Random { shards } => *shards,
+            Strategy::Dynamic { max } => *max,
             Strategy::Range { boundaries, .. } => boundaries.len() as u32,
         }
     }
 }
 
-const SHARD_KEYS: &[&str] = &["hash", "random", "range", "by", "normalize", "bucket", "at", "overflow"];
+const SHARD_KEYS: &[&str] =
+    &["hash", "random", "range", "dynamic", "max", "by", "normalize", "bucket", "at", "overflow"];
+
+/// The default most shards of a dynamic count.
+const DEFAULT_DYNAMIC_MAX: u32 = 64;
 
 /// Parses every `#[shard(...)]`, checking each against the entity's index mappings.
 pub fn parse(
@@ -266,6 +274,7 @@ fn parse_one(attr: &Attribute, errors: &mut Errors) -> Option<ShardModel> {
     let (mut by, mut normalize): (Option<Vec<Ident>>, Option<LitStr>) = (None, None);
     let (mut bucket, mut at): (Option<LitStr>, Option<Ident>) = (None, None);
     let mut overflow: Option<LitInt> = None;
+    let (mut dynamic, mut max): (bool, Option<LitInt>) = (false, None);
     let result = attr.parse_nested_meta(|meta| {
         let is_bare = !meta.input.peek(syn::Token![=]) && !meta.input.peek(syn::token::Paren);
         if is_bare && index.is_none() {
@@ -274,7 +283,12 @@ fn parse_one(attr: &Attribute, errors: &mut Errors) -> Option<ShardModel> {
                 return Ok(());
             }
         }
-        if meta.path.is_ident("hash") {
+        if is_bare && meta.path.is_ident("dynamic") {
+            dynamic = true;
+        } else if meta.path.is_ident("max") {
+            let value = meta.value()?.parse()?;
+            set_once(errors, &meta, &mut max, value);
+        } else if meta.path.is_ident("hash") {
             let value = meta.value()?.parse()?;
             set_once(errors, &meta, &mut hash, value);
         } else if meta.path.is_ident("random") {
@@ -315,12 +329,36 @@ fn parse_one(attr: &Attribute, errors: &mut Errors) -> Option<ShardModel> {
         errors.add(error);
         return None;
     }
-    let given: Vec<String> =
-        [("hash", hash.is_some()), ("random", random.is_some()), ("range", range.is_some())]
-            .iter()
-            .filter(|(_, is_given)| *is_given)
-            .map(|(name, _)| format!("`{name}`"))
-            .collect();
+    let given: Vec<String> = [
+        ("hash", hash.is_some()),
+        ("random", random.is_some()),
+        ("range", range.is_some()),
+        ("dynamic", dynamic),
+    ]
+    .iter()
+    .filter(|(_, is_given)| *is_given)
+    .map(|(name, _)| format!("`{name}`"))
+    .collect();
+    if dynamic && given.len() == 1 {
+        if let Some(by) = by.as_ref().and_then(|by| by.first()) {
+            errors.push(by.span(), "dynamic shards do not use `by`: every write picks a shard at random");
+            return None;
+        }
+        if let Some(bucket) = &bucket {
+            errors.push(bucket.span(), "time buckets combine with `hash` or `random` shards, not `dynamic`");
+            return None;
+        }
+        let max = match &max {
+            None => DEFAULT_DYNAMIC_MAX,
+            Some(literal) => shard_count(literal, errors)?,
+        };
+        let index = index.map_or_else(|| BASE_TABLE.to_owned(), |index| index.to_string());
+        return Some(ShardModel { index, strategy: Strategy::Dynamic { max }, by: Vec::new(), bucket: None });
+    }
+    if let Some(max) = &max {
+        errors.push(max.span(), "`max` bounds `dynamic` shard counts only");
+        return None;
+    }
     let strategy = match (hash, random, range) {
         (Some(n), None, None) => Strategy::Hash { shards: shard_count(&n, errors)? },
         (None, Some(n), None) => Strategy::Random { shards: shard_count(&n, errors)? },
@@ -347,7 +385,7 @@ fn parse_one(attr: &Attribute, errors: &mut Errors) -> Option<ShardModel> {
         (None, None, None) => {
             errors.push_spanned(
                 attr,
-                "`#[shard(...)]` needs a strategy: `hash = N`, `random = N` or `range = \"file.json\"`",
+                "`#[shard(...)]` needs a strategy: `hash = N`, `random = N`, `range = \"file.json\"` or `dynamic`",
             );
             return None;
         }

@@ -5,7 +5,8 @@ use super::{build_error, RetryPolicy, Unprocessed, DEFAULT_CONCURRENCY, MAX_WRIT
 use crate::db::Db;
 use crate::entity::{Entity, Key};
 use crate::error::{Error, Result};
-use crate::item::{key_item, table_of, to_item};
+use crate::item::{key_item, table_of, to_item, to_item_with};
+use crate::shard::CachedShards;
 use aws_sdk_dynamodb::types::{DeleteRequest, PutRequest, WriteRequest};
 use futures::future::BoxFuture;
 use futures::stream::{self, StreamExt};
@@ -145,8 +146,13 @@ impl<'a, E: Entity> BatchWrite<'a, E> {
         let count = self.puts.len() + self.deletes.len();
         let mut keys = HashSet::with_capacity(count);
         let mut requests = Vec::with_capacity(count);
+        let chooser =
+            self.db.dynamic.as_deref().map(|shards| CachedShards { shards, table: self.db.table_of::<E>() });
         for entity in &self.puts {
-            let item = to_item(*entity)?;
+            let item = match &chooser {
+                Some(chooser) if E::DYNAMIC_SHARDS => to_item_with(*entity, chooser)?,
+                _ => to_item(*entity)?,
+            };
             if let Some(key) = keys.replace(entity.primary_key()?) {
                 return Err(Error::DuplicateBatchKey { key });
             }
@@ -172,6 +178,12 @@ impl<'a, E: Entity> BatchWrite<'a, E> {
     }
 
     async fn execute(self) -> Result<()> {
+        if E::DYNAMIC_SHARDS {
+            // Every put picks its shard from the counts read here; retries keep their shard.
+            for entity in &self.puts {
+                self.db.resolve_dynamic(*entity).await?;
+            }
+        }
         let chunks = self.requests()?;
         let table = self.db.table_of::<E>();
         let stop = AtomicBool::new(false);

@@ -19,8 +19,13 @@ impl Db {
     ///
     /// Idempotent: safe to call from several tests or processes at once.
     pub async fn create_table<T: Table>(&self) -> Result<()> {
-        let name = self.table_name::<T>().to_owned();
-        let definition = &T::DEFINITION;
+        self.create_table_named(self.table_name::<T>(), &T::DEFINITION).await
+    }
+
+    /// Creates the table `definition` describes, named `name`, unless it exists; then waits
+    /// until it is active.
+    pub(crate) async fn create_table_named(&self, name: &str, definition: &TableDefinition) -> Result<()> {
+        let name = name.to_owned();
         let request = self
             .client()
             .create_table()

@@ -6,7 +6,8 @@ use crate::db::Db;
 use crate::entity::Entity;
 use crate::error::{Error, Result};
 use crate::expression::{Condition, Placeholders};
-use crate::item::to_item;
+use crate::item::{to_item, to_item_with};
+use crate::shard::CachedShards;
 use aws_sdk_dynamodb::operation::put_item::PutItemError;
 use aws_sdk_dynamodb::types::ReturnValuesOnConditionCheckFailure;
 use futures::future::BoxFuture;
@@ -63,9 +64,14 @@ impl<'a, E: Entity> Put<'a, E> {
     /// The request parts: the complete item (with the next version for `#[version]` entities)
     /// and the condition; also returns the version the item will have (`0` for unversioned
     /// entities).
-    pub(crate) fn request(self) -> Result<(WriteRequest<PutAction>, u64)> {
+    pub(crate) fn request(&self) -> Result<(WriteRequest<PutAction>, u64)> {
         let key = self.entity.primary_key()?;
-        let mut item = to_item(self.entity)?;
+        let mut item = match self.db.dynamic.as_deref() {
+            Some(shards) if E::DYNAMIC_SHARDS => {
+                to_item_with(self.entity, &CachedShards { shards, table: self.db.table_of::<E>() })?
+            }
+            _ => to_item(self.entity)?,
+        };
         let mut stored_version = 0;
         if let (Some(attribute), Some(version)) = (E::VERSION_ATTRIBUTE, self.guards.expected_version) {
             stored_version = version.saturating_add(1);
@@ -78,13 +84,38 @@ impl<'a, E: Entity> Put<'a, E> {
             action,
             Placeholders::default(),
             self.guards,
-            self.condition,
+            self.condition.clone(),
         )?;
         Ok((request, stored_version))
     }
 
     /// Sends the put; returns the version now stored (`0` for unversioned entities).
+    ///
+    /// With dynamic-sharded indexes: reads their counts first, and when the put is throttled,
+    /// raises them (see [`crate::shard::DynamicShards`]) and retries on the new shard space, up
+    /// to the `Db`'s retry policy.
     async fn execute(self) -> Result<u64> {
+        if !E::DYNAMIC_SHARDS {
+            return self.send().await;
+        }
+        let policy = self.db.retry_policy();
+        let mut attempt = 0;
+        loop {
+            let partitions = self.db.resolve_dynamic(self.entity).await?;
+            match self.send().await {
+                Err(error) if error.is_throttled() && attempt + 1 < policy.max_attempts.max(1) => {
+                    for (key, max) in &partitions {
+                        self.db.grow_after_throttle(key, *max).await?;
+                    }
+                    tokio::time::sleep(policy.backoff(attempt)).await;
+                    attempt += 1;
+                }
+                result => return result,
+            }
+        }
+    }
+
+    async fn send(&self) -> Result<u64> {
         let db = self.db;
         let (request, stored_version) = self.request()?;
         let explain = request.explain;

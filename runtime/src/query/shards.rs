@@ -21,6 +21,9 @@ pub struct Shards {
     /// A fingerprint of the layout (strategy, shard count, boundaries), so a cursor from another
     /// layout is rejected.
     pub layout: String,
+    /// For a dynamic-sharded index, its maximum shard count: the partitions are read from the
+    /// shard metadata when the query runs.
+    pub dynamic: Option<u32>,
 }
 
 impl<E, F> super::Query<E, F> {
@@ -51,6 +54,9 @@ impl super::QueryPlan {
 
     /// How many partitions the plan reads (1 when unsharded).
     pub(crate) fn shard_count(&self) -> usize {
-        self.shards.as_ref().map_or(1, |shards| shards.partitions.len())
+        self.shards.as_ref().map_or(1, |shards| match shards.dynamic {
+            Some(max) => max as usize,
+            None => shards.partitions.len(),
+        })
     }
 }

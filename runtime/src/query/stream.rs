@@ -31,12 +31,29 @@ impl Db {
         let plan = Arc::new(query.plan);
         let stats = QueryStats::new(plan.shard_count());
         let limit = plan.limit;
-        let state = match Reader::open(self, plan, None, limit, &stats, false) {
-            Ok(reader) => State::Reading(Box::new(reader)),
-            Err(error) => State::Failed(error),
+        let dynamic = plan.shards.as_ref().is_some_and(|shards| shards.dynamic.is_some());
+        let state = if dynamic {
+            // The shards to read come from the metadata table, read on the first poll.
+            State::Resolving { db: self.clone(), plan, stats: stats.clone() }
+        } else {
+            match Reader::open(self, plan, None, limit, &stats, false) {
+                Ok(reader) => State::Reading(Box::new(reader)),
+                Err(error) => State::Failed(error),
+            }
         };
-        let stream = stream::unfold(state, |state| async move {
+        let stream = stream::unfold(state, |mut state| async move {
+            if let State::Resolving { db, plan, stats } = state {
+                let opened = match db.resolve_dynamic_plan(plan).await {
+                    Ok(plan) => Reader::open(&db, plan.clone(), None, plan.limit, &stats, false),
+                    Err(error) => Err(error),
+                };
+                state = match opened {
+                    Ok(reader) => State::Reading(Box::new(reader)),
+                    Err(error) => State::Failed(error),
+                };
+            }
             match state {
+                State::Resolving { .. } => None,
                 State::Reading(mut reader) => {
                     let next = reader.next().await;
                     next.map(|item| (item, State::Reading(reader)))
@@ -50,6 +67,7 @@ impl Db {
 }
 
 enum State {
+    Resolving { db: Db, plan: Arc<super::QueryPlan>, stats: QueryStats },
     Reading(Box<Reader>),
     Failed(Error),
     Done,

@@ -10,6 +10,7 @@
 //! route alike.
 
 mod boundaries;
+mod dynamic;
 mod hash;
 mod normalize;
 mod range_shards;
@@ -18,6 +19,8 @@ mod sort_key;
 mod time_bucket;
 
 pub use boundaries::{Boundaries, BoundariesError};
+pub(crate) use dynamic::CachedShards;
+pub use dynamic::{DynamicShards, HistoryEntry, NoDynamicShards, ShardChooser, ShardState};
 pub use hash::{
     hash_bytes_shard, hash_shard, logical_partition, overflow_partition, random_shard, shard_partition,
     sub_shard_partition,

@@ -98,7 +98,12 @@ mod tests {
     use aws_sdk_dynamodb::types::AttributeValue;
 
     fn shards(mode: ShardMode, layout: &str) -> Shards {
-        Shards { partitions: (0..3).map(|i| format!("b#{i}")).collect(), mode, layout: layout.into() }
+        Shards {
+            partitions: (0..3).map(|i| format!("b#{i}")).collect(),
+            mode,
+            layout: layout.into(),
+            dynamic: None,
+        }
     }
 
     fn key(sk: &str) -> crate::error::Item {

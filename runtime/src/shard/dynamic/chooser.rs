@@ -1,0 +1,60 @@
+//! How an item being built gets the shard of a dynamic-sharded index: from counts resolved
+//! before the item is built.
+
+use super::DynamicShards;
+use crate::error::{Error, Result};
+use crate::shard::random_shard;
+use std::sync::Mutex;
+
+/// Picks the shard of a dynamic-sharded index for an item being built. Generated
+/// `write_index_keys` code calls it; puts and batch writes supply one backed by the `Db`'s
+/// shard counts.
+pub trait ShardChooser: Sync {
+    /// The shard of the item in `index`, whose logical partition key is `partition`, where at
+    /// most `max` shards are allowed.
+    fn dynamic_shard(&self, index: &'static str, partition: &str, max: u32) -> Result<u32>;
+}
+
+/// The chooser of items built without a `Db`: a dynamic-sharded index fails with
+/// [`Error::DynamicShardsUnresolved`].
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NoDynamicShards;
+
+impl ShardChooser for NoDynamicShards {
+    fn dynamic_shard(&self, index: &'static str, partition: &str, _max: u32) -> Result<u32> {
+        Err(Error::DynamicShardsUnresolved { index, partition: partition.to_owned() })
+    }
+}
+
+/// Chooses from the counts a `Db` has cached: a random shard in `0..count`.
+pub(crate) struct CachedShards<'a> {
+    pub shards: &'a DynamicShards,
+    pub table: &'a str,
+}
+
+impl ShardChooser for CachedShards<'_> {
+    fn dynamic_shard(&self, index: &'static str, partition: &str, max: u32) -> Result<u32> {
+        let key = DynamicShards::key(self.table, index, partition);
+        match self.shards.cached(&key) {
+            Some(state) => Ok(random_shard(state.count.clamp(1, max.max(1)))),
+            None => Err(Error::DynamicShardsUnresolved { index, partition: partition.to_owned() }),
+        }
+    }
+}
+
+/// Records which dynamic partitions an item needs (metadata key and maximum), choosing shard 0.
+pub(crate) struct Recorder<'a> {
+    pub table: &'a str,
+    pub needed: Mutex<Vec<(String, u32)>>,
+}
+
+impl ShardChooser for Recorder<'_> {
+    fn dynamic_shard(&self, index: &'static str, partition: &str, max: u32) -> Result<u32> {
+        let key = DynamicShards::key(self.table, index, partition);
+        let mut needed = self.needed.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if !needed.iter().any(|(known, _)| *known == key) {
+            needed.push((key, max));
+        }
+        Ok(0)
+    }
+}

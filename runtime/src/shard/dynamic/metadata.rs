@@ -1,0 +1,209 @@
+//! The shard metadata table: one item per logical partition key, read, created and changed
+//! with conditional writes.
+//!
+//! | attribute | type | meaning |
+//! |---|---|---|
+//! | `partition` (key) | S | `<table>/<index>/<logical partition key>` |
+//! | `shards` | N | the current count |
+//! | `last_changed` | N | unix milliseconds of the last change: the optimistic lock |
+//! | `history` | SS | `"<unix ms>:<count>"` for every change |
+
+use super::state::{HistoryEntry, ShardState};
+use crate::db::Db;
+use crate::error::{Error, Result};
+use crate::table::{Billing, TableDefinition};
+use aws_sdk_dynamodb::error::ProvideErrorMetadata;
+use aws_sdk_dynamodb::types::AttributeValue;
+use std::collections::HashMap;
+
+/// The metadata table's key attribute.
+pub const PARTITION: &str = "partition";
+const SHARDS: &str = "shards";
+const LAST_CHANGED: &str = "last_changed";
+const HISTORY: &str = "history";
+
+/// The metadata table's shape (its name is configured at run time).
+pub(crate) const DEFINITION: TableDefinition = TableDefinition {
+    name: "",
+    partition_key: PARTITION,
+    sort_key: None,
+    type_attribute: "_type",
+    indexes: &[],
+    billing: Billing::PayPerRequest,
+};
+
+/// The outcome of a conditional change.
+pub(crate) enum Change {
+    /// The change was written; the new state.
+    Written(ShardState),
+    /// Another writer changed the item first.
+    Lost,
+}
+
+/// Reads and writes the metadata items of one table.
+pub(crate) struct Metadata<'a> {
+    pub db: &'a Db,
+    pub table: &'a str,
+}
+
+impl Metadata<'_> {
+    fn missing_table(&self, error: &impl ProvideErrorMetadata) -> bool {
+        error.code() == Some("ResourceNotFoundException")
+    }
+
+    fn fail<E, R>(&self, operation: &'static str, error: aws_sdk_dynamodb::error::SdkError<E, R>) -> Error
+    where
+        E: ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
+        R: std::fmt::Debug + Send + Sync + 'static,
+    {
+        if self.missing_table(&error) {
+            return Error::ShardMetadataMissing { table: self.table.to_owned() };
+        }
+        Error::from_sdk(operation, error)
+    }
+
+    /// Runs `attempt` until it is not throttled, at most as often as the `Db`'s retry policy
+    /// allows: the metadata table can be throttled too.
+    async fn retrying<T, F, Fut>(&self, attempt: F) -> Result<T>
+    where
+        F: Fn() -> Fut,
+        Fut: std::future::Future<Output = Result<T>>,
+    {
+        let policy = self.db.retry_policy();
+        let mut retry = 0;
+        loop {
+            match attempt().await {
+                Err(error) if error.is_throttled() && retry + 1 < policy.max_attempts.max(1) => {
+                    tokio::time::sleep(policy.backoff(retry)).await;
+                    retry += 1;
+                }
+                result => return result,
+            }
+        }
+    }
+
+    /// The stored state of `key`, if any (a strongly consistent read).
+    pub async fn read(&self, key: &str, max: u32) -> Result<Option<ShardState>> {
+        self.retrying(|| self.read_once(key, max)).await
+    }
+
+    async fn read_once(&self, key: &str, max: u32) -> Result<Option<ShardState>> {
+        let output = self
+            .db
+            .client()
+            .get_item()
+            .table_name(self.table)
+            .key(PARTITION, AttributeValue::S(key.to_owned()))
+            .consistent_read(true)
+            .send()
+            .await
+            .map_err(|error| self.fail("GetItem", error))?;
+        output.item.map(|item| parse(key, &item, max)).transpose()
+    }
+
+    /// Stores `state` for `key` unless an item exists; `Lost` when one does.
+    pub async fn create(&self, key: &str, state: &ShardState) -> Result<Change> {
+        self.retrying(|| self.create_once(key, state)).await
+    }
+
+    async fn create_once(&self, key: &str, state: &ShardState) -> Result<Change> {
+        let result = self
+            .db
+            .client()
+            .put_item()
+            .table_name(self.table)
+            .item(PARTITION, AttributeValue::S(key.to_owned()))
+            .item(SHARDS, number(state.count))
+            .item(LAST_CHANGED, number(state.last_changed))
+            .item(HISTORY, AttributeValue::Ss(state.history.iter().map(HistoryEntry::encode).collect()))
+            .condition_expression("attribute_not_exists(#p)")
+            .expression_attribute_names("#p", PARTITION)
+            .send()
+            .await;
+        match result {
+            Ok(_) => Ok(Change::Written(state.clone())),
+            Err(error) if error.code() == Some("ConditionalCheckFailedException") => Ok(Change::Lost),
+            Err(error) => Err(self.fail("PutItem", error)),
+        }
+    }
+
+    /// Sets `key`'s count to `count` at `now`, if its last change is still `expected` (or
+    /// unconditionally with `None`); `Lost` when another writer changed it first.
+    pub async fn change(
+        &self,
+        key: &str,
+        count: u32,
+        now: u64,
+        expected: Option<u64>,
+        max: u32,
+    ) -> Result<Change> {
+        self.retrying(|| self.change_once(key, count, now, expected, max)).await
+    }
+
+    async fn change_once(
+        &self,
+        key: &str,
+        count: u32,
+        now: u64,
+        expected: Option<u64>,
+        max: u32,
+    ) -> Result<Change> {
+        let entry = HistoryEntry { at: now, count };
+        let mut request = self
+            .db
+            .client()
+            .update_item()
+            .table_name(self.table)
+            .key(PARTITION, AttributeValue::S(key.to_owned()))
+            .update_expression("SET #s = :count, #l = :now ADD #h :entry")
+            .expression_attribute_names("#s", SHARDS)
+            .expression_attribute_names("#l", LAST_CHANGED)
+            .expression_attribute_names("#h", HISTORY)
+            .expression_attribute_values(":count", number(count))
+            .expression_attribute_values(":now", number(now))
+            .expression_attribute_values(":entry", AttributeValue::Ss(vec![entry.encode()]))
+            .return_values(aws_sdk_dynamodb::types::ReturnValue::AllNew);
+        if let Some(expected) = expected {
+            request = request
+                .condition_expression("#l = :expected")
+                .expression_attribute_values(":expected", number(expected));
+        }
+        match request.send().await {
+            Ok(output) => {
+                let item = output.attributes.unwrap_or_default();
+                Ok(Change::Written(parse(key, &item, max)?))
+            }
+            Err(error) if error.code() == Some("ConditionalCheckFailedException") => Ok(Change::Lost),
+            Err(error) => Err(self.fail("UpdateItem", error)),
+        }
+    }
+}
+
+fn number(value: impl ToString) -> AttributeValue {
+    AttributeValue::N(value.to_string())
+}
+
+/// Reads a metadata item, checking its count against `max`.
+pub(crate) fn parse(key: &str, item: &HashMap<String, AttributeValue>, max: u32) -> Result<ShardState> {
+    let malformed =
+        |what: &str| Error::ShardMetadataMalformed { partition: key.to_owned(), reason: what.to_owned() };
+    let number = |name: &str| -> Result<u64> {
+        let value = item.get(name).and_then(|value| value.as_n().ok()).ok_or_else(|| malformed(name))?;
+        value.parse::<u64>().map_err(|_| malformed(name))
+    };
+    let count = number(SHARDS)?;
+    if count == 0 || count > u64::from(max) {
+        return Err(Error::InvalidShardCount { partition: key.to_owned(), count, max });
+    }
+    let last_changed = number(LAST_CHANGED)?;
+    let mut history: Vec<HistoryEntry> = match item.get(HISTORY) {
+        None => Vec::new(),
+        Some(AttributeValue::Ss(entries)) => entries
+            .iter()
+            .map(|entry| HistoryEntry::decode(entry).ok_or_else(|| malformed(HISTORY)))
+            .collect::<Result<_>>()?,
+        Some(_) => return Err(malformed(HISTORY)),
+    };
+    history.sort();
+    Ok(ShardState { count: count as u32, last_changed, history })
+}

@@ -1,0 +1,123 @@
+//! Dynamic shard counts: a count per logical partition key, kept in a metadata table and raised
+//! when writes are throttled.
+//!
+//! `#[shard(INDEX, dynamic, max = 64)]` spreads an index's partition over a count of shards that
+//! starts at 1 and grows with load:
+//!
+//! - **Writers** read the count (cached for [`DynamicShards::cache_for`]) and write to a random
+//!   shard in `0..count`. When a put is throttled (`ProvisionedThroughputExceeded`,
+//!   `ThrottlingException`, `RequestLimitExceeded`), the writer waits a random back-off (up to
+//!   [`DynamicShards::backoff`]), reads the metadata again, and raises the count by one with a
+//!   conditional update on its last-change time, unless another writer changed it first or the
+//!   last change is more recent than [`DynamicShards::cooldown`]. A crowd of throttled writers
+//!   therefore raises the count once per cooldown. The put is then retried on the new shard
+//!   space.
+//! - **Readers** read every shard that may hold items: up to the largest count the history
+//!   records, so lowering the count (see [`crate::Db::set_shard_count`]) retires shards for
+//!   writes only.
+//! - Every change is a `tracing` event (target `dynashard::shards`), and the history holds
+//!   `"<unix ms>:<count>"` for each.
+
+mod chooser;
+mod metadata;
+mod ops;
+mod state;
+
+pub(crate) use chooser::CachedShards;
+pub use chooser::{NoDynamicShards, ShardChooser};
+pub use state::{HistoryEntry, ShardState};
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Where dynamic shard counts live and how they change. Give it to a `Db` with
+/// [`crate::Db::with_dynamic_shards`].
+///
+/// ```no_run
+/// # async fn example(client: aws_sdk_dynamodb::Client) -> dynashard::Result<()> {
+/// use dynashard::shard::DynamicShards;
+/// use std::time::Duration;
+///
+/// let shards = DynamicShards::new("ShardMetadata").cooldown(Duration::from_secs(30));
+/// let db = dynashard::Db::new(client).with_dynamic_shards(shards);
+/// db.create_shard_metadata_table().await?;
+/// # Ok(()) }
+/// ```
+#[derive(Debug)]
+pub struct DynamicShards {
+    table: String,
+    cache_for: Duration,
+    cooldown: Duration,
+    backoff: Duration,
+    cache: Mutex<HashMap<String, Cached>>,
+}
+
+#[derive(Debug, Clone)]
+struct Cached {
+    state: ShardState,
+    read_at: Instant,
+}
+
+impl DynamicShards {
+    /// Counts kept in the metadata table `table`; counts cached for 5 s, a 10 s cooldown between
+    /// raises, a back-off of up to 1 s before one.
+    pub fn new(table: impl Into<String>) -> Self {
+        Self {
+            table: table.into(),
+            cache_for: Duration::from_secs(5),
+            cooldown: Duration::from_secs(10),
+            backoff: Duration::from_secs(1),
+            cache: Mutex::default(),
+        }
+    }
+
+    /// How long a count read from the metadata table is used before it is read again.
+    pub fn cache_for(mut self, duration: Duration) -> Self {
+        self.cache_for = duration;
+        self
+    }
+
+    /// The least time between two raises of one key's count.
+    pub fn cooldown(mut self, duration: Duration) -> Self {
+        self.cooldown = duration;
+        self
+    }
+
+    /// The longest random wait of a throttled writer before it tries to raise the count.
+    pub fn backoff(mut self, duration: Duration) -> Self {
+        self.backoff = duration;
+        self
+    }
+
+    /// The metadata table's name.
+    pub fn table(&self) -> &str {
+        &self.table
+    }
+
+    /// The metadata key of `partition` in `index` of `table`.
+    pub(crate) fn key(table: &str, index: &str, partition: &str) -> String {
+        format!("{table}/{index}/{partition}")
+    }
+
+    /// The cached state of `key`, however old.
+    pub(crate) fn cached(&self, key: &str) -> Option<ShardState> {
+        self.lock().get(key).map(|cached| cached.state.clone())
+    }
+
+    /// The cached state of `key` if it is younger than the cache duration.
+    fn fresh(&self, key: &str) -> Option<ShardState> {
+        let cache = self.lock();
+        let cached = cache.get(key)?;
+        (cached.read_at.elapsed() < self.cache_for).then(|| cached.state.clone())
+    }
+
+    fn remember(&self, key: &str, state: &ShardState) {
+        self.lock().insert(key.to_owned(), Cached { state: state.clone(), read_at: Instant::now() });
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Cached>> {
+        // A panic while holding the lock leaves a usable map: entries are replaced whole.
+        self.cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}

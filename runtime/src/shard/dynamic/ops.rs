@@ -1,0 +1,206 @@
+//! Dynamic shard counts at run time: resolving them for writes and reads, raising them after
+//! throttling, and setting them by hand.
+
+use super::chooser::Recorder;
+use super::metadata::{Change, Metadata, DEFINITION};
+use super::state::{now_ms, ShardState};
+use super::DynamicShards;
+use crate::db::Db;
+use crate::entity::Entity;
+use crate::error::{Error, Result};
+use crate::query::{Query, QueryPlan};
+use crate::shard::shard_partition;
+use rand::RngExt;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+impl Db {
+    /// Keeps dynamic shard counts as `shards` describes.
+    pub fn with_dynamic_shards(mut self, shards: DynamicShards) -> Self {
+        self.dynamic = Some(Arc::new(shards));
+        self
+    }
+
+    /// The dynamic shard configuration; [`Error::DynamicShardsNotConfigured`] without one.
+    pub fn dynamic_shards(&self) -> Result<&DynamicShards> {
+        self.dynamic.as_deref().ok_or(Error::DynamicShardsNotConfigured)
+    }
+
+    fn metadata(&self) -> Result<(Metadata<'_>, &DynamicShards)> {
+        let shards = self.dynamic_shards()?;
+        Ok((Metadata { db: self, table: shards.table() }, shards))
+    }
+
+    /// Creates the shard metadata table unless it exists (on-demand capacity), and waits until
+    /// it is active.
+    pub async fn create_shard_metadata_table(&self) -> Result<()> {
+        let table = self.dynamic_shards()?.table().to_owned();
+        self.create_table_named(&table, &DEFINITION).await
+    }
+
+    /// The state of `key`: cached if fresh, else read, and created with one shard if missing.
+    async fn current_state(&self, key: &str, max: u32) -> Result<ShardState> {
+        let (metadata, shards) = self.metadata()?;
+        if let Some(state) = shards.fresh(key) {
+            return Ok(state);
+        }
+        let state = match metadata.read(key, max).await? {
+            Some(state) => state,
+            None => match metadata.create(key, &ShardState::first(now_ms())).await? {
+                Change::Written(state) => state,
+                Change::Lost => {
+                    metadata.read(key, max).await?.ok_or_else(|| Error::ShardMetadataMalformed {
+                        partition: key.to_owned(),
+                        reason: "created by another writer, then gone".to_owned(),
+                    })?
+                }
+            },
+        };
+        shards.remember(key, &state);
+        Ok(state)
+    }
+
+    /// Reads the shard counts of `entity`'s dynamic-sharded indexes into this `Db`'s cache, so
+    /// that a transaction can then write it (puts and batch writes do this by themselves).
+    pub async fn resolve_shards<E: Entity>(&self, entity: &E) -> Result<()> {
+        self.resolve_dynamic(entity).await.map(|_| ())
+    }
+
+    /// Makes sure the counts of every dynamic-sharded index `entity` writes are cached; returns
+    /// their metadata keys and maximums.
+    pub(crate) async fn resolve_dynamic<E: Entity>(&self, entity: &E) -> Result<Vec<(String, u32)>> {
+        let recorder = Recorder { table: self.table_of::<E>(), needed: Mutex::default() };
+        crate::item::to_item_with(entity, &recorder)?;
+        let needed = recorder.needed.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+        for (key, max) in &needed {
+            self.current_state(key, *max).await?;
+        }
+        Ok(needed)
+    }
+
+    /// After a throttled write to `key`'s shards: waits a random back-off, then raises the count
+    /// by one unless it changed since it was read, changed within the cooldown, or is at `max`.
+    pub(crate) async fn grow_after_throttle(&self, key: &str, max: u32) -> Result<()> {
+        let (metadata, shards) = self.metadata()?;
+        let observed = match shards.cached(key) {
+            Some(state) => state,
+            None => self.current_state(key, max).await?,
+        };
+        let cooldown = shards.cooldown.as_millis() as u64;
+        if observed.count >= max || !observed.cooled_down(now_ms(), cooldown) {
+            return Ok(());
+        }
+        let backoff = shards.backoff.as_millis() as u64;
+        if backoff > 0 {
+            let wait = rand::rng().random_range(0..=backoff);
+            tokio::time::sleep(Duration::from_millis(wait)).await;
+        }
+        let Some(current) = metadata.read(key, max).await? else { return Ok(()) };
+        shards.remember(key, &current);
+        let now = now_ms();
+        if current.last_changed != observed.last_changed || !current.cooled_down(now, cooldown) {
+            return Ok(()); // another writer raised it, or it changed recently
+        }
+        if current.count >= max {
+            tracing::warn!(target: "dynashard::shards", key, count = current.count, max, "shard count at its maximum");
+            return Ok(());
+        }
+        let next = current.count + 1;
+        match metadata.change(key, next, now, Some(current.last_changed), max).await? {
+            Change::Written(state) => {
+                tracing::info!(target: "dynashard::shards", key, from = current.count, to = next, "raised shard count after throttling");
+                shards.remember(key, &state);
+            }
+            Change::Lost => {
+                if let Some(state) = metadata.read(key, max).await? {
+                    shards.remember(key, &state);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The metadata key and maximum of a query on a dynamic-sharded index.
+    fn dynamic_target(&self, plan: &QueryPlan) -> Result<(String, u32)> {
+        let max = plan.shards.as_ref().and_then(|shards| shards.dynamic);
+        let (Some(max), Some(index)) = (max, plan.index) else {
+            return Err(Error::InvalidQuery {
+                reason: "the query's index is not dynamically sharded".into(),
+            });
+        };
+        if let Some(error) = &plan.error {
+            return Err(error.clone().into_error());
+        }
+        let key = DynamicShards::key(self.name_of(plan.table.name), index.name, &plan.partition_value);
+        Ok((key, max))
+    }
+
+    /// The shard state of the partition `query` reads (a strongly consistent read).
+    pub async fn shard_state<E, F>(&self, query: &Query<E, F>) -> Result<ShardState> {
+        let (key, max) = self.dynamic_target(&query.plan)?;
+        self.dynamic_shards()?.forget(&key);
+        self.current_state(&key, max).await
+    }
+
+    /// Sets the shard count of the partition `query` reads to `count` (1 to the index's
+    /// maximum, else [`Error::InvalidShardCount`]). Lowering it retires shards for writes;
+    /// readers keep reading them, as the history records them.
+    pub async fn set_shard_count<E, F>(&self, query: &Query<E, F>, count: u32) -> Result<ShardState> {
+        let (key, max) = self.dynamic_target(&query.plan)?;
+        if count == 0 || count > max {
+            return Err(Error::InvalidShardCount { partition: key, count: u64::from(count), max });
+        }
+        self.current_state(&key, max).await?;
+        let (metadata, shards) = self.metadata()?;
+        let state = match metadata.change(&key, count, now_ms(), None, max).await? {
+            Change::Written(state) => state,
+            Change::Lost => unreachable_lost(&key)?,
+        };
+        tracing::info!(target: "dynashard::shards", key, to = count, "set shard count");
+        shards.remember(&key, &state);
+        Ok(state)
+    }
+
+    /// Raises the shard count of the partition `query` reads by one, regardless of the cooldown
+    /// (at most to the index's maximum).
+    pub async fn raise_shard_count<E, F>(&self, query: &Query<E, F>) -> Result<ShardState> {
+        let current = self.shard_state(query).await?;
+        self.set_shard_count(query, current.count + 1).await
+    }
+
+    /// A copy of `plan` whose dynamic layout lists every shard that may hold items.
+    pub(crate) async fn resolve_dynamic_plan(&self, plan: Arc<QueryPlan>) -> Result<Arc<QueryPlan>> {
+        if plan.shards.as_ref().is_none_or(|shards| shards.dynamic.is_none()) {
+            return Ok(plan);
+        }
+        let (key, max) = self.dynamic_target(&plan)?;
+        let (metadata, shards) = self.metadata()?;
+        let state = match shards.fresh(&key) {
+            Some(state) => state,
+            // Reads do not create metadata: a key never written has one shard.
+            None => metadata.read(&key, max).await?.unwrap_or_else(|| ShardState::first(0)),
+        };
+        let mut plan = (*plan).clone();
+        if let Some(shards) = &mut plan.shards {
+            let readable = state.readable();
+            shards.partitions =
+                (0..readable).map(|shard| shard_partition(&plan.partition_value, shard)).collect();
+            shards.layout = format!("dynamic:{readable}");
+        }
+        Ok(Arc::new(plan))
+    }
+}
+
+fn unreachable_lost(key: &str) -> Result<ShardState> {
+    Err(Error::ShardMetadataMalformed {
+        partition: key.to_owned(),
+        reason: "an unconditional change reported a lost race".to_owned(),
+    })
+}
+
+impl DynamicShards {
+    /// Drops `key`'s cached state.
+    pub(crate) fn forget(&self, key: &str) {
+        self.lock().remove(key);
+    }
+}
