@@ -3,7 +3,8 @@
 //! Java runs under a small `sh` watchdog that reads its standard input from a pipe held by this
 //! process. When the pipe closes (the handle is dropped, the program exits, or it is killed, even
 //! with SIGKILL and without running destructors of statics), `read` returns and the watchdog
-//! kills Java and removes its log file.
+//! kills Java and removes its log file. The watchdog ignores Ctrl-C, which a terminal sends to
+//! the whole process group: the parent decides, and the watchdog follows when the pipe closes.
 
 use super::error::LocalError;
 use std::io::{Read, Write};
@@ -12,7 +13,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::time::{Duration, Instant};
 
+// Ctrl-C in a terminal interrupts the whole foreground process group. The watchdog ignores it
+// (as Java, a background job of a non-interactive shell, does): it stops Java when its parent
+// goes, however the parent goes.
 const WATCHDOG: &str = r#"
+trap '' INT QUIT
 "$4" -Djava.library.path="$1/DynamoDBLocal_lib" -jar "$1/DynamoDBLocal.jar" \
     -inMemory -disableTelemetry -port "$2" >"$3" 2>&1 </dev/null &
 pid=$!

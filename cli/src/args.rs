@@ -1,0 +1,183 @@
+//! The command line: every command, flag and its help text.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use dynashard::shard::Normalization;
+use std::path::PathBuf;
+
+/// Tools for sharded DynamoDB indexes: cut range boundaries from your data, route keys to
+/// shards, plan shard counts from throughput, inspect shard balance, run DynamoDB Local.
+#[derive(Debug, Parser)]
+#[command(name = "dynashard", version, propagate_version = true, max_term_width = 100)]
+pub struct Cli {
+    /// The command to run.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Cut range-shard boundaries from sample keys: prints the JSON array that
+    /// `#[shard(range = "...")]` reads, and a balance report on stderr.
+    Boundaries(BoundariesArgs),
+    /// Print the shard id of each key under range boundaries or hash sharding, one per line.
+    Route(RouteArgs),
+    /// Work out how many shards a workload needs from DynamoDB's per-partition limits.
+    Plan(PlanArgs),
+    /// Count the items in each shard of a table or index, and show how even they are.
+    Inspect(InspectArgs),
+    /// Run DynamoDB Local in the foreground for development, until Ctrl-C.
+    Local(LocalArgs),
+}
+
+/// How routing values are normalized before they are compared with boundaries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum NormalizeArg {
+    /// NFKD of the lowercased value (Python: unicodedata.normalize('NFKD', s.lower())).
+    #[default]
+    NfkdLower,
+    /// The lowercased value.
+    Lower,
+    /// The value as it is.
+    None,
+}
+
+impl From<NormalizeArg> for Normalization {
+    fn from(value: NormalizeArg) -> Self {
+        match value {
+            NormalizeArg::NfkdLower => Normalization::NfkdLower,
+            NormalizeArg::Lower => Normalization::Lower,
+            NormalizeArg::None => Normalization::None,
+        }
+    }
+}
+
+/// Where DynamoDB is.
+#[derive(Debug, Clone, Args)]
+pub struct ConnectionArgs {
+    /// DynamoDB endpoint URL, e.g. http://127.0.0.1:8000 for DynamoDB Local. Loopback endpoints
+    /// get a fixed region and dummy credentials; without it, the standard AWS configuration
+    /// (environment, profile, SSO, instance role) is used.
+    #[arg(long, env = "DYNAMODB_ENDPOINT", value_name = "URL")]
+    pub endpoint: Option<String>,
+    /// Parallel scan segments (Scan's TotalSegments).
+    #[arg(long, default_value_t = 8, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub segments: u32,
+}
+
+/// `dynashard boundaries`.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  dynashard boundaries --shards 21 titles.txt > boundaries.json\n  \
+    dynashard boundaries --shards 21 --csv-column title releases.csv > boundaries.json\n  \
+    dynashard boundaries --shards 21 --from-table Music --attribute title > boundaries.json")]
+pub struct BoundariesArgs {
+    /// Number of shards (boundaries) to cut; at most the number of distinct keys.
+    #[arg(short = 'n', long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub shards: u32,
+    /// Normalization applied to every key before sorting; must match the shard declaration.
+    #[arg(long, value_enum, default_value_t = NormalizeArg::NfkdLower, value_name = "FORM")]
+    pub normalize: NormalizeArg,
+    /// Read keys from this column of CSV input with a header row.
+    #[arg(long, value_name = "NAME", conflicts_with = "jsonl_field")]
+    pub csv_column: Option<String>,
+    /// Read keys from this string field of JSON Lines input (one object per line).
+    #[arg(long, value_name = "NAME")]
+    pub jsonl_field: Option<String>,
+    /// Replace invalid UTF-8 with U+FFFD instead of failing.
+    #[arg(long)]
+    pub lossy: bool,
+    /// How many of the most frequent keys to report.
+    #[arg(long, default_value_t = 10, value_name = "K")]
+    pub top: usize,
+    /// Also report the size and boundary of every shard.
+    #[arg(short, long)]
+    pub verbose: bool,
+    /// Read keys from this DynamoDB table with a parallel scan instead of files.
+    #[arg(long, value_name = "TABLE", requires = "attribute",
+          conflicts_with_all = ["files", "csv_column", "jsonl_field", "lossy"])]
+    pub from_table: Option<String>,
+    /// The attribute holding the keys (with --from-table); items without it are skipped.
+    #[arg(long, value_name = "NAME", requires = "from_table")]
+    pub attribute: Option<String>,
+    /// Scan this index of the table instead of the table (with --from-table).
+    #[arg(long, value_name = "NAME", requires = "from_table")]
+    pub index: Option<String>,
+    /// Where DynamoDB is (with --from-table).
+    #[command(flatten)]
+    pub connection: ConnectionArgs,
+    /// Files with keys; none, or -, reads stdin.
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+}
+
+/// `dynashard route`.
+#[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("routing").required(true).args(["boundaries", "hash"]))]
+pub struct RouteArgs {
+    /// Range routing: a JSON array of boundaries ("" first, strictly increasing).
+    #[arg(long, value_name = "FILE")]
+    pub boundaries: Option<PathBuf>,
+    /// Hash routing over N shards: SHA-256 of the key's UTF-8, big-endian, modulo N.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub hash: Option<u32>,
+    /// Normalization for range routing; must match the shard declaration.
+    #[arg(long, value_enum, default_value_t = NormalizeArg::NfkdLower, value_name = "FORM", conflicts_with = "hash")]
+    pub normalize: NormalizeArg,
+    /// Replace invalid UTF-8 on stdin with U+FFFD instead of failing.
+    #[arg(long)]
+    pub lossy: bool,
+    /// Keys to route; none reads one key per line from stdin.
+    #[arg(value_name = "KEY")]
+    pub keys: Vec<String>,
+}
+
+/// `dynashard plan`.
+#[derive(Debug, Args)]
+#[command(after_help = "Example (500-byte items, 10,000 queries/s of 100 items, 10,000 writes/s):\n  \
+    dynashard plan --item-bytes 500 --reads-per-s 10000 --items-per-read 100 --writes-per-s 10000")]
+pub struct PlanArgs {
+    /// Average item size in bytes, as stored in the index (at most 400 KB).
+    #[arg(long, value_name = "B", value_parser = clap::value_parser!(u64).range(1..=409_600))]
+    pub item_bytes: u64,
+    /// Read requests (queries) per second at peak.
+    #[arg(long, value_name = "R")]
+    pub reads_per_s: u64,
+    /// Items each read request returns.
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..))]
+    pub items_per_read: u64,
+    /// Items written per second at peak.
+    #[arg(long, value_name = "W")]
+    pub writes_per_s: u64,
+    /// Reads are strongly consistent (twice the read units of eventually consistent reads).
+    #[arg(long)]
+    pub consistent_reads: bool,
+    /// Spare capacity on top of the load, in percent, for the recommended shard count.
+    #[arg(long, default_value_t = 20, value_name = "PERCENT")]
+    pub headroom: u32,
+}
+
+/// `dynashard inspect`.
+#[derive(Debug, Args)]
+pub struct InspectArgs {
+    /// The table to scan.
+    #[arg(long, value_name = "TABLE")]
+    pub table: String,
+    /// Scan this index instead of the table; shards are its partition key values.
+    #[arg(long, value_name = "NAME")]
+    pub index: Option<String>,
+    /// How many sharded keys, hot shards and largest unsharded partitions to show.
+    #[arg(long, default_value_t = 5, value_name = "K")]
+    pub top: usize,
+    /// Where DynamoDB is.
+    #[command(flatten)]
+    pub connection: ConnectionArgs,
+}
+
+/// `dynashard local`.
+#[derive(Debug, Args)]
+pub struct LocalArgs {
+    /// Serve on this loopback port (forwarded to the managed instance); default: the managed
+    /// instance's own free port.
+    #[arg(long, value_name = "P")]
+    pub port: Option<u16>,
+}

@@ -1,0 +1,54 @@
+//! Building the DynamoDB client for a command.
+
+use aws_sdk_dynamodb::Client;
+
+/// A client for `endpoint`, or for AWS through the standard configuration chain when there is
+/// none. A loopback endpoint (DynamoDB Local) gets a fixed region and dummy credentials, so it
+/// works with no AWS configuration at all.
+pub async fn client(endpoint: Option<&str>) -> Client {
+    match endpoint {
+        Some(endpoint) if is_loopback(endpoint) => dynashard::client_for_endpoint(endpoint),
+        Some(endpoint) => {
+            let config = aws_config::defaults(aws_config::BehaviorVersion::latest())
+                .endpoint_url(endpoint)
+                .load()
+                .await;
+            Client::new(&config)
+        }
+        None => Client::new(&aws_config::defaults(aws_config::BehaviorVersion::latest()).load().await),
+    }
+}
+
+/// Where requests go, for messages.
+pub fn describe_endpoint(endpoint: Option<&str>) -> String {
+    endpoint.map_or_else(|| "AWS (from the standard configuration)".to_owned(), str::to_owned)
+}
+
+/// Whether an endpoint URL names this machine: `localhost`, `127.x.x.x` or `[::1]`.
+pub fn is_loopback(endpoint: &str) -> bool {
+    let authority = endpoint.split_once("://").map_or(endpoint, |(_, rest)| rest);
+    let authority = authority.split(['/', '?']).next().unwrap_or(authority);
+    let host = match authority.strip_prefix('[') {
+        Some(bracketed) => bracketed.split(']').next().unwrap_or(bracketed),
+        None => authority.rsplit_once(':').map_or(authority, |(host, _)| host),
+    };
+    host.eq_ignore_ascii_case("localhost")
+        || host.parse::<std::net::IpAddr>().is_ok_and(|address| address.is_loopback())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_endpoints() {
+        for local in ["http://127.0.0.1:8000", "http://localhost:8000/", "http://[::1]:8000", "127.0.0.2:1"] {
+            assert!(is_loopback(local), "{local}");
+        }
+        for remote in
+            ["https://dynamodb.eu-west-1.amazonaws.com", "http://10.0.0.5:8000", "http://localhost.example"]
+        {
+            assert!(!is_loopback(remote), "{remote}");
+        }
+    }
+}

@@ -1,0 +1,115 @@
+//! The command's errors and their exit codes: 2 for bad usage or bad input, 1 for failures of
+//! the system (I/O, network, DynamoDB Local).
+
+use crate::boundaries::{CutError, KeySetError};
+use crate::input::InputError;
+use dynashard::local::LocalError;
+use dynashard::shard::BoundariesError;
+use std::path::PathBuf;
+
+/// Exit code of a successful run.
+pub const EXIT_OK: u8 = 0;
+/// Exit code of a runtime failure.
+pub const EXIT_FAILURE: u8 = 1;
+/// Exit code of bad usage or bad input (clap uses it for its own usage errors too).
+pub const EXIT_USAGE: u8 = 2;
+
+/// Everything that can stop a command.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// The input could not be read or is malformed.
+    #[error(transparent)]
+    Input(#[from] InputError),
+    /// The arguments or the input do not make sense together.
+    #[error("{0}")]
+    Usage(String),
+    /// No shard layout exists for the input.
+    #[error(transparent)]
+    Cut(#[from] CutError),
+    /// The input is too large to hold.
+    #[error(transparent)]
+    TooLarge(#[from] KeySetError),
+    /// A boundaries file is malformed or unsorted.
+    #[error("{}: {source}", path.display())]
+    Boundaries {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        #[source]
+        source: BoundariesError,
+    },
+    /// The table does not exist.
+    #[error("table {table:?} does not exist at {endpoint}")]
+    TableNotFound {
+        /// The table asked for.
+        table: String,
+        /// Where it was looked for.
+        endpoint: String,
+    },
+    /// The table has no index of that name.
+    #[error("table {table:?} has no index {index:?} (its indexes: {})", list_or_none(available))]
+    IndexNotFound {
+        /// The table.
+        table: String,
+        /// The index asked for.
+        index: String,
+        /// The indexes it has.
+        available: Vec<String>,
+    },
+    /// A DynamoDB request failed.
+    #[error("{context}: {message}")]
+    Dynamo {
+        /// What was being done.
+        context: String,
+        /// The SDK's error, with its causes.
+        message: String,
+    },
+    /// DynamoDB Local could not be installed or started.
+    #[error(transparent)]
+    Local(#[from] LocalError),
+    /// Some other I/O failed.
+    #[error("{context}: {source}")]
+    Io {
+        /// What was being done.
+        context: String,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl CliError {
+    /// An I/O failure while doing `context`.
+    pub fn io(context: impl Into<String>, source: std::io::Error) -> Self {
+        CliError::Io { context: context.into(), source }
+    }
+
+    /// The process exit code for this error.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            CliError::Input(error) if !error.is_bad_input() => EXIT_FAILURE,
+            CliError::Input(_)
+            | CliError::Usage(_)
+            | CliError::Cut(_)
+            | CliError::Boundaries { .. }
+            | CliError::TableNotFound { .. }
+            | CliError::IndexNotFound { .. } => EXIT_USAGE,
+            CliError::TooLarge(_) | CliError::Dynamo { .. } | CliError::Local(_) | CliError::Io { .. } => {
+                EXIT_FAILURE
+            }
+        }
+    }
+
+    /// Whether this is a closed stdout (as with `| head`), which ends the command quietly.
+    pub fn is_broken_pipe(&self) -> bool {
+        matches!(self, CliError::Io { source, .. } if source.kind() == std::io::ErrorKind::BrokenPipe)
+    }
+}
+
+fn list_or_none(names: &[String]) -> String {
+    if names.is_empty() {
+        "none".to_owned()
+    } else {
+        names.join(", ")
+    }
+}

@@ -1,0 +1,146 @@
+//! Items per shard, grouped by logical key, and how even each group is.
+
+use super::partition_key::split_shard;
+use std::collections::{BTreeMap, HashMap};
+
+/// The most shards a group may have: larger shard ids are taken for ordinary values.
+const MAX_SHARDS: u32 = 100_000;
+
+/// One sharded logical key and the items in each of its shards.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Group {
+    /// The logical key (`album` for `album#0` ... `album#20`).
+    pub logical: String,
+    /// Items per shard id; shards with no items seen count 0, up to the largest id seen.
+    pub shards: Vec<u64>,
+}
+
+impl Group {
+    /// Items in all shards.
+    pub fn total(&self) -> u64 {
+        self.shards.iter().sum()
+    }
+
+    /// Items per shard on average.
+    pub fn mean(&self) -> f64 {
+        self.total() as f64 / self.shards.len().max(1) as f64
+    }
+
+    /// The fullest shard and its items (the lowest id on a tie).
+    pub fn max(&self) -> (usize, u64) {
+        let largest = self.shards.iter().copied().max().unwrap_or(0);
+        (self.shards.iter().position(|&items| items == largest).unwrap_or(0), largest)
+    }
+
+    /// The fullest shard over the mean: 1.0 is perfectly even.
+    pub fn max_over_mean(&self) -> f64 {
+        let mean = self.mean();
+        if mean > 0.0 {
+            self.max().1 as f64 / mean
+        } else {
+            0.0
+        }
+    }
+
+    /// Up to `top` shards above the mean, fullest first.
+    pub fn hot_shards(&self, top: usize) -> Vec<(usize, u64)> {
+        let mean = self.mean();
+        let mut hot: Vec<(usize, u64)> =
+            self.shards.iter().copied().enumerate().filter(|&(_, items)| items as f64 > mean).collect();
+        hot.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        hot.truncate(top);
+        hot
+    }
+}
+
+/// Every partition key value's items, split into sharded groups and plain partitions.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Balance {
+    /// Sharded logical keys, most items first.
+    pub groups: Vec<Group>,
+    /// Partition key values that are not shards, most items first.
+    pub unsharded: Vec<(String, u64)>,
+    /// Items counted.
+    pub items: u64,
+    /// Distinct partition key values.
+    pub partitions: usize,
+}
+
+impl Balance {
+    /// Groups item counts per partition key value. A logical key counts as sharded when it has
+    /// at least two shard ids and they fill most of `0..=largest id` (as shard ids do, unlike
+    /// ids such as `user#1048576`); otherwise its values are plain partitions.
+    pub fn new(counts: HashMap<String, u64>) -> Self {
+        let items = counts.values().sum();
+        let partitions = counts.len();
+        let mut by_logical: BTreeMap<&str, BTreeMap<u32, u64>> = BTreeMap::new();
+        let mut unsharded: Vec<(String, u64)> = Vec::new();
+        for (value, &count) in &counts {
+            let key = split_shard(value);
+            match key.shard {
+                Some(shard) => *by_logical.entry(key.logical).or_default().entry(shard).or_default() += count,
+                None => unsharded.push((value.clone(), count)),
+            }
+        }
+        let mut groups = Vec::new();
+        for (logical, shards) in by_logical {
+            let largest = shards.keys().next_back().copied().unwrap_or(0);
+            let dense = shards.len() >= 2 && largest < MAX_SHARDS && (largest as usize) < 2 * shards.len();
+            if dense {
+                let mut items = vec![0; largest as usize + 1];
+                for (shard, count) in shards {
+                    items[shard as usize] = count;
+                }
+                groups.push(Group { logical: logical.to_owned(), shards: items });
+            } else {
+                unsharded
+                    .extend(shards.into_iter().map(|(shard, count)| (format!("{logical}#{shard}"), count)));
+            }
+        }
+        groups.sort_by(|a, b| b.total().cmp(&a.total()).then_with(|| a.logical.cmp(&b.logical)));
+        unsharded.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        Self { groups, unsharded, items, partitions }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn counts(pairs: &[(&str, u64)]) -> HashMap<String, u64> {
+        pairs.iter().map(|(value, count)| ((*value).to_owned(), *count)).collect()
+    }
+
+    #[test]
+    fn groups_shards_and_fills_gaps() {
+        let balance = Balance::new(counts(&[
+            ("album#0", 10),
+            ("album#1", 30),
+            ("album#3", 20),
+            ("Solar Fields", 4),
+            ("user#1048576", 1),
+            ("user#7", 1),
+        ]));
+        assert_eq!(balance.items, 66);
+        assert_eq!(balance.partitions, 6);
+        assert_eq!(balance.groups.len(), 1);
+        let album = &balance.groups[0];
+        assert_eq!(album.shards, [10, 30, 0, 20]);
+        assert_eq!(album.mean(), 15.0);
+        assert_eq!(album.max(), (1, 30));
+        assert_eq!(album.max_over_mean(), 2.0);
+        assert_eq!(album.hot_shards(5), [(1, 30), (3, 20)]);
+        assert_eq!(album.hot_shards(1), [(1, 30)]);
+        assert_eq!(
+            balance.unsharded,
+            [("Solar Fields".to_owned(), 4), ("user#1048576".to_owned(), 1), ("user#7".to_owned(), 1)]
+        );
+    }
+
+    #[test]
+    fn perfectly_even_shards_have_no_hot_shard() {
+        let balance = Balance::new(counts(&[("a#0", 5), ("a#1", 5)]));
+        assert_eq!(balance.groups[0].max_over_mean(), 1.0);
+        assert!(balance.groups[0].hot_shards(3).is_empty());
+    }
+}

@@ -1,0 +1,55 @@
+//! The `dynashard` command line: cut range boundaries, route keys, plan shard counts, inspect
+//! shard balance and run DynamoDB Local. The logic lives in plain functions (boundary cutting,
+//! capacity arithmetic, balance statistics); commands are thin I/O around them.
+
+#![warn(missing_docs)]
+
+pub mod args;
+pub mod boundaries;
+pub mod dynamo;
+pub mod error;
+pub mod format;
+pub mod input;
+pub mod inspect;
+pub mod local;
+pub mod plan;
+pub mod progress;
+pub mod route;
+
+use args::{Cli, Command};
+use clap::Parser;
+use error::{CliError, EXIT_OK};
+use std::process::ExitCode;
+
+/// Parses the process arguments, runs the command and returns its exit code, reporting any
+/// error on stderr.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli.command) {
+        Ok(()) => ExitCode::from(EXIT_OK),
+        Err(error) if error.is_broken_pipe() => ExitCode::from(EXIT_OK),
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::from(error.exit_code())
+        }
+    }
+}
+
+/// A multi-threaded async runtime for the commands that talk to DynamoDB.
+pub fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| CliError::io("starting the async runtime", error))
+}
+
+/// Runs one command.
+pub fn run(command: Command) -> Result<(), CliError> {
+    match command {
+        Command::Boundaries(args) => boundaries::run(args),
+        Command::Route(args) => route::run(args),
+        Command::Plan(args) => plan::run(args),
+        Command::Local(args) => local::run(args),
+        Command::Inspect(args) => inspect::run(args),
+    }
+}

@@ -1,0 +1,5 @@
+//! The `dynashard` binary.
+
+fn main() -> std::process::ExitCode {
+    dynashard_cli::main()
+}

@@ -1,0 +1,72 @@
+//! `dynashard route`: the shard id of each key, by range boundaries or by hash.
+
+use crate::args::RouteArgs;
+use crate::error::CliError;
+use crate::input::for_each_line;
+use dynashard::shard::{hash_shard, Boundaries, Normalization};
+use std::io::{BufWriter, Write};
+use std::path::Path;
+
+/// How keys are routed.
+#[derive(Debug, Clone)]
+pub enum Router {
+    /// Range shards: the number of boundaries not greater than the normalized key, minus one.
+    Range(Boundaries, Normalization),
+    /// Hash shards: SHA-256 of the key, big-endian, modulo the shard count.
+    Hash(u32),
+}
+
+impl Router {
+    /// The shard id of `key`.
+    pub fn shard(&self, key: &str) -> u32 {
+        match self {
+            Router::Range(boundaries, normalization) => boundaries.shard(key, *normalization),
+            Router::Hash(shards) => hash_shard(key, *shards),
+        }
+    }
+}
+
+/// Reads and checks a boundaries file.
+pub fn load_boundaries(path: &Path) -> Result<Boundaries, CliError> {
+    let json = std::fs::read_to_string(path).map_err(|source| {
+        CliError::Usage(format!("cannot read the boundaries file {}: {source}", path.display()))
+    })?;
+    Boundaries::from_json(&json).map_err(|source| CliError::Boundaries { path: path.to_owned(), source })
+}
+
+/// Runs `dynashard route`.
+pub fn run(args: RouteArgs) -> Result<(), CliError> {
+    let router = match (&args.boundaries, args.hash) {
+        (Some(path), _) => Router::Range(load_boundaries(path)?, args.normalize.into()),
+        (None, Some(shards)) => Router::Hash(shards),
+        (None, None) => return Err(CliError::Usage("give --boundaries FILE or --hash N".to_owned())),
+    };
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    let mut print = |key: &str| {
+        writeln!(out, "{}", router.shard(key)).map_err(|error| CliError::io("writing shard ids", error))
+    };
+    if args.keys.is_empty() {
+        // Every line gets a shard id, empty ones included, so output lines match input lines.
+        let stdin = std::io::stdin().lock();
+        for_each_line(stdin, "<stdin>", args.lossy, |_| {}, |key, _| print(key))?;
+    } else {
+        for key in &args.keys {
+            print(key)?;
+        }
+    }
+    out.flush().map_err(|error| CliError::io("writing shard ids", error))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn routes_like_the_library() {
+        let boundaries = Boundaries::new(vec!["".into(), "h".into(), "p".into()]).expect("valid");
+        let range = Router::Range(boundaries, Normalization::NfkdLower);
+        assert_eq!([range.shard("Apple"), range.shard("Heavy"), range.shard("Zed")], [0, 1, 2]);
+        let hash = Router::Hash(21);
+        assert_eq!([hash.shard("Leaving Home"), hash.shard("Heavy Migration")], [6, 8]);
+    }
+}

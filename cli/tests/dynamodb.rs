@@ -1,0 +1,240 @@
+//! The commands that read DynamoDB (`inspect`, `boundaries --from-table`), against the
+//! DynamoDB Local that dynashard starts for this test binary (or `DYNAMODB_ENDPOINT`).
+
+use assert_cmd::cargo::cargo_bin_cmd;
+use aws_sdk_dynamodb::types::{
+    AttributeDefinition, AttributeValue, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType,
+    Projection, ProjectionType, PutRequest, ScalarAttributeType, WriteRequest,
+};
+use aws_sdk_dynamodb::Client;
+use predicates::prelude::*;
+use std::collections::HashMap;
+
+type Item = HashMap<String, AttributeValue>;
+
+async fn endpoint() -> String {
+    dynashard::local::shared_endpoint().await.expect("DynamoDB Local starts")
+}
+
+/// A name unique to this test run.
+fn unique(prefix: &str) -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    format!("{prefix}-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed))
+}
+
+fn key(name: &str, key_type: KeyType) -> KeySchemaElement {
+    KeySchemaElement::builder().attribute_name(name).key_type(key_type).build().expect("key schema")
+}
+
+fn string_attribute(name: &str) -> AttributeDefinition {
+    AttributeDefinition::builder()
+        .attribute_name(name)
+        .attribute_type(ScalarAttributeType::S)
+        .build()
+        .expect("attribute definition")
+}
+
+/// A table keyed by `pk`, with index `GSI1` partitioned by `gsi1pk`.
+async fn create_table(client: &Client, name: &str) {
+    let index = GlobalSecondaryIndex::builder()
+        .index_name("GSI1")
+        .key_schema(key("gsi1pk", KeyType::Hash))
+        .projection(Projection::builder().projection_type(ProjectionType::All).build())
+        .build()
+        .expect("index");
+    client
+        .create_table()
+        .table_name(name)
+        .attribute_definitions(string_attribute("pk"))
+        .attribute_definitions(string_attribute("gsi1pk"))
+        .key_schema(key("pk", KeyType::Hash))
+        .global_secondary_indexes(index)
+        .billing_mode(BillingMode::PayPerRequest)
+        .send()
+        .await
+        .expect("create table");
+}
+
+async fn put_all(client: &Client, table: &str, items: Vec<Item>) {
+    for chunk in items.chunks(25) {
+        let mut requests: Vec<WriteRequest> = chunk
+            .iter()
+            .map(|item| {
+                let put = PutRequest::builder().set_item(Some(item.clone())).build().expect("put");
+                WriteRequest::builder().put_request(put).build()
+            })
+            .collect();
+        while !requests.is_empty() {
+            let output =
+                client.batch_write_item().request_items(table, requests).send().await.expect("batch write");
+            requests = output.unprocessed_items.and_then(|mut left| left.remove(table)).unwrap_or_default();
+        }
+    }
+}
+
+fn item(pairs: &[(&str, &str)]) -> Item {
+    pairs.iter().map(|(name, value)| ((*name).to_owned(), AttributeValue::S((*value).to_owned()))).collect()
+}
+
+/// A table whose index holds 21 shards of `album`: shard 7 has 60 items, the others 20 each;
+/// five more items are not in the index.
+async fn album_table() -> (String, String) {
+    let endpoint = endpoint().await;
+    let client = dynashard::client_for_endpoint(&endpoint);
+    let table = unique("cli-inspect");
+    create_table(&client, &table).await;
+    let mut items = Vec::new();
+    for shard in 0..21 {
+        for n in 0..if shard == 7 { 60 } else { 20 } {
+            items
+                .push(item(&[("pk", &format!("artist-{shard}-{n}")), ("gsi1pk", &format!("album#{shard}"))]));
+        }
+    }
+    for n in 0..5 {
+        items.push(item(&[("pk", &format!("loner-{n}"))]));
+    }
+    put_all(&client, &table, items).await;
+    (endpoint, table)
+}
+
+#[tokio::test]
+async fn inspect_shows_shard_balance_of_an_index() {
+    let (endpoint, table) = album_table().await;
+    cargo_bin_cmd!("dynashard")
+        .args(["inspect", "--table", &table, "--index", "GSI1", "--endpoint", &endpoint, "--segments", "3"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(format!(
+            "{table} (index GSI1): 460 items in 21 partition key values (partition key \"gsi1pk\")"
+        )))
+        // mean 460 / 21 = 21.9; 60 / 21.905 = 2.7391
+        .stdout(predicate::str::contains(
+            "\"album\": 21 shards, 460 items, mean 21.9, max 60 in shard 7, max/mean 2.7391x",
+        ))
+        .stdout(predicate::str::contains("  hot shards: 7 (60, 2.7391x of mean)\n"))
+        .stdout(predicate::str::is_match(r"\n       7  █{40}            60  hot\n").expect("regex"))
+        .stdout(predicate::str::is_match(r"\n      20  █{13}[▏▎▍▌▋▊▉]? *            20\n").expect("regex"));
+}
+
+#[tokio::test]
+async fn inspect_of_a_table_lists_plain_partitions() {
+    let (endpoint, table) = album_table().await;
+    cargo_bin_cmd!("dynashard")
+        .args(["inspect", "--table", &table, "--endpoint", &endpoint, "--top", "2"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(format!(
+            "{table}: 465 items in 465 partition key values (partition key \"pk\")"
+        )))
+        .stdout(predicate::str::contains("no sharded partition keys"))
+        .stdout(predicate::str::contains("unsharded partition key values: 465 with 465 items; largest:"));
+}
+
+#[tokio::test]
+async fn missing_tables_and_indexes_are_bad_usage() {
+    let (endpoint, table) = album_table().await;
+    let missing = unique("cli-missing");
+    for command in ["inspect", "boundaries"] {
+        let table_flag = if command == "inspect" { "--table" } else { "--from-table" };
+        let extra: &[&str] = if command == "inspect" { &[] } else { &["--shards", "2", "--attribute", "pk"] };
+        cargo_bin_cmd!("dynashard")
+            .args([command, table_flag, &missing, "--endpoint", &endpoint])
+            .args(extra)
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicate::str::contains(format!("table \"{missing}\" does not exist at {endpoint}")));
+        cargo_bin_cmd!("dynashard")
+            .args([command, table_flag, &table, "--index", "ByTitle", "--endpoint", &endpoint])
+            .args(extra)
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicate::str::contains(format!(
+                "table \"{table}\" has no index \"ByTitle\" (its indexes: GSI1)"
+            )));
+    }
+}
+
+#[test]
+fn an_unreachable_endpoint_is_a_runtime_failure() {
+    cargo_bin_cmd!("dynashard")
+        .args(["inspect", "--table", "Music", "--endpoint", "http://127.0.0.1:9"])
+        .timeout(std::time::Duration::from_secs(120))
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("describing table Music at http://127.0.0.1:9"));
+}
+
+/// Titles with duplicates in case and accents, as the seed's album index holds them.
+fn titles() -> Vec<String> {
+    let words = ["Leaving", "Home", "Heavy", "Migration", "Space", "Cadet", "Café", "Über", "Голос", "Demo"];
+    (0..300)
+        .map(|n| {
+            let title = format!("{} {} {}", words[n % 10], words[(n / 10) % 10], n % 70);
+            if n.is_multiple_of(4) {
+                title.to_uppercase()
+            } else {
+                title
+            }
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn boundaries_from_a_table_match_boundaries_from_a_file() {
+    let endpoint = endpoint().await;
+    let client = dynashard::client_for_endpoint(&endpoint);
+    let table = unique("cli-titles");
+    create_table(&client, &table).await;
+    let titles = titles();
+    let mut items: Vec<Item> = titles
+        .iter()
+        .enumerate()
+        .map(|(n, title)| item(&[("pk", &format!("album-{n}")), ("title", title), ("gsi1pk", "albums")]))
+        .collect();
+    items.extend((0..4).map(|n| item(&[("pk", &format!("no-title-{n}")), ("gsi1pk", "albums")])));
+    put_all(&client, &table, items).await;
+
+    let from_stdin = cargo_bin_cmd!("dynashard")
+        .args(["boundaries", "--shards", "5"])
+        .write_stdin(titles.join("\n"))
+        .output()
+        .expect("runs");
+    assert!(from_stdin.status.success());
+    for index in [None, Some("GSI1")] {
+        let mut command = cargo_bin_cmd!("dynashard");
+        command.args(["boundaries", "--shards", "5", "--from-table", &table, "--attribute", "title"]);
+        command.args(["--endpoint", &endpoint, "--segments", "4"]);
+        if let Some(index) = index {
+            command.args(["--index", index]);
+        }
+        command
+            .assert()
+            .success()
+            .stdout(String::from_utf8(from_stdin.stdout.clone()).expect("UTF-8"))
+            .stderr(predicate::str::contains("keys read:       300\n"))
+            .stderr(predicate::str::contains("skipped:         4 "));
+    }
+}
+
+#[tokio::test]
+async fn boundaries_from_a_table_without_the_attribute_has_no_keys() {
+    let (endpoint, table) = album_table().await;
+    cargo_bin_cmd!("dynashard")
+        .args([
+            "boundaries",
+            "--shards",
+            "2",
+            "--from-table",
+            &table,
+            "--attribute",
+            "title",
+            "--endpoint",
+            &endpoint,
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("the input has no keys (465 empty or missing keys skipped)"));
+}

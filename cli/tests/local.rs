@@ -1,0 +1,127 @@
+//! `dynashard local`: serves DynamoDB Local on the chosen port until Ctrl-C, and leaves nothing
+//! running afterwards, even when Ctrl-C reaches the whole process group as in a terminal.
+
+use assert_cmd::cargo::cargo_bin_cmd;
+use predicates::prelude::*;
+use std::io::{BufRead, BufReader, Read};
+use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::os::unix::process::CommandExt;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// Kills the child if the test fails half way.
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).expect("bind").local_addr().expect("address").port()
+}
+
+fn accepts_connections(port: u16) -> bool {
+    TcpStream::connect_timeout(&SocketAddr::from((Ipv4Addr::LOCALHOST, port)), Duration::from_millis(300))
+        .is_ok()
+}
+
+#[tokio::test]
+async fn serves_on_the_chosen_port_until_ctrl_c() {
+    let port = free_port();
+    let child = Command::new(env!("CARGO_BIN_EXE_dynashard"))
+        .args(["local", "--port", &port.to_string()])
+        .env_remove("DYNAMODB_ENDPOINT")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0) // its own group, so Ctrl-C can be sent to the group as a terminal does
+        .spawn()
+        .expect("start dynashard local");
+    let mut running = Running(child);
+    let pid = running.0.id();
+
+    // The endpoint is the first line on stdout.
+    let stdout = running.0.stdout.take().expect("stdout");
+    let (sender, receiver) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = BufReader::new(stdout).read_line(&mut line);
+        let _ = sender.send(line);
+    });
+    let endpoint = receiver.recv_timeout(Duration::from_secs(180)).expect("an endpoint within 3 minutes");
+    assert_eq!(endpoint.trim(), format!("http://127.0.0.1:{port}"));
+
+    // A real DynamoDB answers there.
+    let client = dynashard::client_for_endpoint(endpoint.trim());
+    let table = "cli-local-test";
+    client
+        .create_table()
+        .table_name(table)
+        .attribute_definitions(
+            aws_sdk_dynamodb::types::AttributeDefinition::builder()
+                .attribute_name("pk")
+                .attribute_type(aws_sdk_dynamodb::types::ScalarAttributeType::S)
+                .build()
+                .expect("definition"),
+        )
+        .key_schema(
+            aws_sdk_dynamodb::types::KeySchemaElement::builder()
+                .attribute_name("pk")
+                .key_type(aws_sdk_dynamodb::types::KeyType::Hash)
+                .build()
+                .expect("key"),
+        )
+        .billing_mode(aws_sdk_dynamodb::types::BillingMode::PayPerRequest)
+        .send()
+        .await
+        .expect("create a table through the forwarded port");
+    let tables = client.list_tables().send().await.expect("list tables");
+    assert_eq!(tables.table_names(), [table]);
+
+    // Ctrl-C to the whole process group, as a terminal sends it.
+    let status = Command::new("kill").args(["-INT", "--", &format!("-{pid}")]).status().expect("kill");
+    assert!(status.success());
+    let started = Instant::now();
+    let exit = loop {
+        if let Some(exit) = running.0.try_wait().expect("wait") {
+            break exit;
+        }
+        assert!(started.elapsed() < Duration::from_secs(60), "still running a minute after Ctrl-C");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let mut stderr = String::new();
+    running.0.stderr.take().expect("stderr").read_to_string(&mut stderr).expect("stderr");
+    assert_eq!(exit.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("DynamoDB Local stopped"), "{stderr}");
+
+    // Neither the forwarded port nor DynamoDB Local itself is left listening.
+    let upstream: u16 = stderr
+        .split("forwarding to DynamoDB Local at http://127.0.0.1:")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|port| port.parse().ok())
+        .unwrap_or_else(|| panic!("the upstream endpoint in {stderr}"));
+    assert!(!accepts_connections(port), "the forwarded port is closed");
+    assert!(!accepts_connections(upstream), "DynamoDB Local was stopped");
+}
+
+#[test]
+fn a_busy_port_fails_before_starting_anything() {
+    let busy = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).expect("bind");
+    let port = busy.local_addr().expect("address").port();
+    cargo_bin_cmd!("dynashard")
+        .args(["local", "--port", &port.to_string()])
+        .timeout(Duration::from_secs(30))
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(predicate::str::contains(format!("cannot listen on 127.0.0.1:{port}")));
+}
+
+#[test]
+fn a_port_must_be_a_port() {
+    cargo_bin_cmd!("dynashard").args(["local", "--port", "70000"]).assert().code(2);
+}
