@@ -79,6 +79,7 @@ mod tests {
         state.history.push(HistoryEntry { at: 10, count: 8 });
         state.history.push(HistoryEntry { at: 20, count: 3 });
         state.count = 3;
+        state.last_changed = 20;
         assert_eq!(state.readable(), 8);
         assert!(state.cooled_down(30, 10));
         assert!(!state.cooled_down(25, 10));
