@@ -102,6 +102,7 @@ impl LocalDynamo {
 #[derive(Debug)]
 pub struct Connection {
     client: Client,
+    url: String,
     local: Option<LocalDynamo>,
 }
 
@@ -111,9 +112,15 @@ impl Connection {
         &self.client
     }
 
-    /// The endpoint in use.
+    /// The endpoint of the DynamoDB Local started for this connection, if one was.
     pub fn endpoint(&self) -> Option<&str> {
         self.local.as_ref().map(LocalDynamo::endpoint)
+    }
+
+    /// The endpoint in use: `DYNAMODB_ENDPOINT`, or the DynamoDB Local started for it. For
+    /// building other clients of the same database.
+    pub fn url(&self) -> &str {
+        &self.url
     }
 }
 
@@ -121,10 +128,10 @@ impl Connection {
 /// as the returned [`Connection`].
 pub async fn connect() -> crate::Result<Connection> {
     if let Some(endpoint) = endpoint_from_env() {
-        return Ok(Connection { client: client_for_endpoint(&endpoint), local: None });
+        return Ok(Connection { client: client_for_endpoint(&endpoint), url: endpoint, local: None });
     }
     let local = LocalDynamo::start().await?;
-    Ok(Connection { client: local.client(), local: Some(local) })
+    Ok(Connection { client: local.client(), url: local.endpoint().to_owned(), local: Some(local) })
 }
 
 /// The endpoint of `DYNAMODB_ENDPOINT`, or of one DynamoDB Local shared by the whole process

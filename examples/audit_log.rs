@@ -1,0 +1,178 @@
+//! A file-access audit log whose hot file gets more shards as writes to it are throttled
+//! (seed: choosing the number of shards dynamically).
+//!
+//! Every access is an item under its own id; the index `ByFile` lists one file's accesses in time
+//! order. Its partition key, `file#{path}`, is declared `dynamic`: it starts at one shard, and a
+//! metadata table keeps its count, when the count last changed and every change. Writers pick a
+//! random shard below the count; when a write is throttled, they raise the count by one (at most
+//! once per cooldown, however many writers are throttled) and retry on the wider shard space.
+//!
+//! DynamoDB Local never throttles, so the example plays the part: `/shared/firetvGen2.txt` turns
+//! hot with a burst that needs about 8 partitions' worth of writes, and while it has fewer than 8
+//! shards, 30% of its writes are throttled. The count grows until the throttling stops.
+//!
+//! ```text
+//! cargo run --example audit_log
+//! ```
+
+use dynashard::faults::FaultInjector;
+use dynashard::shard::{DynamicShards, ShardState};
+use dynashard::{Db, Entity, RetryPolicy, Table};
+use futures::TryStreamExt;
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+#[derive(Table)]
+#[table(name = "AuditLog", pk = "pk", sk = "sk")]
+#[gsi(name = "ByFile", pk = "file_pk", sk = "file_sk")]
+struct AuditLog;
+
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[entity(table = AuditLog, pk = "access#{id}", sk = "access")]
+#[gsi(ByFile, pk = "file#{path}", sk = "{at}#{id}")]
+#[shard(ByFile, dynamic, max = 32)]
+struct FileAccess {
+    id: String,
+    path: String,
+    /// Unix milliseconds.
+    at: u64,
+    user: String,
+}
+
+const HOT: &str = "/shared/firetvGen2.txt";
+const COLD: [&str; 3] = ["/home/ana/notes.md", "/srv/www/index.html", "/etc/hosts"];
+const WRITERS: usize = 32;
+const HOT_WRITES: usize = 3_200;
+/// The shards the burst needs: below this count, writes to the hot file are throttled.
+const NEEDED: u32 = 8;
+/// 2019-07-11T15:28:32Z, the seed's last change of the hot file's count.
+const START: u64 = 1_562_858_912_000;
+
+fn metadata() -> DynamicShards {
+    DynamicShards::new("AuditShardMetadata")
+        .cooldown(Duration::from_millis(400))
+        .backoff(Duration::from_millis(50))
+        .cache_for(Duration::from_millis(100))
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let connection = dynashard::local::connect().await?;
+    let db = Db::new(connection.client().clone()).with_dynamic_shards(metadata());
+    db.create_table::<AuditLog>().await?;
+    db.create_shard_metadata_table().await?;
+
+    // Quiet files: a few accesses each, one shard each.
+    for (n, path) in COLD.iter().enumerate() {
+        for i in 0..20u64 {
+            db.put(&access(path, (n as u64) * 100 + i, "ana")).await?;
+        }
+    }
+
+    // The hot file: 32 writers through a client that throttles 30% of the writes.
+    let faults = FaultInjector::new(7).throttling(0.3).only(&["PutItem"]).without_sdk_retries();
+    let throttled = Db::new(faults.client_for_endpoint(connection.url()))
+        .with_dynamic_shards(metadata())
+        .with_retry_policy(RetryPolicy::new(50, Duration::from_millis(2), Duration::from_millis(50)));
+    println!(
+        "{HOT} turns hot: {HOT_WRITES} accesses from {WRITERS} writers; 30% of writes throttled below {NEEDED} shards"
+    );
+    let started = Instant::now();
+    // The partition limit, played by the injector: on while the file has too few shards.
+    let limit = {
+        let (db, faults) = (db.clone(), faults.clone());
+        tokio::spawn(async move {
+            loop {
+                let state = db.shard_state(&FileAccess::query_by_file(HOT)).await?;
+                faults.set_enabled(state.count < NEEDED);
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            #[allow(unreachable_code)]
+            Ok::<(), dynashard::Error>(())
+        })
+    };
+    let bar = Arc::new(
+        ProgressBar::new(HOT_WRITES as u64)
+            .with_style(ProgressStyle::with_template("writing {bar:40} {pos}/{len} accesses, {per_sec}")?),
+    );
+    let writers = (0..WRITERS).map(|writer| {
+        let (db, bar) = (throttled.clone(), bar.clone());
+        tokio::spawn(async move {
+            for n in (writer..HOT_WRITES).step_by(WRITERS) {
+                db.put(&access(HOT, 10_000 + n as u64, &format!("user-{}", n % 97))).await?;
+                bar.inc(1);
+            }
+            Ok::<(), dynashard::Error>(())
+        })
+    });
+    for writer in futures::future::join_all(writers).await {
+        writer??;
+    }
+    bar.finish_and_clear();
+    limit.abort();
+    let stats = faults.stats().operation("PutItem");
+    println!(
+        "  {} writes throttled, all retried, in {:.1} s",
+        stats.throttled,
+        started.elapsed().as_secs_f64()
+    );
+
+    let hot = db.shard_state(&FileAccess::query_by_file(HOT)).await?;
+    print_history(HOT, &hot);
+    for path in COLD {
+        let state = db.shard_state(&FileAccess::query_by_file(path)).await?;
+        println!("{path}: {} shard (never throttled)", state.count);
+    }
+
+    // Every access of the hot file, back in time order from all its shards.
+    let (stream, stats) = db.stream_with_stats(FileAccess::query_by_file(HOT));
+    let log: Vec<FileAccess> = stream.try_collect().await?;
+    let in_order = log.windows(2).all(|pair| (pair[0].at, &pair[0].id) < (pair[1].at, &pair[1].id));
+    println!(
+        "\nread back {} accesses of {HOT} from {} shards in {} requests; in time order: {in_order}",
+        log.len(),
+        hot.readable(),
+        stats.requests()
+    );
+    assert_eq!(log.len(), HOT_WRITES, "every access exactly once");
+    assert!(in_order);
+
+    // The burst is over: fewer shards for new writes, the old ones still read.
+    let lowered = db.set_shard_count(&FileAccess::query_by_file(HOT), 2).await?;
+    db.put(&access(HOT, 99_999, "night-job")).await?;
+    let after: Vec<FileAccess> = db.stream(FileAccess::query_by_file(HOT)).try_collect().await?;
+    println!(
+        "lowered to {} shards for writes; readers still read {} shards: {} accesses",
+        lowered.count,
+        lowered.readable(),
+        after.len()
+    );
+    for entry in after.iter().rev().take(3).rev() {
+        println!("  {}  {:<10} {}", time(entry.at), entry.user, entry.id);
+    }
+    Ok(())
+}
+
+fn access(path: &str, n: u64, user: &str) -> FileAccess {
+    FileAccess {
+        id: format!("{:08x}", n.wrapping_mul(2_654_435_761)),
+        path: path.to_owned(),
+        at: START + n * 250,
+        user: user.to_owned(),
+    }
+}
+
+fn print_history(path: &str, state: &ShardState) {
+    let first = state.history.first().map_or(0, |entry| entry.at);
+    let steps: Vec<String> =
+        state.history.iter().map(|entry| format!("{} at +{} ms", entry.count, entry.at - first)).collect();
+    println!("{path}: {} shards now; history: {}", state.count, steps.join(", "));
+}
+
+/// `HH:MM:SS.mmm` of a unix-millisecond time.
+fn time(at: u64) -> String {
+    let (seconds, millis) = (at / 1_000, at % 1_000);
+    format!("{:02}:{:02}:{:02}.{millis:03}", seconds / 3_600 % 24, seconds / 60 % 60, seconds % 60)
+}
