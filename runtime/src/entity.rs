@@ -57,6 +57,11 @@ pub trait Entity: Serialize + DeserializeOwned + Send + Sync + Sized + 'static {
         None
     }
 
+    /// The hash- and range-sharded index mappings, for resharding. Generated.
+    fn shard_mappings() -> &'static [crate::shard::reshard::ShardMapping] {
+        &[]
+    }
+
     /// The index key attribute changes an update implies: recomputed keys for indexes whose
     /// template fields it sets, removals for sparse indexes the item leaves.
     fn index_key_updates(_key: &Key<Self>, _changes: &FieldChanges) -> Result<Vec<IndexKeyUpdate>> {

@@ -157,6 +157,15 @@ pub enum Error {
         partition: String,
     },
 
+    /// A resharding step cannot be taken.
+    #[error("cannot reshard index `{index}`: {reason}")]
+    Resharding {
+        /// The index being resharded.
+        index: String,
+        /// Why.
+        reason: String,
+    },
+
     /// A query cannot run as built; nothing was sent.
     #[error("invalid query: {reason}")]
     InvalidQuery {

@@ -72,6 +72,15 @@ pub fn check_type<E: Entity>(item: &Item) -> Result<()> {
     }
 }
 
+/// The primary key attributes of a stored item.
+pub(crate) fn key_of(item: &Item, table: &TableDefinition) -> Item {
+    [Some(table.partition_key), table.sort_key]
+        .into_iter()
+        .flatten()
+        .filter_map(|name| item.get(name).map(|value| (name.to_owned(), value.clone())))
+        .collect()
+}
+
 /// The key attributes of a primary key, as the `Key` parameter of a request.
 pub fn key_item(table: &TableDefinition, key: &PrimaryKey) -> Item {
     let mut item = Item::with_capacity(2);

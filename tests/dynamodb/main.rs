@@ -13,6 +13,7 @@ mod native_indexes;
 mod pagination;
 mod queries;
 mod requests;
+mod resharding;
 mod runtime_boundaries;
 mod scan;
 mod sharded_album;

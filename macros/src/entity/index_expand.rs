@@ -67,8 +67,9 @@ pub fn expand(model: &EntityModel) -> IndexTokens {
             }
         }
     };
+    let shard_mappings = shard_mappings(model);
     IndexTokens {
-        range_shards,
+        range_shards: quote!(#range_shards #shard_mappings),
         statics: quote!(#(#statics)* #native_statics),
         write_index_keys: quote! {
             fn write_index_keys(
@@ -92,6 +93,42 @@ pub fn expand(model: &EntityModel) -> IndexTokens {
                 ::dynashard::__private::Ok(__updates)
             }
         },
+    }
+}
+
+/// `Entity::shard_mappings`: how each hash- or range-sharded mapping routes, for resharding.
+fn shard_mappings(model: &EntityModel) -> TokenStream {
+    let mappings: Vec<TokenStream> = model
+        .shards
+        .iter()
+        .filter(|shard| shard.index != super::shard_model::BASE_TABLE && shard.bucket.is_none())
+        .filter_map(|shard| {
+            let normalization = match &shard.strategy {
+                Strategy::Hash { .. } => quote!(::dynashard::__private::None),
+                Strategy::Range { normalize, overflow: 1, .. } => {
+                    let normalization = shard_expand::normalization(normalize);
+                    quote!(::dynashard::__private::Some(#normalization))
+                }
+                _ => return None,
+            };
+            let attributes = shard.by.iter().filter_map(|by| model.field(&by.to_string())).map(|field| &field.attribute);
+            let index = &shard.index;
+            Some(quote! {
+                ::dynashard::shard::reshard::ShardMapping {
+                    index: #index,
+                    by: &[#(#attributes),*],
+                    normalization: #normalization,
+                }
+            })
+        })
+        .collect();
+    if mappings.is_empty() {
+        return quote!();
+    }
+    quote! {
+        fn shard_mappings() -> &'static [::dynashard::shard::reshard::ShardMapping] {
+            &[#(#mappings),*]
+        }
     }
 }
 

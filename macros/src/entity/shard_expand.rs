@@ -18,7 +18,7 @@ fn boundaries_local() -> Ident {
     format_ident!("__boundaries")
 }
 
-fn normalization(name: &str) -> TokenStream {
+pub fn normalization(name: &str) -> TokenStream {
     let variant = match name {
         "lower" => format_ident!("Lower"),
         "none" => format_ident!("None"),

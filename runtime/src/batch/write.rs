@@ -153,6 +153,10 @@ impl<'a, E: Entity> BatchWrite<'a, E> {
                 Some(chooser) if E::DYNAMIC_SHARDS => to_item_with(*entity, chooser)?,
                 _ => to_item(*entity)?,
             };
+            let mut item = item;
+            if crate::ops::reshardable::<E>(self.db) {
+                self.db.mirror_item::<E>(&mut item)?;
+            }
             if let Some(key) = keys.replace(entity.primary_key()?) {
                 return Err(Error::DuplicateBatchKey { key });
             }
@@ -178,6 +182,9 @@ impl<'a, E: Entity> BatchWrite<'a, E> {
     }
 
     async fn execute(self) -> Result<()> {
+        if crate::ops::reshardable::<E>(self.db) {
+            self.db.resolve_migrations::<E>().await?;
+        }
         if E::DYNAMIC_SHARDS {
             // Every put picks its shard from the counts read here; retries keep their shard.
             for entity in &self.puts {

@@ -10,5 +10,6 @@ mod update;
 
 pub use delete::Delete;
 pub use get::Get;
+pub(crate) use put::reshardable;
 pub use put::Put;
 pub use update::{Numeric, Update};

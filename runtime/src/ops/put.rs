@@ -72,6 +72,9 @@ impl<'a, E: Entity> Put<'a, E> {
             }
             _ => to_item(self.entity)?,
         };
+        if reshardable::<E>(self.db) {
+            self.db.mirror_item::<E>(&mut item)?;
+        }
         let mut stored_version = 0;
         if let (Some(attribute), Some(version)) = (E::VERSION_ATTRIBUTE, self.guards.expected_version) {
             stored_version = version.saturating_add(1);
@@ -95,6 +98,9 @@ impl<'a, E: Entity> Put<'a, E> {
     /// raises them (see [`crate::shard::DynamicShards`]) and retries on the new shard space, up
     /// to the `Db`'s retry policy.
     async fn execute(self) -> Result<u64> {
+        if reshardable::<E>(self.db) {
+            self.db.resolve_migrations::<E>().await?;
+        }
         if !E::DYNAMIC_SHARDS {
             return self.send().await;
         }
@@ -140,6 +146,12 @@ impl<'a, E: Entity> Put<'a, E> {
             },
         }
     }
+}
+
+/// Whether writes of `E` through `db` may have to fill a resharding's target layout: the `Db`
+/// keeps shard metadata and `E` has hash- or range-sharded mappings.
+pub(crate) fn reshardable<E: Entity>(db: &Db) -> bool {
+    db.dynamic.is_some() && !E::shard_mappings().is_empty()
 }
 
 impl<'a, E: Entity> IntoFuture for Put<'a, E> {

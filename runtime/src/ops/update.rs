@@ -175,6 +175,10 @@ impl<'a, E: Entity> Update<'a, E> {
 
     async fn execute(self) -> Result<E> {
         let db = self.db;
+        let reshardable = super::reshardable::<E>(db);
+        if reshardable {
+            db.resolve_migrations::<E>().await?;
+        }
         let request = self.request()?;
         let explain = request.explain;
         let result = db
@@ -191,7 +195,14 @@ impl<'a, E: Entity> Update<'a, E> {
             .send()
             .await;
         match result {
-            Ok(output) => from_item(output.attributes.unwrap_or_default()),
+            Ok(output) => {
+                let item = output.attributes.unwrap_or_default();
+                if reshardable {
+                    // The update may have moved the item in a source index: follow it in the target.
+                    db.mirror_stored::<E>(&item).await?;
+                }
+                from_item(item)
+            }
             Err(error) => match error.as_service_error() {
                 Some(UpdateItemError::ConditionalCheckFailedException(failed)) => {
                     Err(explain.failure(failed.item().cloned()))

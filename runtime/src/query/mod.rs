@@ -17,7 +17,7 @@
 //! ```
 
 mod conditions;
-mod cursor;
+pub(crate) mod cursor;
 mod decode;
 mod native;
 mod page;

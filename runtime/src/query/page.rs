@@ -33,7 +33,7 @@ impl Db {
     /// rejected with [`super::CursorError::LayoutChanged`]. A merged page reads up to a page from
     /// every shard it needs; items read but not returned are read again by the next page.
     pub async fn page<E: FromItem, F>(&self, query: &Query<E, F>, cursor: Option<&str>) -> Result<Page<E>> {
-        let plan = self.resolve_dynamic_plan(Arc::new(query.plan.clone())).await?;
+        let plan = self.resolve_plan(Arc::new(query.plan.clone())).await?;
         let size = plan.page_size.unwrap_or(DEFAULT_PAGE_SIZE);
         let stats = QueryStats::new(plan.shard_count());
         let mut reader = Reader::open(self, plan, cursor, Some(size), &stats, true)?;

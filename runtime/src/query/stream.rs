@@ -31,9 +31,8 @@ impl Db {
         let plan = Arc::new(query.plan);
         let stats = QueryStats::new(plan.shard_count());
         let limit = plan.limit;
-        let dynamic = plan.shards.as_ref().is_some_and(|shards| shards.dynamic.is_some());
-        let state = if dynamic {
-            // The shards to read come from the metadata table, read on the first poll.
+        let state = if self.plan_needs_metadata(&plan) {
+            // The shards to read may come from the metadata table, read on the first poll.
             State::Resolving { db: self.clone(), plan, stats: stats.clone() }
         } else {
             match Reader::open(self, plan, None, limit, &stats, false) {
@@ -43,7 +42,7 @@ impl Db {
         };
         let stream = stream::unfold(state, |mut state| async move {
             if let State::Resolving { db, plan, stats } = state {
-                let opened = match db.resolve_dynamic_plan(plan).await {
+                let opened = match db.resolve_plan(plan).await {
                     Ok(plan) => Reader::open(&db, plan.clone(), None, plan.limit, &stats, false),
                     Err(error) => Err(error),
                 };

@@ -10,10 +10,11 @@
 //! route alike.
 
 mod boundaries;
-mod dynamic;
+pub(crate) mod dynamic;
 mod hash;
 mod normalize;
 mod range_shards;
+pub mod reshard;
 mod routing_text;
 mod sort_key;
 mod time_bucket;

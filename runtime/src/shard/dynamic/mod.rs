@@ -19,16 +19,17 @@
 //!   `"<unix ms>:<count>"` for each.
 
 mod chooser;
-mod metadata;
+pub(crate) mod metadata;
 mod ops;
-mod state;
+pub(crate) mod state;
 
 pub(crate) use chooser::CachedShards;
 pub use chooser::{NoDynamicShards, ShardChooser};
 pub use state::{HistoryEntry, ShardState};
 
+use crate::shard::reshard::ReshardState;
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Where dynamic shard counts live and how they change. Give it to a `Db` with
@@ -51,7 +52,11 @@ pub struct DynamicShards {
     cooldown: Duration,
     backoff: Duration,
     cache: Mutex<HashMap<String, Cached>>,
+    migrations: Mutex<HashMap<String, CachedMigration>>,
 }
+
+/// A resharding record (`None`: none) and when it was read.
+type CachedMigration = (Option<Arc<ReshardState>>, Instant);
 
 #[derive(Debug, Clone)]
 struct Cached {
@@ -69,6 +74,7 @@ impl DynamicShards {
             cooldown: Duration::from_secs(10),
             backoff: Duration::from_secs(1),
             cache: Mutex::default(),
+            migrations: Mutex::default(),
         }
     }
 
@@ -114,6 +120,30 @@ impl DynamicShards {
 
     fn remember(&self, key: &str, state: &ShardState) {
         self.lock().insert(key.to_owned(), Cached { state: state.clone(), read_at: Instant::now() });
+    }
+
+    /// Caches the resharding record under `key` (`None`: there is none).
+    pub(crate) fn remember_migration(&self, key: &str, state: Option<Arc<ReshardState>>) {
+        let mut migrations = self.migrations.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        migrations.insert(key.to_owned(), (state, Instant::now()));
+    }
+
+    /// The cached resharding record under `key`, if cached within the cache time.
+    pub(crate) fn fresh_migration(&self, key: &str) -> Option<Option<Arc<ReshardState>>> {
+        let migrations = self.migrations.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let (state, read_at) = migrations.get(key)?;
+        (read_at.elapsed() < self.cache_for).then(|| state.clone())
+    }
+
+    /// The cached resharding record under `key`, however old; `None` when never read.
+    pub(crate) fn cached_migration(&self, key: &str) -> Option<Option<Arc<ReshardState>>> {
+        let migrations = self.migrations.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        migrations.get(key).map(|(state, _)| state.clone())
+    }
+
+    /// How long processes may act on a cached record before they re-read it.
+    pub(crate) fn cache_time(&self) -> Duration {
+        self.cache_for
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Cached>> {

@@ -63,6 +63,7 @@ impl Db {
     /// Reads the shard counts of `entity`'s dynamic-sharded indexes into this `Db`'s cache, so
     /// that a transaction can then write it (puts and batch writes do this by themselves).
     pub async fn resolve_shards<E: Entity>(&self, entity: &E) -> Result<()> {
+        self.resolve_migrations::<E>().await?;
         self.resolve_dynamic(entity).await.map(|_| ())
     }
 

@@ -1,0 +1,37 @@
+//! Online resharding of a hash- or range-sharded index: moving its items to a new layout (a new
+//! shard count, or new boundaries) while writes and reads go on.
+//!
+//! The new layout lives in a spare index of the same table (declared with `#[gsi(...)]` like the
+//! source, string keys). Each phase is an explicit step, recorded in the shard metadata table so
+//! that every process agrees on it (processes re-read it every
+//! [`DynamicShards::cache_for`](crate::shard::DynamicShards::cache_for)):
+//!
+//! 1. [`Db::start_resharding`](crate::Db::start_resharding): **dual writes**. Every put also
+//!    writes the item's place in the new layout (same logical partition and sort key, the shard
+//!    the new layout picks) into the target index's attributes. Reads still use the source.
+//! 2. [`Db::backfill`](crate::Db::backfill): a parallel scan of the source index gives every
+//!    existing item its place in the target, with conditional updates (an item a writer changed
+//!    meanwhile is left to that writer's dual write). Each scan segment records its position
+//!    after every page, so a backfill that was interrupted (or whose process was killed)
+//!    continues where it stopped; items already placed are not written again.
+//! 3. [`Db::cut_over`](crate::Db::cut_over): queries of the source index read the target index,
+//!    with the new layout. Writes go on to both.
+//! 4. [`Db::finish_resharding`](crate::Db::finish_resharding): writes stop filling the source
+//!    index, and a scan removes the source attributes from every item. Then declare the target
+//!    index with the new layout in code (`#[shard(TARGET, hash = 32, ...)]`).
+//!
+//! Reads return every item exactly once, in order, in every phase: before the cut-over they read
+//! the complete source layout, after it the complete target layout. Cursors name the layout they
+//! were made under, so a cursor from before the cut-over is refused after it
+//! ([`CursorError::LayoutChanged`](crate::query::CursorError::LayoutChanged)).
+
+mod backfill;
+mod layout;
+mod ops;
+mod redirect;
+mod state;
+
+pub use backfill::Backfill;
+pub use layout::{NewLayout, Placement, ShardMapping};
+pub(crate) use state::Records;
+pub use state::{Phase, ReshardState, SegmentProgress};

@@ -1,0 +1,254 @@
+//! The steps of a resharding, and what writers do while one is under way.
+
+use super::layout::{place, NewLayout, Router, ShardMapping};
+use super::state::{Phase, ReshardState};
+use super::Records;
+use crate::db::Db;
+use crate::entity::Entity;
+use crate::error::{Error, Item, Result};
+use crate::index_keys::find_index;
+use crate::item::table_of;
+use crate::shard::dynamic::state::now_ms;
+use crate::table::{IndexDefinition, ScalarKind};
+use aws_sdk_dynamodb::types::AttributeValue;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// The key attributes of a string-keyed index: `(partition, sort)`.
+pub(crate) fn string_keys(index: &IndexDefinition) -> Option<(&'static str, &'static str)> {
+    match (index.partition_key, index.sort_key) {
+        ([pk], [sk]) if pk.kind == ScalarKind::String && sk.kind == ScalarKind::String => {
+            Some((pk.name, sk.name))
+        }
+        _ => None,
+    }
+}
+
+fn refuse(index: &str, reason: impl Into<String>) -> Error {
+    Error::Resharding { index: index.to_owned(), reason: reason.into() }
+}
+
+/// A resharding of one mapping, checked against the entity and its table.
+pub(crate) struct Checked {
+    pub mapping: ShardMapping,
+    pub router: Router,
+    pub source: (&'static str, &'static str),
+    pub target: (&'static str, &'static str),
+}
+
+impl Checked {
+    pub fn new<E: Entity>(state: &ReshardState) -> Result<Self> {
+        let index = state.source.as_str();
+        let mapping =
+            E::shard_mappings().iter().find(|mapping| mapping.index == index).copied().ok_or_else(|| {
+                refuse(index, format!("`{}` has no hash- or range-sharded mapping of it", E::TYPE_NAME))
+            })?;
+        let router = Router::new(&state.layout, &mapping).ok_or_else(|| {
+            refuse(index, "the new layout must be of the mapping's kind (hash or range) and valid")
+        })?;
+        let indexes = table_of::<E>().indexes;
+        let keys_of = |name: &str| find_index(indexes, name).and_then(string_keys);
+        let source = keys_of(index).ok_or_else(|| refuse(index, "the source index needs string keys"))?;
+        let target = keys_of(&state.target).ok_or_else(|| {
+            refuse(index, format!("the table declares no string-keyed index `{}`", state.target))
+        })?;
+        if state.target == index {
+            return Err(refuse(index, "the target must be another index"));
+        }
+        Ok(Self { mapping, router, source, target })
+    }
+
+    /// Adds `item`'s place in the target layout; in the last phase also drops it from the source.
+    pub fn mirror(&self, item: &mut Item, phase: Phase) {
+        match place(item, &self.mapping, &self.router, self.source) {
+            Some(placement) => {
+                item.insert(self.target.0.to_owned(), AttributeValue::S(placement.partition));
+                item.insert(self.target.1.to_owned(), AttributeValue::S(placement.sort));
+            }
+            None => {
+                item.remove(self.target.0);
+                item.remove(self.target.1);
+            }
+        }
+        if phase == Phase::Done {
+            item.remove(self.source.0);
+            item.remove(self.source.1);
+        }
+    }
+}
+
+impl Db {
+    /// The metadata key of `E`'s resharding of `index`.
+    pub(crate) fn reshard_key<E: Entity>(&self, index: &str) -> String {
+        format!("reshard/{}/{index}/{}", self.table_of::<E>(), E::TYPE_NAME)
+    }
+
+    pub(crate) fn records(&self) -> Result<Records<'_>> {
+        Ok(Records { db: self, table: self.dynamic_shards()?.table() })
+    }
+
+    /// Starts resharding `E`'s mapping of `index` into the spare index `target` with `layout`:
+    /// from now on (within the metadata cache time), writes fill both. Starting the same
+    /// resharding again returns its state; another one on the same index is refused.
+    pub async fn start_resharding<E: Entity>(
+        &self,
+        index: &str,
+        target: &str,
+        layout: NewLayout,
+    ) -> Result<ReshardState> {
+        let state = ReshardState {
+            source: index.to_owned(),
+            target: target.to_owned(),
+            layout,
+            phase: Phase::DualWrites,
+            started: now_ms(),
+            segments: BTreeMap::new(),
+        };
+        Checked::new::<E>(&state)?;
+        let (records, key) = (self.records()?, self.reshard_key::<E>(index));
+        if !records.create(&key, &state).await? {
+            let existing = records.read(&key).await?.ok_or_else(|| refuse(index, "its record vanished"))?;
+            if (&existing.target, &existing.layout) != (&state.target, &state.layout) {
+                return Err(refuse(
+                    index,
+                    format!("another resharding (into `{}`) is under way", existing.target),
+                ));
+            }
+            return Ok(existing);
+        }
+        tracing::info!(target: "dynashard::reshard", index, into = target, layout = state.layout.describe(), "dual writes started");
+        self.dynamic_shards()?.remember_migration(&key, Some(Arc::new(state.clone())));
+        Ok(state)
+    }
+
+    /// The recorded resharding of `E`'s mapping of `index`, if any.
+    pub async fn resharding<E: Entity>(&self, index: &str) -> Result<Option<ReshardState>> {
+        let key = self.reshard_key::<E>(index);
+        let state = self.records()?.read(&key).await?;
+        self.dynamic_shards()?.remember_migration(&key, state.clone().map(Arc::new));
+        Ok(state)
+    }
+
+    /// Moves a backfilled resharding to the cut-over: queries of the source index read the target.
+    pub async fn cut_over<E: Entity>(&self, index: &str) -> Result<ReshardState> {
+        self.advance::<E>(index, Phase::Backfilled, Phase::CutOver).await
+    }
+
+    pub(crate) async fn advance<E: Entity>(
+        &self,
+        index: &str,
+        from: Phase,
+        to: Phase,
+    ) -> Result<ReshardState> {
+        let (records, key) = (self.records()?, self.reshard_key::<E>(index));
+        if !records.advance(&key, from, to).await? {
+            let found = records.read(&key).await?.map(|state| state.phase);
+            return Err(refuse(index, format!("expected phase {from:?} to move to {to:?}, found {found:?}")));
+        }
+        tracing::info!(target: "dynashard::reshard", index, phase = ?to, "resharding moved on");
+        let state = self.resharding::<E>(index).await?;
+        state.ok_or_else(|| refuse(index, "its record vanished"))
+    }
+
+    /// Reads the resharding records of `E`'s sharded mappings into the cache, where stale.
+    pub(crate) async fn resolve_migrations<E: Entity>(&self) -> Result<()> {
+        let Some(shards) = self.dynamic.as_deref() else { return Ok(()) };
+        for mapping in E::shard_mappings() {
+            let key = self.reshard_key::<E>(mapping.index);
+            if shards.fresh_migration(&key).is_none() {
+                let state = self.records()?.read(&key).await?;
+                shards.remember_migration(&key, state.map(Arc::new));
+            }
+        }
+        Ok(())
+    }
+
+    /// Places `item` in the target layouts of `E`'s reshardings under way (from the cache).
+    pub(crate) fn mirror_item<E: Entity>(&self, item: &mut Item) -> Result<()> {
+        let Some(shards) = self.dynamic.as_deref() else { return Ok(()) };
+        for mapping in E::shard_mappings() {
+            let key = self.reshard_key::<E>(mapping.index);
+            match shards.cached_migration(&key) {
+                Some(Some(state)) => Checked::new::<E>(&state)?.mirror(item, state.phase),
+                Some(None) => {}
+                None => {
+                    return Err(Error::DynamicShardsUnresolved {
+                        index: mapping.index,
+                        partition: String::new(),
+                    })
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Db {
+    /// After an update returned `item` (all its attributes): writes its place in the target
+    /// layouts of `E`'s reshardings under way where it changed, unless a writer changed the item
+    /// again meanwhile (that writer then placed it).
+    pub(crate) async fn mirror_stored<E: Entity>(&self, item: &Item) -> Result<()> {
+        let Some(shards) = self.dynamic.as_deref() else { return Ok(()) };
+        for mapping in E::shard_mappings() {
+            let Some(Some(state)) = shards.cached_migration(&self.reshard_key::<E>(mapping.index)) else {
+                continue;
+            };
+            let checked = Checked::new::<E>(&state)?;
+            let mut placed = item.clone();
+            checked.mirror(&mut placed, state.phase);
+            let changed = |name: &str| placed.get(name) != item.get(name);
+            let attributes = [checked.target.0, checked.target.1, checked.source.0, checked.source.1];
+            if !attributes.iter().any(|name| changed(name)) {
+                continue;
+            }
+            let mut request = self
+                .client()
+                .update_item()
+                .table_name(self.table_of::<E>())
+                .set_key(Some(crate::item::key_of(item, table_of::<E>())));
+            let (mut sets, mut removes, mut conditions) = (Vec::new(), Vec::new(), Vec::new());
+            for (position, name) in attributes.iter().enumerate() {
+                request = request.expression_attribute_names(format!("#a{position}"), *name);
+                match item.get(*name) {
+                    Some(value) => {
+                        conditions.push(format!("#a{position} = :old{position}"));
+                        request =
+                            request.expression_attribute_values(format!(":old{position}"), value.clone());
+                    }
+                    None => conditions.push(format!("attribute_not_exists(#a{position})")),
+                }
+                if !changed(name) {
+                    continue;
+                }
+                match placed.get(*name) {
+                    Some(value) => {
+                        sets.push(format!("#a{position} = :new{position}"));
+                        request =
+                            request.expression_attribute_values(format!(":new{position}"), value.clone());
+                    }
+                    None => removes.push(format!("#a{position}")),
+                }
+            }
+            let mut expression = String::new();
+            if !sets.is_empty() {
+                expression.push_str(&format!("SET {}", sets.join(", ")));
+            }
+            if !removes.is_empty() {
+                expression.push_str(&format!(" REMOVE {}", removes.join(", ")));
+            }
+            let result = request
+                .update_expression(expression.trim())
+                .condition_expression(conditions.join(" AND "))
+                .send()
+                .await;
+            match result {
+                Ok(_) => {}
+                Err(error)
+                    if aws_sdk_dynamodb::error::ProvideErrorMetadata::code(&error)
+                        == Some("ConditionalCheckFailedException") => {}
+                Err(error) => return Err(Error::from_sdk("UpdateItem", error)),
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,61 @@
+//! Queries during a resharding: after the cut-over, a query of the source index reads the target
+//! index, whose items are laid out by the new layout.
+
+use super::layout::NewLayout;
+use super::ops::string_keys;
+use super::state::Phase;
+use crate::db::Db;
+use crate::error::Result;
+use crate::index_keys::find_index;
+use crate::query::{QueryPlan, ShardMode};
+use crate::shard::shard_partition;
+use std::sync::Arc;
+
+impl Db {
+    /// Whether running `plan` may involve shard metadata (a resharding or a dynamic count).
+    pub(crate) fn plan_needs_metadata(&self, plan: &QueryPlan) -> bool {
+        let dynamic = plan.shards.as_ref().is_some_and(|shards| shards.dynamic.is_some());
+        dynamic || (self.dynamic.is_some() && plan.index.is_some() && plan.shards.is_some())
+    }
+
+    /// `plan` as it runs now: redirected to a resharding's target after its cut-over, and with
+    /// the shards of a dynamic count listed.
+    pub(crate) async fn resolve_plan(&self, plan: Arc<QueryPlan>) -> Result<Arc<QueryPlan>> {
+        let plan = self.redirect_plan(plan).await?;
+        self.resolve_dynamic_plan(plan).await
+    }
+
+    async fn redirect_plan(&self, plan: Arc<QueryPlan>) -> Result<Arc<QueryPlan>> {
+        let (Some(shards), Some(index), Some(_)) = (self.dynamic.as_deref(), plan.index, &plan.shards) else {
+            return Ok(plan);
+        };
+        let key = format!("reshard/{}/{}/{}", self.name_of(plan.table.name), index.name, plan.type_name);
+        let state = match shards.fresh_migration(&key) {
+            Some(state) => state,
+            None => {
+                let state = self.records()?.read(&key).await?.map(Arc::new);
+                shards.remember_migration(&key, state.clone());
+                state
+            }
+        };
+        let Some(state) = state.filter(|state| state.phase >= Phase::CutOver) else { return Ok(plan) };
+        let Some(target) = find_index(plan.table.indexes, &state.target) else { return Ok(plan) };
+        let Some((partition_attribute, sort_attribute)) = string_keys(target) else { return Ok(plan) };
+        let mut plan = (*plan).clone();
+        plan.index = Some(target);
+        plan.partition_attribute = partition_attribute;
+        plan.sort_attribute = Some(sort_attribute);
+        plan.routing = None;
+        if let Some(shards) = &mut plan.shards {
+            shards.partitions = (0..state.layout.shards())
+                .map(|shard| shard_partition(&plan.partition_value, shard))
+                .collect();
+            shards.mode = match state.layout {
+                NewLayout::Hash { .. } => ShardMode::Merge,
+                NewLayout::Range { .. } => ShardMode::InOrder,
+            };
+            shards.layout = format!("resharded:{}:{}", state.target, state.layout.describe());
+        }
+        Ok(Arc::new(plan))
+    }
+}

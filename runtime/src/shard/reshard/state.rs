@@ -1,0 +1,201 @@
+//! The recorded state of one resharding: its phase, target, new layout and backfill progress,
+//! kept as one item of the shard metadata table.
+
+use super::layout::NewLayout;
+use crate::db::Db;
+use crate::error::{Error, Result};
+use crate::shard::dynamic::metadata::PARTITION;
+use aws_sdk_dynamodb::error::ProvideErrorMetadata;
+use aws_sdk_dynamodb::types::AttributeValue;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap};
+
+/// The phases of a resharding, in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Phase {
+    /// Writes fill both layouts; reads use the source.
+    DualWrites,
+    /// Every item has its place in the target; reads still use the source.
+    Backfilled,
+    /// Reads use the target; writes fill both layouts.
+    CutOver,
+    /// Writes fill the target only; the source attributes are being (or have been) removed.
+    Done,
+}
+
+/// How far one backfill scan segment got.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SegmentProgress {
+    /// The scan position after the last finished page (`None`: not started, or done).
+    pub after: Option<String>,
+    /// Whether the segment was scanned to its end.
+    pub done: bool,
+    /// Items of the entity the segment read.
+    pub scanned: u64,
+    /// Items it gave a place in the target (the rest already had it, or changed meanwhile).
+    pub written: u64,
+}
+
+/// A resharding of one entity's index mapping, as recorded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReshardState {
+    /// The index being resharded.
+    pub source: String,
+    /// The index holding the new layout.
+    pub target: String,
+    /// The new layout.
+    pub layout: NewLayout,
+    /// The current phase.
+    pub phase: Phase,
+    /// When dual writes began (unix ms).
+    pub started: u64,
+    /// The backfill's scan segments, by segment number.
+    pub segments: BTreeMap<u32, SegmentProgress>,
+}
+
+impl ReshardState {
+    /// Items the backfill has read and written so far, over all segments.
+    pub fn backfill_totals(&self) -> (u64, u64) {
+        self.segments.values().fold((0, 0), |(scanned, written), segment| {
+            (scanned + segment.scanned, written + segment.written)
+        })
+    }
+}
+
+const PHASE: &str = "phase";
+const SOURCE: &str = "source";
+const TARGET: &str = "target";
+const LAYOUT: &str = "layout";
+const STARTED: &str = "started";
+const SEGMENTS: &str = "segments";
+
+fn text<T: Serialize>(value: &T) -> AttributeValue {
+    AttributeValue::S(serde_json::to_string(value).unwrap_or_default())
+}
+
+fn parse<T: for<'de> Deserialize<'de>>(key: &str, value: Option<&AttributeValue>, what: &str) -> Result<T> {
+    let malformed =
+        || Error::ShardMetadataMalformed { partition: key.to_owned(), reason: format!("bad `{what}`") };
+    let value = value.and_then(|value| value.as_s().ok()).ok_or_else(malformed)?;
+    serde_json::from_str(value).map_err(|_| malformed())
+}
+
+/// Reads and writes resharding records in the metadata table `table`.
+pub(crate) struct Records<'a> {
+    pub db: &'a Db,
+    pub table: &'a str,
+}
+
+impl Records<'_> {
+    fn fail<E, R>(&self, operation: &'static str, error: aws_sdk_dynamodb::error::SdkError<E, R>) -> Error
+    where
+        E: ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
+        R: std::fmt::Debug + Send + Sync + 'static,
+    {
+        if error.code() == Some("ResourceNotFoundException") {
+            return Error::ShardMetadataMissing { table: self.table.to_owned() };
+        }
+        Error::from_sdk(operation, error)
+    }
+
+    /// The record under `key`, if any (a strongly consistent read).
+    pub async fn read(&self, key: &str) -> Result<Option<ReshardState>> {
+        let output = self
+            .db
+            .client()
+            .get_item()
+            .table_name(self.table)
+            .key(PARTITION, AttributeValue::S(key.to_owned()))
+            .consistent_read(true)
+            .send()
+            .await
+            .map_err(|error| self.fail("GetItem", error))?;
+        let Some(item) = output.item else { return Ok(None) };
+        let segments = match item.get(SEGMENTS) {
+            Some(AttributeValue::M(segments)) => segments
+                .iter()
+                .map(|(number, progress)| {
+                    let number = number.parse::<u32>().map_err(|_| Error::ShardMetadataMalformed {
+                        partition: key.to_owned(),
+                        reason: "bad segment number".into(),
+                    })?;
+                    Ok((number, parse(key, Some(progress), SEGMENTS)?))
+                })
+                .collect::<Result<_>>()?,
+            _ => BTreeMap::new(),
+        };
+        Ok(Some(ReshardState {
+            source: parse::<String>(key, item.get(SOURCE), SOURCE)?,
+            target: parse::<String>(key, item.get(TARGET), TARGET)?,
+            layout: parse(key, item.get(LAYOUT), LAYOUT)?,
+            phase: parse(key, item.get(PHASE), PHASE)?,
+            started: item.get(STARTED).and_then(|v| v.as_n().ok()).and_then(|v| v.parse().ok()).unwrap_or(0),
+            segments,
+        }))
+    }
+
+    /// Records `state` unless a record exists; returns whether it was written.
+    pub async fn create(&self, key: &str, state: &ReshardState) -> Result<bool> {
+        let result = self
+            .db
+            .client()
+            .put_item()
+            .table_name(self.table)
+            .item(PARTITION, AttributeValue::S(key.to_owned()))
+            .item(SOURCE, text(&state.source))
+            .item(TARGET, text(&state.target))
+            .item(LAYOUT, text(&state.layout))
+            .item(PHASE, text(&state.phase))
+            .item(STARTED, AttributeValue::N(state.started.to_string()))
+            .item(SEGMENTS, AttributeValue::M(HashMap::new()))
+            .condition_expression("attribute_not_exists(#p)")
+            .expression_attribute_names("#p", PARTITION)
+            .send()
+            .await;
+        match result {
+            Ok(_) => Ok(true),
+            Err(error) if error.code() == Some("ConditionalCheckFailedException") => Ok(false),
+            Err(error) => Err(self.fail("PutItem", error)),
+        }
+    }
+
+    /// Moves the record from phase `from` to `to`; returns whether it was in `from`.
+    pub async fn advance(&self, key: &str, from: Phase, to: Phase) -> Result<bool> {
+        let result = self
+            .db
+            .client()
+            .update_item()
+            .table_name(self.table)
+            .key(PARTITION, AttributeValue::S(key.to_owned()))
+            .update_expression("SET #phase = :to")
+            .condition_expression("#phase = :from")
+            .expression_attribute_names("#phase", PHASE)
+            .expression_attribute_values(":to", text(&to))
+            .expression_attribute_values(":from", text(&from))
+            .send()
+            .await;
+        match result {
+            Ok(_) => Ok(true),
+            Err(error) if error.code() == Some("ConditionalCheckFailedException") => Ok(false),
+            Err(error) => Err(self.fail("UpdateItem", error)),
+        }
+    }
+
+    /// Records the progress of backfill segment `segment`.
+    pub async fn save_progress(&self, key: &str, segment: u32, progress: &SegmentProgress) -> Result<()> {
+        self.db
+            .client()
+            .update_item()
+            .table_name(self.table)
+            .key(PARTITION, AttributeValue::S(key.to_owned()))
+            .update_expression("SET #segments.#n = :progress")
+            .expression_attribute_names("#segments", SEGMENTS)
+            .expression_attribute_names("#n", segment.to_string())
+            .expression_attribute_values(":progress", text(progress))
+            .send()
+            .await
+            .map_err(|error| self.fail("UpdateItem", error))?;
+        Ok(())
+    }
+}
