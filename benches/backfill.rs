@@ -1,0 +1,88 @@
+//! The backfill of a resharding (hash 16 to 32) against a plain batch import of the same
+//! 20,000 items. Every round uses a table of its own on the same DynamoDB Local
+//! (`DYNAMODB_ENDPOINT`, or one started here): the import is timed, then the backfill of what it
+//! imported. The report is the ratio of the median item rates. Target: at least 0.8x.
+//!
+//! ```text
+//! cargo bench --bench backfill
+//! ```
+
+#[path = "support/ratio.rs"]
+#[allow(dead_code)] // only the rate report is used
+mod ratio;
+
+use dynashard::shard::reshard::{Backfill, NewLayout};
+use dynashard::shard::DynamicShards;
+use dynashard::{Db, Entity, Table};
+use serde::{Deserialize, Serialize};
+use std::time::{Duration, Instant};
+
+const ITEMS: usize = 20_000;
+const ROUNDS: usize = 5;
+
+#[derive(Table)]
+#[table(name = "BackfillBench", pk = "pk", sk = "sk")]
+#[gsi(name = "ByTitle", pk = "title_pk", sk = "title_sk")]
+#[gsi(name = "ByTitleNext", pk = "next_pk", sk = "next_sk")]
+struct Bench;
+
+#[derive(Entity, Serialize, Deserialize, Clone)]
+#[entity(table = Bench, pk = "{artist}", sk = "album#{title}")]
+#[gsi(ByTitle, pk = "albums", sk = "{title}")]
+#[shard(ByTitle, hash = 16, by = title)]
+struct Album {
+    artist: String,
+    title: String,
+    year: u16,
+    label: String,
+}
+
+fn albums() -> Vec<Album> {
+    (0..ITEMS)
+        .map(|n| Album {
+            artist: format!("artist {}", n % 500),
+            title: format!("title {n:06}"),
+            year: 1960 + (n % 60) as u16,
+            label: "Harvest".into(),
+        })
+        .collect()
+}
+
+fn main() {
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime");
+    let connection = runtime.block_on(dynashard::local::connect()).expect("DynamoDB Local");
+    let albums = albums();
+    let (mut imports, mut backfills) = (Vec::new(), Vec::new());
+    for round in 0..ROUNDS {
+        let metadata =
+            DynamicShards::new(format!("BackfillBenchMetadata{round}")).cache_for(Duration::from_millis(10));
+        let db = Db::new(connection.client().clone())
+            .with_table_name::<Bench>(format!("BackfillBench{round}-{}", std::process::id()))
+            .with_dynamic_shards(metadata);
+        runtime.block_on(async {
+            db.create_table::<Bench>().await.expect("create table");
+            db.create_shard_metadata_table().await.expect("create metadata table");
+            let started = Instant::now();
+            db.batch_put(&albums).await.expect("import");
+            imports.push(started.elapsed());
+            db.start_resharding::<Album>("ByTitle", "ByTitleNext", NewLayout::hash(32)).await.expect("start");
+            tokio::time::sleep(Duration::from_millis(20)).await; // past the metadata cache time
+            let started = Instant::now();
+            let state = db.backfill::<Album>("ByTitle", Backfill::default()).await.expect("backfill");
+            backfills.push(started.elapsed());
+            assert_eq!(state.backfill_totals().1, ITEMS as u64, "every item placed once");
+        });
+    }
+    imports.sort();
+    backfills.sort();
+    let ratio =
+        ratio::Ratio { candidate_median: backfills[ROUNDS / 2], baseline_median: imports[ROUNDS / 2] };
+    ratio::report_rate(
+        &format!("{ITEMS} items: backfill (hash 16 to 32, 8 segments) vs batch import"),
+        &ratio,
+        ITEMS as f64,
+        "items",
+        0.8,
+    );
+    drop(connection);
+}
