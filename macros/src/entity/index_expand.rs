@@ -111,7 +111,8 @@ fn shard_mappings(model: &EntityModel) -> TokenStream {
                 }
                 _ => return None,
             };
-            let attributes = shard.by.iter().filter_map(|by| model.field(&by.to_string())).map(|field| &field.attribute);
+            let attributes =
+                shard.by.iter().filter_map(|by| model.field(&by.to_string())).map(|field| &field.attribute);
             let index = &shard.index;
             Some(quote! {
                 ::dynashard::shard::reshard::ShardMapping {
