@@ -1,12 +1,14 @@
 //! `dynashard boundaries`: cut balanced range-shard boundaries from sample keys.
 //!
-//! Keys are normalized into one buffer, sorted, collapsed into runs of equal keys, and cut into
-//! shards (see [`cuts`]); each boundary is the shortest prefix separating its neighbours (see
-//! [`prefix`]). The boundaries go to stdout as JSON, the report to stderr.
+//! Keys are normalized into one buffer (one key per line on every core, see [`lines`]), sorted
+//! in parallel, collapsed into runs of equal keys, and cut into shards (see [`cuts`]); each
+//! boundary is the shortest prefix separating its neighbours (see [`prefix`]). The boundaries go
+//! to stdout as JSON, the report to stderr.
 
 pub mod cuts;
 pub mod key_set;
 pub mod layout;
+pub mod lines;
 pub mod prefix;
 pub mod report;
 mod source_table;
@@ -64,12 +66,15 @@ fn read_inputs(args: &BoundariesArgs, normalization: Normalization) -> Result<(K
         size_hint.map_or(1 << 20, |bytes| usize::try_from(bytes).unwrap_or(usize::MAX).min(1 << 32));
     let mut keys = KeySet::new(normalization, capacity);
     let bar = progress::bytes(size_hint, "reading keys");
-    let counts = sources.read(
-        &format,
-        args.lossy,
-        |bytes| bar.inc(bytes),
-        |key| keys.push(key).map_err(CliError::from),
-    )?;
+    let counts = match format {
+        Format::Lines => lines::read(&args.files, args.lossy, &mut keys, |bytes| bar.inc(bytes))?,
+        _ => sources.read(
+            &format,
+            args.lossy,
+            |bytes| bar.inc(bytes),
+            |key| keys.push(key).map_err(CliError::from),
+        )?,
+    };
     bar.finish_and_clear();
     Ok((keys, counts))
 }
