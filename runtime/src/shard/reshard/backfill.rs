@@ -22,12 +22,13 @@ type ProgressReport = Arc<dyn Fn(&ReshardState) + Send + Sync>;
 pub struct Backfill {
     segments: u32,
     in_flight: usize,
+    page_size: Option<u32>,
     progress: Option<ProgressReport>,
 }
 
 impl Default for Backfill {
     fn default() -> Self {
-        Self { segments: 8, in_flight: 16, progress: None }
+        Self { segments: 8, in_flight: 16, page_size: None, progress: None }
     }
 }
 
@@ -50,6 +51,13 @@ impl Backfill {
     /// Sends at most `updates` item updates at once in each segment.
     pub fn in_flight(mut self, updates: usize) -> Self {
         self.in_flight = updates.max(1);
+        self
+    }
+
+    /// Reads at most `items` per scan page (default: DynamoDB's 1 MB pages). Progress is
+    /// recorded after every page, so smaller pages lose less work when a backfill is killed.
+    pub fn page_size(mut self, items: u32) -> Self {
+        self.page_size = Some(items.max(1));
         self
     }
 
@@ -172,6 +180,7 @@ impl Db {
                 .expression_attribute_names("#type", table.type_attribute)
                 .expression_attribute_values(":type", AttributeValue::S(E::TYPE_NAME.to_owned()))
                 .set_exclusive_start_key(start)
+                .set_limit(options.page_size.map(|items| items as i32))
                 .send()
                 .await
                 .map_err(|error| Error::from_sdk("Scan", error))?;
