@@ -147,3 +147,21 @@ async fn signed_cursors_cannot_be_used_without_the_key() {
     let forged = other_key.page(&query, Some(&cursor)).await;
     assert!(matches!(forged, Err(Error::InvalidCursor { reason: CursorError::Tampered })));
 }
+
+#[tokio::test]
+async fn a_limit_caps_each_page() {
+    let db = db().await;
+    let artist = many_songs(&db, 30).await;
+    let query = Song::query(&artist).limit(10);
+    let first = db.page(&query, None).await.unwrap();
+    assert_eq!(first.items.len(), 10);
+    let second = db.page(&query, first.cursor.as_deref()).await.unwrap();
+    assert_eq!(second.items.len(), 10);
+    let key = |song: &Song| (song.album.clone(), song.title.clone());
+    assert!(
+        key(first.items.last().unwrap()) < key(&second.items[0]),
+        "the next page resumes after the first"
+    );
+    let small_pages = db.page(&Song::query(&artist).limit(10).page_size(4), None).await.unwrap();
+    assert_eq!(small_pages.items.len(), 4, "the smaller of page size and limit");
+}

@@ -181,7 +181,8 @@ impl<E, F> Query<E, F> {
         self
     }
 
-    /// Yields at most `limit` items in all.
+    /// Yields at most `limit` items in all (a stream); in [`crate::Db::page`], at most `limit`
+    /// items per page.
     pub fn limit(mut self, limit: usize) -> Self {
         self.plan.limit = Some(limit);
         self

@@ -21,7 +21,8 @@ pub struct Page<E> {
 }
 
 impl Db {
-    /// Reads one page of `query` (its [`page_size`](Query::page_size), default 100), starting
+    /// Reads one page of `query` (its [`page_size`](Query::page_size), default 100, or its
+    /// [`limit`](Query::limit) if smaller: a cursor does not count items across pages), starting
     /// after `cursor` when given.
     ///
     /// The returned cursor resumes exactly after the last item of the page: no item is skipped or
@@ -34,7 +35,7 @@ impl Db {
     /// every shard it needs; items read but not returned are read again by the next page.
     pub async fn page<E: FromItem, F>(&self, query: &Query<E, F>, cursor: Option<&str>) -> Result<Page<E>> {
         let plan = self.resolve_plan(Arc::new(query.plan.clone())).await?;
-        let size = plan.page_size.unwrap_or(DEFAULT_PAGE_SIZE);
+        let size = plan.page_size.unwrap_or(DEFAULT_PAGE_SIZE).min(plan.limit.unwrap_or(usize::MAX)).max(1);
         let stats = QueryStats::new(plan.shard_count());
         let mut reader = Reader::open(self, plan, cursor, Some(size), &stats, true)?;
         let mut items = Vec::with_capacity(size.min(1_000));
