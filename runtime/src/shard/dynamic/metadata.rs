@@ -46,45 +46,55 @@ pub(crate) struct Metadata<'a> {
     pub table: &'a str,
 }
 
-impl Metadata<'_> {
-    fn missing_table(&self, error: &impl ProvideErrorMetadata) -> bool {
-        error.code() == Some("ResourceNotFoundException")
+/// The error of a failed request to the metadata table `table`: a missing table is
+/// [`Error::ShardMetadataMissing`].
+pub(crate) fn metadata_error<E, R>(
+    table: &str,
+    operation: &'static str,
+    error: aws_sdk_dynamodb::error::SdkError<E, R>,
+) -> Error
+where
+    E: ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
+    R: std::fmt::Debug + Send + Sync + 'static,
+{
+    if error.code() == Some("ResourceNotFoundException") {
+        return Error::ShardMetadataMissing { table: table.to_owned() };
     }
+    Error::from_sdk(operation, error)
+}
 
+/// Runs `attempt` until it is not throttled, at most as often as `db`'s retry policy allows:
+/// the metadata table can be throttled too.
+pub(crate) async fn retrying<T, F, Fut>(db: &Db, attempt: F) -> Result<T>
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = Result<T>>,
+{
+    let policy = db.retry_policy();
+    let mut retry = 0;
+    loop {
+        match attempt().await {
+            Err(error) if error.is_throttled() && retry + 1 < policy.max_attempts.max(1) => {
+                tokio::time::sleep(policy.backoff(retry)).await;
+                retry += 1;
+            }
+            result => return result,
+        }
+    }
+}
+
+impl Metadata<'_> {
     fn fail<E, R>(&self, operation: &'static str, error: aws_sdk_dynamodb::error::SdkError<E, R>) -> Error
     where
         E: ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
         R: std::fmt::Debug + Send + Sync + 'static,
     {
-        if self.missing_table(&error) {
-            return Error::ShardMetadataMissing { table: self.table.to_owned() };
-        }
-        Error::from_sdk(operation, error)
-    }
-
-    /// Runs `attempt` until it is not throttled, at most as often as the `Db`'s retry policy
-    /// allows: the metadata table can be throttled too.
-    async fn retrying<T, F, Fut>(&self, attempt: F) -> Result<T>
-    where
-        F: Fn() -> Fut,
-        Fut: std::future::Future<Output = Result<T>>,
-    {
-        let policy = self.db.retry_policy();
-        let mut retry = 0;
-        loop {
-            match attempt().await {
-                Err(error) if error.is_throttled() && retry + 1 < policy.max_attempts.max(1) => {
-                    tokio::time::sleep(policy.backoff(retry)).await;
-                    retry += 1;
-                }
-                result => return result,
-            }
-        }
+        metadata_error(self.table, operation, error)
     }
 
     /// The stored state of `key`, if any (a strongly consistent read).
     pub async fn read(&self, key: &str, max: u32) -> Result<Option<ShardState>> {
-        self.retrying(|| self.read_once(key, max)).await
+        retrying(self.db, || self.read_once(key, max)).await
     }
 
     async fn read_once(&self, key: &str, max: u32) -> Result<Option<ShardState>> {
@@ -103,7 +113,7 @@ impl Metadata<'_> {
 
     /// Stores `state` for `key` unless an item exists; `Lost` when one does.
     pub async fn create(&self, key: &str, state: &ShardState) -> Result<Change> {
-        self.retrying(|| self.create_once(key, state)).await
+        retrying(self.db, || self.create_once(key, state)).await
     }
 
     async fn create_once(&self, key: &str, state: &ShardState) -> Result<Change> {
@@ -137,7 +147,7 @@ impl Metadata<'_> {
         expected: Option<u64>,
         max: u32,
     ) -> Result<Change> {
-        self.retrying(|| self.change_once(key, count, now, expected, max)).await
+        retrying(self.db, || self.change_once(key, count, now, expected, max)).await
     }
 
     async fn change_once(

@@ -27,7 +27,7 @@ pub(crate) use chooser::CachedShards;
 pub use chooser::{NoDynamicShards, ShardChooser};
 pub use state::{HistoryEntry, ShardState};
 
-use crate::shard::reshard::ReshardState;
+use crate::shard::reshard::CachedReshard;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -56,7 +56,7 @@ pub struct DynamicShards {
 }
 
 /// A resharding record (`None`: none) and when it was read.
-type CachedMigration = (Option<Arc<ReshardState>>, Instant);
+type CachedMigration = (Option<Arc<CachedReshard>>, Instant);
 
 #[derive(Debug, Clone)]
 struct Cached {
@@ -123,20 +123,20 @@ impl DynamicShards {
     }
 
     /// Caches the resharding record under `key` (`None`: there is none).
-    pub(crate) fn remember_migration(&self, key: &str, state: Option<Arc<ReshardState>>) {
+    pub(crate) fn remember_migration(&self, key: &str, state: Option<Arc<CachedReshard>>) {
         let mut migrations = self.migrations.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         migrations.insert(key.to_owned(), (state, Instant::now()));
     }
 
     /// The cached resharding record under `key`, if cached within the cache time.
-    pub(crate) fn fresh_migration(&self, key: &str) -> Option<Option<Arc<ReshardState>>> {
+    pub(crate) fn fresh_migration(&self, key: &str) -> Option<Option<Arc<CachedReshard>>> {
         let migrations = self.migrations.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let (state, read_at) = migrations.get(key)?;
         (read_at.elapsed() < self.cache_for).then(|| state.clone())
     }
 
     /// The cached resharding record under `key`, however old; `None` when never read.
-    pub(crate) fn cached_migration(&self, key: &str) -> Option<Option<Arc<ReshardState>>> {
+    pub(crate) fn cached_migration(&self, key: &str) -> Option<Option<Arc<CachedReshard>>> {
         let migrations = self.migrations.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         migrations.get(key).map(|(state, _)| state.clone())
     }

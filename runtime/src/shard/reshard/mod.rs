@@ -33,5 +33,6 @@ mod state;
 
 pub use backfill::Backfill;
 pub use layout::{NewLayout, Placement, ShardMapping};
+pub(crate) use ops::CachedReshard;
 pub(crate) use state::Records;
 pub use state::{Phase, ReshardState, SegmentProgress};

@@ -29,6 +29,7 @@ fn refuse(index: &str, reason: impl Into<String>) -> Error {
 }
 
 /// A resharding of one mapping, checked against the entity and its table.
+#[derive(Debug)]
 pub(crate) struct Checked {
     pub mapping: ShardMapping,
     pub router: Router,
@@ -77,6 +78,35 @@ impl Checked {
     }
 }
 
+/// A resharding record as cached, with its routing checked against the entity once, so a write
+/// during a resharding does not check it again.
+#[derive(Debug)]
+pub(crate) struct CachedReshard {
+    pub state: ReshardState,
+    /// `None` when cached without the entity at hand (by a query), or invalid for it.
+    checked: Option<Checked>,
+}
+
+impl CachedReshard {
+    /// The record, checked against `E`.
+    pub fn of<E: Entity>(state: ReshardState) -> Arc<Self> {
+        Arc::new(Self { checked: Checked::new::<E>(&state).ok(), state })
+    }
+
+    /// The record, unchecked.
+    pub fn unchecked(state: ReshardState) -> Arc<Self> {
+        Arc::new(Self { state, checked: None })
+    }
+
+    /// Applies `f` to the record's checked routing, checking it now if it was cached unchecked.
+    fn with_checked<E: Entity, T>(&self, f: impl FnOnce(&Checked) -> T) -> Result<T> {
+        match &self.checked {
+            Some(checked) => Ok(f(checked)),
+            None => Checked::new::<E>(&self.state).map(|checked| f(&checked)),
+        }
+    }
+}
+
 impl Db {
     /// The metadata key of `E`'s resharding of `index`.
     pub(crate) fn reshard_key<E: Entity>(&self, index: &str) -> String {
@@ -117,7 +147,7 @@ impl Db {
             return Ok(existing);
         }
         tracing::info!(target: "dynashard::reshard", index, into = target, layout = state.layout.describe(), "dual writes started");
-        self.dynamic_shards()?.remember_migration(&key, Some(Arc::new(state.clone())));
+        self.dynamic_shards()?.remember_migration(&key, Some(CachedReshard::of::<E>(state.clone())));
         Ok(state)
     }
 
@@ -125,7 +155,7 @@ impl Db {
     pub async fn resharding<E: Entity>(&self, index: &str) -> Result<Option<ReshardState>> {
         let key = self.reshard_key::<E>(index);
         let state = self.records()?.read(&key).await?;
-        self.dynamic_shards()?.remember_migration(&key, state.clone().map(Arc::new));
+        self.dynamic_shards()?.remember_migration(&key, state.clone().map(CachedReshard::of::<E>));
         Ok(state)
     }
 
@@ -157,7 +187,7 @@ impl Db {
             let key = self.reshard_key::<E>(mapping.index);
             if shards.fresh_migration(&key).is_none() {
                 let state = self.records()?.read(&key).await?;
-                shards.remember_migration(&key, state.map(Arc::new));
+                shards.remember_migration(&key, state.map(CachedReshard::of::<E>));
             }
         }
         Ok(())
@@ -169,7 +199,9 @@ impl Db {
         for mapping in E::shard_mappings() {
             let key = self.reshard_key::<E>(mapping.index);
             match shards.cached_migration(&key) {
-                Some(Some(state)) => Checked::new::<E>(&state)?.mirror(item, state.phase),
+                Some(Some(cached)) => {
+                    cached.with_checked::<E, _>(|checked| checked.mirror(item, cached.state.phase))?
+                }
                 Some(None) => {}
                 None => {
                     return Err(Error::DynamicShardsUnresolved {
@@ -190,12 +222,12 @@ impl Db {
     pub(crate) async fn mirror_stored<E: Entity>(&self, item: &Item) -> Result<()> {
         let Some(shards) = self.dynamic.as_deref() else { return Ok(()) };
         for mapping in E::shard_mappings() {
-            let Some(Some(state)) = shards.cached_migration(&self.reshard_key::<E>(mapping.index)) else {
+            let Some(Some(cached)) = shards.cached_migration(&self.reshard_key::<E>(mapping.index)) else {
                 continue;
             };
-            let checked = Checked::new::<E>(&state)?;
+            let checked = Checked::new::<E>(&cached.state)?;
             let mut placed = item.clone();
-            checked.mirror(&mut placed, state.phase);
+            checked.mirror(&mut placed, cached.state.phase);
             let changed = |name: &str| placed.get(name) != item.get(name);
             let attributes = [checked.target.0, checked.target.1, checked.source.0, checked.source.1];
             if !attributes.iter().any(|name| changed(name)) {

@@ -4,6 +4,7 @@
 use super::layout::NewLayout;
 use super::ops::string_keys;
 use super::state::Phase;
+use super::CachedReshard;
 use crate::db::Db;
 use crate::error::Result;
 use crate::index_keys::find_index;
@@ -33,12 +34,15 @@ impl Db {
         let state = match shards.fresh_migration(&key) {
             Some(state) => state,
             None => {
-                let state = self.records()?.read(&key).await?.map(Arc::new);
+                let state = self.records()?.read(&key).await?.map(CachedReshard::unchecked);
                 shards.remember_migration(&key, state.clone());
                 state
             }
         };
-        let Some(state) = state.filter(|state| state.phase >= Phase::CutOver) else { return Ok(plan) };
+        let Some(cached) = state.filter(|cached| cached.state.phase >= Phase::CutOver) else {
+            return Ok(plan);
+        };
+        let state = &cached.state;
         let Some(target) = find_index(plan.table.indexes, &state.target) else { return Ok(plan) };
         let Some((partition_attribute, sort_attribute)) = string_keys(target) else { return Ok(plan) };
         let mut plan = (*plan).clone();

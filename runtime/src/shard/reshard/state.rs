@@ -4,7 +4,7 @@
 use super::layout::NewLayout;
 use crate::db::Db;
 use crate::error::{Error, Result};
-use crate::shard::dynamic::metadata::PARTITION;
+use crate::shard::dynamic::metadata::{metadata_error, retrying, PARTITION};
 use aws_sdk_dynamodb::error::ProvideErrorMetadata;
 use aws_sdk_dynamodb::types::AttributeValue;
 use serde::{Deserialize, Serialize};
@@ -93,14 +93,15 @@ impl Records<'_> {
         E: ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
         R: std::fmt::Debug + Send + Sync + 'static,
     {
-        if error.code() == Some("ResourceNotFoundException") {
-            return Error::ShardMetadataMissing { table: self.table.to_owned() };
-        }
-        Error::from_sdk(operation, error)
+        metadata_error(self.table, operation, error)
     }
 
     /// The record under `key`, if any (a strongly consistent read).
     pub async fn read(&self, key: &str) -> Result<Option<ReshardState>> {
+        retrying(self.db, || self.read_once(key)).await
+    }
+
+    async fn read_once(&self, key: &str) -> Result<Option<ReshardState>> {
         let output = self
             .db
             .client()
@@ -184,6 +185,10 @@ impl Records<'_> {
 
     /// Records the progress of backfill segment `segment`.
     pub async fn save_progress(&self, key: &str, segment: u32, progress: &SegmentProgress) -> Result<()> {
+        retrying(self.db, || self.save_progress_once(key, segment, progress)).await
+    }
+
+    async fn save_progress_once(&self, key: &str, segment: u32, progress: &SegmentProgress) -> Result<()> {
         self.db
             .client()
             .update_item()
