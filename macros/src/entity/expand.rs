@@ -55,7 +55,7 @@ pub fn expand(model: &EntityModel) -> TokenStream {
     let index_statics = &indexes.statics;
     let write_index_keys = &indexes.write_index_keys;
     let index_key_updates = &indexes.index_key_updates;
-    let range_shards = &indexes.range_shards;
+    let shard_lookups = &indexes.shard_lookups;
     let dynamic_shards = model
         .shards
         .iter()
@@ -111,7 +111,7 @@ pub fn expand(model: &EntityModel) -> TokenStream {
 
                 #write_index_keys
                 #index_key_updates
-                #range_shards
+                #shard_lookups
             }
 
             impl ::dynashard::__private::FromItem for #ident {

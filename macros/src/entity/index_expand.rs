@@ -17,7 +17,8 @@ pub struct IndexTokens {
     pub statics: TokenStream,
     pub write_index_keys: TokenStream,
     pub index_key_updates: TokenStream,
-    pub range_shards: TokenStream,
+    /// `Entity::range_shards` and `Entity::shard_mappings`.
+    pub shard_lookups: TokenStream,
 }
 
 /// The constant holding mapping `position`'s index definition.
@@ -39,7 +40,7 @@ pub fn expand(model: &EntityModel) -> IndexTokens {
             statics: quote!(),
             write_index_keys: quote!(),
             index_key_updates: quote!(),
-            range_shards: quote!(),
+            shard_lookups: quote!(),
         };
     }
     let statics =
@@ -48,28 +49,8 @@ pub fn expand(model: &EntityModel) -> IndexTokens {
         model.indexes.iter().enumerate().map(|(position, mapping)| write_block(model, position, mapping));
     let updates =
         model.indexes.iter().enumerate().map(|(position, mapping)| update_block(model, position, mapping));
-    let range_arms = model.indexes.iter().enumerate().filter_map(|(position, mapping)| {
-        let shard = model.shard_of(&mapping.name)?;
-        shard_expand::query_prelude(position, shard)?;
-        let (name, function) = (&mapping.name, shard_expand::range_fn(position));
-        Some(quote!(#name => ::dynashard::__private::Some(#function()),))
-    });
-    let range_arms: Vec<TokenStream> = range_arms.collect();
-    let range_shards = if range_arms.is_empty() {
-        quote!()
-    } else {
-        quote! {
-            fn range_shards(__index: &str) -> ::dynashard::__private::Option<&'static ::dynashard::shard::RangeShards> {
-                match __index {
-                    #(#range_arms)*
-                    _ => ::dynashard::__private::None,
-                }
-            }
-        }
-    };
-    let shard_mappings = shard_mappings(model);
     IndexTokens {
-        range_shards: quote!(#range_shards #shard_mappings),
+        shard_lookups: super::shard_lookup::expand(model),
         statics: quote!(#(#statics)* #native_statics),
         write_index_keys: quote! {
             fn write_index_keys(
@@ -93,43 +74,6 @@ pub fn expand(model: &EntityModel) -> IndexTokens {
                 ::dynashard::__private::Ok(__updates)
             }
         },
-    }
-}
-
-/// `Entity::shard_mappings`: how each hash- or range-sharded mapping routes, for resharding.
-fn shard_mappings(model: &EntityModel) -> TokenStream {
-    let mappings: Vec<TokenStream> = model
-        .shards
-        .iter()
-        .filter(|shard| shard.index != super::shard_model::BASE_TABLE && shard.bucket.is_none())
-        .filter_map(|shard| {
-            let normalization = match &shard.strategy {
-                Strategy::Hash { .. } => quote!(::dynashard::__private::None),
-                Strategy::Range { normalize, overflow: 1, .. } => {
-                    let normalization = shard_expand::normalization(normalize);
-                    quote!(::dynashard::__private::Some(#normalization))
-                }
-                _ => return None,
-            };
-            let attributes =
-                shard.by.iter().filter_map(|by| model.field(&by.to_string())).map(|field| &field.attribute);
-            let index = &shard.index;
-            Some(quote! {
-                ::dynashard::shard::reshard::ShardMapping {
-                    index: #index,
-                    by: &[#(#attributes),*],
-                    normalization: #normalization,
-                }
-            })
-        })
-        .collect();
-    if mappings.is_empty() {
-        return quote!();
-    }
-    quote! {
-        fn shard_mappings() -> &'static [::dynashard::shard::reshard::ShardMapping] {
-            &[#(#mappings),*]
-        }
     }
 }
 

@@ -1,5 +1,6 @@
 //! `#[derive(Entity)]`: parse and check the declaration, then expand it.
 
+mod boundaries_file;
 mod expand;
 mod index_expand;
 mod index_model;
@@ -7,7 +8,9 @@ mod keys;
 mod model;
 mod native_expand;
 mod query_expand;
+mod shard_checks;
 mod shard_expand;
+mod shard_lookup;
 mod shard_model;
 
 use proc_macro2::TokenStream;

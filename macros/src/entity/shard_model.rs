@@ -11,17 +11,18 @@
 //! #[shard(GSI1, range = "boundaries/albums.json", by = title, normalize = "nfkd-lower")]
 //! ```
 
+use super::boundaries_file::{read_boundaries, resolve};
 use super::index_model::IndexMappingModel;
 use super::model::FieldModel;
+use super::shard_checks::{check_at, check_base_table, check_by};
 use crate::attr::{set_once, unknown_key};
 use crate::errors::Errors;
-use crate::template::{Piece, Template};
-use serde_json::Value;
+use crate::template::Template;
 use syn::parse::Parse;
 use syn::{Attribute, Ident, LitInt, LitStr};
 
 /// The most shards one index may have.
-const MAX_SHARDS: u64 = 10_000;
+pub const MAX_SHARDS: u64 = 10_000;
 
 /// How an index's partition is spread.
 pub enum Strategy {
@@ -58,19 +59,6 @@ impl ShardModel {
             _ => None,
         }
     }
-}
-
-/// Whether `ty` is a type hash shards can route by: `String`, `char` or an integer.
-fn is_routable(ty: &syn::Type) -> bool {
-    const ROUTABLE: &[&str] = &[
-        "String", "char", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128",
-        "isize",
-    ];
-    matches!(ty, syn::Type::Path(path) if ROUTABLE.iter().any(|name| path.path.is_ident(name)))
-}
-
-fn is_string(ty: &syn::Type) -> bool {
-    matches!(ty, syn::Type::Path(path) if path.path.is_ident("String"))
 }
 
 impl Strategy {
@@ -135,136 +123,6 @@ pub fn parse(
         shards.push(shard);
     }
     shards
-}
-
-fn check_by(
-    by: &Ident,
-    shard: &ShardModel,
-    mapping: &IndexMappingModel,
-    fields: &[FieldModel],
-    errors: &mut Errors,
-) {
-    let Some(field) = fields.iter().find(|field| &field.ident == by) else {
-        let known: Vec<String> = fields.iter().map(|field| format!("`{}`", field.ident)).collect();
-        errors.push(by.span(), format!("unknown field `{by}` in `by`; fields: {}", known.join(", ")));
-        return;
-    };
-    let is_range = matches!(shard.strategy, Strategy::Range { .. });
-    if is_range && !is_string(&field.ty) {
-        errors.push_spanned(
-            &field.ty,
-            format!(
-                "`by` field `{by}` of a range shard must be a `String`: its normalized text picks the shard"
-            ),
-        );
-    } else if !is_routable(&field.ty) {
-        errors.push_spanned(
-            &field.ty,
-            format!("`by` field `{by}` must be a `String`, a `char` or an integer: shards are computed from its text"),
-        );
-    }
-    let template_fields: Vec<&str> =
-        mapping.pk.fields().chain(mapping.sk.iter().flat_map(|sk| sk.fields())).collect();
-    if !template_fields.contains(&by.to_string().as_str()) {
-        let sk = mapping.sk.as_ref().map(|sk| format!(", sk `{}`", sk.source)).unwrap_or_default();
-        errors.push(
-            by.span(),
-            format!(
-                "`by` field `{by}` must be part of index `{}`'s key template (pk `{}`{sk})",
-                mapping.name, mapping.pk.source
-            ),
-        );
-        return;
-    }
-    if matches!(shard.strategy, Strategy::Range { .. }) {
-        // The index stores its own sort key, built from the normalized `by` value; any other
-        // part of the template would be dropped.
-        let sorted_by_alone = mapping
-            .sk
-            .as_ref()
-            .is_some_and(|sk| matches!(sk.pieces.as_slice(), [Piece::Field(name)] if by == name));
-        if !sorted_by_alone {
-            let span = mapping.sk.as_ref().map_or_else(|| by.span(), |sk| sk.span);
-            errors.push(
-                span,
-                format!(
-                    "a range-sharded index is sorted by its `by` field alone: map index `{}` with `sk = \"{{{by}}}\"`",
-                    mapping.name
-                ),
-            );
-        }
-    }
-}
-
-/// Checks a base-table shard: hash shards by a `String` field of the primary key, so that
-/// `Entity::key(...)` computes the shard from its arguments. Returns whether it is valid.
-fn check_base_table(
-    attr: &Attribute,
-    shard: &ShardModel,
-    (pk, sk): (Option<&Template>, Option<&Template>),
-    fields: Option<&[FieldModel]>,
-    errors: &mut Errors,
-) -> bool {
-    let (Strategy::Hash { .. }, None) = (&shard.strategy, &shard.bucket) else {
-        errors.push_spanned(
-            attr,
-            "the base table takes `hash = N, by = field` shards only: a key must name its shard, so \
-             random, range and time-bucket shards belong on an index (`#[shard(INDEX, ...)]`)",
-        );
-        return false;
-    };
-    let Some(fields) = fields else { return true };
-    shard.by.iter().all(|by| check_base_table_by(by, (pk, sk), fields, errors))
-}
-
-fn check_base_table_by(
-    by: &Ident,
-    (pk, sk): (Option<&Template>, Option<&Template>),
-    fields: &[FieldModel],
-    errors: &mut Errors,
-) -> bool {
-    let Some(field) = fields.iter().find(|field| &field.ident == by) else {
-        errors.push(by.span(), format!("unknown field `{by}` in `by`"));
-        return false;
-    };
-    let in_key = pk.into_iter().chain(sk).flat_map(Template::fields).any(|name| by == name);
-    if !in_key {
-        let key = pk
-            .map(|pk| format!("pk `{}`", pk.source))
-            .into_iter()
-            .chain(sk.map(|sk| format!("sk `{}`", sk.source)));
-        errors.push(
-            by.span(),
-            format!(
-                "`by` field `{by}` of a base-table shard must be part of the primary key ({}), so keys can name their shard",
-                key.collect::<Vec<_>>().join(", ")
-            ),
-        );
-        return false;
-    }
-    if !is_routable(&field.ty) {
-        errors.push_spanned(
-            &field.ty,
-            format!("`by` field `{by}` must be a `String`, a `char` or an integer: shards are computed from its text"),
-        );
-        return false;
-    }
-    true
-}
-
-fn check_at(at: &Ident, mapping: &IndexMappingModel, fields: &[FieldModel], errors: &mut Errors) {
-    if !fields.iter().any(|field| &field.ident == at) {
-        errors.push(at.span(), format!("unknown field `{at}` in `at`"));
-        return;
-    }
-    let template_fields: Vec<&str> =
-        mapping.pk.fields().chain(mapping.sk.iter().flat_map(|sk| sk.fields())).collect();
-    if !template_fields.contains(&at.to_string().as_str()) {
-        errors.push(
-            at.span(),
-            format!("`at` field `{at}` must be part of index `{}`'s key template", mapping.name),
-        );
-    }
 }
 
 fn parse_one(attr: &Attribute, errors: &mut Errors) -> Option<ShardModel> {
@@ -461,92 +319,5 @@ fn shard_count(literal: &LitInt, errors: &mut Errors) -> Option<u32> {
             errors.push(literal.span(), format!("a shard count is a whole number from 1 to {MAX_SHARDS}"));
             None
         }
-    }
-}
-
-/// `path` relative to the crate being compiled.
-fn resolve(path: &str) -> String {
-    let base = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default();
-    std::path::Path::new(&base).join(path).to_string_lossy().into_owned()
-}
-
-/// Reads and checks a boundaries file: a JSON array of strings, first `""`, strictly increasing
-/// in UTF-8 byte order. Errors point at the path literal and name the path as written.
-fn read_boundaries(path: &LitStr, errors: &mut Errors) -> Option<Vec<String>> {
-    let written = path.value();
-    let mut fail = |message: String| {
-        errors.push(path.span(), message);
-        None
-    };
-    let text = match std::fs::read_to_string(resolve(&written)) {
-        Ok(text) => text,
-        Err(error) => {
-            return fail(format!(
-                "cannot read boundaries file `{written}` (paths are relative to the package's \
-                 `Cargo.toml`): {error}"
-            ))
-        }
-    };
-    let entries = match serde_json::from_str(&text) {
-        Ok(Value::Array(entries)) => entries,
-        Ok(other) => {
-            return fail(format!(
-                "boundaries file `{written}` must hold a JSON array of strings, not {}",
-                describe(&other)
-            ))
-        }
-        Err(error) => return fail(format!("boundaries file `{written}` is not valid JSON: {error}")),
-    };
-    let mut boundaries = Vec::with_capacity(entries.len());
-    for (position, entry) in entries.into_iter().enumerate() {
-        match entry {
-            Value::String(boundary) => boundaries.push(boundary),
-            other => {
-                return fail(format!(
-                    "boundaries file `{written}` must hold a JSON array of strings, but entry \
-                     {position} is {}",
-                    describe(&other)
-                ))
-            }
-        }
-    }
-    match boundaries.first() {
-        None => {
-            return fail(format!(
-                "boundaries file `{written}` is empty: it needs at least the first boundary, \"\""
-            ))
-        }
-        Some(first) if !first.is_empty() => {
-            return fail(format!("the first boundary in `{written}` must be \"\", found {first:?}"))
-        }
-        Some(_) => {}
-    }
-    if let Some(position) = boundaries.windows(2).position(|pair| pair[1] <= pair[0]) {
-        return fail(format!(
-            "boundaries in `{written}` must be strictly increasing (in UTF-8 byte order), but entry {} \
-             ({:?}) is not greater than entry {position} ({:?})",
-            position + 1,
-            boundaries[position + 1],
-            boundaries[position]
-        ));
-    }
-    if boundaries.len() as u64 > MAX_SHARDS {
-        return fail(format!(
-            "boundaries file `{written}` has {} boundaries; at most {MAX_SHARDS} range shards",
-            boundaries.len()
-        ));
-    }
-    Some(boundaries)
-}
-
-/// A JSON value's kind, for messages: `the number 5`, `an object`.
-fn describe(value: &Value) -> String {
-    match value {
-        Value::Null => "null".to_owned(),
-        Value::Bool(flag) => format!("the boolean {flag}"),
-        Value::Number(number) => format!("the number {number}"),
-        Value::String(text) => format!("the string {text:?}"),
-        Value::Array(_) => "an array".to_owned(),
-        Value::Object(_) => "an object".to_owned(),
     }
 }

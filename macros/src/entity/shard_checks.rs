@@ -1,0 +1,153 @@
+//! The checks of a `#[shard(...)]` against the entity: its `by` and `at` fields, and what the
+//! base table allows.
+
+use super::index_model::IndexMappingModel;
+use super::model::FieldModel;
+use super::shard_model::{ShardModel, Strategy};
+use crate::errors::Errors;
+use crate::template::{Piece, Template};
+use syn::{Attribute, Ident};
+
+/// Whether `ty` is a type hash shards can route by: `String`, `char` or an integer.
+pub fn is_routable(ty: &syn::Type) -> bool {
+    const ROUTABLE: &[&str] = &[
+        "String", "char", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128",
+        "isize",
+    ];
+    matches!(ty, syn::Type::Path(path) if ROUTABLE.iter().any(|name| path.path.is_ident(name)))
+}
+
+pub fn is_string(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Path(path) if path.path.is_ident("String"))
+}
+
+/// Checks one `by` field of an index shard: known, routable, in the mapping's key template.
+pub fn check_by(
+    by: &Ident,
+    shard: &ShardModel,
+    mapping: &IndexMappingModel,
+    fields: &[FieldModel],
+    errors: &mut Errors,
+) {
+    let Some(field) = fields.iter().find(|field| &field.ident == by) else {
+        let known: Vec<String> = fields.iter().map(|field| format!("`{}`", field.ident)).collect();
+        errors.push(by.span(), format!("unknown field `{by}` in `by`; fields: {}", known.join(", ")));
+        return;
+    };
+    let is_range = matches!(shard.strategy, Strategy::Range { .. });
+    if is_range && !is_string(&field.ty) {
+        errors.push_spanned(
+            &field.ty,
+            format!(
+                "`by` field `{by}` of a range shard must be a `String`: its normalized text picks the shard"
+            ),
+        );
+    } else if !is_routable(&field.ty) {
+        errors.push_spanned(
+            &field.ty,
+            format!("`by` field `{by}` must be a `String`, a `char` or an integer: shards are computed from its text"),
+        );
+    }
+    let template_fields: Vec<&str> =
+        mapping.pk.fields().chain(mapping.sk.iter().flat_map(|sk| sk.fields())).collect();
+    if !template_fields.contains(&by.to_string().as_str()) {
+        let sk = mapping.sk.as_ref().map(|sk| format!(", sk `{}`", sk.source)).unwrap_or_default();
+        errors.push(
+            by.span(),
+            format!(
+                "`by` field `{by}` must be part of index `{}`'s key template (pk `{}`{sk})",
+                mapping.name, mapping.pk.source
+            ),
+        );
+        return;
+    }
+    if matches!(shard.strategy, Strategy::Range { .. }) {
+        // The index stores its own sort key, built from the normalized `by` value; any other
+        // part of the template would be dropped.
+        let sorted_by_alone = mapping
+            .sk
+            .as_ref()
+            .is_some_and(|sk| matches!(sk.pieces.as_slice(), [Piece::Field(name)] if by == name));
+        if !sorted_by_alone {
+            let span = mapping.sk.as_ref().map_or_else(|| by.span(), |sk| sk.span);
+            errors.push(
+                span,
+                format!(
+                    "a range-sharded index is sorted by its `by` field alone: map index `{}` with `sk = \"{{{by}}}\"`",
+                    mapping.name
+                ),
+            );
+        }
+    }
+}
+
+/// Checks a base-table shard: hash shards by a `String` field of the primary key, so that
+/// `Entity::key(...)` computes the shard from its arguments. Returns whether it is valid.
+pub fn check_base_table(
+    attr: &Attribute,
+    shard: &ShardModel,
+    (pk, sk): (Option<&Template>, Option<&Template>),
+    fields: Option<&[FieldModel]>,
+    errors: &mut Errors,
+) -> bool {
+    let (Strategy::Hash { .. }, None) = (&shard.strategy, &shard.bucket) else {
+        errors.push_spanned(
+            attr,
+            "the base table takes `hash = N, by = field` shards only: a key must name its shard, so \
+             random, range and time-bucket shards belong on an index (`#[shard(INDEX, ...)]`)",
+        );
+        return false;
+    };
+    let Some(fields) = fields else { return true };
+    shard.by.iter().all(|by| check_base_table_by(by, (pk, sk), fields, errors))
+}
+
+fn check_base_table_by(
+    by: &Ident,
+    (pk, sk): (Option<&Template>, Option<&Template>),
+    fields: &[FieldModel],
+    errors: &mut Errors,
+) -> bool {
+    let Some(field) = fields.iter().find(|field| &field.ident == by) else {
+        errors.push(by.span(), format!("unknown field `{by}` in `by`"));
+        return false;
+    };
+    let in_key = pk.into_iter().chain(sk).flat_map(Template::fields).any(|name| by == name);
+    if !in_key {
+        let key = pk
+            .map(|pk| format!("pk `{}`", pk.source))
+            .into_iter()
+            .chain(sk.map(|sk| format!("sk `{}`", sk.source)));
+        errors.push(
+            by.span(),
+            format!(
+                "`by` field `{by}` of a base-table shard must be part of the primary key ({}), so keys can name their shard",
+                key.collect::<Vec<_>>().join(", ")
+            ),
+        );
+        return false;
+    }
+    if !is_routable(&field.ty) {
+        errors.push_spanned(
+            &field.ty,
+            format!("`by` field `{by}` must be a `String`, a `char` or an integer: shards are computed from its text"),
+        );
+        return false;
+    }
+    true
+}
+
+pub fn check_at(at: &Ident, mapping: &IndexMappingModel, fields: &[FieldModel], errors: &mut Errors) {
+    if !fields.iter().any(|field| &field.ident == at) {
+        errors.push(at.span(), format!("unknown field `{at}` in `at`"));
+        return;
+    }
+    let template_fields: Vec<&str> =
+        mapping.pk.fields().chain(mapping.sk.iter().flat_map(|sk| sk.fields())).collect();
+    if !template_fields.contains(&at.to_string().as_str()) {
+        errors.push(
+            at.span(),
+            format!("`at` field `{at}` must be part of index `{}`'s key template", mapping.name),
+        );
+    }
+}
