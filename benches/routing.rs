@@ -15,6 +15,10 @@ use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
+#[path = "../examples/support/titles.rs"]
+#[allow(dead_code)] // only the titles are used here
+mod titles;
+
 const KEYS: usize = 10_000;
 const SHARDS: u32 = 21;
 const GROUP: &str = "routing";
@@ -104,97 +108,8 @@ fn criterion_home() -> PathBuf {
     }
 }
 
-const ADJECTIVES: &[&str] = &[
-    "Amber", "Purple", "Quiet", "Red", "Blue", "Silent", "Electric", "Golden", "Broken", "Wild", "Midnight",
-    "Heavy", "Distant", "Velvet", "Neon", "Frozen", "Hidden", "Lonely", "Burning", "Crystal", "Paper",
-    "Northern", "Secret", "Endless",
-];
-const NOUNS: &[&str] = &[
-    "Home",
-    "River",
-    "Garden",
-    "Machine",
-    "Dreams",
-    "Horizon",
-    "Migration",
-    "Echoes",
-    "Island",
-    "Fire",
-    "Shadows",
-    "Satellite",
-    "Ocean",
-    "Summer",
-    "Harbour",
-    "Mirror",
-    "Highway",
-    "Letters",
-    "Kingdom",
-    "Signals",
-];
-const VERBS: &[&str] =
-    &["Leaving", "Chasing", "Waiting for", "Dancing in", "Falling into", "Walking", "Finding"];
-const CITIES: &[&str] = &["Florence", "Tokyo", "Berlin", "Montréal", "São Paulo", "Reykjavík", "Chicago"];
-const OTHER_SCRIPTS: &[&str] = &[
-    "Голос",
-    "Кино",
-    "Сердце",
-    "夜に駆ける",
-    "東京",
-    "花",
-    "風の谷",
-    "사랑",
-    "Σιωπή",
-    "Ωκεανός",
-    "حب",
-    "שלום",
-];
-const ODDITIES: &[&str] = &[
-    "Déjà Vu",
-    "Café Society",
-    "Ｇｏｏｄ Ｍｏｒｎｉｎｇ",
-    "Ænima",
-    "İstanbul",
-    "Straße",
-    "ΟΔΟΣ",
-    "🎸 Riffs",
-];
-
-/// A small deterministic generator, so every run routes the same titles.
-struct Lcg(u64);
-
-impl Lcg {
-    fn below(&mut self, bound: usize) -> usize {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        ((self.0 >> 33) % bound as u64) as usize
-    }
-
-    fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
-        from[self.below(from.len())]
-    }
-}
-
 /// `count` album titles, skewed like a real catalogue (as in `examples/music.rs`).
 fn titles(count: usize) -> Vec<String> {
-    let mut random = Lcg(2005);
-    (0..count)
-        .map(|_| match random.below(100) {
-            0..=4 => "Greatest Hits".into(),
-            5 => "Demo".into(),
-            6..=19 => format!("The {} {}", random.pick(ADJECTIVES), random.pick(NOUNS)),
-            20..=26 => match random.below(3) {
-                0 => format!("Live in {}", random.pick(CITIES)),
-                1 => format!("Live at the {}", random.pick(NOUNS)),
-                _ => "Live".into(),
-            },
-            27..=32 => {
-                format!("{}{}", random.pick(OTHER_SCRIPTS), if random.below(3) == 0 { " II" } else { "" })
-            }
-            33..=35 => random.pick(&["Leaving Home", "leaving home", "Leaving home", "LEAVING HOME"]).into(),
-            36..=39 => random.pick(ODDITIES).into(),
-            40..=59 => format!("{} {}", random.pick(VERBS), random.pick(NOUNS)),
-            60..=69 => format!("{} of {}", random.pick(NOUNS), random.pick(NOUNS)),
-            70..=74 => format!("{} {}", random.below(2_000), random.pick(NOUNS)),
-            _ => format!("{} {}", random.pick(ADJECTIVES), random.pick(NOUNS)),
-        })
-        .collect()
+    let mut random = titles::Lcg(2005);
+    (0..count).map(|_| titles::title(&mut random)).collect()
 }

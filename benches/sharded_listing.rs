@@ -29,6 +29,10 @@ mod ratio;
 #[path = "support/machine.rs"]
 mod machine;
 
+#[path = "../examples/support/titles.rs"]
+#[allow(dead_code)] // not every name list is used here
+mod titles;
+
 use aws_sdk_dynamodb::types::AttributeValue;
 use aws_sdk_dynamodb::Client;
 use dynashard::{Db, Entity, Item, Table};
@@ -345,113 +349,20 @@ fn breakdown(runtime: &tokio::runtime::Runtime, db: &Db, partitions: &[String]) 
 // A catalogue skewed like real ones (as in `examples/music.rs`): many titles starting with "the"
 // or "live", a hot "Greatest Hits", titles in other scripts and with compatibility forms.
 
-const ADJECTIVES: &[&str] = &[
-    "Amber", "Purple", "Quiet", "Red", "Blue", "Silent", "Electric", "Golden", "Broken", "Wild", "Midnight",
-    "Heavy", "Distant", "Velvet", "Neon", "Frozen", "Hidden", "Lonely", "Burning", "Crystal", "Paper",
-    "Northern", "Secret", "Endless",
-];
-const NOUNS: &[&str] = &[
-    "Home",
-    "River",
-    "Garden",
-    "Machine",
-    "Dreams",
-    "Horizon",
-    "Migration",
-    "Echoes",
-    "Island",
-    "Fire",
-    "Shadows",
-    "Satellite",
-    "Ocean",
-    "Summer",
-    "Harbour",
-    "Mirror",
-    "Highway",
-    "Letters",
-    "Kingdom",
-    "Signals",
-];
-const VERBS: &[&str] =
-    &["Leaving", "Chasing", "Waiting for", "Dancing in", "Falling into", "Walking", "Finding"];
-const CITIES: &[&str] = &["Florence", "Tokyo", "Berlin", "Montréal", "São Paulo", "Reykjavík", "Chicago"];
-const OTHER_SCRIPTS: &[&str] = &[
-    "Голос",
-    "Кино",
-    "Сердце",
-    "夜に駆ける",
-    "東京",
-    "花",
-    "風の谷",
-    "사랑",
-    "Σιωπή",
-    "Ωκεανός",
-    "حب",
-    "שלום",
-];
-const ODDITIES: &[&str] = &[
-    "Déjà Vu",
-    "Café Society",
-    "Ｇｏｏｄ Ｍｏｒｎｉｎｇ",
-    "Ænima",
-    "İstanbul",
-    "Straße",
-    "ΟΔΟΣ",
-    "🎸 Riffs",
-];
-const FIRST_NAMES: &[&str] =
-    &["Anna", "Björk", "Carlos", "Dana", "Emil", "Fatima", "Goro", "Hana", "Ivan", "June"];
-const LAST_NAMES: &[&str] =
-    &["Fields", "Okafor", "Lindqvist", "Moreau", "Tanaka", "Kowalski", "Haddad", "Silva"];
 const LABELS: &[&str] = &["Ultimae Records", "Warp", "Sub Pop", "Nonesuch", "ECM", "Rough Trade", "4AD"];
 const GENRES: &[&str] = &["ambient", "electronic", "downtempo", "rock", "jazz", "folk", "pop", "classical"];
 
-/// A small deterministic generator, so every run imports the same catalogue.
-struct Lcg(u64);
-
-impl Lcg {
-    fn below(&mut self, bound: usize) -> usize {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        ((self.0 >> 33) % bound as u64) as usize
-    }
-
-    fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
-        from[self.below(from.len())]
-    }
-}
-
-/// A title, skewed the way real catalogues are.
-fn title(random: &mut Lcg) -> String {
-    match random.below(100) {
-        0..=4 => "Greatest Hits".into(),
-        5 => "Demo".into(),
-        6..=19 => format!("The {} {}", random.pick(ADJECTIVES), random.pick(NOUNS)),
-        20..=26 => match random.below(3) {
-            0 => format!("Live in {}", random.pick(CITIES)),
-            1 => format!("Live at the {}", random.pick(NOUNS)),
-            _ => "Live".into(),
-        },
-        27..=32 => format!("{}{}", random.pick(OTHER_SCRIPTS), if random.below(3) == 0 { " II" } else { "" }),
-        33..=35 => random.pick(&["Leaving Home", "leaving home", "Leaving home", "LEAVING HOME"]).into(),
-        36..=39 => random.pick(ODDITIES).into(),
-        40..=59 => format!("{} {}", random.pick(VERBS), random.pick(NOUNS)),
-        60..=69 => format!("{} of {}", random.pick(NOUNS), random.pick(NOUNS)),
-        70..=74 => format!("{} {}", random.below(2_000), random.pick(NOUNS)),
-        _ => format!("{} {}", random.pick(ADJECTIVES), random.pick(NOUNS)),
-    }
-}
-
 /// `count` albums, each with its own artist and title pair.
 fn catalogue(count: usize) -> Vec<Album> {
-    let mut random = Lcg(2005);
+    let mut random = titles::Lcg(2005);
     let mut taken = HashSet::new();
     let mut albums = Vec::with_capacity(count);
     while albums.len() < count {
-        let title = title(&mut random);
-        let artist = format!("{} {}", random.pick(FIRST_NAMES), random.pick(LAST_NAMES));
+        let title = titles::title(&mut random);
+        let artist = titles::artist(&mut random);
         let artist = match random.below(8) {
             0 => format!("{artist} Trio"),
-            1 => format!("{artist} & the {}", random.pick(NOUNS)),
+            1 => format!("{artist} & the {}", random.pick(titles::NOUNS)),
             2 => format!("{artist} Quartet"),
             _ => format!("{artist} {}", random.below(40)),
         };

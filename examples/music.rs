@@ -26,6 +26,9 @@ use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
+#[path = "support/titles.rs"]
+mod titles;
+
 #[derive(Table)]
 #[table(name = "MusicCatalog", pk = "pk", sk = "sk")]
 #[gsi(name = "ByTitle", pk = "title_pk", sk = "title_sk")]
@@ -269,111 +272,17 @@ async fn count(
     }
 }
 
-const ADJECTIVES: &[&str] = &[
-    "Amber", "Purple", "Quiet", "Red", "Blue", "Silent", "Electric", "Golden", "Broken", "Wild", "Midnight",
-    "Heavy", "Distant", "Velvet", "Neon", "Frozen", "Hidden", "Lonely", "Burning", "Crystal", "Paper",
-    "Northern", "Secret", "Endless",
-];
-const NOUNS: &[&str] = &[
-    "Home",
-    "River",
-    "Garden",
-    "Machine",
-    "Dreams",
-    "Horizon",
-    "Migration",
-    "Echoes",
-    "Island",
-    "Fire",
-    "Shadows",
-    "Satellite",
-    "Ocean",
-    "Summer",
-    "Harbour",
-    "Mirror",
-    "Highway",
-    "Letters",
-    "Kingdom",
-    "Signals",
-];
-const VERBS: &[&str] =
-    &["Leaving", "Chasing", "Waiting for", "Dancing in", "Falling into", "Walking", "Finding"];
-const CITIES: &[&str] = &["Florence", "Tokyo", "Berlin", "Montréal", "São Paulo", "Reykjavík", "Chicago"];
-const OTHER_SCRIPTS: &[&str] = &[
-    "Голос",
-    "Кино",
-    "Сердце",
-    "夜に駆ける",
-    "東京",
-    "花",
-    "風の谷",
-    "사랑",
-    "Σιωπή",
-    "Ωκεανός",
-    "حب",
-    "שלום",
-];
-const ODDITIES: &[&str] = &[
-    "Déjà Vu",
-    "Café Society",
-    "Ｇｏｏｄ Ｍｏｒｎｉｎｇ",
-    "Ænima",
-    "İstanbul",
-    "Straße",
-    "ΟΔΟΣ",
-    "🎸 Riffs",
-];
-const FIRST_NAMES: &[&str] =
-    &["Anna", "Björk", "Carlos", "Dana", "Emil", "Fatima", "Goro", "Hana", "Ivan", "June"];
-const LAST_NAMES: &[&str] =
-    &["Fields", "Okafor", "Lindqvist", "Moreau", "Tanaka", "Kowalski", "Haddad", "Silva"];
-
-/// A small deterministic generator, so every run imports the same catalogue.
-struct Lcg(u64);
-
-impl Lcg {
-    fn below(&mut self, bound: usize) -> usize {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        ((self.0 >> 33) % bound as u64) as usize
-    }
-
-    fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
-        from[self.below(from.len())]
-    }
-}
-
-/// A title, skewed the way real catalogues are.
-fn title(random: &mut Lcg) -> String {
-    match random.below(100) {
-        0..=4 => "Greatest Hits".into(),
-        5 => "Demo".into(),
-        6..=19 => format!("The {} {}", random.pick(ADJECTIVES), random.pick(NOUNS)),
-        20..=26 => match random.below(3) {
-            0 => format!("Live in {}", random.pick(CITIES)),
-            1 => format!("Live at the {}", random.pick(NOUNS)),
-            _ => "Live".into(),
-        },
-        27..=32 => format!("{}{}", random.pick(OTHER_SCRIPTS), if random.below(3) == 0 { " II" } else { "" }),
-        33..=35 => random.pick(&["Leaving Home", "leaving home", "Leaving home", "LEAVING HOME"]).into(),
-        36..=39 => random.pick(ODDITIES).into(),
-        40..=59 => format!("{} {}", random.pick(VERBS), random.pick(NOUNS)),
-        60..=69 => format!("{} of {}", random.pick(NOUNS), random.pick(NOUNS)),
-        70..=74 => format!("{} {}", random.below(2_000), random.pick(NOUNS)),
-        _ => format!("{} {}", random.pick(ADJECTIVES), random.pick(NOUNS)),
-    }
-}
-
 /// `count` albums, each with its own artist and title pair.
 fn catalogue(count: usize) -> Vec<Album> {
-    let mut random = Lcg(2005);
+    let mut random = titles::Lcg(2005);
     let mut taken = HashSet::new();
     let mut albums = Vec::with_capacity(count);
     while albums.len() < count {
-        let title = title(&mut random);
-        let artist = format!("{} {}", random.pick(FIRST_NAMES), random.pick(LAST_NAMES));
+        let title = titles::title(&mut random);
+        let artist = titles::artist(&mut random);
         let artist = match random.below(8) {
             0 => format!("{artist} Trio"),
-            1 => format!("{artist} & the {}", random.pick(NOUNS)),
+            1 => format!("{artist} & the {}", random.pick(titles::NOUNS)),
             2 => format!("{artist} Quartet"),
             _ => artist,
         };
