@@ -30,6 +30,8 @@
 //! # Ok(()) }
 //! ```
 
+#![warn(missing_docs)]
+
 mod batch;
 mod client;
 mod collection;
