@@ -166,6 +166,17 @@ pub enum Error {
         reason: String,
     },
 
+    /// A write that would change or delete an existing item of `entity` while a batched backfill
+    /// of its index `index` runs ([`Backfill::batched`](crate::shard::reshard::Backfill::batched)).
+    /// Nothing was changed; new items can still be created. Retry after the backfill.
+    #[error("items of `{entity}` that exist cannot change while a batched backfill of index `{index}` runs; retry after it")]
+    Frozen {
+        /// The entity type.
+        entity: &'static str,
+        /// The index being backfilled.
+        index: String,
+    },
+
     /// A query cannot run as built; nothing was sent.
     #[error("invalid query: {reason}")]
     InvalidQuery {

@@ -2,6 +2,7 @@
 //! `DYNAMODB_ENDPOINT`, when set).
 
 mod batch;
+mod batched_backfill;
 mod collections;
 mod crud;
 mod dynamic_shards;

@@ -18,9 +18,11 @@ mod retry;
 mod unprocessed;
 mod write;
 
+pub(crate) use attempts::Failure;
 pub use get::BatchGet;
 pub use retry::RetryPolicy;
 pub use unprocessed::Unprocessed;
+pub(crate) use write::send_requests;
 pub use write::BatchWrite;
 
 use crate::entity::PrimaryKey;

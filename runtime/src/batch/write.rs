@@ -192,32 +192,85 @@ impl<'a, E: Entity> BatchWrite<'a, E> {
             }
         }
         let chunks = self.requests()?;
-        let table = self.db.table_of::<E>();
-        let stop = AtomicBool::new(false);
-        let mut outcomes = stream::iter(chunks)
-            .map(|chunk| self.write(table, chunk, &stop))
-            .buffer_unordered(self.concurrency);
-        let (mut puts, mut deletes) = (Vec::new(), Vec::new());
-        let mut tally = Tally::default();
-        while let Some(outcome) = outcomes.next().await {
-            for request in outcome.pending {
-                puts.extend(request.put_request.map(|put| put.item));
-                deletes.extend(request.delete_request.map(|delete| delete.key));
-            }
-            tally.add(outcome.written, outcome.error);
+        if let Some(index) =
+            crate::ops::reshardable::<E>(self.db).then(|| self.db.frozen_index::<E>()).flatten()
+        {
+            return self.create_each(index).await;
         }
-        drop(outcomes);
-        if puts.is_empty() && deletes.is_empty() {
-            return Ok(());
-        }
-        Err(Error::BatchIncomplete {
-            operation: OPERATION,
-            unprocessed: Unprocessed::Writes { puts, deletes },
-            succeeded: tally.succeeded,
-            last_error: tally.last_error(),
-        })
+        send_requests(self.db, self.db.table_of::<E>(), chunks, self.concurrency, self.retry).await
     }
 
+    /// The writes while a batched backfill holds existing items frozen: deletes are refused, and
+    /// every put is sent as a create-only put of its own (a batch cannot check that), with
+    /// `concurrency` batches' worth in flight. Returns the first failure, after trying them all.
+    async fn create_each(&self, index: &str) -> Result<()> {
+        let frozen = || Error::Frozen { entity: E::TYPE_NAME, index: index.to_owned() };
+        if !self.deletes.is_empty() {
+            return Err(frozen());
+        }
+        let puts: Vec<_> =
+            self.puts.iter().map(|entity| self.db.put(*entity).create_only().into_future()).collect();
+        let results: Vec<Result<()>> =
+            stream::iter(puts).buffer_unordered(self.concurrency * MAX_WRITES).collect().await;
+        match results.into_iter().find_map(Result::err) {
+            Some(Error::AlreadyExists) => Err(frozen()),
+            Some(error) => Err(error),
+            None => Ok(()),
+        }
+    }
+}
+
+impl<'a, E: Entity> IntoFuture for BatchWrite<'a, E> {
+    type Output = Result<()>;
+    type IntoFuture = BoxFuture<'a, Result<()>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.execute())
+    }
+}
+
+/// Sends `chunks` (each at most 25 writes to `table`), `concurrency` requests at a time, with
+/// `retry`; fails with [`Error::BatchIncomplete`] holding every write that was not applied.
+pub(crate) async fn send_requests(
+    db: &Db,
+    table: &str,
+    chunks: Vec<Vec<WriteRequest>>,
+    concurrency: usize,
+    retry: RetryPolicy,
+) -> Result<()> {
+    let stop = AtomicBool::new(false);
+    let sender = Sender { db, retry };
+    let mut outcomes = stream::iter(chunks)
+        .map(|chunk| sender.write(table, chunk, &stop))
+        .buffer_unordered(concurrency.max(1));
+    let (mut puts, mut deletes) = (Vec::new(), Vec::new());
+    let mut tally = Tally::default();
+    while let Some(outcome) = outcomes.next().await {
+        for request in outcome.pending {
+            puts.extend(request.put_request.map(|put| put.item));
+            deletes.extend(request.delete_request.map(|delete| delete.key));
+        }
+        tally.add(outcome.written, outcome.error);
+    }
+    drop(outcomes);
+    if puts.is_empty() && deletes.is_empty() {
+        return Ok(());
+    }
+    Err(Error::BatchIncomplete {
+        operation: OPERATION,
+        unprocessed: Unprocessed::Writes { puts, deletes },
+        succeeded: tally.succeeded,
+        last_error: tally.last_error(),
+    })
+}
+
+/// Sends the requests of one batch write call.
+struct Sender<'a> {
+    db: &'a Db,
+    retry: RetryPolicy,
+}
+
+impl Sender<'_> {
     /// Sends one request of up to 25 writes, retrying what comes back unprocessed.
     async fn write(&self, table: &str, mut pending: Vec<WriteRequest>, stop: &AtomicBool) -> Outcome {
         let total = pending.len();
@@ -249,14 +302,5 @@ impl<'a, E: Entity> BatchWrite<'a, E> {
             .await
             .map_err(|error| Failure::from_sdk(OPERATION, error))?;
         Ok(output.unprocessed_items.and_then(|mut unprocessed| unprocessed.remove(table)).unwrap_or_default())
-    }
-}
-
-impl<'a, E: Entity> IntoFuture for BatchWrite<'a, E> {
-    type Output = Result<()>;
-    type IntoFuture = BoxFuture<'a, Result<()>>;
-
-    fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.execute())
     }
 }

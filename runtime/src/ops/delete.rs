@@ -45,6 +45,9 @@ impl<'a, E: Entity> Delete<'a, E> {
 
     /// The request parts: key and condition (versions, the caller's condition).
     pub(crate) fn request(self) -> Result<WriteRequest<DeleteAction>> {
+        if super::reshardable::<E>(self.db) {
+            self.db.refuse_if_frozen::<E>()?;
+        }
         let action = DeleteAction { key: key_item(table_of::<E>(), self.key.primary()) };
         let key = self.key.primary().clone();
         WriteRequest::new::<E>(self.db, key, action, Placeholders::default(), self.guards, self.condition)
@@ -52,6 +55,9 @@ impl<'a, E: Entity> Delete<'a, E> {
 
     async fn execute(self) -> Result<Option<E>> {
         let db = self.db;
+        if super::reshardable::<E>(db) {
+            db.resolve_migrations::<E>().await?;
+        }
         let request = self.request()?;
         let explain = request.explain;
         let result = db

@@ -166,6 +166,9 @@ impl<'a, E: Entity> Update<'a, E> {
     /// The request parts: key, update expression (with index-key maintenance and the version
     /// increment) and condition (the must-exist guard, versions, the caller's condition).
     pub(crate) fn request(mut self) -> Result<WriteRequest<UpdateAction>> {
+        if super::reshardable::<E>(self.db) {
+            self.db.refuse_if_frozen::<E>()?;
+        }
         let mut placeholders = Placeholders::default();
         let expression = self.expression(&mut placeholders)?;
         let action = UpdateAction { key: key_item(table_of::<E>(), self.key.primary()), expression };

@@ -2,33 +2,35 @@
 //! every item its place in the target layout, or take it out of the source.
 
 use super::ops::Checked;
+use super::rewrite::{Pass, Rewrite};
 use super::state::{Phase, ReshardState, SegmentProgress};
 use crate::db::Db;
 use crate::entity::Entity;
 use crate::error::{Error, Item, Result};
 use crate::item::table_of;
 use crate::query::cursor::{json_to_key, key_to_json};
-use aws_sdk_dynamodb::error::ProvideErrorMetadata;
 use aws_sdk_dynamodb::types::AttributeValue;
+use aws_sdk_dynamodb::types::ProjectionType;
 use futures::stream::{self, StreamExt, TryStreamExt};
 use std::sync::Arc;
 
 /// Called with the recorded state after every scanned page.
 type ProgressReport = Arc<dyn Fn(&ReshardState) + Send + Sync>;
 
-/// How a backfill runs. `Backfill::default()`: 8 scan segments, 16 item updates in flight per
-/// segment, no progress report.
+/// How a backfill runs. `Backfill::default()`: 8 scan segments, 2 write requests (of up to 25
+/// items each) in flight per segment, conditional writes, no progress report.
 #[derive(Clone)]
 pub struct Backfill {
     segments: u32,
     in_flight: usize,
+    batched: bool,
     page_size: Option<u32>,
     progress: Option<ProgressReport>,
 }
 
 impl Default for Backfill {
     fn default() -> Self {
-        Self { segments: 8, in_flight: 16, page_size: None, progress: None }
+        Self { segments: 8, in_flight: 2, batched: false, page_size: None, progress: None }
     }
 }
 
@@ -37,6 +39,7 @@ impl std::fmt::Debug for Backfill {
         f.debug_struct("Backfill")
             .field("segments", &self.segments)
             .field("in_flight", &self.in_flight)
+            .field("batched", &self.batched)
             .finish()
     }
 }
@@ -48,9 +51,24 @@ impl Backfill {
         self
     }
 
-    /// Sends at most `updates` item updates at once in each segment.
-    pub fn in_flight(mut self, updates: usize) -> Self {
-        self.in_flight = updates.max(1);
+    /// Sends at most `requests` write requests (of up to 25 items each) at once in each segment.
+    pub fn in_flight(mut self, requests: usize) -> Self {
+        self.in_flight = requests.max(1);
+        self
+    }
+
+    /// Writes whole items with `BatchWriteItem` instead of conditional updates, and for that
+    /// **freezes existing items** of the entity until the backfill has finished: writers may
+    /// create items (a put becomes create-only, a batch put a series of them), but a write that
+    /// would change or delete an existing item fails with [`Error::Frozen`]. For append-only
+    /// data (logs, events, readings) nothing changes for writers, and the backfill costs what a
+    /// batch import of the same items costs. Writes that bypass dynashard and TTL deletions are
+    /// not held back: an item they change during the backfill can lose that change.
+    ///
+    /// A batched backfill that was interrupted keeps the items frozen until it is run again;
+    /// running it again without `batched()` lifts the freeze and goes on with conditional writes.
+    pub fn batched(mut self) -> Self {
+        self.batched = true;
         self
     }
 
@@ -68,15 +86,6 @@ impl Backfill {
     }
 }
 
-/// What to do with each item of a scan.
-#[derive(Clone, Copy)]
-enum Pass {
-    /// Give it its place in the target layout.
-    Place,
-    /// Remove its source index attributes.
-    Clean,
-}
-
 impl Db {
     /// Gives every item already in the source index its place in the target layout, then moves
     /// the resharding to [`Phase::Backfilled`]. Waits first until every writer dual-writes (one
@@ -87,6 +96,7 @@ impl Db {
             return Ok(state);
         }
         self.wait_for_writers(state.started).await?;
+        self.set_frozen::<E>(&state, options.batched).await?;
         self.scan_all::<E>(&state, &options, Pass::Place).await?;
         self.advance::<E>(index, Phase::DualWrites, Phase::Backfilled).await
     }
@@ -105,6 +115,56 @@ impl Db {
         state.segments.clear();
         self.scan_all::<E>(&state, &options, Pass::Clean).await?;
         Ok(state)
+    }
+
+    /// Freezes existing items for a batched backfill (and waits until every writer knows), or
+    /// lifts the freeze an interrupted batched backfill left.
+    async fn set_frozen<E: Entity>(&self, state: &ReshardState, frozen: bool) -> Result<()> {
+        if !frozen && !state.frozen {
+            return Ok(());
+        }
+        if frozen {
+            self.ensure_whole_items::<E>(&state.source).await?;
+        }
+        let key = self.reshard_key::<E>(&state.source);
+        if !self.records()?.set_frozen(&key, frozen).await? {
+            return Err(Error::Resharding {
+                index: state.source.clone(),
+                reason: "the resharding left its dual-writes phase during the backfill".into(),
+            });
+        }
+        tracing::info!(target: "dynashard::reshard", index = state.source, frozen, "existing items frozen for a batched backfill");
+        if frozen {
+            self.wait_for_writers(crate::shard::dynamic::state::now_ms()).await?;
+        }
+        Ok(())
+    }
+
+    /// Refuses a batched backfill of a source index that does not project whole items (a put of
+    /// what its scan reads would drop the other attributes).
+    async fn ensure_whole_items<E: Entity>(&self, index: &str) -> Result<()> {
+        let table = self.table_of::<E>();
+        let described = self
+            .client()
+            .describe_table()
+            .table_name(table)
+            .send()
+            .await
+            .map_err(|error| Error::from_sdk("DescribeTable", error))?;
+        let projection = described
+            .table
+            .and_then(|table| table.global_secondary_indexes)
+            .unwrap_or_default()
+            .into_iter()
+            .find(|described| described.index_name.as_deref() == Some(index))
+            .and_then(|described| described.projection?.projection_type);
+        match projection {
+            Some(ProjectionType::All) => Ok(()),
+            _ => Err(Error::Resharding {
+                index: index.to_owned(),
+                reason: "a batched backfill needs a source index that projects all attributes".into(),
+            }),
+        }
     }
 
     /// Waits until one metadata cache time has passed since `since` (unix ms).
@@ -186,7 +246,7 @@ impl Db {
                 .map_err(|error| Error::from_sdk("Scan", error))?;
             let items = page.items.unwrap_or_default();
             progress.scanned += items.len() as u64;
-            progress.written += self.rewrite_page::<E>(checked, &items, pass, options.in_flight).await?;
+            progress.written += self.rewrite_page::<E>(checked, &items, pass, options).await?;
             match page.last_evaluated_key {
                 Some(last) => progress.after = Some(key_to_json(&last).to_string()),
                 None => (progress.after, progress.done) = (None, true),
@@ -202,90 +262,21 @@ impl Db {
         Ok(())
     }
 
-    /// Sends the rewrites of one scanned page, `in_flight` at a time, each conditional on the
-    /// item's source place (single updates: 1 WCU an item, where a transaction would take 2).
-    /// Returns how many items were written.
+    /// Sends the rewrites of one scanned page (see [`Rewrite`]). Returns how many items were
+    /// written.
     async fn rewrite_page<E: Entity>(
         &self,
         checked: &Checked,
         items: &[Item],
         pass: Pass,
-        in_flight: usize,
+        options: &Backfill,
     ) -> Result<u64> {
         let rewrites: Vec<Rewrite> =
             items.iter().filter_map(|item| Rewrite::of(checked, item, pass, table_of::<E>())).collect();
-        let table = self.table_of::<E>().to_owned();
-        let written: Vec<bool> = stream::iter(rewrites)
-            .map(|rewrite| {
-                let (db, table) = (self.clone(), table.clone());
-                async move { rewrite.send(&db, &table).await }
-            })
-            .buffer_unordered(in_flight)
-            .try_collect()
-            .await?;
-        Ok(written.iter().filter(|written| **written).count() as u64)
-    }
-}
-
-/// One scanned item's change: its target place (or its source attributes removed), on the
-/// condition that its source place is still the one the scan read.
-#[derive(Clone)]
-struct Rewrite {
-    key: Item,
-    expression: &'static str,
-    names: Vec<(&'static str, &'static str)>,
-    values: Vec<(&'static str, AttributeValue)>,
-}
-
-impl Rewrite {
-    fn of(checked: &Checked, item: &Item, pass: Pass, table: &crate::table::TableDefinition) -> Option<Self> {
-        let (source_pk, source_sk) = checked.source;
-        let old_pk = item.get(source_pk)?.clone();
-        let old_sk = item.get(source_sk)?.clone();
-        let mut names = vec![("#spk", source_pk), ("#ssk", source_sk)];
-        let mut values = vec![(":spk", old_pk), (":ssk", old_sk)];
-        let expression = match pass {
-            Pass::Place => {
-                let mut placed = item.clone();
-                checked.mirror(&mut placed, Phase::DualWrites);
-                let (target_pk, target_sk) = checked.target;
-                let pk = placed.get(target_pk)?.clone();
-                let sk = placed.get(target_sk)?.clone();
-                if item.get(target_pk) == Some(&pk) && item.get(target_sk) == Some(&sk) {
-                    return None; // placed already: by a dual write, or an earlier run
-                }
-                names.extend([("#tpk", target_pk), ("#tsk", target_sk)]);
-                values.extend([(":tpk", pk), (":tsk", sk)]);
-                "SET #tpk = :tpk, #tsk = :tsk"
-            }
-            Pass::Clean => "REMOVE #spk, #ssk",
-        };
-        Some(Self { key: crate::item::key_of(item, table), expression, names, values })
-    }
-
-    const CONDITION: &'static str = "#spk = :spk AND #ssk = :ssk";
-
-    /// Sends the change; `false` when a writer changed the item since the scan.
-    async fn send(&self, db: &Db, table: &str) -> Result<bool> {
-        let result = db
-            .client()
-            .update_item()
-            .table_name(table)
-            .set_key(Some(self.key.clone()))
-            .update_expression(self.expression)
-            .condition_expression(Self::CONDITION)
-            .set_expression_attribute_names(Some(
-                self.names.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
-            ))
-            .set_expression_attribute_values(Some(
-                self.values.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
-            ))
-            .send()
-            .await;
-        match result {
-            Ok(_) => Ok(true),
-            Err(error) if error.code() == Some("ConditionalCheckFailedException") => Ok(false),
-            Err(error) => Err(Error::from_sdk("UpdateItem", error)),
+        let table = self.table_of::<E>();
+        match pass {
+            Pass::Place if options.batched => self.put_rewrites(table, rewrites, options.in_flight).await,
+            _ => self.send_rewrites(table, rewrites, options.in_flight).await,
         }
     }
 }

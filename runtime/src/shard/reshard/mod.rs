@@ -29,6 +29,7 @@ mod backfill;
 mod layout;
 mod ops;
 mod redirect;
+mod rewrite;
 mod state;
 
 pub use backfill::Backfill;

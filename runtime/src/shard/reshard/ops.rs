@@ -133,6 +133,7 @@ impl Db {
             phase: Phase::DualWrites,
             started: now_ms(),
             segments: BTreeMap::new(),
+            frozen: false,
         };
         Checked::new::<E>(&state)?;
         let (records, key) = (self.records()?, self.reshard_key::<E>(index));
@@ -216,6 +217,24 @@ impl Db {
 }
 
 impl Db {
+    /// Refuses a change of an existing item of `E` while a batched backfill of one of its
+    /// mappings holds them frozen (from the cache, as [`Db::mirror_item`] reads it).
+    pub(crate) fn refuse_if_frozen<E: Entity>(&self) -> Result<()> {
+        match self.frozen_index::<E>() {
+            Some(index) => Err(Error::Frozen { entity: E::TYPE_NAME, index: index.to_owned() }),
+            None => Ok(()),
+        }
+    }
+
+    /// The index of `E` whose batched backfill holds existing items frozen, if any.
+    pub(crate) fn frozen_index<E: Entity>(&self) -> Option<&'static str> {
+        let shards = self.dynamic.as_deref()?;
+        E::shard_mappings().iter().map(|mapping| mapping.index).find(|index| {
+            matches!(shards.cached_migration(&self.reshard_key::<E>(index)),
+                Some(Some(cached)) if cached.state.frozen && cached.state.phase == Phase::DualWrites)
+        })
+    }
+
     /// After an update returned `item` (all its attributes): writes its place in the target
     /// layouts of `E`'s reshardings under way where it changed, unless a writer changed the item
     /// again meanwhile (that writer then placed it).

@@ -52,6 +52,9 @@ pub struct ReshardState {
     pub started: u64,
     /// The backfill's scan segments, by segment number.
     pub segments: BTreeMap<u32, SegmentProgress>,
+    /// Whether a batched backfill holds existing items of the entity unchanged (writers may
+    /// create items, but not change or delete existing ones) until it has finished.
+    pub frozen: bool,
 }
 
 impl ReshardState {
@@ -69,6 +72,7 @@ const TARGET: &str = "target";
 const LAYOUT: &str = "layout";
 const STARTED: &str = "started";
 const SEGMENTS: &str = "segments";
+const FROZEN: &str = "frozen";
 
 fn text<T: Serialize>(value: &T) -> AttributeValue {
     AttributeValue::S(serde_json::to_string(value).unwrap_or_default())
@@ -133,6 +137,7 @@ impl Records<'_> {
             phase: parse(key, item.get(PHASE), PHASE)?,
             started: item.get(STARTED).and_then(|v| v.as_n().ok()).and_then(|v| v.parse().ok()).unwrap_or(0),
             segments,
+            frozen: matches!(item.get(FROZEN), Some(AttributeValue::Bool(true))),
         }))
     }
 
@@ -169,11 +174,36 @@ impl Records<'_> {
             .update_item()
             .table_name(self.table)
             .key(PARTITION, AttributeValue::S(key.to_owned()))
-            .update_expression("SET #phase = :to")
+            .update_expression("SET #phase = :to REMOVE #frozen")
             .condition_expression("#phase = :from")
             .expression_attribute_names("#phase", PHASE)
+            .expression_attribute_names("#frozen", FROZEN)
             .expression_attribute_values(":to", text(&to))
             .expression_attribute_values(":from", text(&from))
+            .send()
+            .await;
+        match result {
+            Ok(_) => Ok(true),
+            Err(error) if error.code() == Some("ConditionalCheckFailedException") => Ok(false),
+            Err(error) => Err(self.fail("UpdateItem", error)),
+        }
+    }
+
+    /// Sets whether existing items are frozen, in phase [`Phase::DualWrites`] only; returns
+    /// whether the record was in that phase.
+    pub async fn set_frozen(&self, key: &str, frozen: bool) -> Result<bool> {
+        let result = self
+            .db
+            .client()
+            .update_item()
+            .table_name(self.table)
+            .key(PARTITION, AttributeValue::S(key.to_owned()))
+            .update_expression("SET #frozen = :frozen")
+            .condition_expression("#phase = :phase")
+            .expression_attribute_names("#frozen", FROZEN)
+            .expression_attribute_names("#phase", PHASE)
+            .expression_attribute_values(":frozen", AttributeValue::Bool(frozen))
+            .expression_attribute_values(":phase", text(&Phase::DualWrites))
             .send()
             .await;
         match result {

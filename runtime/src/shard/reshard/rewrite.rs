@@ -1,0 +1,305 @@
+//! The change a backfill or cleanup makes to one scanned item, and how a page of them is sent:
+//! conditional updates, 25 to a `BatchExecuteStatement` request (PartiQL `UPDATE ... WHERE`), so
+//! that every item keeps its own condition and still costs one write unit, at a batch's request
+//! count.
+
+use super::ops::Checked;
+use super::state::Phase;
+use crate::batch::{Failure, RetryPolicy};
+use crate::db::Db;
+use crate::error::{Error, Item, Result};
+use crate::table::TableDefinition;
+use aws_sdk_dynamodb::types::{
+    AttributeValue, BatchStatementErrorCodeEnum, BatchStatementRequest, PutRequest, WriteRequest,
+};
+use futures::stream::{self, StreamExt, TryStreamExt};
+
+const OPERATION: &str = "BatchExecuteStatement";
+
+/// The most statements DynamoDB takes in one `BatchExecuteStatement` request (and writes in
+/// one `BatchWriteItem` request).
+const MAX_STATEMENTS: usize = 25;
+
+/// What to do with each item of a scan.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Pass {
+    /// Give it its place in the target layout.
+    Place,
+    /// Remove its source index attributes.
+    Clean,
+}
+
+/// One scanned item's change: its target place (or its source attributes removed), on the
+/// condition that its source place is still the one the scan read.
+#[derive(Clone, Debug)]
+pub(crate) struct Rewrite {
+    /// `(attribute, value)` of the primary key, partition key first.
+    key: Vec<(String, AttributeValue)>,
+    /// The source index's key attributes and the values the scan read.
+    source: [(&'static str, AttributeValue); 2],
+    /// The target index's key attributes and the item's place there ([`Pass::Place`] only).
+    target: Option<[(&'static str, AttributeValue); 2]>,
+    /// The whole item with its place in the target ([`Pass::Place`] only), for a batched
+    /// backfill's put.
+    placed: Option<Item>,
+}
+
+impl Rewrite {
+    /// The change `pass` makes to `item`; `None` when there is nothing to do (the item is placed
+    /// already, by a dual write or an earlier run) or it is not in the source index.
+    pub(crate) fn of(checked: &Checked, item: &Item, pass: Pass, table: &TableDefinition) -> Option<Self> {
+        let (source_pk, source_sk) = checked.source;
+        let source = [(source_pk, item.get(source_pk)?.clone()), (source_sk, item.get(source_sk)?.clone())];
+        let (target, placed) = match pass {
+            Pass::Place => {
+                let mut placed = item.clone();
+                checked.mirror(&mut placed, Phase::DualWrites);
+                let (target_pk, target_sk) = checked.target;
+                let pk = placed.get(target_pk)?.clone();
+                let sk = placed.get(target_sk)?.clone();
+                if item.get(target_pk) == Some(&pk) && item.get(target_sk) == Some(&sk) {
+                    return None;
+                }
+                (Some([(target_pk, pk), (target_sk, sk)]), Some(placed))
+            }
+            Pass::Clean => (None, None),
+        };
+        let key = [Some(table.partition_key), table.sort_key]
+            .into_iter()
+            .flatten()
+            .map(|name| Some((name.to_owned(), item.get(name)?.clone())))
+            .collect::<Option<Vec<_>>>()?;
+        Some(Self { key, source, target, placed })
+    }
+
+    /// The PartiQL statement and its parameters, in order:
+    /// `UPDATE "T" SET "tpk"=? SET "tsk"=? WHERE "pk"=? AND "sk"=? AND "spk"=? AND "ssk"=?`
+    /// (or `REMOVE "spk" REMOVE "ssk"` for a cleanup). The key condition makes it an update of
+    /// one existing item; the source condition leaves an item a writer moved to that writer.
+    fn statement(&self, table: &str) -> BatchStatementRequest {
+        let mut text = format!("UPDATE {}", quoted(table));
+        let mut parameters = Vec::with_capacity(6);
+        match &self.target {
+            Some(target) => {
+                for (name, value) in target {
+                    text += &format!(" SET {}=?", quoted(name));
+                    parameters.push(value.clone());
+                }
+            }
+            None => {
+                for (name, _) in &self.source {
+                    text += &format!(" REMOVE {}", quoted(name));
+                }
+            }
+        }
+        let conditions = self.key.iter().map(|(name, value)| (name.as_str(), value));
+        let conditions = conditions.chain(self.source.iter().map(|(name, value)| (*name, value)));
+        for (position, (name, value)) in conditions.enumerate() {
+            text += if position == 0 { " WHERE " } else { " AND " };
+            text += &format!("{}=?", quoted(name));
+            parameters.push(value.clone());
+        }
+        BatchStatementRequest::builder()
+            .statement(text)
+            .set_parameters(Some(parameters))
+            .build()
+            .expect("statement is set")
+    }
+}
+
+/// A PartiQL quoted identifier: in double quotes, a double quote inside doubled.
+fn quoted(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
+}
+
+/// What became of one statement of a batch.
+#[derive(Debug, PartialEq, Eq)]
+enum Outcome {
+    Written,
+    /// Its condition did not hold: a writer changed the item since the scan.
+    Skipped,
+    /// Throttled, or a transient failure: send it again.
+    Retry,
+    /// A failure that sending again cannot fix.
+    Failed,
+}
+
+fn outcome(code: Option<&BatchStatementErrorCodeEnum>) -> Outcome {
+    use BatchStatementErrorCodeEnum as Code;
+    match code {
+        None => Outcome::Written,
+        Some(Code::ConditionalCheckFailed) => Outcome::Skipped,
+        Some(
+            Code::ProvisionedThroughputExceeded
+            | Code::RequestLimitExceeded
+            | Code::ThrottlingError
+            | Code::InternalServerError
+            | Code::TransactionConflict,
+        ) => Outcome::Retry,
+        Some(_) => Outcome::Failed,
+    }
+}
+
+impl Db {
+    /// Puts the placed items of `rewrites` whole, 25 to a `BatchWriteItem` request, `in_flight`
+    /// requests at a time: only while existing items are frozen, since a put does not check
+    /// that the item is still the one the scan read. Returns how many items were written.
+    pub(crate) async fn put_rewrites(
+        &self,
+        table: &str,
+        rewrites: Vec<Rewrite>,
+        in_flight: usize,
+    ) -> Result<u64> {
+        let mut requests = Vec::with_capacity(rewrites.len());
+        for item in rewrites.into_iter().filter_map(|rewrite| rewrite.placed) {
+            let put = PutRequest::builder().set_item(Some(item)).build();
+            let put = put.map_err(|error| crate::batch::build_error("BatchWriteItem", error))?;
+            requests.push(WriteRequest::builder().put_request(put).build());
+        }
+        let written = requests.len() as u64;
+        let chunks = requests.chunks(MAX_STATEMENTS).map(<[WriteRequest]>::to_vec).collect();
+        crate::batch::send_requests(self, table, chunks, in_flight, self.retry_policy()).await?;
+        Ok(written)
+    }
+
+    /// Sends `rewrites` in batches of 25, `in_flight` batches at a time, retrying throttled
+    /// statements with the `Db`'s retry policy. Returns how many items were written.
+    pub(crate) async fn send_rewrites(
+        &self,
+        table: &str,
+        rewrites: Vec<Rewrite>,
+        in_flight: usize,
+    ) -> Result<u64> {
+        let batches: Vec<Vec<Rewrite>> = rewrites.chunks(MAX_STATEMENTS).map(<[Rewrite]>::to_vec).collect();
+        let written: Vec<u64> = stream::iter(batches)
+            .map(|batch| self.send_rewrite_batch(table, batch))
+            .buffer_unordered(in_flight.max(1))
+            .try_collect()
+            .await?;
+        Ok(written.iter().sum())
+    }
+
+    async fn send_rewrite_batch(&self, table: &str, mut pending: Vec<Rewrite>) -> Result<u64> {
+        let policy: RetryPolicy = self.retry_policy();
+        let mut written = 0;
+        let mut last_error = None;
+        for attempt in 0..policy.attempts() {
+            if attempt > 0 {
+                tokio::time::sleep(policy.backoff(attempt - 1)).await;
+            }
+            let statements = pending.iter().map(|rewrite| rewrite.statement(table)).collect();
+            let request = self.client().batch_execute_statement().set_statements(Some(statements));
+            let responses = match request.send().await {
+                Ok(response) => response.responses.unwrap_or_default(),
+                Err(error) => {
+                    let failure = Failure::from_sdk(OPERATION, error);
+                    if !failure.retryable {
+                        return Err(failure.error);
+                    }
+                    last_error = Some(failure.error);
+                    continue;
+                }
+            };
+            if responses.len() != pending.len() {
+                let reason = format!("{} answers to {} statements", responses.len(), pending.len());
+                return Err(statement_error(None, reason));
+            }
+            let mut retry = Vec::new();
+            for (rewrite, answer) in pending.into_iter().zip(responses) {
+                let code = answer.error.as_ref().and_then(|error| error.code.clone());
+                match outcome(code.as_ref()) {
+                    Outcome::Written => written += 1,
+                    Outcome::Skipped => {}
+                    outcome => {
+                        let message = answer.error.and_then(|error| error.message).unwrap_or_default();
+                        let error = statement_error(code.as_ref(), message);
+                        if outcome == Outcome::Failed {
+                            return Err(error);
+                        }
+                        last_error = Some(error);
+                        retry.push(rewrite);
+                    }
+                }
+            }
+            if retry.is_empty() {
+                return Ok(written);
+            }
+            pending = retry;
+        }
+        Err(last_error.unwrap_or_else(|| statement_error(None, "no attempt was made".into())))
+    }
+}
+
+/// A statement's failure as a service error, with the code of the equivalent `UpdateItem`
+/// error, so that [`Error::is_throttled`] and [`Error::is_conditional_failed`] read it the same.
+fn statement_error(code: Option<&BatchStatementErrorCodeEnum>, message: String) -> Error {
+    use BatchStatementErrorCodeEnum as Code;
+    let code = code.map(|code| match code {
+        Code::ProvisionedThroughputExceeded => "ProvisionedThroughputExceededException".to_owned(),
+        Code::ThrottlingError => "ThrottlingException".to_owned(),
+        Code::ConditionalCheckFailed => "ConditionalCheckFailedException".to_owned(),
+        other => other.as_str().to_owned(),
+    });
+    Error::Service { operation: OPERATION, code, source: message.clone().into(), message }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(text: &str) -> AttributeValue {
+        AttributeValue::S(text.to_owned())
+    }
+
+    fn rewrite(target: bool) -> Rewrite {
+        Rewrite {
+            key: vec![("pk".into(), s("artist")), ("sk".into(), s("album#x"))],
+            source: [("title_pk", s("albums#3")), ("title_sk", s("x"))],
+            target: target.then(|| [("next_pk", s("albums#19")), ("next_sk", s("x"))]),
+            placed: None,
+        }
+    }
+
+    #[test]
+    fn a_placement_sets_the_target_on_the_condition_of_key_and_source() {
+        let statement = rewrite(true).statement("Music");
+        assert_eq!(
+            statement.statement(),
+            r#"UPDATE "Music" SET "next_pk"=? SET "next_sk"=? WHERE "pk"=? AND "sk"=? AND "title_pk"=? AND "title_sk"=?"#
+        );
+        let expected = ["albums#19", "x", "artist", "album#x", "albums#3", "x"].map(s);
+        assert_eq!(statement.parameters(), &expected);
+    }
+
+    #[test]
+    fn a_cleanup_removes_the_source_on_the_same_condition() {
+        let statement = rewrite(false).statement("Music");
+        assert_eq!(
+            statement.statement(),
+            r#"UPDATE "Music" REMOVE "title_pk" REMOVE "title_sk" WHERE "pk"=? AND "sk"=? AND "title_pk"=? AND "title_sk"=?"#
+        );
+        assert_eq!(statement.parameters().len(), 4, "only the conditions take values");
+    }
+
+    #[test]
+    fn identifiers_are_quoted_whatever_they_hold() {
+        assert_eq!(quoted(r#"we"ird"#), r#""we""ird""#);
+        assert_eq!(quoted("a.b-c"), r#""a.b-c""#);
+    }
+
+    #[test]
+    fn statement_failures_are_sorted_into_skips_retries_and_errors() {
+        use BatchStatementErrorCodeEnum as Code;
+        assert_eq!(outcome(None), Outcome::Written);
+        assert_eq!(outcome(Some(&Code::ConditionalCheckFailed)), Outcome::Skipped);
+        for code in [Code::ProvisionedThroughputExceeded, Code::ThrottlingError, Code::RequestLimitExceeded] {
+            assert_eq!(outcome(Some(&code)), Outcome::Retry);
+            assert!(statement_error(Some(&code), String::new()).is_throttled(), "{code:?}");
+        }
+        assert_eq!(outcome(Some(&Code::InternalServerError)), Outcome::Retry);
+        assert_eq!(outcome(Some(&Code::ValidationError)), Outcome::Failed);
+        assert_eq!(outcome(Some(&Code::DuplicateItem)), Outcome::Failed);
+        let skipped = statement_error(Some(&Code::ConditionalCheckFailed), "no".into());
+        assert!(skipped.is_conditional_failed());
+    }
+}

@@ -1,0 +1,222 @@
+//! The batched backfill: whole items written with `BatchWriteItem` while existing items are
+//! frozen. New items keep coming in during it, changes of existing ones are refused with
+//! `Error::Frozen`, the freeze ends with the backfill (or with a conditional run after an
+//! interrupted one), and a source index without whole items is refused.
+
+use crate::{db, unique};
+use aws_sdk_dynamodb::types::{
+    AttributeDefinition, GlobalSecondaryIndex, KeySchemaElement, KeyType, Projection, ProjectionType,
+    ScalarAttributeType,
+};
+use dynashard::shard::reshard::{Backfill, NewLayout, Phase};
+use dynashard::shard::DynamicShards;
+use dynashard::{Db, Entity, Error, Table};
+use futures::TryStreamExt;
+use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::Duration;
+
+const METADATA: &str = "BatchedBackfillMetadata";
+
+#[derive(Table)]
+#[table(name = "BatchedBackfillTests", pk = "pk", sk = "sk")]
+#[gsi(name = "ByFeed", pk = "feed_pk", sk = "feed_sk")]
+#[gsi(name = "ByFeedNext", pk = "next_pk", sk = "next_sk")]
+struct Logs;
+
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[entity(table = Logs, pk = "{file}", sk = "at#{at}")]
+#[gsi(ByFeed, pk = "feed#{volume}", sk = "{at}#{file}")]
+#[shard(ByFeed, hash = 8, by = file)]
+struct Access {
+    volume: String,
+    at: String,
+    file: String,
+    bytes: u64,
+}
+
+fn access(volume: &str, n: usize) -> Access {
+    Access {
+        volume: volume.to_owned(),
+        at: format!("{n:08}"),
+        file: format!("/f{}", n % 37),
+        bytes: n as u64,
+    }
+}
+
+/// A `Db` on a table of the test's own (resharding records are per table).
+async fn setup(table: &str) -> Db {
+    let db = db()
+        .await
+        .with_table_name::<Logs>(table)
+        .with_dynamic_shards(DynamicShards::new(METADATA).cache_for(Duration::from_millis(100)));
+    db.create_table::<Logs>().await.unwrap();
+    db.create_shard_metadata_table().await.unwrap();
+    db
+}
+
+async fn feed(db: &Db, volume: &str) -> Vec<Access> {
+    db.stream(Access::query_by_feed(volume)).try_collect().await.unwrap()
+}
+
+fn frozen(result: Result<impl std::fmt::Debug, Error>) -> bool {
+    matches!(result, Err(Error::Frozen { entity: "Access", ref index }) if index == "ByFeed")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batched_backfill_freezes_existing_items_and_takes_new_ones() {
+    let (table, volume) = (unique("BatchedFreeze"), unique("vol"));
+    let db = setup(&table).await;
+    let existing: Vec<Access> = (0..1_000).map(|n| access(&volume, n)).collect();
+    db.batch_put(&existing).await.unwrap();
+    db.start_resharding::<Access>("ByFeed", "ByFeedNext", NewLayout::hash(16)).await.unwrap();
+
+    // An appender creating new items throughout, singly and in batches.
+    let written = Arc::new(Mutex::new(existing.clone()));
+    let stop = Arc::new(AtomicBool::new(false));
+    let appender = {
+        let (db, volume, written, stop) = (db.clone(), volume.clone(), written.clone(), stop.clone());
+        tokio::spawn(async move {
+            let mut n = 1_000;
+            while !stop.load(Ordering::Relaxed) {
+                let batch: Vec<Access> = (n..n + 4).map(|n| access(&volume, n)).collect();
+                db.put(&batch[0]).await.expect("a new item is created during the freeze");
+                db.batch_put(&batch[1..]).await.expect("new items are batch-created during the freeze");
+                written.lock().unwrap().extend(batch);
+                n += 4;
+            }
+        })
+    };
+
+    // The backfill stops in its first progress report until the checks below are done.
+    let (paused_tx, paused) = mpsc::channel::<()>();
+    let (resume, resume_rx) = mpsc::channel::<()>();
+    let resume_rx = Mutex::new(resume_rx);
+    let reports = Arc::new(AtomicUsize::new(0));
+    let backfill = {
+        let (db, reports) = (db.clone(), reports.clone());
+        let options = Backfill::default().batched().page_size(40).on_progress(move |state| {
+            assert!(state.frozen, "existing items are frozen while the batched backfill runs");
+            if reports.fetch_add(1, Ordering::SeqCst) == 0 {
+                paused_tx.send(()).unwrap();
+                // Bounded, so that a failed check below cannot leave the backfill waiting.
+                let _ = resume_rx.lock().unwrap().recv_timeout(Duration::from_secs(60));
+            }
+        });
+        tokio::spawn(async move { db.backfill::<Access>("ByFeed", options).await })
+    };
+    tokio::task::spawn_blocking(move || paused.recv().unwrap()).await.unwrap();
+
+    let old = existing[7].clone();
+    let key = Access::key(&old.file, &old.at).unwrap();
+    assert!(frozen(db.update(key.clone()).add(Access::fields().bytes, 1).await));
+    assert!(frozen(db.delete(key.clone()).await));
+    assert!(frozen(db.put(&old).await), "an overwriting put");
+    assert!(matches!(db.put(&old).create_only().await, Err(Error::AlreadyExists)));
+    assert!(frozen(db.batch_put(std::slice::from_ref(&old)).await), "an overwriting batch put");
+    assert!(frozen(db.batch_delete([key.clone()]).await));
+    let in_transaction = db.transaction().update(db.update(key.clone()).add(Access::fields().bytes, 1)).await;
+    assert!(frozen(in_transaction));
+    assert_eq!(db.get(key.clone()).await.unwrap(), Some(old.clone()), "nothing changed");
+
+    resume.send(()).unwrap();
+    let state = backfill.await.unwrap().unwrap();
+    stop.store(true, Ordering::Relaxed);
+    appender.await.unwrap();
+    assert_eq!(state.phase, Phase::Backfilled);
+    assert!(!state.frozen, "the freeze ends with the backfill");
+    assert!(reports.load(Ordering::SeqCst) > 8, "several pages per segment");
+    let (scanned, placed) = state.backfill_totals();
+    assert!(scanned >= 1_000 && placed >= 1_000, "every existing item was written: {scanned} {placed}");
+
+    tokio::time::sleep(Duration::from_millis(150)).await; // writers see the end of the freeze
+    db.update(key.clone()).set(Access::fields().bytes, old.bytes).await.expect("changes are allowed again");
+
+    db.cut_over::<Access>("ByFeed").await.unwrap();
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    let mut expected = written.lock().unwrap().clone();
+    expected.sort_by(|a, b| (&a.at, &a.file).cmp(&(&b.at, &b.file)));
+    assert!(expected.len() > 1_000, "the appender wrote during the backfill");
+    assert_eq!(feed(&db, &volume).await, expected, "the new layout holds every item once, in order");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_interrupted_batched_backfill_is_finished_conditionally_and_unfrozen() {
+    let (table, volume) = (unique("BatchedResume"), unique("vol"));
+    let db = setup(&table).await;
+    let existing: Vec<Access> = (0..400).map(|n| access(&volume, n)).collect();
+    db.batch_put(&existing).await.unwrap();
+    db.start_resharding::<Access>("ByFeed", "ByFeedNext", NewLayout::hash(16)).await.unwrap();
+
+    // Killed after its first page, as a process that died.
+    let options = Backfill::default().batched().page_size(20).on_progress(|_| panic!("killed"));
+    let killed = tokio::spawn({
+        let db = db.clone();
+        async move { db.backfill::<Access>("ByFeed", options).await }
+    });
+    assert!(killed.await.unwrap_err().is_panic());
+    let halfway = db.resharding::<Access>("ByFeed").await.unwrap().unwrap();
+    assert!(halfway.frozen && halfway.phase == Phase::DualWrites, "{halfway:?}");
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    let key = Access::key(&existing[3].file, &existing[3].at).unwrap();
+    assert!(frozen(db.update(key.clone()).add(Access::fields().bytes, 1).await));
+
+    let state = db.backfill::<Access>("ByFeed", Backfill::default()).await.unwrap();
+    assert!(!state.frozen && state.phase == Phase::Backfilled);
+    assert_eq!(state.backfill_totals().0, 400, "the conditional run went on from the checkpoints");
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    db.update(key).set(Access::fields().bytes, 3u64).await.expect("the freeze is lifted");
+    db.cut_over::<Access>("ByFeed").await.unwrap();
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    assert_eq!(feed(&db, &volume).await.len(), 400);
+}
+
+#[tokio::test]
+async fn a_batched_backfill_needs_whole_items_in_the_source_index() {
+    let table = unique("BatchedKeysOnly");
+    let db = db().await.with_table_name::<Logs>(&table).with_dynamic_shards(DynamicShards::new(METADATA));
+    db.create_shard_metadata_table().await.unwrap();
+    let string = |name: &str| {
+        AttributeDefinition::builder()
+            .attribute_name(name)
+            .attribute_type(ScalarAttributeType::S)
+            .build()
+            .unwrap()
+    };
+    let key =
+        |name: &str, kind| KeySchemaElement::builder().attribute_name(name).key_type(kind).build().unwrap();
+    let index = |name: &str, pk: &str, sk: &str, projection| {
+        GlobalSecondaryIndex::builder()
+            .index_name(name)
+            .key_schema(key(pk, KeyType::Hash))
+            .key_schema(key(sk, KeyType::Range))
+            .projection(Projection::builder().projection_type(projection).build())
+            .build()
+            .unwrap()
+    };
+    db.client()
+        .create_table()
+        .table_name(&table)
+        .billing_mode(aws_sdk_dynamodb::types::BillingMode::PayPerRequest)
+        .set_attribute_definitions(Some(
+            ["pk", "sk", "feed_pk", "feed_sk", "next_pk", "next_sk"].map(string).to_vec(),
+        ))
+        .key_schema(key("pk", KeyType::Hash))
+        .key_schema(key("sk", KeyType::Range))
+        .global_secondary_indexes(index("ByFeed", "feed_pk", "feed_sk", ProjectionType::KeysOnly))
+        .global_secondary_indexes(index("ByFeedNext", "next_pk", "next_sk", ProjectionType::All))
+        .send()
+        .await
+        .unwrap();
+    db.put(&access("v", 1)).await.unwrap();
+    db.start_resharding::<Access>("ByFeed", "ByFeedNext", NewLayout::hash(16)).await.unwrap();
+    let refused = db.backfill::<Access>("ByFeed", Backfill::default().batched()).await;
+    assert!(
+        matches!(&refused, Err(Error::Resharding { reason, .. }) if reason.contains("projects all attributes")),
+        "{refused:?}"
+    );
+    let state = db.resharding::<Access>("ByFeed").await.unwrap().unwrap();
+    assert!(!state.frozen, "nothing was frozen");
+    db.backfill::<Access>("ByFeed", Backfill::default()).await.expect("the conditional backfill works");
+}
