@@ -191,13 +191,16 @@ async fn reshard_feed(db: &Db) -> Result<(), Box<dyn std::error::Error>> {
     let bar = ProgressBar::new(before.len() as u64)
         .with_style(ProgressStyle::with_template("     backfill {bar:40} {pos}/{len} scanned")?);
     let progress = bar.clone();
-    let options =
-        Backfill::default().on_progress(move |state| progress.set_position(state.backfill_totals().0));
+    // An audit log only ever gains entries, so the backfill can write whole items in batches:
+    // existing entries are frozen until it ends, new ones keep coming in.
+    let options = Backfill::default()
+        .batched()
+        .on_progress(move |state| progress.set_position(state.backfill_totals().0));
     let backfilled = db.backfill::<FileAccess>("Feed", options).await?;
     bar.finish_and_clear();
     let (scanned, written) = backfilled.backfill_totals();
     println!(
-        "  2. {:?}: {scanned} items scanned, {written} placed (the rest were dual-written)",
+        "  2. {:?}: {scanned} items scanned, {written} placed in batches (the rest were dual-written)",
         backfilled.phase
     );
     let cut = db.cut_over::<FileAccess>("Feed").await?;

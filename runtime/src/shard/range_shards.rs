@@ -89,8 +89,8 @@ pub fn range_shards<E: Entity>(index: &str) -> Result<&'static RangeShards> {
 }
 
 /// Routes `E`'s range-sharded index `index` by `boundaries` from now on, in this process;
-/// returns the boundaries they replace. See the [module documentation](self) for what this
-/// does and does not do to stored items.
+/// returns the boundaries they replace. Stored items do not move: items written under the old
+/// boundaries stay in the shards those chose (see [`crate::shard::reshard`] to move them).
 ///
 /// ```
 /// # use dynashard::{Entity, Table};

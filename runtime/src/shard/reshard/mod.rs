@@ -10,10 +10,12 @@
 //!    writes the item's place in the new layout (same logical partition and sort key, the shard
 //!    the new layout picks) into the target index's attributes. Reads still use the source.
 //! 2. [`Db::backfill`](crate::Db::backfill): a parallel scan of the source index gives every
-//!    existing item its place in the target, with conditional updates (an item a writer changed
-//!    meanwhile is left to that writer's dual write). Each scan segment records its position
-//!    after every page, so a backfill that was interrupted (or whose process was killed)
-//!    continues where it stopped; items already placed are not written again.
+//!    existing item its place in the target, with conditional updates sent 25 to a request (an
+//!    item a writer changed meanwhile is left to that writer's dual write), or, with
+//!    [`Backfill::batched`], whole items in `BatchWriteItem`s while existing items are frozen.
+//!    Each scan segment records its position after every page, so a backfill that was
+//!    interrupted (or whose process was killed) continues where it stopped; items already
+//!    placed are not written again.
 //! 3. [`Db::cut_over`](crate::Db::cut_over): queries of the source index read the target index,
 //!    with the new layout. Writes go on to both.
 //! 4. [`Db::finish_resharding`](crate::Db::finish_resharding): writes stop filling the source
