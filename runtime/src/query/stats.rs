@@ -1,7 +1,7 @@
 //! What a query run cost: requests sent, capacity consumed, items read.
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// A live view of what a query run has cost so far, shared with the running stream.
 ///
@@ -31,7 +31,9 @@ struct Counters {
     /// The bits of an `f64`: capacity units come in halves and smaller fractions.
     capacity_bits: AtomicU64,
     items_read: AtomicUsize,
-    per_shard: Box<[AtomicUsize]>,
+    /// Requests per shard; grows when a query's shards are known only once it runs (dynamic
+    /// counts, a resharding's cut-over).
+    per_shard: Mutex<Vec<usize>>,
 }
 
 /// The counters of a [`QueryStats`] (or of one [`crate::Page`]) at one moment.
@@ -50,21 +52,35 @@ pub struct StatsSnapshot {
 impl QueryStats {
     /// Counters for a query over `shards` partitions (at least one).
     pub(crate) fn new(shards: usize) -> Self {
-        let per_shard = (0..shards.max(1)).map(|_| AtomicUsize::new(0)).collect();
         QueryStats(Arc::new(Counters {
             requests: AtomicUsize::new(0),
             capacity_bits: AtomicU64::new(0f64.to_bits()),
             items_read: AtomicUsize::new(0),
-            per_shard,
+            per_shard: Mutex::new(vec![0; shards.max(1)]),
         }))
+    }
+
+    fn per_shard(&self) -> std::sync::MutexGuard<'_, Vec<usize>> {
+        // Counters stay usable after a panic elsewhere: every update is a single addition.
+        self.0.per_shard.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Makes room for `shards` shards, once a query's shards are resolved.
+    pub(crate) fn cover(&self, shards: usize) {
+        let mut per_shard = self.per_shard();
+        if per_shard.len() < shards {
+            per_shard.resize(shards, 0);
+        }
     }
 
     /// Counts a request to `shard`, when it is sent.
     pub(crate) fn record_request(&self, shard: usize) {
         self.0.requests.fetch_add(1, Ordering::Relaxed);
-        if let Some(counter) = self.0.per_shard.get(shard) {
-            counter.fetch_add(1, Ordering::Relaxed);
+        let mut per_shard = self.per_shard();
+        if per_shard.len() <= shard {
+            per_shard.resize(shard + 1, 0);
         }
+        per_shard[shard] += 1;
     }
 
     /// Counts the answer to a request: the items it returned and the capacity it consumed.
@@ -94,7 +110,7 @@ impl QueryStats {
 
     /// Requests sent so far to each shard, in shard order (one entry for an unsharded query).
     pub fn per_shard_requests(&self) -> Vec<usize> {
-        self.0.per_shard.iter().map(|counter| counter.load(Ordering::Relaxed)).collect()
+        self.per_shard().clone()
     }
 
     /// All counters at once.
@@ -123,10 +139,12 @@ mod tests {
         stats.record_response(10, 0.5);
         stats.record_response(3, 1.5);
         assert_eq!(view.requests(), 4);
-        assert_eq!(view.per_shard_requests(), [1, 0, 2]);
+        assert_eq!(view.per_shard_requests(), [1, 0, 2, 0, 0, 0, 0, 1], "a shard found later is counted");
         assert_eq!(view.capacity_units(), 2.0);
         assert_eq!(view.items_read(), 13);
-        assert_eq!(view.snapshot().per_shard_requests.len(), 3);
+        stats.cover(10);
+        stats.cover(2);
+        assert_eq!(view.snapshot().per_shard_requests.len(), 10, "covers resolved shards, never shrinks");
         assert_eq!(QueryStats::new(0).per_shard_requests(), [0]);
     }
 }

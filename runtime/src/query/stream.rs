@@ -43,7 +43,10 @@ impl Db {
         let stream = stream::unfold(state, |mut state| async move {
             if let State::Resolving { db, plan, stats } = state {
                 let opened = match db.resolve_plan(plan).await {
-                    Ok(plan) => Reader::open(&db, plan.clone(), None, plan.limit, &stats, false),
+                    Ok(plan) => {
+                        stats.cover(plan.shard_count());
+                        Reader::open(&db, plan.clone(), None, plan.limit, &stats, false)
+                    }
                     Err(error) => Err(error),
                 };
                 state = match opened {
