@@ -60,8 +60,12 @@ async fn feed(db: &Db, volume: &str) -> Vec<Access> {
     db.stream(Access::query_by_feed(volume)).try_collect().await.unwrap()
 }
 
-fn frozen(result: Result<impl std::fmt::Debug, Error>) -> bool {
-    matches!(result, Err(Error::Frozen { entity: "Access", ref index }) if index == "ByFeed")
+#[track_caller]
+fn assert_frozen(result: Result<impl std::fmt::Debug, Error>, what: &str) {
+    assert!(
+        matches!(&result, Err(Error::Frozen { entity: "Access", index }) if index == "ByFeed"),
+        "{what}: {result:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -100,8 +104,10 @@ async fn a_batched_backfill_freezes_existing_items_and_takes_new_ones() {
             assert!(state.frozen, "existing items are frozen while the batched backfill runs");
             if reports.fetch_add(1, Ordering::SeqCst) == 0 {
                 paused_tx.send(()).unwrap();
-                // Bounded, so that a failed check below cannot leave the backfill waiting.
-                let _ = resume_rx.lock().unwrap().recv_timeout(Duration::from_secs(60));
+                // Bounded, so that a failed check below cannot leave the backfill waiting; and
+                // handing this worker's other tasks to another thread while it waits.
+                let wait = || resume_rx.lock().unwrap().recv_timeout(Duration::from_secs(60));
+                tokio::task::block_in_place(wait).expect("resumed");
             }
         });
         tokio::spawn(async move { db.backfill::<Access>("ByFeed", options).await })
@@ -110,14 +116,20 @@ async fn a_batched_backfill_freezes_existing_items_and_takes_new_ones() {
 
     let old = existing[7].clone();
     let key = Access::key(&old.file, &old.at).unwrap();
-    assert!(frozen(db.update(key.clone()).add(Access::fields().bytes, 1).await));
-    assert!(frozen(db.delete(key.clone()).await));
-    assert!(frozen(db.put(&old).await), "an overwriting put");
+    assert_frozen(db.update(key.clone()).add(Access::fields().bytes, 1).await, "an update");
+    assert_frozen(db.delete(key.clone()).await, "a delete");
+    assert_frozen(db.put(&old).await, "an overwriting put");
     assert!(matches!(db.put(&old).create_only().await, Err(Error::AlreadyExists)));
-    assert!(frozen(db.batch_put(std::slice::from_ref(&old)).await), "an overwriting batch put");
-    assert!(frozen(db.batch_delete([key.clone()]).await));
+    assert_frozen(db.batch_put(std::slice::from_ref(&old)).await, "an overwriting batch put");
+    assert_frozen(db.batch_delete([key.clone()]).await, "a batch delete");
     let in_transaction = db.transaction().update(db.update(key.clone()).add(Access::fields().bytes, 1)).await;
-    assert!(frozen(in_transaction));
+    assert_frozen(in_transaction, "an update in a transaction");
+    let put_in_transaction = db.transaction().put(&old).await;
+    assert!(
+        matches!(&put_in_transaction, Err(Error::TransactionCanceled { reasons })
+            if matches!(reasons[0].error.as_deref(), Some(Error::Frozen { .. }))),
+        "{put_in_transaction:?}"
+    );
     assert_eq!(db.get(key.clone()).await.unwrap(), Some(old.clone()), "nothing changed");
 
     resume.send(()).unwrap();
@@ -165,7 +177,7 @@ async fn an_interrupted_batched_backfill_is_finished_conditionally_and_unfrozen(
     assert!(halfway.frozen && halfway.phase == Phase::DualWrites, "{halfway:?}");
     tokio::time::sleep(Duration::from_millis(150)).await;
     let key = Access::key(&existing[3].file, &existing[3].at).unwrap();
-    assert!(frozen(db.update(key.clone()).add(Access::fields().bytes, 1).await));
+    assert_frozen(db.update(key.clone()).add(Access::fields().bytes, 1).await, "an update");
 
     let state = db.backfill::<Access>("ByFeed", Backfill::default()).await.unwrap();
     assert!(!state.frozen && state.phase == Phase::Backfilled);

@@ -201,22 +201,17 @@ impl<'a, E: Entity> BatchWrite<'a, E> {
     }
 
     /// The writes while a batched backfill holds existing items frozen: deletes are refused, and
-    /// every put is sent as a create-only put of its own (a batch cannot check that), with
-    /// `concurrency` batches' worth in flight. Returns the first failure, after trying them all.
+    /// every put is sent as a put of its own, which the freeze makes create-only (a batch cannot
+    /// check that), with `concurrency` batches' worth in flight. Returns the first failure
+    /// ([`Error::Frozen`] for an item that exists), after trying them all.
     async fn create_each(&self, index: &str) -> Result<()> {
-        let frozen = || Error::Frozen { entity: E::TYPE_NAME, index: index.to_owned() };
         if !self.deletes.is_empty() {
-            return Err(frozen());
+            return Err(Error::Frozen { entity: E::TYPE_NAME, index: index.to_owned() });
         }
-        let puts: Vec<_> =
-            self.puts.iter().map(|entity| self.db.put(*entity).create_only().into_future()).collect();
+        let puts: Vec<_> = self.puts.iter().map(|entity| self.db.put(*entity).into_future()).collect();
         let results: Vec<Result<()>> =
             stream::iter(puts).buffer_unordered(self.concurrency * MAX_WRITES).collect().await;
-        match results.into_iter().find_map(Result::err) {
-            Some(Error::AlreadyExists) => Err(frozen()),
-            Some(error) => Err(error),
-            None => Ok(()),
-        }
+        results.into_iter().collect()
     }
 }
 

@@ -1,5 +1,5 @@
 //! Turning a failed conditional write into the precise error: version conflict, already exists,
-//! not found, or the caller's own condition.
+//! not found, frozen, or the caller's own condition.
 
 use crate::entity::Entity;
 use crate::error::{Error, Item};
@@ -16,6 +16,9 @@ pub(crate) struct Guards {
     pub create_only: bool,
     /// The item must exist already.
     pub must_exist: bool,
+    /// The item must not exist, because a batched backfill of this index holds existing items
+    /// of the entity frozen.
+    pub frozen: Option<&'static str>,
 }
 
 impl Guards {
@@ -23,7 +26,7 @@ impl Guards {
     pub fn condition<E: Entity>(&self, user: Option<Condition>) -> Option<Condition> {
         let partition_key = table_of::<E>().partition_key;
         let mut parts = Vec::new();
-        if self.create_only {
+        if self.create_only || self.frozen.is_some() {
             parts.push(Condition::not_exists(partition_key));
         }
         if self.must_exist {
@@ -42,6 +45,9 @@ impl Guards {
 
     /// The error for a write whose condition failed, given the stored item DynamoDB returned.
     pub fn failure<E: Entity>(&self, current: Option<Item>) -> Error {
+        if let (Some(index), Some(_), false) = (self.frozen, &current, self.create_only) {
+            return Error::Frozen { entity: E::TYPE_NAME, index: index.to_owned() };
+        }
         if let (Some(expected), Some(attribute)) = (self.expected_version, E::VERSION_ATTRIBUTE) {
             let found = current.as_ref().and_then(|item| number_attribute(item, attribute));
             let conflict = match current {

@@ -64,17 +64,8 @@ impl<'a, E: Entity> Put<'a, E> {
     /// The request parts: the complete item (with the next version for `#[version]` entities)
     /// and the condition; also returns the version the item will have (`0` for unversioned
     /// entities).
+    /// While a batched backfill holds existing items of `E` frozen, the put must create.
     pub(crate) fn request(&self) -> Result<(WriteRequest<PutAction>, u64)> {
-        self.request_for(self.frozen())
-    }
-
-    /// Whether a batched backfill holds existing items of `E` frozen: the put must then create.
-    fn frozen(&self) -> Option<&'static str> {
-        reshardable::<E>(self.db).then(|| self.db.frozen_index::<E>()).flatten()
-    }
-
-    /// [`Put::request`], create-only when `frozen` names an index.
-    fn request_for(&self, frozen: Option<&'static str>) -> Result<(WriteRequest<PutAction>, u64)> {
         let key = self.entity.primary_key()?;
         let mut item = match self.db.dynamic.as_deref() {
             Some(shards) if E::DYNAMIC_SHARDS => {
@@ -91,8 +82,8 @@ impl<'a, E: Entity> Put<'a, E> {
             item.insert(attribute.to_owned(), next_version(version));
         }
         let action = PutAction { item };
-        let mut guards = self.guards;
-        guards.create_only |= frozen.is_some();
+        let frozen = reshardable::<E>(self.db).then(|| self.db.frozen_index::<E>()).flatten();
+        let guards = Guards { frozen, ..self.guards };
         let request = WriteRequest::new::<E>(
             self.db,
             key,
@@ -135,8 +126,7 @@ impl<'a, E: Entity> Put<'a, E> {
 
     async fn send(&self) -> Result<u64> {
         let db = self.db;
-        let frozen = self.frozen();
-        let (request, stored_version) = self.request_for(frozen)?;
+        let (request, stored_version) = self.request()?;
         let explain = request.explain;
         let result = db
             .client()
@@ -153,12 +143,7 @@ impl<'a, E: Entity> Put<'a, E> {
             Ok(_) => Ok(stored_version),
             Err(error) => match error.as_service_error() {
                 Some(PutItemError::ConditionalCheckFailedException(failed)) => {
-                    match (explain.failure(failed.item().cloned()), frozen) {
-                        (Error::AlreadyExists, Some(index)) if !self.guards.create_only => {
-                            Err(Error::Frozen { entity: E::TYPE_NAME, index: index.to_owned() })
-                        }
-                        (error, _) => Err(error),
-                    }
+                    Err(explain.failure(failed.item().cloned()))
                 }
                 _ => Err(Error::from_sdk("PutItem", error)),
             },

@@ -122,10 +122,19 @@ impl DynamicShards {
         self.lock().insert(key.to_owned(), Cached { state: state.clone(), read_at: Instant::now() });
     }
 
-    /// Caches the resharding record under `key` (`None`: there is none).
-    pub(crate) fn remember_migration(&self, key: &str, state: Option<Arc<CachedReshard>>) {
+    /// Caches the resharding record under `key` (`None`: there is none), as read by a request
+    /// sent at `read_at`. The record counts as read when the request was sent, not when its
+    /// answer came: a process waiting one cache time after changing a record then knows that no
+    /// one acts on the record from before the change. A read sent before the cached one does
+    /// not replace it.
+    pub(crate) fn remember_migration(&self, key: &str, state: Option<Arc<CachedReshard>>, read_at: Instant) {
         let mut migrations = self.migrations.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        migrations.insert(key.to_owned(), (state, Instant::now()));
+        match migrations.get(key) {
+            Some((_, cached_at)) if *cached_at > read_at => {}
+            _ => {
+                migrations.insert(key.to_owned(), (state, read_at));
+            }
+        }
     }
 
     /// The cached resharding record under `key`, if cached within the cache time.
@@ -149,5 +158,42 @@ impl DynamicShards {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Cached>> {
         // A panic while holding the lock leaves a usable map: entries are replaced whole.
         self.cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shard::reshard::{NewLayout, Phase, ReshardState};
+
+    fn record(frozen: bool) -> Option<Arc<CachedReshard>> {
+        Some(CachedReshard::unchecked(ReshardState {
+            source: "ByTitle".into(),
+            target: "ByTitleNext".into(),
+            layout: NewLayout::hash(32),
+            phase: Phase::DualWrites,
+            started: 0,
+            segments: Default::default(),
+            frozen,
+        }))
+    }
+
+    fn frozen(shards: &DynamicShards) -> Option<bool> {
+        Some(shards.cached_migration("k")??.state.frozen)
+    }
+
+    #[test]
+    fn a_record_is_as_old_as_the_request_that_read_it() {
+        let shards = DynamicShards::new("Meta").cache_for(Duration::from_secs(60));
+        let long_ago = Instant::now() - Duration::from_secs(61);
+        shards.remember_migration("k", record(false), long_ago);
+        assert!(shards.fresh_migration("k").is_none(), "sent a cache time ago: stale, however late it came");
+        let sent = Instant::now();
+        shards.remember_migration("k", record(true), sent);
+        assert!(shards.fresh_migration("k").is_some());
+        shards.remember_migration("k", record(false), sent - Duration::from_millis(1));
+        assert_eq!(frozen(&shards), Some(true), "an answer to an earlier request does not replace it");
+        shards.remember_migration("k", record(false), Instant::now());
+        assert_eq!(frozen(&shards), Some(false), "a later one does");
     }
 }

@@ -13,6 +13,7 @@ use crate::table::{IndexDefinition, ScalarKind};
 use aws_sdk_dynamodb::types::AttributeValue;
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use std::time::Instant;
 
 /// The key attributes of a string-keyed index: `(partition, sort)`.
 pub(crate) fn string_keys(index: &IndexDefinition) -> Option<(&'static str, &'static str)> {
@@ -137,6 +138,7 @@ impl Db {
         };
         Checked::new::<E>(&state)?;
         let (records, key) = (self.records()?, self.reshard_key::<E>(index));
+        let sent = Instant::now();
         if !records.create(&key, &state).await? {
             let existing = records.read(&key).await?.ok_or_else(|| refuse(index, "its record vanished"))?;
             if (&existing.target, &existing.layout) != (&state.target, &state.layout) {
@@ -148,15 +150,15 @@ impl Db {
             return Ok(existing);
         }
         tracing::info!(target: "dynashard::reshard", index, into = target, layout = state.layout.describe(), "dual writes started");
-        self.dynamic_shards()?.remember_migration(&key, Some(CachedReshard::of::<E>(state.clone())));
+        self.dynamic_shards()?.remember_migration(&key, Some(CachedReshard::of::<E>(state.clone())), sent);
         Ok(state)
     }
 
     /// The recorded resharding of `E`'s mapping of `index`, if any.
     pub async fn resharding<E: Entity>(&self, index: &str) -> Result<Option<ReshardState>> {
-        let key = self.reshard_key::<E>(index);
+        let (key, sent) = (self.reshard_key::<E>(index), Instant::now());
         let state = self.records()?.read(&key).await?;
-        self.dynamic_shards()?.remember_migration(&key, state.clone().map(CachedReshard::of::<E>));
+        self.dynamic_shards()?.remember_migration(&key, state.clone().map(CachedReshard::of::<E>), sent);
         Ok(state)
     }
 
@@ -187,8 +189,9 @@ impl Db {
         for mapping in E::shard_mappings() {
             let key = self.reshard_key::<E>(mapping.index);
             if shards.fresh_migration(&key).is_none() {
+                let sent = Instant::now();
                 let state = self.records()?.read(&key).await?;
-                shards.remember_migration(&key, state.map(CachedReshard::of::<E>));
+                shards.remember_migration(&key, state.map(CachedReshard::of::<E>), sent);
             }
         }
         Ok(())

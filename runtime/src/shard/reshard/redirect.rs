@@ -34,8 +34,9 @@ impl Db {
         let state = match shards.fresh_migration(&key) {
             Some(state) => state,
             None => {
+                let sent = std::time::Instant::now();
                 let state = self.records()?.read(&key).await?.map(CachedReshard::unchecked);
-                shards.remember_migration(&key, state.clone());
+                shards.remember_migration(&key, state.clone(), sent);
                 state
             }
         };
