@@ -8,7 +8,7 @@ use aws_sdk_dynamodb::types::{
     AttributeDefinition, GlobalSecondaryIndex, KeySchemaElement, KeyType, Projection, ProjectionType,
     ScalarAttributeType,
 };
-use dynashard::shard::reshard::{Backfill, NewLayout, Phase};
+use dynashard::shard::reshard::{Backfill, NewLayout, Phase, ReshardState};
 use dynashard::shard::DynamicShards;
 use dynashard::{Db, Entity, Error, Table};
 use futures::TryStreamExt;
@@ -68,6 +68,34 @@ fn assert_frozen(result: Result<impl std::fmt::Debug, Error>, what: &str) {
     );
 }
 
+type Running = tokio::task::JoinHandle<dynashard::Result<ReshardState>>;
+
+/// Starts `options`' backfill, calling `report` after every page, and returns once it waits in
+/// its first progress report, which it leaves when the returned sender sends (or after a minute).
+async fn paused_backfill(
+    db: &Db,
+    options: Backfill,
+    report: impl Fn(&ReshardState) + Send + Sync + 'static,
+) -> (Running, mpsc::Sender<()>) {
+    let (paused_tx, paused) = mpsc::channel::<()>();
+    let (resume, resume_rx) = mpsc::channel::<()>();
+    let resume_rx = Mutex::new(resume_rx);
+    let first = AtomicBool::new(true);
+    let options = options.on_progress(move |state| {
+        report(state);
+        if first.swap(false, Ordering::SeqCst) {
+            paused_tx.send(()).unwrap();
+            // Handing this worker's other tasks to another thread while it waits.
+            let wait = || resume_rx.lock().unwrap().recv_timeout(Duration::from_secs(60));
+            tokio::task::block_in_place(wait).expect("resumed");
+        }
+    });
+    let db = db.clone();
+    let running = tokio::spawn(async move { db.backfill::<Access>("ByFeed", options).await });
+    tokio::task::spawn_blocking(move || paused.recv().unwrap()).await.unwrap();
+    (running, resume)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_batched_backfill_freezes_existing_items_and_takes_new_ones() {
     let (table, volume) = (unique("BatchedFreeze"), unique("vol"));
@@ -94,25 +122,14 @@ async fn a_batched_backfill_freezes_existing_items_and_takes_new_ones() {
     };
 
     // The backfill stops in its first progress report until the checks below are done.
-    let (paused_tx, paused) = mpsc::channel::<()>();
-    let (resume, resume_rx) = mpsc::channel::<()>();
-    let resume_rx = Mutex::new(resume_rx);
     let reports = Arc::new(AtomicUsize::new(0));
-    let backfill = {
-        let (db, reports) = (db.clone(), reports.clone());
-        let options = Backfill::default().batched().page_size(40).on_progress(move |state| {
+    let counted = reports.clone();
+    let (backfill, resume) =
+        paused_backfill(&db, Backfill::default().batched().page_size(40), move |state| {
             assert!(state.frozen, "existing items are frozen while the batched backfill runs");
-            if reports.fetch_add(1, Ordering::SeqCst) == 0 {
-                paused_tx.send(()).unwrap();
-                // Bounded, so that a failed check below cannot leave the backfill waiting; and
-                // handing this worker's other tasks to another thread while it waits.
-                let wait = || resume_rx.lock().unwrap().recv_timeout(Duration::from_secs(60));
-                tokio::task::block_in_place(wait).expect("resumed");
-            }
-        });
-        tokio::spawn(async move { db.backfill::<Access>("ByFeed", options).await })
-    };
-    tokio::task::spawn_blocking(move || paused.recv().unwrap()).await.unwrap();
+            counted.fetch_add(1, Ordering::SeqCst);
+        })
+        .await;
 
     let old = existing[7].clone();
     let key = Access::key(&old.file, &old.at).unwrap();
@@ -179,7 +196,13 @@ async fn an_interrupted_batched_backfill_is_finished_conditionally_and_unfrozen(
     let key = Access::key(&existing[3].file, &existing[3].at).unwrap();
     assert_frozen(db.update(key.clone()).add(Access::fields().bytes, 1).await, "an update");
 
-    let state = db.backfill::<Access>("ByFeed", Backfill::default()).await.unwrap();
+    let refused = db.backfill::<Access>("ByFeed", Backfill::default()).await;
+    assert!(
+        matches!(&refused, Err(Error::Resharding { reason, .. }) if reason.contains("holds existing items frozen")),
+        "a conditional run waits out the freeze lease (60 s): {refused:?}"
+    );
+    let taken_over = Backfill::default().freeze_lease(Duration::ZERO);
+    let state = db.backfill::<Access>("ByFeed", taken_over).await.unwrap();
     assert!(!state.frozen && state.phase == Phase::Backfilled);
     assert_eq!(state.backfill_totals().0, 400, "the conditional run went on from the checkpoints");
     tokio::time::sleep(Duration::from_millis(150)).await;
@@ -236,4 +259,29 @@ async fn a_batched_backfill_needs_whole_items_in_the_source_index() {
     let state = db.resharding::<Access>("ByFeed").await.unwrap().unwrap();
     assert!(!state.frozen, "nothing was frozen");
     db.backfill::<Access>("ByFeed", Backfill::default()).await.expect("the conditional backfill works");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batched_backfill_whose_freeze_was_taken_over_stops_before_writing() {
+    let (table, volume) = (unique("BatchedTakeover"), unique("vol"));
+    let db = setup(&table).await;
+    let existing: Vec<Access> = (0..300).map(|n| access(&volume, n)).collect();
+    db.batch_put(&existing).await.unwrap();
+    db.start_resharding::<Access>("ByFeed", "ByFeedNext", NewLayout::hash(16)).await.unwrap();
+    let (stalled, resume) = paused_backfill(&db, Backfill::default().batched().page_size(20), |_| {}).await;
+
+    let taken_over = Backfill::default().freeze_lease(Duration::ZERO);
+    let state = db.backfill::<Access>("ByFeed", taken_over).await.unwrap();
+    assert!(!state.frozen && state.phase == Phase::Backfilled);
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    let key = Access::key(&existing[5].file, &existing[5].at).unwrap();
+    let changed = db.update(key.clone()).add(Access::fields().bytes, 1000).await.unwrap();
+
+    resume.send(()).unwrap();
+    let stopped = stalled.await.unwrap();
+    assert!(
+        matches!(&stopped, Err(Error::Resharding { reason, .. }) if reason.contains("lifted the freeze")),
+        "{stopped:?}"
+    );
+    assert_eq!(db.get(key).await.unwrap(), Some(changed), "the change made after the takeover stands");
 }

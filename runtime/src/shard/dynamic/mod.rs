@@ -175,6 +175,7 @@ mod tests {
             started: 0,
             segments: Default::default(),
             frozen,
+            frozen_seen: 0,
         }))
     }
 

@@ -9,10 +9,12 @@ use crate::entity::Entity;
 use crate::error::{Error, Item, Result};
 use crate::item::table_of;
 use crate::query::cursor::{json_to_key, key_to_json};
+use crate::shard::dynamic::state::now_ms;
 use aws_sdk_dynamodb::types::AttributeValue;
 use aws_sdk_dynamodb::types::ProjectionType;
 use futures::stream::{self, StreamExt, TryStreamExt};
 use std::sync::Arc;
+use std::time::Duration;
 
 /// Called with the recorded state after every scanned page.
 type ProgressReport = Arc<dyn Fn(&ReshardState) + Send + Sync>;
@@ -24,13 +26,21 @@ pub struct Backfill {
     segments: u32,
     in_flight: usize,
     batched: bool,
+    freeze_lease: Duration,
     page_size: Option<u32>,
     progress: Option<ProgressReport>,
 }
 
 impl Default for Backfill {
     fn default() -> Self {
-        Self { segments: 8, in_flight: 2, batched: false, page_size: None, progress: None }
+        Self {
+            segments: 8,
+            in_flight: 2,
+            batched: false,
+            freeze_lease: Duration::from_secs(60),
+            page_size: None,
+            progress: None,
+        }
     }
 }
 
@@ -40,6 +50,7 @@ impl std::fmt::Debug for Backfill {
             .field("segments", &self.segments)
             .field("in_flight", &self.in_flight)
             .field("batched", &self.batched)
+            .field("freeze_lease", &self.freeze_lease)
             .finish()
     }
 }
@@ -66,9 +77,19 @@ impl Backfill {
     /// not held back: an item they change during the backfill can lose that change.
     ///
     /// A batched backfill that was interrupted keeps the items frozen until it is run again;
-    /// running it again without `batched()` lifts the freeze and goes on with conditional writes.
+    /// running it again without `batched()` lifts the freeze and goes on with conditional writes,
+    /// once the batched run has been silent for the [freeze lease](Backfill::freeze_lease). The
+    /// cleanup of [`Db::finish_resharding`] always writes conditionally.
     pub fn batched(mut self) -> Self {
         self.batched = true;
+        self
+    }
+
+    /// How long a batched backfill must have been silent (it renews its freeze before every page
+    /// it writes) before a backfill without [`batched`](Backfill::batched) may lift the freeze
+    /// and take over; until then that backfill fails with [`Error::Resharding`]. Default: 60 s.
+    pub fn freeze_lease(mut self, lease: Duration) -> Self {
+        self.freeze_lease = lease;
         self
     }
 
@@ -96,7 +117,7 @@ impl Db {
             return Ok(state);
         }
         self.wait_for_writers(state.started).await?;
-        self.set_frozen::<E>(&state, options.batched).await?;
+        self.set_frozen::<E>(&state, &options).await?;
         self.scan_all::<E>(&state, &options, Pass::Place).await?;
         self.advance::<E>(index, Phase::DualWrites, Phase::Backfilled).await
     }
@@ -108,7 +129,7 @@ impl Db {
         let mut state = self.resharding::<E>(index).await?.ok_or_else(|| not_started(index))?;
         if state.phase == Phase::CutOver {
             state = self.advance::<E>(index, Phase::CutOver, Phase::Done).await?;
-            self.wait_for_writers(crate::shard::dynamic::state::now_ms()).await?;
+            self.wait_for_writers(now_ms()).await?;
         } else if state.phase != Phase::Done {
             return Err(Error::Resharding { index: index.to_owned(), reason: "cut over first".into() });
         }
@@ -118,25 +139,33 @@ impl Db {
     }
 
     /// Freezes existing items for a batched backfill (and waits until every writer knows), or
-    /// lifts the freeze an interrupted batched backfill left.
-    async fn set_frozen<E: Entity>(&self, state: &ReshardState, frozen: bool) -> Result<()> {
-        if !frozen && !state.frozen {
+    /// lifts the freeze of a batched backfill that has been silent for the freeze lease.
+    async fn set_frozen<E: Entity>(&self, state: &ReshardState, options: &Backfill) -> Result<()> {
+        let refuse = |reason: String| Error::Resharding { index: state.source.clone(), reason };
+        let (records, key) = (self.records()?, self.reshard_key::<E>(&state.source));
+        let now = now_ms();
+        if options.batched {
+            self.ensure_whole_items::<E>(&state.source).await?;
+            if !records.freeze(&key, now).await? {
+                return Err(refuse("the resharding left its dual-writes phase".into()));
+            }
+            tracing::info!(target: "dynashard::reshard", index = state.source, "existing items frozen for a batched backfill");
+            return self.wait_for_writers(now_ms()).await;
+        }
+        if !state.frozen {
             return Ok(());
         }
-        if frozen {
-            self.ensure_whole_items::<E>(&state.source).await?;
+        let silent = now.saturating_sub(state.frozen_seen);
+        if silent < options.freeze_lease.as_millis() as u64 {
+            return Err(refuse(format!(
+                "a batched backfill holds existing items frozen (last seen {silent} ms ago): run it again with \
+                 `batched()`, or wait for the freeze lease"
+            )));
         }
-        let key = self.reshard_key::<E>(&state.source);
-        if !self.records()?.set_frozen(&key, frozen).await? {
-            return Err(Error::Resharding {
-                index: state.source.clone(),
-                reason: "the resharding left its dual-writes phase during the backfill".into(),
-            });
+        if !records.lift_freeze(&key, state.frozen_seen).await? {
+            return Err(refuse("the batched backfill holding the freeze renewed it".into()));
         }
-        tracing::info!(target: "dynashard::reshard", index = state.source, frozen, "existing items frozen for a batched backfill");
-        if frozen {
-            self.wait_for_writers(crate::shard::dynamic::state::now_ms()).await?;
-        }
+        tracing::info!(target: "dynashard::reshard", index = state.source, "freeze of a silent batched backfill lifted");
         Ok(())
     }
 
@@ -170,7 +199,7 @@ impl Db {
     /// Waits until one metadata cache time has passed since `since` (unix ms).
     async fn wait_for_writers(&self, since: u64) -> Result<()> {
         let cache = self.dynamic_shards()?.cache_time().as_millis() as u64;
-        let now = crate::shard::dynamic::state::now_ms();
+        let now = now_ms();
         let wait = (since + cache + 1).saturating_sub(now);
         tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
         Ok(())
@@ -246,6 +275,15 @@ impl Db {
                 .map_err(|error| Error::from_sdk("Scan", error))?;
             let items = page.items.unwrap_or_default();
             progress.scanned += items.len() as u64;
+            if let (Pass::Place, true) = (pass, options.batched) {
+                // Its whole-item puts are safe only while the freeze holds: renew it first.
+                if !self.records()?.renew_freeze(key, now_ms()).await? {
+                    return Err(Error::Resharding {
+                        index: checked.mapping.index.into(),
+                        reason: "another backfill lifted the freeze; this page was not written".into(),
+                    });
+                }
+            }
             progress.written += self.rewrite_page::<E>(checked, &items, pass, options).await?;
             match page.last_evaluated_key {
                 Some(last) => progress.after = Some(key_to_json(&last).to_string()),

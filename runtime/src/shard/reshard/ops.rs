@@ -135,6 +135,7 @@ impl Db {
             started: now_ms(),
             segments: BTreeMap::new(),
             frozen: false,
+            frozen_seen: 0,
         };
         Checked::new::<E>(&state)?;
         let (records, key) = (self.records()?, self.reshard_key::<E>(index));

@@ -55,6 +55,9 @@ pub struct ReshardState {
     /// Whether a batched backfill holds existing items of the entity unchanged (writers may
     /// create items, but not change or delete existing ones) until it has finished.
     pub frozen: bool,
+    /// When the batched backfill holding the freeze last showed it was alive (unix ms; `0`
+    /// when nothing is frozen): before each page it writes.
+    pub frozen_seen: u64,
 }
 
 impl ReshardState {
@@ -73,6 +76,7 @@ const LAYOUT: &str = "layout";
 const STARTED: &str = "started";
 const SEGMENTS: &str = "segments";
 const FROZEN: &str = "frozen";
+const FROZEN_SEEN: &str = "frozen_seen";
 
 fn text<T: Serialize>(value: &T) -> AttributeValue {
     AttributeValue::S(serde_json::to_string(value).unwrap_or_default())
@@ -83,6 +87,10 @@ fn parse<T: for<'de> Deserialize<'de>>(key: &str, value: Option<&AttributeValue>
         || Error::ShardMetadataMalformed { partition: key.to_owned(), reason: format!("bad `{what}`") };
     let value = value.and_then(|value| value.as_s().ok()).ok_or_else(malformed)?;
     serde_json::from_str(value).map_err(|_| malformed())
+}
+
+fn number(value: Option<&AttributeValue>) -> u64 {
+    value.and_then(|value| value.as_n().ok()).and_then(|value| value.parse().ok()).unwrap_or(0)
 }
 
 /// Reads and writes resharding records in the metadata table `table`.
@@ -135,9 +143,10 @@ impl Records<'_> {
             target: parse::<String>(key, item.get(TARGET), TARGET)?,
             layout: parse(key, item.get(LAYOUT), LAYOUT)?,
             phase: parse(key, item.get(PHASE), PHASE)?,
-            started: item.get(STARTED).and_then(|v| v.as_n().ok()).and_then(|v| v.parse().ok()).unwrap_or(0),
+            started: number(item.get(STARTED)),
             segments,
             frozen: matches!(item.get(FROZEN), Some(AttributeValue::Bool(true))),
+            frozen_seen: number(item.get(FROZEN_SEEN)),
         }))
     }
 
@@ -174,10 +183,11 @@ impl Records<'_> {
             .update_item()
             .table_name(self.table)
             .key(PARTITION, AttributeValue::S(key.to_owned()))
-            .update_expression("SET #phase = :to REMOVE #frozen")
+            .update_expression("SET #phase = :to REMOVE #frozen, #seen")
             .condition_expression("#phase = :from")
             .expression_attribute_names("#phase", PHASE)
             .expression_attribute_names("#frozen", FROZEN)
+            .expression_attribute_names("#seen", FROZEN_SEEN)
             .expression_attribute_values(":to", text(&to))
             .expression_attribute_values(":from", text(&from))
             .send()
@@ -189,24 +199,57 @@ impl Records<'_> {
         }
     }
 
-    /// Sets whether existing items are frozen, in phase [`Phase::DualWrites`] only; returns
-    /// whether the record was in that phase.
-    pub async fn set_frozen(&self, key: &str, frozen: bool) -> Result<bool> {
-        let result = self
+    /// Freezes existing items (or renews the freeze) at `now`, in phase [`Phase::DualWrites`]
+    /// only; returns whether the record was in that phase.
+    pub async fn freeze(&self, key: &str, now: u64) -> Result<bool> {
+        self.change_freeze(key, "SET #frozen = :true, #seen = :now", "#phase = :phase", now, None).await
+    }
+
+    /// Renews the freeze at `now`; returns whether it still held (nobody lifted it).
+    pub async fn renew_freeze(&self, key: &str, now: u64) -> Result<bool> {
+        retrying(self.db, || self.change_freeze(key, "SET #seen = :now", "#frozen = :true", now, None)).await
+    }
+
+    /// Lifts the freeze, if it was last renewed at `seen`; returns whether it was.
+    pub async fn lift_freeze(&self, key: &str, seen: u64) -> Result<bool> {
+        self.change_freeze(key, "REMOVE #frozen, #seen", "#frozen = :true AND #seen = :seen", 0, Some(seen))
+            .await
+    }
+
+    async fn change_freeze(
+        &self,
+        key: &str,
+        update: &str,
+        condition: &str,
+        now: u64,
+        seen: Option<u64>,
+    ) -> Result<bool> {
+        let mut request = self
             .db
             .client()
             .update_item()
             .table_name(self.table)
             .key(PARTITION, AttributeValue::S(key.to_owned()))
-            .update_expression("SET #frozen = :frozen")
-            .condition_expression("#phase = :phase")
-            .expression_attribute_names("#frozen", FROZEN)
-            .expression_attribute_names("#phase", PHASE)
-            .expression_attribute_values(":frozen", AttributeValue::Bool(frozen))
-            .expression_attribute_values(":phase", text(&Phase::DualWrites))
-            .send()
-            .await;
-        match result {
+            .update_expression(update)
+            .condition_expression(condition);
+        let uses = |placeholder: &str| update.contains(placeholder) || condition.contains(placeholder);
+        for (placeholder, name) in [("#frozen", FROZEN), ("#seen", FROZEN_SEEN), ("#phase", PHASE)] {
+            if uses(placeholder) {
+                request = request.expression_attribute_names(placeholder, name);
+            }
+        }
+        let values = [
+            (":true", AttributeValue::Bool(true)),
+            (":now", AttributeValue::N(now.to_string())),
+            (":phase", text(&Phase::DualWrites)),
+            (":seen", AttributeValue::N(seen.unwrap_or(0).to_string())),
+        ];
+        for (placeholder, value) in values {
+            if uses(placeholder) {
+                request = request.expression_attribute_values(placeholder, value);
+            }
+        }
+        match request.send().await {
             Ok(_) => Ok(true),
             Err(error) if error.code() == Some("ConditionalCheckFailedException") => Ok(false),
             Err(error) => Err(self.fail("UpdateItem", error)),
