@@ -10,7 +10,7 @@ use aws_sdk_dynamodb::types::{
 };
 use dynashard::shard::reshard::{Backfill, NewLayout, Phase, ReshardState};
 use dynashard::shard::DynamicShards;
-use dynashard::{Db, Entity, Error, Table};
+use dynashard::{Db, Entity, Error, Table, Unprocessed};
 use futures::TryStreamExt;
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -58,6 +58,22 @@ async fn setup(table: &str) -> Db {
 
 async fn feed(db: &Db, volume: &str) -> Vec<Access> {
     db.stream(Access::query_by_feed(volume)).try_collect().await.unwrap()
+}
+
+/// A batch write refused by the freeze: `puts` and `deletes` writes handed back unwritten.
+#[track_caller]
+fn assert_batch_refused(result: Result<(), Error>, puts: usize, deletes: usize) {
+    match &result {
+        Err(Error::BatchIncomplete {
+            unprocessed: Unprocessed::Writes { puts: p, deletes: d },
+            last_error,
+            ..
+        }) => {
+            assert_eq!((p.len(), d.len()), (puts, deletes), "{result:?}");
+            assert!(matches!(last_error.as_deref(), Some(Error::Frozen { .. })), "{result:?}");
+        }
+        _ => panic!("a refused batch write: {result:?}"),
+    }
 }
 
 #[track_caller]
@@ -137,8 +153,11 @@ async fn a_batched_backfill_freezes_existing_items_and_takes_new_ones() {
     assert_frozen(db.delete(key.clone()).await, "a delete");
     assert_frozen(db.put(&old).await, "an overwriting put");
     assert!(matches!(db.put(&old).create_only().await, Err(Error::AlreadyExists)));
-    assert_frozen(db.batch_put(std::slice::from_ref(&old)).await, "an overwriting batch put");
-    assert_frozen(db.batch_delete([key.clone()]).await, "a batch delete");
+    let fresh = access(&volume, 999_999);
+    assert_batch_refused(db.batch_put(&[old.clone(), fresh.clone()]).await, 1, 0);
+    assert_eq!(db.get(Access::key(&fresh.file, &fresh.at).unwrap()).await.unwrap(), Some(fresh.clone()));
+    written.lock().unwrap().push(fresh);
+    assert_batch_refused(db.batch_delete([key.clone()]).await, 0, 1);
     let in_transaction = db.transaction().update(db.update(key.clone()).add(Access::fields().bytes, 1)).await;
     assert_frozen(in_transaction, "an update in a transaction");
     let put_in_transaction = db.transaction().put(&old).await;
@@ -213,7 +232,7 @@ async fn an_interrupted_batched_backfill_is_finished_conditionally_and_unfrozen(
 }
 
 #[tokio::test]
-async fn a_batched_backfill_needs_whole_items_in_the_source_index() {
+async fn a_batched_backfill_reads_whole_items_from_the_table_whatever_the_index_projects() {
     let table = unique("BatchedKeysOnly");
     let db = db().await.with_table_name::<Logs>(&table).with_dynamic_shards(DynamicShards::new(METADATA));
     db.create_shard_metadata_table().await.unwrap();
@@ -249,39 +268,43 @@ async fn a_batched_backfill_needs_whole_items_in_the_source_index() {
         .send()
         .await
         .unwrap();
-    db.put(&access("v", 1)).await.unwrap();
+    let existing: Vec<Access> = (0..60).map(|n| access("v", n)).collect();
+    db.batch_put(&existing).await.unwrap();
     db.start_resharding::<Access>("ByFeed", "ByFeedNext", NewLayout::hash(16)).await.unwrap();
-    let refused = db.backfill::<Access>("ByFeed", Backfill::default().batched()).await;
-    assert!(
-        matches!(&refused, Err(Error::Resharding { reason, .. }) if reason.contains("projects all attributes")),
-        "{refused:?}"
-    );
-    let state = db.resharding::<Access>("ByFeed").await.unwrap().unwrap();
-    assert!(!state.frozen, "nothing was frozen");
-    db.backfill::<Access>("ByFeed", Backfill::default()).await.expect("the conditional backfill works");
+    let state = db.backfill::<Access>("ByFeed", Backfill::default().batched()).await.unwrap();
+    assert_eq!(state.backfill_totals(), (60, 60));
+    assert!(state.scan_table, "a batched backfill scans the table");
+    for item in &existing {
+        let stored = db.get(Access::key(&item.file, &item.at).unwrap()).await.unwrap();
+        assert_eq!(stored.as_ref(), Some(item), "the keys-only index did not cost any attribute");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_batched_backfill_whose_freeze_was_taken_over_stops_before_writing() {
+async fn a_batched_backfill_whose_freeze_was_taken_over_stops() {
     let (table, volume) = (unique("BatchedTakeover"), unique("vol"));
     let db = setup(&table).await;
     let existing: Vec<Access> = (0..300).map(|n| access(&volume, n)).collect();
     db.batch_put(&existing).await.unwrap();
     db.start_resharding::<Access>("ByFeed", "ByFeedNext", NewLayout::hash(16)).await.unwrap();
-    let (stalled, resume) = paused_backfill(&db, Backfill::default().batched().page_size(20), |_| {}).await;
+    let batched = || Backfill::default().batched().page_size(10);
+    let (first, resume_first) = paused_backfill(&db, batched(), |_| {}).await;
+    // A second batched run takes the freeze over while the first one waits.
+    let (second, resume_second) = paused_backfill(&db, batched(), |_| {}).await;
 
-    let taken_over = Backfill::default().freeze_lease(Duration::ZERO);
-    let state = db.backfill::<Access>("ByFeed", taken_over).await.unwrap();
-    assert!(!state.frozen && state.phase == Phase::Backfilled);
-    tokio::time::sleep(Duration::from_millis(150)).await;
-    let key = Access::key(&existing[5].file, &existing[5].at).unwrap();
-    let changed = db.update(key.clone()).add(Access::fields().bytes, 1000).await.unwrap();
-
-    resume.send(()).unwrap();
-    let stopped = stalled.await.unwrap();
+    resume_first.send(()).unwrap();
+    let stopped = first.await.unwrap();
     assert!(
-        matches!(&stopped, Err(Error::Resharding { reason, .. }) if reason.contains("lifted the freeze")),
+        matches!(&stopped, Err(Error::Resharding { reason, .. }) if reason.contains("took the freeze over")),
         "{stopped:?}"
     );
-    assert_eq!(db.get(key).await.unwrap(), Some(changed), "the change made after the takeover stands");
+    let state = db.resharding::<Access>("ByFeed").await.unwrap().unwrap();
+    assert!(state.frozen && state.phase == Phase::DualWrites, "the second run holds the freeze");
+
+    resume_second.send(()).unwrap();
+    let state = second.await.unwrap().unwrap();
+    assert!(!state.frozen && state.phase == Phase::Backfilled);
+    db.cut_over::<Access>("ByFeed").await.unwrap();
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    assert_eq!(feed(&db, &volume).await, existing);
 }

@@ -195,23 +195,46 @@ impl<'a, E: Entity> BatchWrite<'a, E> {
         if let Some(index) =
             crate::ops::reshardable::<E>(self.db).then(|| self.db.frozen_index::<E>()).flatten()
         {
-            return self.create_each(index).await;
+            return self.create_each(index, chunks.into_iter().flatten().collect()).await;
         }
         send_requests(self.db, self.db.table_of::<E>(), chunks, self.concurrency, self.retry).await
     }
 
-    /// The writes while a batched backfill holds existing items frozen: deletes are refused, and
-    /// every put is sent as a put of its own, which the freeze makes create-only (a batch cannot
-    /// check that), with `concurrency` batches' worth in flight. Returns the first failure
-    /// ([`Error::Frozen`] for an item that exists), after trying them all.
-    async fn create_each(&self, index: &str) -> Result<()> {
-        if !self.deletes.is_empty() {
-            return Err(Error::Frozen { entity: E::TYPE_NAME, index: index.to_owned() });
-        }
+    /// The writes while a batched backfill holds existing items frozen: every put is sent as a
+    /// put of its own, which the freeze makes create-only (a batch cannot check that), with
+    /// `concurrency` batches' worth in flight; deletes are refused. What was not written is
+    /// returned in [`Error::BatchIncomplete`] (its last error [`Error::Frozen`] when an item
+    /// existed).
+    async fn create_each(&self, index: &str, requests: Vec<WriteRequest>) -> Result<()> {
         let puts: Vec<_> = self.puts.iter().map(|entity| self.db.put(*entity).into_future()).collect();
         let results: Vec<Result<()>> =
-            stream::iter(puts).buffer_unordered(self.concurrency * MAX_WRITES).collect().await;
-        results.into_iter().collect()
+            stream::iter(puts).buffered(self.concurrency * MAX_WRITES).collect().await;
+        let (mut unwritten, mut last_error, mut succeeded) = (Vec::new(), None, 0);
+        for (request, result) in requests.iter().zip(results) {
+            match result {
+                Ok(()) => succeeded += 1,
+                Err(error) => {
+                    unwritten.extend(request.put_request.as_ref().map(|put| put.item.clone()));
+                    last_error = Some(Box::new(error));
+                }
+            }
+        }
+        let deletes: Vec<_> = requests
+            .into_iter()
+            .filter_map(|request| request.delete_request.map(|delete| delete.key))
+            .collect();
+        if !deletes.is_empty() {
+            last_error = Some(Box::new(Error::Frozen { entity: E::TYPE_NAME, index: index.to_owned() }));
+        }
+        if last_error.is_none() {
+            return Ok(());
+        }
+        Err(Error::BatchIncomplete {
+            operation: OPERATION,
+            unprocessed: Unprocessed::Writes { puts: unwritten, deletes },
+            succeeded,
+            last_error,
+        })
     }
 }
 

@@ -65,12 +65,10 @@ impl QueryStats {
         self.0.per_shard.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Makes room for `shards` shards, once a query's shards are resolved.
-    pub(crate) fn cover(&self, shards: usize) {
-        let mut per_shard = self.per_shard();
-        if per_shard.len() < shards {
-            per_shard.resize(shards, 0);
-        }
+    /// Counts `shards` shards from now on, once a query's shards are resolved (before its first
+    /// request).
+    pub(crate) fn set_shards(&self, shards: usize) {
+        self.per_shard().resize(shards.max(1), 0);
     }
 
     /// Counts a request to `shard`, when it is sent.
@@ -142,9 +140,11 @@ mod tests {
         assert_eq!(view.per_shard_requests(), [1, 0, 2, 0, 0, 0, 0, 1], "a shard found later is counted");
         assert_eq!(view.capacity_units(), 2.0);
         assert_eq!(view.items_read(), 13);
-        stats.cover(10);
-        stats.cover(2);
-        assert_eq!(view.snapshot().per_shard_requests.len(), 10, "covers resolved shards, never shrinks");
+        let resolved = QueryStats::new(21);
+        resolved.set_shards(32);
+        assert_eq!(resolved.per_shard_requests().len(), 32, "a query resolved to more shards");
+        resolved.set_shards(8);
+        assert_eq!(resolved.per_shard_requests(), [0; 8], "or to fewer");
         assert_eq!(QueryStats::new(0).per_shard_requests(), [0]);
     }
 }

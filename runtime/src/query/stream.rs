@@ -44,7 +44,7 @@ impl Db {
             if let State::Resolving { db, plan, stats } = state {
                 let opened = match db.resolve_plan(plan).await {
                     Ok(plan) => {
-                        stats.cover(plan.shard_count());
+                        stats.set_shards(plan.shard_count());
                         Reader::open(&db, plan.clone(), None, plan.limit, &stats, false)
                     }
                     Err(error) => Err(error),

@@ -176,6 +176,7 @@ mod tests {
             segments: Default::default(),
             frozen,
             frozen_seen: 0,
+            scan_table: false,
         }))
     }
 

@@ -11,10 +11,29 @@ use crate::item::table_of;
 use crate::query::cursor::{json_to_key, key_to_json};
 use crate::shard::dynamic::state::now_ms;
 use aws_sdk_dynamodb::types::AttributeValue;
-use aws_sdk_dynamodb::types::ProjectionType;
 use futures::stream::{self, StreamExt, TryStreamExt};
 use std::sync::Arc;
 use std::time::Duration;
+
+/// One run of a backfill or cleanup: the token it holds a freeze by, and how long it may go
+/// silent before another run may take the freeze over.
+struct Run {
+    owner: String,
+    lease: Duration,
+}
+
+/// A random token naming one run.
+fn run_id() -> String {
+    format!("{:016x}", rand::random::<u64>())
+}
+
+/// How one pass scans: its segments, and whether it reads the table (a batched backfill, which
+/// holds the freeze of `run`) or the source index.
+struct Scan<'r> {
+    segments: u32,
+    scan_table: bool,
+    run: &'r Run,
+}
 
 /// Called with the recorded state after every scanned page.
 type ProgressReport = Arc<dyn Fn(&ReshardState) + Send + Sync>;
@@ -68,8 +87,9 @@ impl Backfill {
         self
     }
 
-    /// Writes whole items with `BatchWriteItem` instead of conditional updates, and for that
-    /// **freezes existing items** of the entity until the backfill has finished: writers may
+    /// Writes whole items with `BatchWriteItem` instead of conditional updates, read from the
+    /// table with strongly consistent scans, and for that **freezes existing items** of the
+    /// entity until the backfill has finished: writers may
     /// create items (a put becomes create-only, a batch put a series of them), but a write that
     /// would change or delete an existing item fails with [`Error::Frozen`]. For append-only
     /// data (logs, events, readings) nothing changes for writers, and the backfill costs what a
@@ -117,8 +137,9 @@ impl Db {
             return Ok(state);
         }
         self.wait_for_writers(state.started).await?;
-        self.set_frozen::<E>(&state, &options).await?;
-        self.scan_all::<E>(&state, &options, Pass::Place).await?;
+        let run = Run { owner: run_id(), lease: options.freeze_lease };
+        self.set_frozen::<E>(&state, &options, &run).await?;
+        self.scan_all::<E>(&state, &options, Pass::Place, &run).await?;
         self.advance::<E>(index, Phase::DualWrites, Phase::Backfilled).await
     }
 
@@ -134,19 +155,24 @@ impl Db {
             return Err(Error::Resharding { index: index.to_owned(), reason: "cut over first".into() });
         }
         state.segments.clear();
-        self.scan_all::<E>(&state, &options, Pass::Clean).await?;
+        self.scan_all::<E>(
+            &state,
+            &options,
+            Pass::Clean,
+            &Run { owner: run_id(), lease: options.freeze_lease },
+        )
+        .await?;
         Ok(state)
     }
 
     /// Freezes existing items for a batched backfill (and waits until every writer knows), or
     /// lifts the freeze of a batched backfill that has been silent for the freeze lease.
-    async fn set_frozen<E: Entity>(&self, state: &ReshardState, options: &Backfill) -> Result<()> {
+    async fn set_frozen<E: Entity>(&self, state: &ReshardState, options: &Backfill, run: &Run) -> Result<()> {
         let refuse = |reason: String| Error::Resharding { index: state.source.clone(), reason };
         let (records, key) = (self.records()?, self.reshard_key::<E>(&state.source));
         let now = now_ms();
         if options.batched {
-            self.ensure_whole_items::<E>(&state.source).await?;
-            if !records.freeze(&key, now).await? {
+            if !records.freeze(&key, now, &run.owner).await? {
                 return Err(refuse("the resharding left its dual-writes phase".into()));
             }
             tracing::info!(target: "dynashard::reshard", index = state.source, "existing items frozen for a batched backfill");
@@ -169,33 +195,6 @@ impl Db {
         Ok(())
     }
 
-    /// Refuses a batched backfill of a source index that does not project whole items (a put of
-    /// what its scan reads would drop the other attributes).
-    async fn ensure_whole_items<E: Entity>(&self, index: &str) -> Result<()> {
-        let table = self.table_of::<E>();
-        let described = self
-            .client()
-            .describe_table()
-            .table_name(table)
-            .send()
-            .await
-            .map_err(|error| Error::from_sdk("DescribeTable", error))?;
-        let projection = described
-            .table
-            .and_then(|table| table.global_secondary_indexes)
-            .unwrap_or_default()
-            .into_iter()
-            .find(|described| described.index_name.as_deref() == Some(index))
-            .and_then(|described| described.projection?.projection_type);
-        match projection {
-            Some(ProjectionType::All) => Ok(()),
-            _ => Err(Error::Resharding {
-                index: index.to_owned(),
-                reason: "a batched backfill needs a source index that projects all attributes".into(),
-            }),
-        }
-    }
-
     /// Waits until one metadata cache time has passed since `since` (unix ms).
     async fn wait_for_writers(&self, since: u64) -> Result<()> {
         let cache = self.dynamic_shards()?.cache_time().as_millis() as u64;
@@ -205,84 +204,97 @@ impl Db {
         Ok(())
     }
 
-    async fn scan_all<E: Entity>(&self, state: &ReshardState, options: &Backfill, pass: Pass) -> Result<()> {
+    async fn scan_all<E: Entity>(
+        &self,
+        state: &ReshardState,
+        options: &Backfill,
+        pass: Pass,
+        run: &Run,
+    ) -> Result<()> {
         let checked = Checked::new::<E>(state)?;
         let key = self.reshard_key::<E>(&state.source);
-        // A resumed backfill must scan with the segmentation its positions belong to: the first
-        // run records every segment before it starts.
+        // A batched backfill reads whole items from the table, strongly consistent: an index
+        // can lag behind a write made just before the freeze.
+        let scan_table = matches!(pass, Pass::Place) && options.batched;
+        // A resumed backfill must scan what its positions belong to, with the same segmentation;
+        // otherwise it starts over (its writes are idempotent).
+        let resumed =
+            matches!(pass, Pass::Place) && !state.segments.is_empty() && state.scan_table == scan_table;
         let segments = match pass {
-            Pass::Place if !state.segments.is_empty() => state.segments.len() as u32,
+            Pass::Place if resumed => state.segments.len() as u32,
             Pass::Place => {
-                let records = self.records()?;
-                for segment in 0..options.segments {
-                    records.save_progress(&key, segment, &SegmentProgress::default()).await?;
-                }
+                self.records()?.start_segments(&key, options.segments, scan_table).await?;
                 options.segments
             }
             Pass::Clean => options.segments,
         };
+        let scan = Scan { segments, scan_table, run };
         let checked = &checked;
         let work = (0..segments).map(|segment| {
-            let progress = match pass {
-                Pass::Place => state.segments.get(&segment).cloned().unwrap_or_default(),
-                Pass::Clean => SegmentProgress::default(),
+            let progress = match resumed {
+                true => state.segments.get(&segment).cloned().unwrap_or_default(),
+                false => SegmentProgress::default(),
             };
             let key = key.clone();
-            async move {
-                self.scan_segment::<E>(checked, (segment, segments), progress, &key, options, pass).await
-            }
+            let scan = &scan;
+            async move { self.scan_segment::<E>(checked, scan, segment, progress, &key, options, pass).await }
         });
         stream::iter(work).buffer_unordered(segments as usize).try_collect::<Vec<()>>().await?;
         Ok(())
     }
 
+    #[allow(clippy::too_many_arguments)] // one segment of one pass: every argument is its own
     async fn scan_segment<E: Entity>(
         &self,
         checked: &Checked,
-        (segment, segments): (u32, u32),
+        scan: &Scan<'_>,
+        segment: u32,
         mut progress: SegmentProgress,
         key: &str,
         options: &Backfill,
         pass: Pass,
     ) -> Result<()> {
         let table = table_of::<E>();
+        let refuse =
+            |reason: &str| Error::Resharding { index: checked.mapping.index.into(), reason: reason.into() };
         while !progress.done {
             let start = match &progress.after {
                 Some(json) => Some(
-                    serde_json::from_str(json).ok().and_then(|value| json_to_key(&value).ok()).ok_or_else(
-                        || Error::Resharding {
-                            index: checked.mapping.index.into(),
-                            reason: "bad checkpoint".into(),
-                        },
-                    )?,
+                    serde_json::from_str(json)
+                        .ok()
+                        .and_then(|value| json_to_key(&value).ok())
+                        .ok_or_else(|| refuse("bad checkpoint"))?,
                 ),
                 None => None,
             };
-            let page = self
+            // Whole-item puts are safe only while this run holds the freeze: renew it before the
+            // page is read, and write the page only well within the lease.
+            let deadline = std::time::Instant::now() + scan.run.lease / 2;
+            if scan.scan_table && !self.records()?.renew_freeze(key, now_ms(), &scan.run.owner).await? {
+                return Err(refuse("another backfill took the freeze over; this run stopped"));
+            }
+            let request = self
                 .client()
                 .scan()
                 .table_name(self.table_of::<E>())
-                .index_name(checked.mapping.index)
                 .segment(segment as i32)
-                .total_segments(segments as i32)
-                .filter_expression("#type = :type")
+                .total_segments(scan.segments as i32)
                 .expression_attribute_names("#type", table.type_attribute)
                 .expression_attribute_values(":type", AttributeValue::S(E::TYPE_NAME.to_owned()))
                 .set_exclusive_start_key(start)
-                .set_limit(options.page_size.map(|items| items as i32))
-                .send()
-                .await
-                .map_err(|error| Error::from_sdk("Scan", error))?;
+                .set_limit(options.page_size.map(|items| items as i32));
+            let request = match scan.scan_table {
+                true => request
+                    .consistent_read(true)
+                    .filter_expression("#type = :type AND attribute_exists(#spk)")
+                    .expression_attribute_names("#spk", checked.source.0),
+                false => request.index_name(checked.mapping.index).filter_expression("#type = :type"),
+            };
+            let page = request.send().await.map_err(|error| Error::from_sdk("Scan", error))?;
             let items = page.items.unwrap_or_default();
             progress.scanned += items.len() as u64;
-            if let (Pass::Place, true) = (pass, options.batched) {
-                // Its whole-item puts are safe only while the freeze holds: renew it first.
-                if !self.records()?.renew_freeze(key, now_ms()).await? {
-                    return Err(Error::Resharding {
-                        index: checked.mapping.index.into(),
-                        reason: "another backfill lifted the freeze; this page was not written".into(),
-                    });
-                }
+            if scan.scan_table && std::time::Instant::now() > deadline {
+                return Err(refuse("the page took over half the freeze lease to read; this run stopped"));
             }
             progress.written += self.rewrite_page::<E>(checked, &items, pass, options).await?;
             match page.last_evaluated_key {

@@ -136,6 +136,7 @@ impl Db {
             segments: BTreeMap::new(),
             frozen: false,
             frozen_seen: 0,
+            scan_table: false,
         };
         Checked::new::<E>(&state)?;
         let (records, key) = (self.records()?, self.reshard_key::<E>(index));

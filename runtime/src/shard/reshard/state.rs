@@ -56,8 +56,11 @@ pub struct ReshardState {
     /// create items, but not change or delete existing ones) until it has finished.
     pub frozen: bool,
     /// When the batched backfill holding the freeze last showed it was alive (unix ms; `0`
-    /// when nothing is frozen): before each page it writes.
+    /// when nothing is frozen): before each page it scans.
     pub frozen_seen: u64,
+    /// Whether the backfill's segment positions are of a scan of the table (batched: strongly
+    /// consistent) rather than of the source index (conditional).
+    pub scan_table: bool,
 }
 
 impl ReshardState {
@@ -77,6 +80,8 @@ const STARTED: &str = "started";
 const SEGMENTS: &str = "segments";
 const FROZEN: &str = "frozen";
 const FROZEN_SEEN: &str = "frozen_seen";
+const FROZEN_BY: &str = "frozen_by";
+const SCAN_TABLE: &str = "scan_table";
 
 fn text<T: Serialize>(value: &T) -> AttributeValue {
     AttributeValue::S(serde_json::to_string(value).unwrap_or_default())
@@ -147,6 +152,7 @@ impl Records<'_> {
             segments,
             frozen: matches!(item.get(FROZEN), Some(AttributeValue::Bool(true))),
             frozen_seen: number(item.get(FROZEN_SEEN)),
+            scan_table: matches!(item.get(SCAN_TABLE), Some(AttributeValue::Bool(true))),
         }))
     }
 
@@ -183,11 +189,12 @@ impl Records<'_> {
             .update_item()
             .table_name(self.table)
             .key(PARTITION, AttributeValue::S(key.to_owned()))
-            .update_expression("SET #phase = :to REMOVE #frozen, #seen")
+            .update_expression("SET #phase = :to REMOVE #frozen, #seen, #by")
             .condition_expression("#phase = :from")
             .expression_attribute_names("#phase", PHASE)
             .expression_attribute_names("#frozen", FROZEN)
             .expression_attribute_names("#seen", FROZEN_SEEN)
+            .expression_attribute_names("#by", FROZEN_BY)
             .expression_attribute_values(":to", text(&to))
             .expression_attribute_values(":from", text(&from))
             .send()
@@ -199,21 +206,25 @@ impl Records<'_> {
         }
     }
 
-    /// Freezes existing items (or renews the freeze) at `now`, in phase [`Phase::DualWrites`]
-    /// only; returns whether the record was in that phase.
-    pub async fn freeze(&self, key: &str, now: u64) -> Result<bool> {
-        self.change_freeze(key, "SET #frozen = :true, #seen = :now", "#phase = :phase", now, None).await
+    /// Freezes existing items at `now` for the backfill run `owner` (taking the freeze over from
+    /// any other run), in phase [`Phase::DualWrites`] only; returns whether the record was in
+    /// that phase.
+    pub async fn freeze(&self, key: &str, now: u64, owner: &str) -> Result<bool> {
+        let update = "SET #frozen = :true, #seen = :now, #by = :by";
+        self.change_freeze(key, update, "#phase = :phase", (now, 0, owner)).await
     }
 
-    /// Renews the freeze at `now`; returns whether it still held (nobody lifted it).
-    pub async fn renew_freeze(&self, key: &str, now: u64) -> Result<bool> {
-        retrying(self.db, || self.change_freeze(key, "SET #seen = :now", "#frozen = :true", now, None)).await
+    /// Renews `owner`'s freeze at `now`; returns whether it still held it (nobody lifted it or
+    /// took it over).
+    pub async fn renew_freeze(&self, key: &str, now: u64, owner: &str) -> Result<bool> {
+        let condition = "#frozen = :true AND #by = :by";
+        retrying(self.db, || self.change_freeze(key, "SET #seen = :now", condition, (now, 0, owner))).await
     }
 
     /// Lifts the freeze, if it was last renewed at `seen`; returns whether it was.
     pub async fn lift_freeze(&self, key: &str, seen: u64) -> Result<bool> {
-        self.change_freeze(key, "REMOVE #frozen, #seen", "#frozen = :true AND #seen = :seen", 0, Some(seen))
-            .await
+        let condition = "#frozen = :true AND #seen = :seen";
+        self.change_freeze(key, "REMOVE #frozen, #seen, #by", condition, (0, seen, "")).await
     }
 
     async fn change_freeze(
@@ -221,8 +232,7 @@ impl Records<'_> {
         key: &str,
         update: &str,
         condition: &str,
-        now: u64,
-        seen: Option<u64>,
+        (now, seen, owner): (u64, u64, &str),
     ) -> Result<bool> {
         let mut request = self
             .db
@@ -233,7 +243,9 @@ impl Records<'_> {
             .update_expression(update)
             .condition_expression(condition);
         let uses = |placeholder: &str| update.contains(placeholder) || condition.contains(placeholder);
-        for (placeholder, name) in [("#frozen", FROZEN), ("#seen", FROZEN_SEEN), ("#phase", PHASE)] {
+        for (placeholder, name) in
+            [("#frozen", FROZEN), ("#seen", FROZEN_SEEN), ("#by", FROZEN_BY), ("#phase", PHASE)]
+        {
             if uses(placeholder) {
                 request = request.expression_attribute_names(placeholder, name);
             }
@@ -242,7 +254,8 @@ impl Records<'_> {
             (":true", AttributeValue::Bool(true)),
             (":now", AttributeValue::N(now.to_string())),
             (":phase", text(&Phase::DualWrites)),
-            (":seen", AttributeValue::N(seen.unwrap_or(0).to_string())),
+            (":seen", AttributeValue::N(seen.to_string())),
+            (":by", AttributeValue::S(owner.to_owned())),
         ];
         for (placeholder, value) in values {
             if uses(placeholder) {
@@ -254,6 +267,29 @@ impl Records<'_> {
             Err(error) if error.code() == Some("ConditionalCheckFailedException") => Ok(false),
             Err(error) => Err(self.fail("UpdateItem", error)),
         }
+    }
+
+    /// Starts the backfill's positions over: `segments` segments, none begun, of a scan of the
+    /// table (`scan_table`) or of the source index.
+    pub async fn start_segments(&self, key: &str, segments: u32, scan_table: bool) -> Result<()> {
+        let fresh = (0..segments).map(|segment| (segment.to_string(), text(&SegmentProgress::default())));
+        let request = || {
+            self.db
+                .client()
+                .update_item()
+                .table_name(self.table)
+                .key(PARTITION, AttributeValue::S(key.to_owned()))
+                .update_expression("SET #segments = :segments, #scan = :scan")
+                .expression_attribute_names("#segments", SEGMENTS)
+                .expression_attribute_names("#scan", SCAN_TABLE)
+                .expression_attribute_values(":segments", AttributeValue::M(fresh.clone().collect()))
+                .expression_attribute_values(":scan", AttributeValue::Bool(scan_table))
+                .send()
+        };
+        retrying(self.db, || async {
+            request().await.map(|_| ()).map_err(|error| self.fail("UpdateItem", error))
+        })
+        .await
     }
 
     /// Records the progress of backfill segment `segment`.
