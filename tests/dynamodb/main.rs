@@ -15,6 +15,7 @@ mod pagination;
 mod queries;
 mod requests;
 mod resharding;
+mod resharding_writes;
 mod runtime_boundaries;
 mod scan;
 mod sharded_album;

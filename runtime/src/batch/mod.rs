@@ -22,8 +22,8 @@ pub(crate) use attempts::Failure;
 pub use get::BatchGet;
 pub use retry::RetryPolicy;
 pub use unprocessed::Unprocessed;
-pub(crate) use write::send_requests;
 pub use write::BatchWrite;
+pub(crate) use write::{send_requests, Sender};
 
 use crate::entity::PrimaryKey;
 use crate::error::{Error, Item};

@@ -6,6 +6,7 @@ use crate::db::Db;
 use crate::entity::{Entity, Key};
 use crate::error::{Error, Result};
 use crate::item::{key_item, table_of, to_item, to_item_with};
+use crate::shard::reshard::MigrationGuard;
 use crate::shard::CachedShards;
 use aws_sdk_dynamodb::types::{DeleteRequest, PutRequest, WriteRequest};
 use futures::future::BoxFuture;
@@ -197,7 +198,9 @@ impl<'a, E: Entity> BatchWrite<'a, E> {
         {
             return self.create_each(index, chunks.into_iter().flatten().collect()).await;
         }
-        send_requests(self.db, self.db.table_of::<E>(), chunks, self.concurrency, self.retry).await
+        let migrations = MigrationGuard::of::<E>(self.db);
+        let sender = Sender { db: self.db, retry: self.retry, migrations: migrations.as_ref() };
+        send_requests(&sender, self.db.table_of::<E>(), chunks, self.concurrency).await
     }
 
     /// The writes while a batched backfill holds existing items frozen: every put is sent as a
@@ -247,17 +250,15 @@ impl<'a, E: Entity> IntoFuture for BatchWrite<'a, E> {
     }
 }
 
-/// Sends `chunks` (each at most 25 writes to `table`), `concurrency` requests at a time, with
-/// `retry`; fails with [`Error::BatchIncomplete`] holding every write that was not applied.
+/// Sends `chunks` (each at most 25 writes to `table`), `concurrency` requests at a time; fails
+/// with [`Error::BatchIncomplete`] holding every write that was not applied.
 pub(crate) async fn send_requests(
-    db: &Db,
+    sender: &Sender<'_>,
     table: &str,
     chunks: Vec<Vec<WriteRequest>>,
     concurrency: usize,
-    retry: RetryPolicy,
 ) -> Result<()> {
     let stop = AtomicBool::new(false);
-    let sender = Sender { db, retry };
     let mut outcomes = stream::iter(chunks)
         .map(|chunk| sender.write(table, chunk, &stop))
         .buffer_unordered(concurrency.max(1));
@@ -283,9 +284,11 @@ pub(crate) async fn send_requests(
 }
 
 /// Sends the requests of one batch write call.
-struct Sender<'a> {
-    db: &'a Db,
-    retry: RetryPolicy,
+pub(crate) struct Sender<'a> {
+    pub db: &'a Db,
+    pub retry: RetryPolicy,
+    /// The reshardings the writes were built for: a retry is sent only while they hold.
+    pub migrations: Option<&'a MigrationGuard>,
 }
 
 impl Sender<'_> {
@@ -305,8 +308,17 @@ impl Sender<'_> {
             if pending.is_empty() || !attempts.retry(pending.len()).await {
                 break;
             }
+            if let Some(Err(error)) = self.retry_allowed().await {
+                attempts.failed(Failure::fatal(error));
+                break;
+            }
         }
         Outcome { written: total - pending.len(), pending, error: attempts.finish() }
+    }
+
+    /// Checks the reshardings again before a retry (`None`: there are none to check).
+    async fn retry_allowed(&self) -> Option<Result<()>> {
+        Some(self.migrations?.check(self.db).await)
     }
 
     /// One `BatchWriteItem` request; returns the writes DynamoDB left unprocessed.

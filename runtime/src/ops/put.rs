@@ -110,6 +110,10 @@ impl<'a, E: Entity> Put<'a, E> {
         let policy = self.db.retry_policy();
         let mut attempt = 0;
         loop {
+            if reshardable::<E>(self.db) {
+                // A retry is built again: for the reshardings as they are now.
+                self.db.resolve_migrations::<E>().await?;
+            }
             let partitions = self.db.resolve_dynamic(self.entity).await?;
             match self.send().await {
                 Err(error) if error.is_throttled() && attempt + 1 < policy.max_attempts.max(1) => {

@@ -23,11 +23,12 @@ pub(crate) use cancel::{any_condition_failed, any_version_conflict, describe};
 pub use cancel::{CancellationReason, ReasonCode};
 
 use crate::db::Db;
-use crate::entity::{Entity, Key};
+use crate::entity::{Entity, Key, PrimaryKey};
 use crate::error::{Error, Result};
 use crate::expression::Condition;
 use crate::ops::request::{condition_check, WriteRequest};
 use crate::ops::{Delete, Put, Update};
+use crate::shard::reshard::{follow_up, FollowUp, MigrationGuard};
 use futures::future::BoxFuture;
 use send::{Pending, TransactAction};
 use std::future::IntoFuture;
@@ -47,6 +48,10 @@ pub struct Transaction<'a> {
     db: &'a Db,
     actions: Vec<Pending>,
     after_commit: Vec<Box<dyn FnOnce() + Send + 'a>>,
+    /// The reshardings the actions were built for, checked again before sending.
+    migrations: Vec<MigrationGuard>,
+    /// Updated items to place in the target layout of a resharding, after the commit.
+    follow_ups: Vec<(FollowUp, PrimaryKey)>,
     error: Option<Error>,
     token: Option<String>,
 }
@@ -99,7 +104,15 @@ impl Db {
     /// # Ok(()) }
     /// ```
     pub fn transaction(&self) -> Transaction<'_> {
-        Transaction { db: self, actions: Vec::new(), after_commit: Vec::new(), error: None, token: None }
+        Transaction {
+            db: self,
+            actions: Vec::new(),
+            after_commit: Vec::new(),
+            migrations: Vec::new(),
+            follow_ups: Vec::new(),
+            error: None,
+            token: None,
+        }
     }
 }
 
@@ -111,12 +124,13 @@ impl<'a> Transaction<'a> {
         'a: 'e,
     {
         let request = put.into_put(self.db).request().map(|(request, _)| request);
-        self.push(request)
+        self.guard::<E>().push(request)
     }
 
     /// Adds a put of `entity` and, once the transaction commits, advances its `#[version]` field
     /// to the stored version, as [`Db::save`] does.
     pub fn save<E: Entity>(mut self, entity: &'a mut E) -> Self {
+        self = self.guard::<E>();
         match self.db.put(&*entity).request() {
             Ok((request, version)) => {
                 self.after_commit.push(Box::new(move || entity.set_version(version)));
@@ -128,9 +142,12 @@ impl<'a> Transaction<'a> {
 
     /// Adds an update built with [`Db::update`]: `db.update(key).add(field, 1)`. As on its own,
     /// it requires the item to exist and maintains version and index keys.
-    pub fn update<E: Entity>(self, update: Update<'_, E>) -> Self {
+    pub fn update<E: Entity>(mut self, update: Update<'_, E>) -> Self {
         let request = update.request();
-        self.push(request)
+        if let (Ok(request), Some(follow_up)) = (&request, follow_up::<E>(self.db)) {
+            self.follow_ups.push((follow_up, request.key.clone()));
+        }
+        self.guard::<E>().push(request)
     }
 
     /// Adds a delete: a key, or a configured [`Delete`] such as
@@ -140,7 +157,7 @@ impl<'a> Transaction<'a> {
         'a: 'e,
     {
         let request = delete.into_delete(self.db).request();
-        self.push(request)
+        self.guard::<E>().push(request)
     }
 
     /// Adds a check that `condition` holds on the item stored under `key`, without writing it.
@@ -166,6 +183,12 @@ impl<'a> Transaction<'a> {
         self.actions.is_empty()
     }
 
+    /// Remembers the reshardings of `E` as the actions are built now.
+    fn guard<E: Entity>(mut self) -> Self {
+        self.migrations.extend(MigrationGuard::of::<E>(self.db));
+        self
+    }
+
     fn push<A: TransactAction>(mut self, request: Result<WriteRequest<A>>) -> Self {
         match request.and_then(Pending::new) {
             Ok(pending) => self.actions.push(pending),
@@ -188,8 +211,14 @@ impl<'a> Transaction<'a> {
         if self.actions.is_empty() {
             return Ok(());
         }
+        for migrations in &self.migrations {
+            migrations.check(self.db).await?;
+        }
         send::send(self.db, self.actions, self.token).await?;
         self.after_commit.into_iter().for_each(|advance| advance());
+        for (follow_up, key) in &self.follow_ups {
+            follow_up(self.db, key).await?;
+        }
         Ok(())
     }
 }

@@ -28,6 +28,7 @@
 //! ([`CursorError::LayoutChanged`](crate::query::CursorError::LayoutChanged)).
 
 mod backfill;
+mod guard;
 mod layout;
 mod ops;
 mod redirect;
@@ -35,6 +36,7 @@ mod rewrite;
 mod state;
 
 pub use backfill::Backfill;
+pub(crate) use guard::{follow_up, FollowUp, MigrationGuard};
 pub use layout::{NewLayout, Placement, ShardMapping};
 pub(crate) use ops::CachedReshard;
 pub(crate) use state::Records;

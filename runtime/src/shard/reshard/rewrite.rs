@@ -158,7 +158,8 @@ impl Db {
         }
         let written = requests.len() as u64;
         let chunks = requests.chunks(MAX_STATEMENTS).map(<[WriteRequest]>::to_vec).collect();
-        crate::batch::send_requests(self, table, chunks, in_flight, self.retry_policy()).await?;
+        let sender = crate::batch::Sender { db: self, retry: self.retry_policy(), migrations: None };
+        crate::batch::send_requests(&sender, table, chunks, in_flight).await?;
         Ok(written)
     }
 

@@ -1,0 +1,88 @@
+//! Writes that are sent after they were built, during a resharding: a transaction built before
+//! dual writes began is refused and goes through when built again, and an update inside a
+//! transaction moves its item in the new layout too.
+
+use crate::{db, unique};
+use dynashard::shard::reshard::{Backfill, NewLayout};
+use dynashard::shard::DynamicShards;
+use dynashard::{Db, Entity, Error, Table};
+use futures::TryStreamExt;
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+const METADATA: &str = "ReshardWritesMetadata";
+const CACHE: Duration = Duration::from_millis(100);
+
+#[derive(Table)]
+#[table(name = "ReshardWritesTests", pk = "pk", sk = "sk")]
+#[gsi(name = "ByShelf", pk = "shelf_pk", sk = "shelf_sk")]
+#[gsi(name = "ByShelfNext", pk = "next_pk", sk = "next_sk")]
+struct Library;
+
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+#[entity(table = Library, pk = "book#{isbn}", sk = "book")]
+#[gsi(ByShelf, pk = "shelf#{shelf}", sk = "{isbn}")]
+#[shard(ByShelf, hash = 4, by = isbn)]
+struct Book {
+    isbn: String,
+    shelf: String,
+}
+
+/// A `Db` with a shard metadata cache of its own: another process, as far as caching goes.
+async fn process(table: &str) -> Db {
+    let db = db()
+        .await
+        .with_table_name::<Library>(table)
+        .with_dynamic_shards(DynamicShards::new(METADATA).cache_for(CACHE));
+    db.create_table::<Library>().await.unwrap();
+    db.create_shard_metadata_table().await.unwrap();
+    db
+}
+
+async fn shelf(db: &Db, shelf: &str) -> Vec<Book> {
+    db.stream(Book::query_by_shelf(shelf)).try_collect().await.unwrap()
+}
+
+#[tokio::test]
+async fn a_transaction_built_before_dual_writes_is_refused_then_built_again() {
+    let table = unique("ReshardTx");
+    let (writer, operator) = (process(&table).await, process(&table).await);
+    let book = Book { isbn: unique("isbn"), shelf: unique("shelf") };
+    writer.resolve_shards(&book).await.unwrap(); // the writer knows of no resharding
+    let built_early = writer.transaction().put(&book);
+
+    operator.start_resharding::<Book>("ByShelf", "ByShelfNext", NewLayout::hash(8)).await.unwrap();
+    tokio::time::sleep(CACHE * 2).await;
+    let refused = built_early.await;
+    assert!(
+        matches!(&refused, Err(Error::Resharding { reason, .. }) if reason.contains("send it again")),
+        "{refused:?}"
+    );
+    writer.transaction().put(&book).await.expect("built again, for dual writes");
+
+    operator.backfill::<Book>("ByShelf", Backfill::default()).await.unwrap();
+    let state = operator.resharding::<Book>("ByShelf").await.unwrap().unwrap();
+    assert_eq!(state.backfill_totals(), (1, 0), "the transaction's put was dual-written");
+}
+
+#[tokio::test]
+async fn an_update_in_a_transaction_moves_its_item_in_the_new_layout() {
+    let table = unique("ReshardTxUpdate");
+    let db = process(&table).await;
+    let (old_shelf, new_shelf) = (unique("shelf"), unique("shelf"));
+    let books: Vec<Book> =
+        (0..6).map(|n| Book { isbn: format!("{}-{n}", unique("isbn")), shelf: old_shelf.clone() }).collect();
+    db.batch_put(&books).await.unwrap();
+    db.start_resharding::<Book>("ByShelf", "ByShelfNext", NewLayout::hash(8)).await.unwrap();
+    db.backfill::<Book>("ByShelf", Backfill::default()).await.unwrap();
+
+    let moved = &books[2];
+    let key = Book::key(&moved.isbn).unwrap();
+    db.transaction().update(db.update(key).set(Book::fields().shelf, new_shelf.clone())).await.unwrap();
+
+    db.cut_over::<Book>("ByShelf").await.unwrap();
+    tokio::time::sleep(CACHE * 2).await;
+    let expected = Book { isbn: moved.isbn.clone(), shelf: new_shelf.clone() };
+    assert_eq!(shelf(&db, &new_shelf).await, [expected], "read from the new layout");
+    assert_eq!(shelf(&db, &old_shelf).await.len(), 5, "and no longer at its old place");
+}
