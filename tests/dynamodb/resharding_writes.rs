@@ -1,11 +1,13 @@
 //! Writes that are sent after they were built, during a resharding: a transaction built before
-//! dual writes began is refused and goes through when built again, and an update inside a
-//! transaction moves its item in the new layout too.
+//! dual writes began is refused and goes through when built again, a batch write retrying across
+//! the start stops and hands its writes back, and an update inside a transaction moves its item
+//! in the new layout too.
 
 use crate::{db, unique};
+use dynashard::faults::FaultInjector;
 use dynashard::shard::reshard::{Backfill, NewLayout};
 use dynashard::shard::DynamicShards;
-use dynashard::{Db, Entity, Error, Table};
+use dynashard::{Db, Entity, Error, RetryPolicy, Table};
 use futures::TryStreamExt;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
@@ -85,4 +87,31 @@ async fn an_update_in_a_transaction_moves_its_item_in_the_new_layout() {
     let expected = Book { isbn: moved.isbn.clone(), shelf: new_shelf.clone() };
     assert_eq!(shelf(&db, &new_shelf).await, [expected], "read from the new layout");
     assert_eq!(shelf(&db, &old_shelf).await.len(), 5, "and no longer at its old place");
+}
+
+#[tokio::test]
+async fn a_batch_write_retrying_across_a_resharding_step_stops_with_its_writes() {
+    let table = unique("ReshardBatch");
+    let operator = process(&table).await;
+    // Every attempt hands the write back unprocessed, so the batch keeps retrying.
+    let faults = FaultInjector::new(7).unprocessed(1.0).only(&["BatchWriteItem"]).without_sdk_retries();
+    let endpoint = dynashard::local::shared_endpoint().await.unwrap();
+    let writer = Db::new(faults.client_for_endpoint(&endpoint))
+        .with_table_name::<Library>(&table)
+        .with_dynamic_shards(DynamicShards::new(METADATA).cache_for(CACHE))
+        .with_retry_policy(RetryPolicy::new(40, Duration::from_millis(50), Duration::from_millis(50)));
+    let book = Book { isbn: unique("isbn"), shelf: unique("shelf") };
+    let retrying = tokio::spawn(async move { writer.batch_put(std::slice::from_ref(&book)).await });
+    tokio::time::sleep(CACHE).await;
+    operator.start_resharding::<Book>("ByShelf", "ByShelfNext", NewLayout::hash(8)).await.unwrap();
+
+    let stopped = retrying.await.unwrap();
+    match &stopped {
+        Err(Error::BatchIncomplete { unprocessed, last_error, .. }) => {
+            assert_eq!(unprocessed.len(), 1, "the write is handed back, to send again");
+            assert!(matches!(last_error.as_deref(), Some(Error::Resharding { .. })), "{stopped:?}");
+        }
+        _ => panic!("a batch stopped by the resharding: {stopped:?}"),
+    }
+    assert!(faults.stats().total().attempts < 40, "it stopped before its retries ran out");
 }
