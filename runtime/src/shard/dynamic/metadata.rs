@@ -10,9 +10,10 @@
 
 use super::state::{HistoryEntry, ShardState};
 use crate::db::Db;
-use crate::error::{Error, Result};
+use crate::error::{Error, Item, Result};
 use crate::table::{Billing, TableDefinition};
 use aws_sdk_dynamodb::error::ProvideErrorMetadata;
+use aws_sdk_dynamodb::error::SdkError;
 use aws_sdk_dynamodb::types::AttributeValue;
 use std::collections::HashMap;
 
@@ -63,6 +64,35 @@ where
     Error::from_sdk(operation, error)
 }
 
+/// The answer of a conditional write, or `None` when its condition did not hold (other errors
+/// as they are).
+pub(crate) fn unless_condition_failed<T, E, R>(
+    result: std::result::Result<T, SdkError<E, R>>,
+) -> std::result::Result<Option<T>, SdkError<E, R>>
+where
+    E: ProvideErrorMetadata,
+{
+    match result {
+        Ok(output) => Ok(Some(output)),
+        Err(error) if error.code() == Some("ConditionalCheckFailedException") => Ok(None),
+        Err(error) => Err(error),
+    }
+}
+
+/// The metadata item under `key` in `table`, if any (a strongly consistent read).
+pub(crate) async fn read_item(db: &Db, table: &str, key: &str) -> Result<Option<Item>> {
+    let output = db
+        .client()
+        .get_item()
+        .table_name(table)
+        .key(PARTITION, AttributeValue::S(key.to_owned()))
+        .consistent_read(true)
+        .send()
+        .await
+        .map_err(|error| metadata_error(table, "GetItem", error))?;
+    Ok(output.item)
+}
+
 /// Runs `attempt` until it is not throttled, at most as often as `db`'s retry policy allows:
 /// the metadata table can be throttled too.
 pub(crate) async fn retrying<T, F, Fut>(db: &Db, attempt: F) -> Result<T>
@@ -98,17 +128,8 @@ impl Metadata<'_> {
     }
 
     async fn read_once(&self, key: &str, max: u32) -> Result<Option<ShardState>> {
-        let output = self
-            .db
-            .client()
-            .get_item()
-            .table_name(self.table)
-            .key(PARTITION, AttributeValue::S(key.to_owned()))
-            .consistent_read(true)
-            .send()
-            .await
-            .map_err(|error| self.fail("GetItem", error))?;
-        output.item.map(|item| parse(key, &item, max)).transpose()
+        let item = read_item(self.db, self.table, key).await?;
+        item.map(|item| parse(key, &item, max)).transpose()
     }
 
     /// Stores `state` for `key` unless an item exists; `Lost` when one does.
@@ -130,10 +151,9 @@ impl Metadata<'_> {
             .expression_attribute_names("#p", PARTITION)
             .send()
             .await;
-        match result {
-            Ok(_) => Ok(Change::Written(state.clone())),
-            Err(error) if error.code() == Some("ConditionalCheckFailedException") => Ok(Change::Lost),
-            Err(error) => Err(self.fail("PutItem", error)),
+        match unless_condition_failed(result).map_err(|error| self.fail("PutItem", error))? {
+            Some(_) => Ok(Change::Written(state.clone())),
+            None => Ok(Change::Lost),
         }
     }
 
@@ -178,13 +198,9 @@ impl Metadata<'_> {
                 .condition_expression("#l = :expected")
                 .expression_attribute_values(":expected", number(expected));
         }
-        match request.send().await {
-            Ok(output) => {
-                let item = output.attributes.unwrap_or_default();
-                Ok(Change::Written(parse(key, &item, max)?))
-            }
-            Err(error) if error.code() == Some("ConditionalCheckFailedException") => Ok(Change::Lost),
-            Err(error) => Err(self.fail("UpdateItem", error)),
+        match unless_condition_failed(request.send().await).map_err(|error| self.fail("UpdateItem", error))? {
+            Some(output) => Ok(Change::Written(parse(key, &output.attributes.unwrap_or_default(), max)?)),
+            None => Ok(Change::Lost),
         }
     }
 }

@@ -76,7 +76,7 @@ impl Rewrite {
     /// `UPDATE "T" SET "tpk"=? SET "tsk"=? WHERE "pk"=? AND "sk"=? AND "spk"=? AND "ssk"=?`
     /// (or `REMOVE "spk" REMOVE "ssk"` for a cleanup). The key condition makes it an update of
     /// one existing item; the source condition leaves an item a writer moved to that writer.
-    fn statement(&self, table: &str) -> BatchStatementRequest {
+    fn statement(&self, table: &str) -> Result<BatchStatementRequest> {
         let mut text = format!("UPDATE {}", quoted(table));
         let mut parameters = Vec::with_capacity(6);
         match &self.target {
@@ -103,7 +103,7 @@ impl Rewrite {
             .statement(text)
             .set_parameters(Some(parameters))
             .build()
-            .expect("statement is set")
+            .map_err(|error| crate::batch::build_error(OPERATION, error))
     }
 }
 
@@ -188,7 +188,7 @@ impl Db {
             if attempt > 0 {
                 tokio::time::sleep(policy.backoff(attempt - 1)).await;
             }
-            let statements = pending.iter().map(|rewrite| rewrite.statement(table)).collect();
+            let statements = pending.iter().map(|rewrite| rewrite.statement(table)).collect::<Result<_>>()?;
             let request = self.client().batch_execute_statement().set_statements(Some(statements));
             let responses = match request.send().await {
                 Ok(response) => response.responses.unwrap_or_default(),
@@ -263,7 +263,7 @@ mod tests {
 
     #[test]
     fn a_placement_sets_the_target_on_the_condition_of_key_and_source() {
-        let statement = rewrite(true).statement("Music");
+        let statement = rewrite(true).statement("Music").unwrap();
         assert_eq!(
             statement.statement(),
             r#"UPDATE "Music" SET "next_pk"=? SET "next_sk"=? WHERE "pk"=? AND "sk"=? AND "title_pk"=? AND "title_sk"=?"#
@@ -274,7 +274,7 @@ mod tests {
 
     #[test]
     fn a_cleanup_removes_the_source_on_the_same_condition() {
-        let statement = rewrite(false).statement("Music");
+        let statement = rewrite(false).statement("Music").unwrap();
         assert_eq!(
             statement.statement(),
             r#"UPDATE "Music" REMOVE "title_pk" REMOVE "title_sk" WHERE "pk"=? AND "sk"=? AND "title_pk"=? AND "title_sk"=?"#

@@ -4,7 +4,9 @@
 use super::layout::NewLayout;
 use crate::db::Db;
 use crate::error::{Error, Result};
-use crate::shard::dynamic::metadata::{metadata_error, retrying, PARTITION};
+use crate::shard::dynamic::metadata::{
+    metadata_error, read_item, retrying, unless_condition_failed, PARTITION,
+};
 use aws_sdk_dynamodb::error::ProvideErrorMetadata;
 use aws_sdk_dynamodb::types::AttributeValue;
 use serde::{Deserialize, Serialize};
@@ -119,17 +121,7 @@ impl Records<'_> {
     }
 
     async fn read_once(&self, key: &str) -> Result<Option<ReshardState>> {
-        let output = self
-            .db
-            .client()
-            .get_item()
-            .table_name(self.table)
-            .key(PARTITION, AttributeValue::S(key.to_owned()))
-            .consistent_read(true)
-            .send()
-            .await
-            .map_err(|error| self.fail("GetItem", error))?;
-        let Some(item) = output.item else { return Ok(None) };
+        let Some(item) = read_item(self.db, self.table, key).await? else { return Ok(None) };
         let segments = match item.get(SEGMENTS) {
             Some(AttributeValue::M(segments)) => segments
                 .iter()
@@ -174,11 +166,8 @@ impl Records<'_> {
             .expression_attribute_names("#p", PARTITION)
             .send()
             .await;
-        match result {
-            Ok(_) => Ok(true),
-            Err(error) if error.code() == Some("ConditionalCheckFailedException") => Ok(false),
-            Err(error) => Err(self.fail("PutItem", error)),
-        }
+        let applied = unless_condition_failed(result).map_err(|error| self.fail("PutItem", error))?;
+        Ok(applied.is_some())
     }
 
     /// Moves the record from phase `from` to `to`; returns whether it was in `from`.
@@ -199,11 +188,8 @@ impl Records<'_> {
             .expression_attribute_values(":from", text(&from))
             .send()
             .await;
-        match result {
-            Ok(_) => Ok(true),
-            Err(error) if error.code() == Some("ConditionalCheckFailedException") => Ok(false),
-            Err(error) => Err(self.fail("UpdateItem", error)),
-        }
+        let applied = unless_condition_failed(result).map_err(|error| self.fail("UpdateItem", error))?;
+        Ok(applied.is_some())
     }
 
     /// Freezes existing items at `now` for the backfill run `owner` (taking the freeze over from
@@ -262,11 +248,9 @@ impl Records<'_> {
                 request = request.expression_attribute_values(placeholder, value);
             }
         }
-        match request.send().await {
-            Ok(_) => Ok(true),
-            Err(error) if error.code() == Some("ConditionalCheckFailedException") => Ok(false),
-            Err(error) => Err(self.fail("UpdateItem", error)),
-        }
+        let applied =
+            unless_condition_failed(request.send().await).map_err(|error| self.fail("UpdateItem", error))?;
+        Ok(applied.is_some())
     }
 
     /// Starts the backfill's positions over: `segments` segments, none begun, of a scan of the
