@@ -118,8 +118,16 @@ impl DynamicShards {
         (cached.read_at.elapsed() < self.cache_for).then(|| cached.state.clone())
     }
 
-    fn remember(&self, key: &str, state: &ShardState) {
-        self.lock().insert(key.to_owned(), Cached { state: state.clone(), read_at: Instant::now() });
+    /// Caches `state` for `key`, as read (or written) by a request sent at `sent`. Like a
+    /// resharding record, a count is as old as the request that returned it, and an answer to
+    /// a request sent before the cached one's does not replace it: a late answer never undoes a
+    /// raise or a set made meanwhile.
+    fn remember(&self, key: &str, state: &ShardState, sent: Instant) {
+        let mut cache = self.lock();
+        if cache.get(key).is_some_and(|cached| cached.read_at > sent) {
+            return;
+        }
+        cache.insert(key.to_owned(), Cached { state: state.clone(), read_at: sent });
     }
 
     /// Caches the resharding record under `key` (`None`: there is none), as read by a request
@@ -197,5 +205,28 @@ mod tests {
         assert_eq!(frozen(&shards), Some(true), "an answer to an earlier request does not replace it");
         shards.remember_migration("k", record(false), Instant::now());
         assert_eq!(frozen(&shards), Some(false), "a later one does");
+    }
+
+    #[test]
+    fn a_count_is_as_old_as_the_request_that_read_it() {
+        let shards = DynamicShards::new("Meta").cache_for(Duration::from_secs(60));
+        shards.remember("k", &ShardState::first(100), Instant::now() - Duration::from_secs(61));
+        assert!(shards.fresh("k").is_none(), "sent a cache time ago: stale, however late it came");
+        let mut raised = ShardState::first(100);
+        raised.count = 2;
+        let sent = Instant::now();
+        shards.remember("k", &raised, sent);
+        shards.remember("k", &ShardState::first(100), sent - Duration::from_millis(1));
+        assert_eq!(
+            shards.fresh("k").map(|state| state.count),
+            Some(2),
+            "an earlier request's answer is dropped"
+        );
+        shards.remember("k", &ShardState::first(100), Instant::now());
+        assert_eq!(
+            shards.fresh("k").map(|state| state.count),
+            Some(1),
+            "a later one replaces it, lower or not"
+        );
     }
 }

@@ -12,7 +12,7 @@ use crate::query::{Query, QueryPlan};
 use crate::shard::shard_partition;
 use rand::RngExt;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 impl Db {
     /// Keeps dynamic shard counts as `shards` describes.
@@ -44,6 +44,7 @@ impl Db {
         if let Some(state) = shards.fresh(key) {
             return Ok(state);
         }
+        let sent = Instant::now();
         let state = match metadata.read(key, max).await? {
             Some(state) => state,
             None => match metadata.create(key, &ShardState::first(now_ms())).await? {
@@ -56,7 +57,7 @@ impl Db {
                 }
             },
         };
-        shards.remember(key, &state);
+        shards.remember(key, &state, sent);
         Ok(state)
     }
 
@@ -96,8 +97,9 @@ impl Db {
             let wait = rand::rng().random_range(0..=backoff);
             tokio::time::sleep(Duration::from_millis(wait)).await;
         }
+        let read_sent = Instant::now();
         let Some(current) = metadata.read(key, max).await? else { return Ok(()) };
-        shards.remember(key, &current);
+        shards.remember(key, &current, read_sent);
         let now = now_ms();
         if current.last_changed != observed.last_changed || !current.cooled_down(now, cooldown) {
             return Ok(()); // another writer raised it, or it changed recently
@@ -107,14 +109,16 @@ impl Db {
             return Ok(());
         }
         let next = current.count + 1;
+        let change_sent = Instant::now();
         match metadata.change(key, next, now, Some(current.last_changed), max).await? {
             Change::Written(state) => {
                 tracing::info!(target: "dynashard::shards", key, from = current.count, to = next, "raised shard count after throttling");
-                shards.remember(key, &state);
+                shards.remember(key, &state, change_sent);
             }
             Change::Lost => {
+                let sent = Instant::now();
                 if let Some(state) = metadata.read(key, max).await? {
-                    shards.remember(key, &state);
+                    shards.remember(key, &state, sent);
                 }
             }
         }
@@ -153,12 +157,13 @@ impl Db {
         }
         self.current_state(&key, max).await?;
         let (metadata, shards) = self.metadata()?;
+        let sent = Instant::now();
         let state = match metadata.change(&key, count, now_ms(), None, max).await? {
             Change::Written(state) => state,
             Change::Lost => unreachable_lost(&key)?,
         };
         tracing::info!(target: "dynashard::shards", key, to = count, "set shard count");
-        shards.remember(&key, &state);
+        shards.remember(&key, &state, sent);
         Ok(state)
     }
 
