@@ -114,14 +114,6 @@ where
 }
 
 impl Metadata<'_> {
-    fn fail<E, R>(&self, operation: &'static str, error: aws_sdk_dynamodb::error::SdkError<E, R>) -> Error
-    where
-        E: ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
-        R: std::fmt::Debug + Send + Sync + 'static,
-    {
-        metadata_error(self.table, operation, error)
-    }
-
     /// The stored state of `key`, if any (a strongly consistent read).
     pub async fn read(&self, key: &str, max: u32) -> Result<Option<ShardState>> {
         retrying(self.db, || self.read_once(key, max)).await
@@ -151,7 +143,7 @@ impl Metadata<'_> {
             .expression_attribute_names("#p", PARTITION)
             .send()
             .await;
-        match unless_condition_failed(result).map_err(|error| self.fail("PutItem", error))? {
+        match unless_condition_failed(result).map_err(|error| metadata_error(self.table, "PutItem", error))? {
             Some(_) => Ok(Change::Written(state.clone())),
             None => Ok(Change::Lost),
         }
@@ -198,7 +190,9 @@ impl Metadata<'_> {
                 .condition_expression("#l = :expected")
                 .expression_attribute_values(":expected", number(expected));
         }
-        match unless_condition_failed(request.send().await).map_err(|error| self.fail("UpdateItem", error))? {
+        match unless_condition_failed(request.send().await)
+            .map_err(|error| metadata_error(self.table, "UpdateItem", error))?
+        {
             Some(output) => Ok(Change::Written(parse(key, &output.attributes.unwrap_or_default(), max)?)),
             None => Ok(Change::Lost),
         }

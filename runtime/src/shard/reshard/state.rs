@@ -7,7 +7,6 @@ use crate::error::{Error, Result};
 use crate::shard::dynamic::metadata::{
     metadata_error, read_item, retrying, unless_condition_failed, PARTITION,
 };
-use aws_sdk_dynamodb::error::ProvideErrorMetadata;
 use aws_sdk_dynamodb::types::AttributeValue;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -107,14 +106,6 @@ pub(crate) struct Records<'a> {
 }
 
 impl Records<'_> {
-    fn fail<E, R>(&self, operation: &'static str, error: aws_sdk_dynamodb::error::SdkError<E, R>) -> Error
-    where
-        E: ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
-        R: std::fmt::Debug + Send + Sync + 'static,
-    {
-        metadata_error(self.table, operation, error)
-    }
-
     /// The record under `key`, if any (a strongly consistent read).
     pub async fn read(&self, key: &str) -> Result<Option<ReshardState>> {
         retrying(self.db, || self.read_once(key)).await
@@ -166,7 +157,8 @@ impl Records<'_> {
             .expression_attribute_names("#p", PARTITION)
             .send()
             .await;
-        let applied = unless_condition_failed(result).map_err(|error| self.fail("PutItem", error))?;
+        let applied =
+            unless_condition_failed(result).map_err(|error| metadata_error(self.table, "PutItem", error))?;
         Ok(applied.is_some())
     }
 
@@ -188,7 +180,8 @@ impl Records<'_> {
             .expression_attribute_values(":from", text(&from))
             .send()
             .await;
-        let applied = unless_condition_failed(result).map_err(|error| self.fail("UpdateItem", error))?;
+        let applied = unless_condition_failed(result)
+            .map_err(|error| metadata_error(self.table, "UpdateItem", error))?;
         Ok(applied.is_some())
     }
 
@@ -248,8 +241,8 @@ impl Records<'_> {
                 request = request.expression_attribute_values(placeholder, value);
             }
         }
-        let applied =
-            unless_condition_failed(request.send().await).map_err(|error| self.fail("UpdateItem", error))?;
+        let applied = unless_condition_failed(request.send().await)
+            .map_err(|error| metadata_error(self.table, "UpdateItem", error))?;
         Ok(applied.is_some())
     }
 
@@ -271,7 +264,7 @@ impl Records<'_> {
                 .send()
         };
         retrying(self.db, || async {
-            request().await.map(|_| ()).map_err(|error| self.fail("UpdateItem", error))
+            request().await.map(|_| ()).map_err(|error| metadata_error(self.table, "UpdateItem", error))
         })
         .await
     }
@@ -293,7 +286,7 @@ impl Records<'_> {
             .expression_attribute_values(":progress", text(progress))
             .send()
             .await
-            .map_err(|error| self.fail("UpdateItem", error))?;
+            .map_err(|error| metadata_error(self.table, "UpdateItem", error))?;
         Ok(())
     }
 }
