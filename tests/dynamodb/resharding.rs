@@ -8,6 +8,7 @@ use dynashard::shard::{Boundaries, DynamicShards, Normalization};
 use dynashard::{Db, Entity, Error, Table};
 use futures::TryStreamExt;
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -51,18 +52,15 @@ async fn by_title(db: &Db, shelf: &str) -> Vec<Record> {
     db.stream(Record::query_by_title(shelf)).try_collect().await.unwrap()
 }
 
+/// Every item of the test table, or of one of its indexes, read raw.
+async fn scan(db: &Db, index: Option<&str>) -> Vec<HashMap<String, AttributeValue>> {
+    let request = db.client().scan().table_name("ReshardTests").set_index_name(index.map(str::to_owned));
+    request.into_paginator().items().send().try_collect().await.unwrap()
+}
+
 /// How many items of `shelf` each index attribute pair holds, read raw.
 async fn placed(db: &Db, shelf: &str, attribute: &str) -> usize {
-    let items: Vec<_> = db
-        .client()
-        .scan()
-        .table_name("ReshardTests")
-        .into_paginator()
-        .items()
-        .send()
-        .try_collect()
-        .await
-        .unwrap();
+    let items = scan(db, None).await;
     items
         .iter()
         .filter(|item| {
@@ -171,17 +169,7 @@ async fn hash_16_to_32_under_writes_and_reads_with_an_interrupted_backfill() {
 
     // The target's partitions are the new layout's 32 shards.
     let mut shards = std::collections::BTreeSet::new();
-    let items: Vec<_> = db
-        .client()
-        .scan()
-        .table_name("ReshardTests")
-        .index_name("ByTitleNext")
-        .into_paginator()
-        .items()
-        .send()
-        .try_collect()
-        .await
-        .unwrap();
+    let items = scan(&db, Some("ByTitleNext")).await;
     for item in items.iter().filter(|item| item.get("pk") == Some(&AttributeValue::S(shelf.clone()))) {
         let title = item["title"].as_s().unwrap();
         let expected = format!("titles#{shelf}#{}", dynashard::shard::hash_shard(title, 32));
@@ -213,17 +201,7 @@ async fn range_boundaries_are_replaced_online() {
     expected[0].name = "beta".into();
     expected.sort_by_key(|r| (Normalization::NfkdLower.apply(&r.name), r.name.clone(), r.title.clone()));
     assert_eq!(listed, expected, "read from three new range shards, in order");
-    let items: Vec<_> = db
-        .client()
-        .scan()
-        .table_name("ReshardTests")
-        .index_name("ByNameNext")
-        .into_paginator()
-        .items()
-        .send()
-        .try_collect()
-        .await
-        .unwrap();
+    let items = scan(&db, Some("ByNameNext")).await;
     let ours = items.iter().filter(|item| item.get("pk") == Some(&AttributeValue::S(shelf.clone())));
     for item in ours {
         let name = item["name"].as_s().unwrap();
