@@ -23,6 +23,7 @@ fn main() {
         ("abort_stops_java", || parent("abort")),
         ("sigkill_of_the_parent_stops_java", || parent("sleep")),
         ("drop_stops_java", || parent("drop")),
+        ("sigkill_of_the_watchdog_stops_java", sigkill_of_the_watchdog_stops_java),
         ("dynamodb_endpoint_starts_nothing", endpoint_variable_starts_nothing),
         ("missing_java_is_a_clear_error", missing_java_is_a_clear_error),
         ("missing_npm_is_a_clear_error", missing_npm_is_a_clear_error),
@@ -68,6 +69,11 @@ fn child(mode: &str) {
         assert!(connection.endpoint().is_none(), "nothing is started when DYNAMODB_ENDPOINT is set");
         let tables = runtime.block_on(connection.client().list_tables().send());
         assert!(tables.is_ok(), "the endpoint from the environment is used: {tables:?}");
+        // The standard chain with no AWS configuration at all: a loopback endpoint gets dummy
+        // credentials, as the command-line tool gives it.
+        let client = runtime.block_on(dynashard::client_from_env());
+        let tables = runtime.block_on(client.list_tables().send());
+        assert!(tables.is_ok(), "client_from_env works against a loopback endpoint: {tables:?}");
         println!("ok");
         return;
     }
@@ -125,6 +131,38 @@ fn parent(mode: &str) {
     }
 }
 
+/// The watchdog (`sh`) killed on its own, while the program that started it lives on: Java goes
+/// with it, and the program's later exit leaves nothing behind either.
+fn sigkill_of_the_watchdog_stops_java() {
+    let mut child = spawn_child("sleep");
+    let stdout = child.stdout.take().expect("child stdout");
+    let mut line = String::new();
+    BufReader::new(stdout).read_line(&mut line).expect("child reports its port");
+    let port: u16 = line.trim().strip_prefix("port ").and_then(|p| p.parse().ok()).expect("a port line");
+    let java = java_processes_on(port);
+    assert_eq!(java.len(), 1, "DynamoDB Local runs while the child lives");
+    let stat = std::fs::read_to_string(format!("/proc/{}/stat", java[0])).expect("java's stat");
+    let after_name = stat.rsplit_once(')').map(|(_, rest)| rest).expect("stat format");
+    let watchdog: u32 =
+        after_name.split_whitespace().nth(1).and_then(|ppid| ppid.parse().ok()).expect("ppid");
+    let cmdline = std::fs::read(format!("/proc/{watchdog}/cmdline")).expect("watchdog cmdline");
+    assert!(
+        cmdline.starts_with(b"sh\0"),
+        "Java's parent is the watchdog: {}",
+        String::from_utf8_lossy(&cmdline)
+    );
+    let killed = Command::new("kill").arg("-9").arg(watchdog.to_string()).status().expect("kill");
+    assert!(killed.success(), "SIGKILL the watchdog");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !java_processes_on(port).is_empty() {
+        assert!(Instant::now() < deadline, "DynamoDB Local on port {port} outlived its watchdog");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(matches!(child.try_wait(), Ok(None)), "the program itself still runs");
+    child.kill().expect("SIGKILL the child");
+    child.wait().expect("child exits");
+}
+
 /// Java processes running DynamoDB Local on `port`, from `/proc`.
 fn java_processes_on(port: u16) -> Vec<u32> {
     let port = port.to_string();
@@ -147,6 +185,15 @@ fn endpoint_variable_starts_nothing() {
     let output = Command::new(std::env::current_exe().expect("current exe"))
         .env(CHILD_MODE, "endpoint")
         .env("DYNAMODB_ENDPOINT", local.endpoint())
+        .env_remove("AWS_ACCESS_KEY_ID")
+        .env_remove("AWS_SECRET_ACCESS_KEY")
+        .env_remove("AWS_SESSION_TOKEN")
+        .env_remove("AWS_PROFILE")
+        .env_remove("AWS_REGION")
+        .env_remove("AWS_DEFAULT_REGION")
+        .env("AWS_CONFIG_FILE", "/nonexistent/aws/config")
+        .env("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent/aws/credentials")
+        .env("AWS_EC2_METADATA_DISABLED", "true")
         .output()
         .expect("run child");
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));

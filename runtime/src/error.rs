@@ -25,6 +25,19 @@ pub enum Error {
         reason: KeyError,
     },
 
+    /// A key value of a global secondary index is empty or over DynamoDB's size limit (2,048
+    /// bytes for a partition key, 1,024 for a sort key), counted after the shard suffix, time
+    /// bucket or range sort key is added; nothing was sent.
+    #[error("invalid key for index `{index}`, attribute `{attribute}`: {reason}")]
+    InvalidIndexKey {
+        /// The index.
+        index: &'static str,
+        /// The index key attribute.
+        attribute: &'static str,
+        /// What was wrong.
+        reason: KeyError,
+    },
+
     /// The item is larger than DynamoDB's 400 KB item limit; nothing was sent.
     #[error("item is {bytes} bytes, over DynamoDB's limit of {max} bytes")]
     ItemTooLarge {
@@ -87,6 +100,20 @@ pub enum Error {
         /// The error code DynamoDB returned, e.g. `ProvisionedThroughputExceededException`.
         code: Option<String>,
         /// A readable description.
+        message: String,
+        /// The SDK error.
+        #[source]
+        source: Box<dyn StdError + Send + Sync>,
+    },
+
+    /// DynamoDB did not answer in time ([`Timeouts`](crate::Timeouts) of the client): the
+    /// endpoint is unreachable, frozen or overloaded. A write that timed out may or may not have
+    /// been applied.
+    #[error("DynamoDB {operation} timed out: {message}")]
+    Timeout {
+        /// The API operation, e.g. `GetItem`.
+        operation: &'static str,
+        /// What timed out (connecting, one attempt, the whole request).
         message: String,
         /// The SDK error.
         #[source]
@@ -184,6 +211,19 @@ pub enum Error {
         reason: String,
     },
 
+    /// A time-bucketed query's window covers more partitions (buckets times shards) than the
+    /// query may read ([`Query::max_partitions`](crate::Query::max_partitions)); nothing was sent.
+    #[error(
+        "the time window covers {partitions} partitions (buckets times shards), over the bound of {max}: \
+         narrow the window, or raise it with Query::max_partitions"
+    )]
+    WindowTooWide {
+        /// The partitions the window covers.
+        partitions: u128,
+        /// The query's bound.
+        max: u64,
+    },
+
     /// A cursor was rejected; nothing was sent.
     #[error("invalid cursor: {reason}")]
     InvalidCursor {
@@ -277,6 +317,16 @@ pub enum Error {
         max: usize,
     },
 
+    /// A transaction's items, keys and expressions add up to more than DynamoDB's 4 MB limit;
+    /// nothing was sent.
+    #[error("the transaction is {bytes} bytes, over DynamoDB's limit of {max} bytes")]
+    TransactionTooBig {
+        /// The transaction's size, counted as DynamoDB counts item sizes.
+        bytes: usize,
+        /// The limit (4 MB).
+        max: usize,
+    },
+
     /// Two actions of one transaction address the same item, which DynamoDB refuses; nothing was
     /// sent.
     #[error("the transaction addresses key {key:?} of table `{table}` more than once")]
@@ -328,6 +378,15 @@ impl Error {
         E: ProvideErrorMetadata + StdError + Send + Sync + 'static,
         R: std::fmt::Debug + Send + Sync + 'static,
     {
+        let timed_out = match &error {
+            SdkError::TimeoutError(_) => true,
+            SdkError::DispatchFailure(failure) => failure.is_timeout(),
+            _ => false,
+        };
+        if timed_out {
+            let message = aws_sdk_dynamodb::error::DisplayErrorContext(&error).to_string();
+            return Error::Timeout { operation, message, source: Box::new(error) };
+        }
         let code = error.code().map(str::to_owned);
         let message = match error.message() {
             Some(message) => message.to_owned(),
@@ -368,13 +427,24 @@ impl Error {
         self.code().is_some_and(|code| THROTTLING_CODES.contains(&code))
     }
 
+    /// Whether DynamoDB did not answer within the client's [`Timeouts`](crate::Timeouts).
+    pub fn is_timeout(&self) -> bool {
+        match self {
+            Error::Timeout { .. } => true,
+            Error::BatchIncomplete { last_error: Some(error), .. } => error.is_timeout(),
+            _ => false,
+        }
+    }
+
     /// Whether the request was rejected before anything was sent (invalid key, item too large,
     /// reserved attribute).
     pub fn is_invalid_input(&self) -> bool {
         matches!(
             self,
             Error::InvalidKey { .. }
+                | Error::InvalidIndexKey { .. }
                 | Error::InvalidQuery { .. }
+                | Error::WindowTooWide { .. }
                 | Error::InvalidCursor { .. }
                 | Error::ItemTooLarge { .. }
                 | Error::ReservedAttribute { .. }
@@ -383,6 +453,7 @@ impl Error {
                 | Error::DuplicateBatchKey { .. }
                 | Error::VersionedBatchWrite { .. }
                 | Error::TransactionTooLarge { .. }
+                | Error::TransactionTooBig { .. }
                 | Error::DuplicateTransactionKey { .. }
         )
     }

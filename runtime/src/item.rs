@@ -19,8 +19,9 @@ pub(crate) fn table_of<E: Entity>() -> &'static TableDefinition {
 
 /// Serializes an entity into a complete item: body, key attributes, entity type.
 ///
-/// Fails before any request is sent on an invalid key, a body that uses a reserved attribute
-/// name, or an item over 400 KB.
+/// Fails before any request is sent on an invalid key (of the table or, after shard suffixes and
+/// time buckets, of an index), a body that uses a reserved attribute name, or an item over
+/// 400 KB.
 ///
 /// An entity with a dynamic-sharded index fails with [`Error::DynamicShardsUnresolved`] here:
 /// its shard needs the count that [`crate::Db::put`] reads.
@@ -37,6 +38,7 @@ pub fn to_item_with<E: Entity>(entity: &E, chooser: &dyn crate::shard::ShardChoo
     insert_reserved(&mut item, table.type_attribute, AttributeValue::S(E::TYPE_NAME.to_owned()))?;
     insert_key(&mut item, table, key)?;
     entity.write_index_keys(&mut item, chooser)?;
+    crate::index_key_limits::check_item(table, &item)?;
     check_size(&item)?;
     Ok(item)
 }

@@ -41,6 +41,7 @@ mod error;
 mod expression;
 #[cfg(feature = "fault-injection")]
 pub mod faults;
+pub(crate) mod index_key_limits;
 pub mod index_keys;
 pub mod item;
 mod item_size;
@@ -55,7 +56,10 @@ mod table;
 mod transaction;
 
 pub use batch::{BatchGet, BatchWrite, RetryPolicy, Unprocessed};
-pub use client::{client_for_endpoint, client_from_env};
+pub use client::{
+    client_for_endpoint, client_for_endpoint_with, client_from_env, client_from_env_with,
+    is_loopback_endpoint, Timeouts, ENDPOINT_VARIABLE,
+};
 pub use collection::Collection;
 pub use db::Db;
 pub use dynashard_macros::{Collection, Entity, Table};
@@ -72,11 +76,13 @@ pub use table::{
 };
 pub use transaction::{
     CancellationReason, IntoDelete, IntoPut, ReasonCode, Transaction, MAX_TRANSACTION_ACTIONS,
+    MAX_TRANSACTION_BYTES,
 };
 
 /// Re-exports for generated code; not a public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::index_key_limits::check_range_value;
     pub use crate::index_keys::{
         attribute_name, base_key_of, const_str_eq, find_index, insert_key, FieldChanges, IndexKeyUpdate,
     };

@@ -194,7 +194,18 @@ async fn range_boundaries_are_replaced_online() {
         .await
         .unwrap();
     db.backfill::<Record>("ByName", Backfill::default().segments(2)).await.unwrap();
+    let paged = Record::query_by_name(&shelf).page_size(10);
+    let before = db.page(&paged, None).await.unwrap().cursor.expect("more pages");
     db.cut_over::<Record>("ByName").await.unwrap();
+    // A cursor of the old layout names the same query, and is refused for its layout.
+    let refused = db.page(&paged, Some(&before)).await.unwrap_err();
+    assert!(
+        matches!(
+            refused,
+            dynashard::Error::InvalidCursor { reason: dynashard::query::CursorError::LayoutChanged }
+        ),
+        "{refused:?}"
+    );
 
     let listed: Vec<Record> = db.stream(Record::query_by_name(&shelf)).try_collect().await.unwrap();
     let mut expected: Vec<Record> = records.iter().cloned().chain([late]).collect();

@@ -119,7 +119,9 @@ pub fn range_sort_key(
 ) -> Option<TokenStream> {
     let Strategy::Range { normalize, .. } = &shard.strategy else { return None };
     let normalization = normalization(normalize);
+    let (index, field) = (&shard.index, shard.single_by()?.to_string());
     Some(quote! {{
+        ::dynashard::__private::check_range_value(&__DYNASHARD_TABLE, #index, #field, &#by_value)?;
         let __normalized = #normalization.apply(&#by_value);
         let __base = #base_key;
         ::dynashard::shard::range_sort_key(&__normalized, &#by_value, &[__base.0.as_str(), __base.1.as_str()])
@@ -143,6 +145,7 @@ pub fn layout(
                 partitions: ::std::vec![::dynashard::shard::shard_partition(&#partition, #one)],
                 mode: ::dynashard::query::ShardMode::InOrder,
                 layout: ::std::string::String::from(#layout),
+                window: ::dynashard::__private::None,
                 dynamic: ::dynashard::__private::None,
             }
         };
@@ -166,18 +169,17 @@ pub fn layout(
             None => (quote!(0..#shards), quote!(Merge)),
         };
         return quote! {
-            ::dynashard::query::Shards {
-                partitions: ::dynashard::shard::bucket_partitions(
-                    &#partition,
+            ::dynashard::query::Shards::bucketed(
+                ::dynashard::shard::BucketWindow::new(
+                    ::std::clone::Clone::clone(#partition),
                     #shard_range,
                     #variant,
                     #from_seconds,
                     #to_seconds,
                 ),
-                mode: ::dynashard::query::ShardMode::#mode,
-                layout: ::std::string::String::from(#layout),
-                dynamic: ::dynashard::__private::None,
-            }
+                ::dynashard::query::ShardMode::#mode,
+                ::std::string::String::from(#layout),
+            )
         };
     }
     let (mode, layout) = match &shard.strategy {
@@ -187,6 +189,7 @@ pub fn layout(
                     partitions: ::std::vec::Vec::new(),
                     mode: ::dynashard::query::ShardMode::Merge,
                     layout: ::std::string::String::from("dynamic"),
+                    window: ::dynashard::__private::None,
                     dynamic: ::dynashard::__private::Some(#max),
                 }
             };
@@ -206,6 +209,7 @@ pub fn layout(
                         .collect(),
                     mode: ::dynashard::query::ShardMode::Merge,
                     layout: #layout,
+                    window: ::dynashard::__private::None,
                     dynamic: ::dynashard::__private::None,
                 }
             };
@@ -227,6 +231,7 @@ pub fn layout(
             partitions: (0..#shards).map(|shard| ::dynashard::shard::shard_partition(&#partition, shard)).collect(),
             mode: ::dynashard::query::ShardMode::#mode,
             layout: #layout,
+            window: ::dynashard::__private::None,
             dynamic: ::dynashard::__private::None,
         }
     }

@@ -18,14 +18,18 @@ pub(crate) struct Failure {
 }
 
 impl Failure {
-    /// Converts an SDK error; throttling, 5xx, timeouts and connection failures are retryable.
+    /// Converts an SDK error; throttling, 5xx and connection failures are retryable.
+    ///
+    /// A timeout is final: the client's operation timeout already covers the SDK's own retries,
+    /// so an endpoint that did not answer within it stops the call, and what is left comes back
+    /// at once instead of after every request has waited out its own timeouts.
     pub(crate) fn from_sdk<E>(operation: &'static str, error: SdkError<E, HttpResponse>) -> Self
     where
         E: ProvideErrorMetadata + StdError + Send + Sync + 'static,
     {
         let transient = is_transient(&error);
         let error = Error::from_sdk(operation, error);
-        Failure { retryable: transient || error.is_throttled(), error }
+        Failure { retryable: (transient || error.is_throttled()) && !error.is_timeout(), error }
     }
 
     /// A failure that sending again cannot fix.
@@ -46,20 +50,31 @@ fn is_transient<E: ProvideErrorMetadata>(error: &SdkError<E, HttpResponse>) -> b
     }
 }
 
-/// The sends of one request (and of what remains of it), bounded by a [`RetryPolicy`].
+/// The sends of one request (and of what remains of it), bounded by a [`RetryPolicy`]: the
+/// request gives up after `max_attempts` sends in a row that processed none of its items.
 pub(crate) struct Attempts<'c> {
     operation: &'static str,
     policy: RetryPolicy,
     stop: &'c AtomicBool,
     sent: u32,
+    /// Sends since the last one that processed something.
+    stalled: u32,
+    /// The fewest items left after any send so far (the request's size before the first).
+    fewest: usize,
     last_error: Option<Error>,
     fatal: bool,
 }
 
 impl<'c> Attempts<'c> {
-    /// `stop` is shared by all requests of one call: once set, none of them sends again.
-    pub(crate) fn new(operation: &'static str, policy: RetryPolicy, stop: &'c AtomicBool) -> Self {
-        Self { operation, policy, stop, sent: 0, last_error: None, fatal: false }
+    /// The sends of a request of `items` items. `stop` is shared by all requests of one call:
+    /// once set (by a final error), none of them sends again.
+    pub(crate) fn new(
+        operation: &'static str,
+        policy: RetryPolicy,
+        stop: &'c AtomicBool,
+        items: usize,
+    ) -> Self {
+        Self { operation, policy, stop, sent: 0, stalled: 0, fewest: items, last_error: None, fatal: false }
     }
 
     /// Whether a send may start (the call has not given up); counts it.
@@ -83,15 +98,21 @@ impl<'c> Attempts<'c> {
     }
 
     /// After a send that left `remaining` items: sleeps the backoff and returns `true` when one
-    /// more send may follow. Exhausting the bound stops the whole call.
+    /// more send may follow. A send that left fewer items than any before starts the count of
+    /// stalled sends again; when that count reaches the policy's bound, this request gives up,
+    /// and the call's other requests go on.
     pub(crate) async fn retry(&mut self, remaining: usize) -> bool {
-        if self.sent >= self.policy.attempts() {
-            self.stop.store(true, Ordering::Release);
+        if remaining < self.fewest {
+            self.fewest = remaining;
+            self.stalled = 0;
+        }
+        self.stalled += 1;
+        if self.stalled >= self.policy.attempts() {
             tracing::debug!(
                 operation = self.operation,
                 attempts = self.sent,
                 remaining,
-                "batch request still has unprocessed items after its last attempt; giving up"
+                "batch request made no progress in its last attempts; giving up"
             );
             return false;
         }

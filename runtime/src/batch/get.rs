@@ -169,7 +169,7 @@ impl<'a, E: Entity> BatchGet<'a, E> {
         let total = range.len();
         let mut pending: Vec<usize> = range.collect();
         let mut found = Vec::new();
-        let mut attempts = Attempts::new(OPERATION, self.retry, stop);
+        let mut attempts = Attempts::new(OPERATION, self.retry, stop, total);
         while attempts.begin() {
             let keys = pending.iter().map(|&slot| key_item(definition, &distinct[slot])).collect();
             match self.send(table, keys).await {

@@ -5,24 +5,31 @@ use std::hash::{BuildHasher, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-/// How often and how patiently a batch call resends one request (up to 25 writes or 100 keys)
-/// whose items came back unprocessed, or that failed with throttling or a transient error.
+/// How often and how patiently dynashard resends a request that failed with throttling or a
+/// transient error, or (in a batch call: up to 25 writes or 100 keys) whose items came back
+/// unprocessed.
 ///
 /// Before retry `n` (0 for the first retry) the call sleeps a uniformly random time between zero
 /// and `min(max_delay, base_delay * 2^n)` ("full jitter"), which spreads concurrent callers out
-/// instead of letting them retry in lockstep. After `max_attempts` sends of one request the call
-/// gives up and fails with [`Error::BatchIncomplete`](crate::Error::BatchIncomplete), which
-/// carries everything that was not processed.
+/// instead of letting them retry in lockstep. A request gives up after `max_attempts` sends in a
+/// row that made no progress; in a batch call, a send that processed some of the request's
+/// items starts that count again, so a request keeps going while DynamoDB takes its items, and
+/// stops when DynamoDB takes none of them for `max_attempts` sends. The call's other requests
+/// still run to their own end; then the call fails with
+/// [`Error::BatchIncomplete`](crate::Error::BatchIncomplete), which carries everything that was
+/// not processed.
 ///
-/// The default is 10 attempts, 25 ms base delay, 2 s maximum delay. Set it for one call with
-/// `.retry(policy)` or for every batch call of a [`Db`](crate::Db) with
-/// [`Db::with_retry_policy`](crate::Db::with_retry_policy).
+/// The default is 25 attempts, 25 ms base delay, 2 s maximum delay: it carries a batch import
+/// through a third of its requests throttled, a third of them partly unprocessed and one in
+/// twenty failing with a server error, with no SDK retries at all, and gives up after about
+/// 20 s in which DynamoDB took nothing. Set it for one call with `.retry(policy)` or for every
+/// call of a [`Db`](crate::Db) with [`Db::with_retry_policy`](crate::Db::with_retry_policy).
 ///
 /// ```
 /// use dynashard::RetryPolicy;
 /// use std::time::Duration;
 ///
-/// let patient = RetryPolicy { max_attempts: 20, ..RetryPolicy::default() };
+/// let patient = RetryPolicy { max_attempts: 40, ..RetryPolicy::default() };
 /// let quick = RetryPolicy::new(3, Duration::from_millis(5), Duration::from_millis(50));
 /// assert_eq!(patient.base_delay, Duration::from_millis(25));
 /// assert_eq!(quick.backoff_ceiling(10), Duration::from_millis(50));
@@ -30,7 +37,8 @@ use std::time::Duration;
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct RetryPolicy {
-    /// How many times one request is sent at most, the first send included. `0` counts as `1`.
+    /// How many sends in a row may make no progress before a request gives up, the first send
+    /// included. `0` counts as `1`.
     pub max_attempts: u32,
     /// The backoff ceiling before the first retry; it doubles with every further retry.
     pub base_delay: Duration,
@@ -39,9 +47,9 @@ pub struct RetryPolicy {
 }
 
 impl RetryPolicy {
-    /// The default policy: 10 attempts, 25 ms base delay, 2 s maximum delay.
+    /// The default policy: 25 attempts, 25 ms base delay, 2 s maximum delay.
     pub const DEFAULT: RetryPolicy = RetryPolicy {
-        max_attempts: 10,
+        max_attempts: 25,
         base_delay: Duration::from_millis(25),
         max_delay: Duration::from_secs(2),
     };
@@ -93,7 +101,7 @@ impl RetryPolicy {
         Duration::try_from_secs_f64(ceiling.as_secs_f64() * random_fraction()).unwrap_or(ceiling)
     }
 
-    /// The bound on sends per request, never below one.
+    /// The bound on sends in a row without progress, never below one.
     pub(crate) fn attempts(&self) -> u32 {
         self.max_attempts.max(1)
     }

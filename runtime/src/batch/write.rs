@@ -295,7 +295,7 @@ impl Sender<'_> {
     /// Sends one request of up to 25 writes, retrying what comes back unprocessed.
     async fn write(&self, table: &str, mut pending: Vec<WriteRequest>, stop: &AtomicBool) -> Outcome {
         let total = pending.len();
-        let mut attempts = Attempts::new(OPERATION, self.retry, stop);
+        let mut attempts = Attempts::new(OPERATION, self.retry, stop, total);
         while attempts.begin() {
             match self.send(table, pending.clone()).await {
                 Ok(unprocessed) => pending = unprocessed,

@@ -175,7 +175,9 @@ impl FaultInjector {
 
     /// A client configured like [`crate::client_for_endpoint`], with faults injected.
     pub fn client_for_endpoint(&self, endpoint: &str) -> Client {
-        Client::from_conf(self.attach(crate::client::endpoint_config(endpoint)).build())
+        Client::from_conf(
+            self.attach(crate::client::endpoint_config(endpoint, crate::Timeouts::default())).build(),
+        )
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {

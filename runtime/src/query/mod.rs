@@ -67,6 +67,9 @@ pub struct Query<E, F = Done> {
 pub struct QueryPlan {
     pub(crate) table: &'static TableDefinition,
     pub(crate) index: Option<&'static IndexDefinition>,
+    /// The index the query was built for, which cursors name: `index` differs from it after a
+    /// resharding's cut-over redirects the query.
+    pub(crate) queried_index: Option<&'static IndexDefinition>,
     pub(crate) type_name: &'static str,
     pub(crate) partition_attribute: &'static str,
     pub(crate) partition_value: String,
@@ -88,6 +91,7 @@ pub struct QueryPlan {
     pub(crate) native_range: Option<(&'static str, NativeCondition)>,
     pub(crate) shards: Option<Shards>,
     pub(crate) concurrency: usize,
+    pub(crate) max_partitions: u64,
     pub(crate) routing: Option<Routing>,
 }
 
@@ -95,6 +99,7 @@ pub struct QueryPlan {
 #[derive(Clone, Debug)]
 pub(crate) enum QueryError {
     InvalidKey { attribute: &'static str, template: &'static str, reason: KeyError },
+    WindowTooWide { partitions: u128, max: u64 },
     Other(String),
 }
 
@@ -104,6 +109,7 @@ impl QueryError {
             QueryError::InvalidKey { attribute, template, reason } => {
                 Error::InvalidKey { attribute, template, reason }
             }
+            QueryError::WindowTooWide { partitions, max } => Error::WindowTooWide { partitions, max },
             QueryError::Other(reason) => Error::InvalidQuery { reason },
         }
     }
@@ -128,6 +134,7 @@ impl<E, F> Query<E, F> {
         let mut plan = QueryPlan {
             table: target.table,
             index: target.index,
+            queried_index: target.index,
             type_name: target.type_name,
             partition_attribute: target.partition_attribute,
             partition_value: String::new(),
@@ -149,6 +156,7 @@ impl<E, F> Query<E, F> {
             native_range: None,
             shards: None,
             concurrency: 8,
+            max_partitions: crate::shard::DEFAULT_MAX_PARTITIONS,
             routing: None,
         };
         match partition {
@@ -189,8 +197,9 @@ impl<E, F> Query<E, F> {
     }
 
     /// Items per page for [`crate::Db::page`] (default 100), and the `Limit` of each request.
+    /// A page size of 0 fails the query with [`Error::InvalidQuery`] when it runs.
     pub fn page_size(mut self, size: usize) -> Self {
-        self.plan.page_size = Some(size.max(1));
+        self.plan.page_size = Some(size);
         self
     }
 

@@ -23,7 +23,8 @@ pub struct Page<E> {
 impl Db {
     /// Reads one page of `query` (its [`page_size`](Query::page_size), default 100, or its
     /// [`limit`](Query::limit) if smaller: a cursor does not count items across pages), starting
-    /// after `cursor` when given.
+    /// after `cursor` when given. A limit of 0 gives an empty page without a cursor, and sends
+    /// nothing.
     ///
     /// The returned cursor resumes exactly after the last item of the page: no item is skipped or
     /// repeated. A cursor from another query, index or table, or an edited one, is rejected with
@@ -34,8 +35,9 @@ impl Db {
     /// rejected with [`super::CursorError::LayoutChanged`]. A merged page reads up to a page from
     /// every shard it needs; items read but not returned are read again by the next page.
     pub async fn page<E: FromItem, F>(&self, query: &Query<E, F>, cursor: Option<&str>) -> Result<Page<E>> {
-        let plan = self.resolve_plan(Arc::new(query.plan.clone())).await?;
-        let size = plan.page_size.unwrap_or(DEFAULT_PAGE_SIZE).min(plan.limit.unwrap_or(usize::MAX)).max(1);
+        let plan = self.resolve_plan(Arc::new(query.plan.clone().with_window_named())).await?;
+        // A limit of 0 reads nothing: an empty page without a cursor.
+        let size = plan.page_size.unwrap_or(DEFAULT_PAGE_SIZE).min(plan.limit.unwrap_or(usize::MAX));
         let stats = QueryStats::new(plan.shard_count());
         let mut reader = Reader::open(self, plan, cursor, Some(size), &stats, true)?;
         let mut items = Vec::with_capacity(size.min(1_000));

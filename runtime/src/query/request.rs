@@ -25,6 +25,9 @@ pub(crate) fn check(plan: &QueryPlan) -> Result<()> {
     if let Some(error) = &plan.error {
         return Err(error.clone().into_error());
     }
+    if plan.page_size == Some(0) {
+        return invalid("the page size must be at least 1");
+    }
     if plan.consistent && plan.index.is_some() {
         return invalid("strongly consistent reads are not supported on global secondary indexes");
     }

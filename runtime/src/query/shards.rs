@@ -1,5 +1,7 @@
 //! The shard layout a query reads: which partitions, and how their results combine.
 
+use crate::shard::BucketWindow;
+
 /// How the partitions of a sharded query combine into one ordered result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ShardMode {
@@ -15,7 +17,12 @@ pub enum ShardMode {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Shards {
     /// The partition key value of each shard (e.g. `album#0` ... `album#20`), in shard order.
+    /// Empty until the partitions of a `window` are named.
     pub partitions: Vec<String>,
+    /// For a time-bucketed index, the buckets and shards of the query's window: the partitions
+    /// are named when the query runs, within its
+    /// [`max_partitions`](super::Query::max_partitions).
+    pub window: Option<BucketWindow>,
     /// How their results combine.
     pub mode: ShardMode,
     /// A fingerprint of the layout (strategy, shard count, boundaries), so a cursor from another
@@ -24,6 +31,14 @@ pub struct Shards {
     /// For a dynamic-sharded index, its maximum shard count: the partitions are read from the
     /// shard metadata when the query runs.
     pub dynamic: Option<u32>,
+}
+
+impl Shards {
+    /// The partitions of a time window, named when the query runs. Generated code calls this.
+    #[doc(hidden)]
+    pub fn bucketed(window: BucketWindow, mode: ShardMode, layout: String) -> Self {
+        Shards { partitions: Vec::new(), window: Some(window), mode, layout, dynamic: None }
+    }
 }
 
 impl<E, F> super::Query<E, F> {
@@ -44,9 +59,59 @@ impl<E, F> super::Query<E, F> {
         self.plan.concurrency = queries.max(1);
         self
     }
+
+    /// Reads at most `partitions` partitions (default [`DEFAULT_MAX_PARTITIONS`](crate::shard::DEFAULT_MAX_PARTITIONS)): a
+    /// time-bucketed query whose window covers more (buckets times shards) fails with
+    /// [`Error::WindowTooWide`](crate::Error::WindowTooWide) before anything is sent.
+    ///
+    /// ```
+    /// # use dynashard::{Entity, Table};
+    /// # use serde::{Deserialize, Serialize};
+    /// # #[derive(Table)] #[table(name = "T", pk = "pk", sk = "sk")] #[gsi(name = "Readings", pk = "rpk", sk = "rsk")] struct T;
+    /// #[derive(Entity, Serialize, Deserialize)]
+    /// #[entity(table = T, pk = "sensor#{sensor}", sk = "at#{at}")]
+    /// #[gsi(Readings, pk = "reading", sk = "{at}#{sensor}")]
+    /// #[shard(Readings, hash = 4, by = sensor, bucket = "minute", at = at)]
+    /// struct Reading { sensor: String, at: i64 }
+    ///
+    /// let day = 86_400;
+    /// // A week of minute buckets over 4 shards: 40,320 partitions, within the default bound.
+    /// let week = Reading::query_readings(0, 7 * day - 1);
+    /// // A year of them (2.1 million) is refused when it runs, unless the bound allows it.
+    /// let year = Reading::query_readings(0, 365 * day - 1).max_partitions(3_000_000);
+    /// # drop((week, year));
+    /// ```
+    pub fn max_partitions(mut self, partitions: u64) -> Self {
+        self.plan.max_partitions = partitions;
+        self
+    }
 }
 
 impl super::QueryPlan {
+    /// The plan with the partitions of its time window named, when it has one; a window over
+    /// the plan's bound, or one that ends before it starts, fails the plan instead.
+    pub(crate) fn with_window_named(mut self) -> Self {
+        let unnamed = self.shards.as_ref().filter(|shards| shards.partitions.is_empty());
+        let Some(window) = unnamed.and_then(|shards| shards.window.clone()) else { return self };
+        if window.from > window.to {
+            let reason = "the time window ends before it starts".to_owned();
+            self.error.get_or_insert(super::QueryError::Other(reason));
+            return self;
+        }
+        match window.partition_keys(self.max_partitions) {
+            Ok(keys) => {
+                if let Some(shards) = &mut self.shards {
+                    shards.partitions = keys;
+                }
+            }
+            Err(partitions) => {
+                let max = self.max_partitions;
+                self.error.get_or_insert(super::QueryError::WindowTooWide { partitions, max });
+            }
+        }
+        self
+    }
+
     /// The partition key value of shard `shard`: the plan's own partition when unsharded.
     pub(crate) fn partition(&self, shard: usize) -> &str {
         self.shards.as_ref().and_then(|shards| shards.partitions.get(shard)).unwrap_or(&self.partition_value)

@@ -28,7 +28,7 @@ impl Db {
         &self,
         query: Query<E, F>,
     ) -> (BoxStream<'static, Result<E>>, QueryStats) {
-        let plan = Arc::new(query.plan);
+        let plan = Arc::new(query.plan.with_window_named());
         let stats = QueryStats::new(plan.shard_count());
         let limit = plan.limit;
         let state = if self.plan_needs_metadata(&plan) {

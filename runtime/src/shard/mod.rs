@@ -10,6 +10,7 @@
 //! route alike.
 
 mod boundaries;
+mod bucket_window;
 pub(crate) mod dynamic;
 mod hash;
 mod normalize;
@@ -20,6 +21,7 @@ mod sort_key;
 mod time_bucket;
 
 pub use boundaries::{Boundaries, BoundariesError};
+pub use bucket_window::{bucket_partition, BucketWindow, DEFAULT_MAX_PARTITIONS};
 pub(crate) use dynamic::CachedShards;
 pub use dynamic::{DynamicShards, HistoryEntry, NoDynamicShards, ShardChooser, ShardState};
 pub use hash::{
@@ -30,4 +32,4 @@ pub use normalize::Normalization;
 pub use range_shards::{range_shards, use_boundaries, RangeShards};
 pub use routing_text::RoutingText;
 pub use sort_key::{normalized_prefix, range_sort_key, PART_SEPARATOR};
-pub use time_bucket::{bucket_partition, bucket_partitions, BucketTime, TimeBucket};
+pub use time_bucket::{BucketTime, TimeBucket};

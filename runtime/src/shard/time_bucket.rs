@@ -21,9 +21,35 @@ impl TimeBucket {
         }
     }
 
-    /// The start (unix seconds) of the bucket holding `unix_seconds`.
+    /// The start (unix seconds) of the bucket holding `unix_seconds`; `i64::MIN` for the first
+    /// bucket, which starts before it.
+    ///
+    /// ```
+    /// use dynashard::shard::TimeBucket;
+    /// assert_eq!(TimeBucket::Hour.start(7_199), 3_600);
+    /// assert_eq!(TimeBucket::Minute.start(i64::MIN), i64::MIN);
+    /// ```
     pub const fn start(self, unix_seconds: i64) -> i64 {
-        unix_seconds - unix_seconds.rem_euclid(self.seconds())
+        unix_seconds.saturating_sub(unix_seconds.rem_euclid(self.seconds()))
+    }
+
+    /// How many buckets overlap `from..=to` (unix seconds); 0 when `from > to`. Exact over the
+    /// whole range of `i64`.
+    ///
+    /// ```
+    /// use dynashard::shard::TimeBucket;
+    /// assert_eq!(TimeBucket::Hour.count_between(0, 3_600), 2);
+    /// assert_eq!(TimeBucket::Day.count_between(5, 4), 0);
+    /// assert_eq!(TimeBucket::Minute.count_between(i64::MIN, i64::MAX), 307_445_734_561_825_862);
+    /// ```
+    pub const fn count_between(self, from: i64, to: i64) -> u64 {
+        if from > to {
+            return 0;
+        }
+        let step = self.seconds() as i128;
+        let first = from as i128 - (from as i128).rem_euclid(step);
+        let last = to as i128 - (to as i128).rem_euclid(step);
+        ((last - first) / step + 1) as u64
     }
 
     /// The label of the bucket holding `unix_seconds`, in UTC.
@@ -48,12 +74,15 @@ impl TimeBucket {
     }
 
     /// The starts of every bucket that overlaps `from..=to` (unix seconds), oldest first;
-    /// none when `from > to`.
+    /// none when `from > to`. Lazy: the window may span the whole range of `i64`.
     pub fn starts_between(self, from: i64, to: i64) -> impl Iterator<Item = i64> {
-        let first = self.start(from);
-        let step = self.seconds();
-        let count = if from > to { 0 } else { (self.start(to) - first) / step + 1 };
-        (0..count).map(move |n| first + n * step)
+        let step = i128::from(self.seconds());
+        let first = i128::from(from) - i128::from(from).rem_euclid(step);
+        (0..self.count_between(from, to)).map(move |n| {
+            // Only the first bucket can start before `i64::MIN`; every later one starts within
+            // the window.
+            i64::try_from(first + i128::from(n) * step).unwrap_or(i64::MIN)
+        })
     }
 }
 
@@ -124,46 +153,5 @@ impl BucketTime for std::time::SystemTime {
             Ok(after) => i64::try_from(after.as_secs()).unwrap_or(i64::MAX),
             Err(before) => -i64::try_from(before.duration().as_secs()).unwrap_or(i64::MAX),
         }
-    }
-}
-
-/// The partition key of one shard in one time bucket: `{partition}#{shard}#{bucket label}`.
-pub fn bucket_partition(partition: &str, shard: u32, bucket: TimeBucket, unix_seconds: i64) -> String {
-    format!("{partition}#{shard}#{}", bucket.label(unix_seconds))
-}
-
-/// The partitions of `shards` in every bucket from `from` to `to` (unix seconds), bucket by
-/// bucket, oldest first.
-pub fn bucket_partitions(
-    partition: &str,
-    shards: impl Iterator<Item = u32> + Clone,
-    bucket: TimeBucket,
-    from: i64,
-    to: i64,
-) -> Vec<String> {
-    bucket
-        .starts_between(from, to)
-        .flat_map(|start| shards.clone().map(move |shard| bucket_partition(partition, shard, bucket, start)))
-        .collect()
-}
-
-#[cfg(test)]
-mod partition_tests {
-    use super::*;
-
-    #[test]
-    fn partitions_walk_buckets_then_shards() {
-        let from = 1_698_447_000; // 2023-10-27T22:50
-        let partitions = bucket_partitions("reading", 0..2, TimeBucket::Hour, from, from + 3_600);
-        assert_eq!(
-            partitions,
-            [
-                "reading#0#2023-10-27T22",
-                "reading#1#2023-10-27T22",
-                "reading#0#2023-10-27T23",
-                "reading#1#2023-10-27T23"
-            ]
-        );
-        assert!(bucket_partitions("r", 0..2, TimeBucket::Hour, 10, 5).is_empty());
     }
 }

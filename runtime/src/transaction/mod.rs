@@ -36,13 +36,17 @@ use std::future::IntoFuture;
 /// DynamoDB's limit of actions in one transaction.
 pub const MAX_TRANSACTION_ACTIONS: usize = 100;
 
+/// DynamoDB's limit on the aggregate size of a transaction's items: 4 MB.
+pub const MAX_TRANSACTION_BYTES: usize = 4 * 1024 * 1024;
+
 /// A transaction of writes; `.await` it to send them as one `TransactWriteItems` request.
 ///
 /// Built with [`Db::transaction`]. Checked before anything is sent: more than
-/// [`MAX_TRANSACTION_ACTIONS`] actions is [`Error::TransactionTooLarge`], two actions on one
-/// item is [`Error::DuplicateTransactionKey`], and any action that its single-item operation
-/// would reject (invalid key, item too large, incomplete index key...) fails the transaction
-/// with that error. A transaction without actions sends nothing.
+/// [`MAX_TRANSACTION_ACTIONS`] actions is [`Error::TransactionTooLarge`], more than
+/// [`MAX_TRANSACTION_BYTES`] of items, keys and expressions is [`Error::TransactionTooBig`], two
+/// actions on one item is [`Error::DuplicateTransactionKey`], and any action that its single-item
+/// operation would reject (invalid key, item too large, incomplete index key...) fails the
+/// transaction with that error. A transaction without actions sends nothing.
 #[must_use = "a transaction does nothing until awaited"]
 pub struct Transaction<'a> {
     db: &'a Db,

@@ -2,10 +2,11 @@
 //! sending it, and explaining a cancellation per action.
 
 use super::cancel::{CancellationReason, ReasonCode};
-use super::MAX_TRANSACTION_ACTIONS;
+use super::{MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES};
 use crate::db::Db;
 use crate::entity::PrimaryKey;
 use crate::error::{Error, Result};
+use crate::item_size::{item_size, value_size};
 use crate::ops::request::{CheckAction, DeleteAction, Explain, PutAction, UpdateAction, WriteRequest};
 use aws_sdk_dynamodb::error::BuildError;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
@@ -20,6 +21,8 @@ pub(crate) struct Pending {
     key: PrimaryKey,
     item: TransactWriteItem,
     explain: Explain,
+    /// What the action adds to the transaction's size (see [`action_bytes`]).
+    bytes: usize,
 }
 
 impl Pending {
@@ -27,7 +30,8 @@ impl Pending {
     pub fn new<A: TransactAction>(request: WriteRequest<A>) -> Result<Self> {
         let (table, key, explain) = (request.table.clone(), request.key.clone(), request.explain);
         let item = A::transact_item(request).map_err(build_error)?;
-        Ok(Self { table, key, item, explain })
+        let bytes = action_bytes(&item);
+        Ok(Self { table, key, item, explain, bytes })
     }
 }
 
@@ -103,6 +107,42 @@ impl TransactAction for CheckAction {
     }
 }
 
+/// The size an action adds to a transaction: its item or key, its expressions and their
+/// attribute names and values, counted as DynamoDB counts item sizes.
+fn action_bytes(action: &TransactWriteItem) -> usize {
+    let values = |values: Option<&std::collections::HashMap<String, types::AttributeValue>>| {
+        values.map_or(0, |values| values.iter().map(|(name, value)| name.len() + value_size(value)).sum())
+    };
+    let names = |names: Option<&std::collections::HashMap<String, String>>| {
+        names.map_or(0, |names| names.iter().map(|(placeholder, name)| placeholder.len() + name.len()).sum())
+    };
+    let text = |text: Option<&str>| text.map_or(0, str::len);
+    let mut bytes = 0;
+    if let Some(put) = &action.put {
+        bytes += item_size(&put.item) + text(put.condition_expression.as_deref());
+        bytes +=
+            names(put.expression_attribute_names.as_ref()) + values(put.expression_attribute_values.as_ref());
+    }
+    if let Some(update) = &action.update {
+        bytes += item_size(&update.key)
+            + update.update_expression.len()
+            + text(update.condition_expression.as_deref());
+        bytes += names(update.expression_attribute_names.as_ref())
+            + values(update.expression_attribute_values.as_ref());
+    }
+    if let Some(delete) = &action.delete {
+        bytes += item_size(&delete.key) + text(delete.condition_expression.as_deref());
+        bytes += names(delete.expression_attribute_names.as_ref())
+            + values(delete.expression_attribute_values.as_ref());
+    }
+    if let Some(check) = &action.condition_check {
+        bytes += item_size(&check.key) + check.condition_expression.len();
+        bytes += names(check.expression_attribute_names.as_ref())
+            + values(check.expression_attribute_values.as_ref());
+    }
+    bytes
+}
+
 /// A request the SDK refused to build (a required member missing).
 fn build_error(error: BuildError) -> Error {
     Error::Service {
@@ -113,10 +153,15 @@ fn build_error(error: BuildError) -> Error {
     }
 }
 
-/// Rejects, before sending, a transaction over DynamoDB's size or with two actions on one item.
+/// Rejects, before sending, a transaction over DynamoDB's limits (100 actions, 4 MB) or with two
+/// actions on one item.
 pub(crate) fn check(actions: &[Pending]) -> Result<()> {
     if actions.len() > MAX_TRANSACTION_ACTIONS {
         return Err(Error::TransactionTooLarge { actions: actions.len(), max: MAX_TRANSACTION_ACTIONS });
+    }
+    let bytes = actions.iter().map(|action| action.bytes).sum();
+    if bytes > MAX_TRANSACTION_BYTES {
+        return Err(Error::TransactionTooBig { bytes, max: MAX_TRANSACTION_BYTES });
     }
     let mut seen = HashSet::with_capacity(actions.len());
     for action in actions {

@@ -112,3 +112,45 @@ async fn a_tiny_retry_bound_returns_the_unread_keys() {
     assert!(left.iter().all(|key| requested.contains(key)));
     assert_eq!(left.iter().collect::<BTreeSet<_>>().len(), left.len(), "no key reported twice");
 }
+
+/// The fault rates of the README's example, with no SDK retries: the default policy carries
+/// every item through, for every seed.
+#[tokio::test]
+async fn the_default_policy_carries_the_documented_fault_rates() {
+    let runs = (0..7u64).map(|seed| async move {
+        let faults = FaultInjector::new(100 + seed)
+            .throttling(0.3)
+            .unprocessed(0.3)
+            .server_errors(0.05)
+            .without_sdk_retries();
+        let db = faulty_db(&faults, RetryPolicy::default()).await;
+        let artist = unique("DefaultPolicy");
+        let batch = songs(&artist, 5_000);
+        let written = db.batch_put(&batch).await;
+        assert!(written.is_ok(), "seed {seed}: {:?}", written.err().map(|error| error.to_string()));
+        let plain = crate::db().await;
+        assert_eq!(count_stored(&plain, &artist).await, 5_000, "seed {seed}: every item stored once");
+    });
+    futures::future::join_all(runs).await;
+}
+
+/// One request out of attempts does not stop the others: every request is sent, and the call
+/// reports exactly what was throttled.
+#[tokio::test]
+async fn a_request_out_of_attempts_lets_the_others_finish() {
+    let faults = FaultInjector::new(31).throttling(0.3).without_sdk_retries();
+    let db = faulty_db(&faults, RetryPolicy::no_retries()).await;
+    let artist = unique("OthersFinish");
+    let batch = songs(&artist, 5_000);
+    let error = db.batch_put(&batch).await.unwrap_err();
+    let Error::BatchIncomplete { unprocessed: Unprocessed::Writes { puts, .. }, succeeded, .. } = error
+    else {
+        panic!("{error:?}")
+    };
+    let stats = faults.stats().operation("BatchWriteItem");
+    assert_eq!(stats.attempts, 200, "every request was sent once: {stats:?}");
+    assert_eq!(puts.len() as u64, 25 * stats.throttled, "exactly the throttled requests are left");
+    assert_eq!(succeeded + puts.len(), 5_000);
+    let plain = crate::db().await;
+    assert_eq!(count_stored(&plain, &artist).await, succeeded);
+}

@@ -63,7 +63,7 @@ impl Dataset {
     /// The shard layout of the data set, under layout fingerprint `layout`.
     pub fn layout(&self, layout: &str) -> Shards {
         let partitions = (0..SHARDS).map(|shard| format!("{}#{shard}", self.bucket)).collect();
-        Shards { partitions, mode: self.mode, layout: layout.into(), dynamic: None }
+        Shards { partitions, mode: self.mode, layout: layout.into(), window: None, dynamic: None }
     }
 
     /// A query over every shard of the data set.

@@ -102,6 +102,7 @@ mod tests {
             partitions: (0..3).map(|i| format!("b#{i}")).collect(),
             mode,
             layout: layout.into(),
+            window: None,
             dynamic: None,
         }
     }

@@ -282,7 +282,7 @@ impl Db {
                 .expression_attribute_names("#type", table.type_attribute)
                 .expression_attribute_values(":type", AttributeValue::S(E::TYPE_NAME.to_owned()))
                 .set_exclusive_start_key(start)
-                .set_limit(options.page_size.map(|items| items as i32));
+                .set_limit(options.page_size.map(|items| items.min(i32::MAX as u32) as i32));
             let request = match scan.scan_table {
                 true => request
                     .consistent_read(true)

@@ -217,7 +217,7 @@ impl Db {
                 }
             }
         }
-        Ok(())
+        crate::index_key_limits::check_item(crate::item::table_of::<E>(), item)
     }
 }
 
