@@ -1,5 +1,7 @@
 //! The command line: every command, flag and its help text.
 
+use crate::limits::MAX_SHARDS;
+use crate::validate;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use dynashard::shard::Normalization;
 use std::path::PathBuf;
@@ -22,9 +24,11 @@ pub enum Command {
     Boundaries(BoundariesArgs),
     /// Print the shard id of each key under range boundaries or hash sharding, one per line.
     Route(RouteArgs),
-    /// Work out how many shards a workload needs from DynamoDB's per-partition limits.
+    /// Work out how many shards a workload needs from DynamoDB's per-partition limits (at most
+    /// 10,000 shards per index).
     Plan(PlanArgs),
-    /// Count the items in each shard of a table or index, and show how even they are.
+    /// Count the items in each shard (and time bucket) of a table or index, and show how even
+    /// they are.
     Inspect(InspectArgs),
     /// Run DynamoDB Local in the foreground for development, until Ctrl-C.
     Local(LocalArgs),
@@ -55,10 +59,10 @@ impl From<NormalizeArg> for Normalization {
 /// Where DynamoDB is.
 #[derive(Debug, Clone, Args)]
 pub struct ConnectionArgs {
-    /// DynamoDB endpoint URL, e.g. http://127.0.0.1:8000 for DynamoDB Local. Loopback endpoints
-    /// get a fixed region and dummy credentials; without it, the standard AWS configuration
-    /// (environment, profile, SSO, instance role) is used.
-    #[arg(long, env = "DYNAMODB_ENDPOINT", value_name = "URL")]
+    /// DynamoDB endpoint: an http:// or https:// URL with a host, e.g. http://127.0.0.1:8000 for
+    /// DynamoDB Local. Loopback endpoints get a fixed region and dummy credentials; without it,
+    /// the standard AWS configuration (environment, profile, SSO, instance role) is used.
+    #[arg(long, env = "DYNAMODB_ENDPOINT", value_name = "URL", value_parser = validate::endpoint)]
     pub endpoint: Option<String>,
     /// Parallel scan segments (Scan's TotalSegments).
     #[arg(long, default_value_t = 8, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
@@ -71,8 +75,9 @@ pub struct ConnectionArgs {
     dynashard boundaries --shards 21 --csv-column title releases.csv > boundaries.json\n  \
     dynashard boundaries --shards 21 --from-table Music --attribute title > boundaries.json")]
 pub struct BoundariesArgs {
-    /// Number of shards (boundaries) to cut; at most the number of distinct keys.
-    #[arg(short = 'n', long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    /// Number of shards (boundaries) to cut: 1 to 10,000, and at most the number of distinct keys.
+    #[arg(short = 'n', long, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_SHARDS)))]
     pub shards: u32,
     /// Normalization applied to every key before sorting; must match the shard declaration.
     #[arg(long, value_enum, default_value_t = NormalizeArg::NfkdLower, value_name = "FORM")]
@@ -86,27 +91,30 @@ pub struct BoundariesArgs {
     /// Replace invalid UTF-8 with U+FFFD instead of failing.
     #[arg(long)]
     pub lossy: bool,
-    /// How many of the most frequent keys to report.
+    /// How many of the most frequent keys to report (keys longer than 80 characters are shown
+    /// cut, with their length in bytes).
     #[arg(long, default_value_t = 10, value_name = "K")]
     pub top: usize,
     /// Also report the size and boundary of every shard.
     #[arg(short, long)]
     pub verbose: bool,
-    /// Read keys from this DynamoDB table with a parallel scan instead of files.
-    #[arg(long, value_name = "TABLE", requires = "attribute",
+    /// Read keys from this DynamoDB table with a parallel scan instead of files (3 to 255
+    /// characters of a-z A-Z 0-9 _ - .).
+    #[arg(long, value_name = "TABLE", requires = "attribute", value_parser = validate::table_name,
           conflicts_with_all = ["files", "csv_column", "jsonl_field", "lossy"])]
     pub from_table: Option<String>,
     /// The attribute holding the keys (with --from-table); items without it are skipped.
     #[arg(long, value_name = "NAME", requires = "from_table")]
     pub attribute: Option<String>,
-    /// Scan this index of the table instead of the table (with --from-table).
-    #[arg(long, value_name = "NAME", requires = "from_table")]
+    /// Scan this index of the table instead of the table (with --from-table; 3 to 255
+    /// characters of a-z A-Z 0-9 _ - .).
+    #[arg(long, value_name = "NAME", requires = "from_table", value_parser = validate::index_name)]
     pub index: Option<String>,
     /// Where DynamoDB is (with --from-table).
     #[command(flatten)]
     pub connection: ConnectionArgs,
-    /// Files with keys; none, or -, reads stdin.
-    #[arg(value_name = "FILE")]
+    /// Files (or pipes) with keys; none, or -, reads stdin.
+    #[arg(value_name = "FILE", value_parser = validate::key_file())]
     pub files: Vec<PathBuf>,
 }
 
@@ -114,11 +122,12 @@ pub struct BoundariesArgs {
 #[derive(Debug, Args)]
 #[command(group = clap::ArgGroup::new("routing").required(true).args(["boundaries", "hash"]))]
 pub struct RouteArgs {
-    /// Range routing: a JSON array of boundaries ("" first, strictly increasing).
-    #[arg(long, value_name = "FILE")]
+    /// Range routing: a JSON file with an array of boundaries ("" first, strictly increasing, at
+    /// most 10,000).
+    #[arg(long, value_name = "FILE", value_parser = validate::boundaries_file())]
     pub boundaries: Option<PathBuf>,
-    /// Hash routing over N shards: SHA-256 of the key's UTF-8, big-endian, modulo N.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    /// Hash routing over N shards (1 to 10,000): SHA-256 of the key's UTF-8, big-endian, modulo N.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_SHARDS)))]
     pub hash: Option<u32>,
     /// Normalization for range routing; must match the shard declaration.
     #[arg(long, value_enum, default_value_t = NormalizeArg::NfkdLower, value_name = "FORM", conflicts_with = "hash")]
@@ -159,13 +168,15 @@ pub struct PlanArgs {
 /// `dynashard inspect`.
 #[derive(Debug, Args)]
 pub struct InspectArgs {
-    /// The table to scan.
-    #[arg(long, value_name = "TABLE")]
+    /// The table to scan (3 to 255 characters of a-z A-Z 0-9 _ - .).
+    #[arg(long, value_name = "TABLE", value_parser = validate::table_name)]
     pub table: String,
-    /// Scan this index instead of the table; shards are its partition key values.
-    #[arg(long, value_name = "NAME")]
+    /// Scan this index instead of the table; shards are its partition key values (3 to 255
+    /// characters of a-z A-Z 0-9 _ - .).
+    #[arg(long, value_name = "NAME", value_parser = validate::index_name)]
     pub index: Option<String>,
-    /// How many sharded keys, hot shards and largest unsharded partitions to show.
+    /// How many sharded keys, hot shards, hot time buckets and largest unsharded partitions to
+    /// show.
     #[arg(long, default_value_t = 5, value_name = "K")]
     pub top: usize,
     /// Where DynamoDB is.

@@ -3,6 +3,7 @@
 
 use crate::boundaries::{CutError, KeySetError};
 use crate::input::InputError;
+use crate::plan::PlanError;
 use dynashard::local::LocalError;
 use dynashard::shard::BoundariesError;
 use std::path::PathBuf;
@@ -29,14 +30,30 @@ pub enum CliError {
     /// The input is too large to hold.
     #[error(transparent)]
     TooLarge(#[from] KeySetError),
+    /// The workload's numbers are too large to plan.
+    #[error(transparent)]
+    Plan(#[from] PlanError),
     /// A boundaries file is malformed or unsorted.
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {}", path.display(), boundaries_reason(source))]
     Boundaries {
         /// The file.
         path: PathBuf,
         /// What is wrong with it.
         #[source]
         source: BoundariesError,
+    },
+    /// A boundaries file has more boundaries than an index may have shards.
+    #[error(
+        "{}: {} boundaries; at most {} range shards",
+        path.display(),
+        crate::format::count(*boundaries as u64),
+        crate::format::count(crate::limits::MAX_SHARDS)
+    )]
+    TooManyBoundaries {
+        /// The file.
+        path: PathBuf,
+        /// The boundaries it holds.
+        boundaries: usize,
     },
     /// The table does not exist.
     #[error("table {table:?} does not exist at {endpoint}")]
@@ -91,7 +108,9 @@ impl CliError {
             CliError::Input(_)
             | CliError::Usage(_)
             | CliError::Cut(_)
+            | CliError::Plan(_)
             | CliError::Boundaries { .. }
+            | CliError::TooManyBoundaries { .. }
             | CliError::TableNotFound { .. }
             | CliError::IndexNotFound { .. } => EXIT_USAGE,
             CliError::TooLarge(_) | CliError::Dynamo { .. } | CliError::Local(_) | CliError::Io { .. } => {
@@ -103,6 +122,23 @@ impl CliError {
     /// Whether this is a closed stdout (as with `| head`), which ends the command quietly.
     pub fn is_broken_pipe(&self) -> bool {
         matches!(self, CliError::Io { source, .. } if source.kind() == std::io::ErrorKind::BrokenPipe)
+    }
+}
+
+/// What is wrong with a boundaries file, with the boundaries it names cut short
+/// ([`crate::format::key`]).
+fn boundaries_reason(error: &BoundariesError) -> String {
+    use crate::format::key;
+    match error {
+        BoundariesError::FirstNotEmpty(first) => {
+            format!("the first boundary must be \"\", found {}", key(first))
+        }
+        BoundariesError::NotIncreasing { index, value, previous } => format!(
+            "boundary {index} ({}) is not greater than the one before it ({})",
+            key(value),
+            key(previous)
+        ),
+        other => other.to_string(),
     }
 }
 

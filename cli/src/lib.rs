@@ -11,10 +11,12 @@ pub mod error;
 pub mod format;
 pub mod input;
 pub mod inspect;
+pub mod limits;
 pub mod local;
 pub mod plan;
 pub mod progress;
 pub mod route;
+pub mod validate;
 
 use args::{Cli, Command};
 use clap::Parser;

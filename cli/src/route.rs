@@ -3,6 +3,7 @@
 use crate::args::RouteArgs;
 use crate::error::CliError;
 use crate::input::for_each_line;
+use crate::limits::MAX_SHARDS;
 use dynashard::shard::{hash_shard, Boundaries, Normalization};
 use std::io::{BufWriter, Write};
 use std::path::Path;
@@ -26,12 +27,18 @@ impl Router {
     }
 }
 
-/// Reads and checks a boundaries file.
+/// Reads and checks a boundaries file: valid boundaries, at most [`MAX_SHARDS`] of them.
 pub fn load_boundaries(path: &Path) -> Result<Boundaries, CliError> {
     let json = std::fs::read_to_string(path).map_err(|source| {
         CliError::Usage(format!("cannot read the boundaries file {}: {source}", path.display()))
     })?;
-    Boundaries::from_json(&json).map_err(|source| CliError::Boundaries { path: path.to_owned(), source })
+    let boundaries = Boundaries::from_json(&json)
+        .map_err(|source| CliError::Boundaries { path: path.to_owned(), source })?;
+    let count = boundaries.values().len();
+    if count > MAX_SHARDS as usize {
+        return Err(CliError::TooManyBoundaries { path: path.to_owned(), boundaries: count });
+    }
+    Ok(boundaries)
 }
 
 /// Runs `dynashard route`.

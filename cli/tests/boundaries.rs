@@ -236,3 +236,41 @@ fn the_macro_compiles_this_output() {
     let committed = std::fs::read(&path).expect("the pass case's boundaries exist");
     assert_eq!(String::from_utf8_lossy(&committed), String::from_utf8_lossy(&output.stdout));
 }
+
+#[test]
+fn shard_counts_beyond_the_maximum_are_bad_usage() {
+    let keys: Vec<String> = (0..10_001).map(|n| format!("key {n:05}")).collect();
+    let stdin = keys.join("\n").into_bytes();
+    bad_usage(&["--shards", "10001"], &stdin, "1..=10000");
+    bad_usage(&["--shards", "4294967295"], &stdin, "1..=10000");
+    let (boundaries, _) = cut(&["--shards", "10000"], stdin);
+    assert_eq!(boundaries.shards(), 10_000);
+}
+
+#[test]
+fn reports_cut_long_keys_short() {
+    // A 10 MB key, four times: the hottest key and an oversized one.
+    let huge = "x".repeat(10 << 20);
+    let mut keys = vec![huge.as_str(); 4];
+    keys.extend(["a", "b", "c"]);
+    let (boundaries, report) = cut(&["--shards", "2", "--verbose"], keys.join("\n").into_bytes());
+    assert_eq!(boundaries.shards(), 2);
+    assert!(report.len() < 4_000, "the report has {} bytes", report.len());
+    let shown = format!("\"{}\"… (10,485,760 bytes)", "x".repeat(80));
+    assert!(report.contains(&format!("shard 1     {shown}\n")), "{report}");
+    assert!(report.contains(&format!("oversized key:   {shown} holds 4 keys")), "{report}");
+    // Short keys stay whole; multi-byte characters are never cut.
+    let accented = "é".repeat(81);
+    let (_, report) = cut(&["--shards", "2"], format!("{accented}\n{accented}\nb\n").into_bytes());
+    let shown = format!("\"{}\"… (243 bytes)", "e\u{301}".repeat(40));
+    assert!(report.contains(&shown), "{report}");
+    assert!(report.contains("shard 0     \"b\"\n"), "{report}");
+}
+
+#[test]
+fn a_huge_top_lists_every_key() {
+    let top = usize::MAX.to_string();
+    let (_, report) = cut(&["-n", "1", "--top", &top], b"a\nb\na\n".to_vec());
+    let expected = "hottest keys:\n             2  shard 0     \"a\"\n             1  shard 0     \"b\"\n";
+    assert!(report.contains(expected), "{report}");
+}

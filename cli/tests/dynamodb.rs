@@ -238,3 +238,67 @@ async fn boundaries_from_a_table_without_the_attribute_has_no_keys() {
         .code(2)
         .stderr(predicate::str::contains("the input has no keys (465 empty or missing keys skipped)"));
 }
+
+/// A table whose index holds `reading` in 4 hash shards by hour (shard 1 holds 30 items in
+/// 15:00, every other shard and hour 5), `daily` in one shard by day, and a few other values.
+async fn bucket_table() -> (String, String) {
+    use dynashard::shard::{bucket_partition, TimeBucket};
+    let endpoint = endpoint().await;
+    let client = dynashard::client_for_endpoint(&endpoint);
+    let table = unique("cli-buckets");
+    create_table(&client, &table).await;
+    let two_pm = 1_698_415_200; // 2023-10-27T14:00:00Z
+    let mut partitions: Vec<(String, u32)> = Vec::new();
+    for hour in 0..3 {
+        for shard in 0..4 {
+            let items = if hour == 1 && shard == 1 { 30 } else { 5 };
+            partitions
+                .push((bucket_partition("reading", shard, TimeBucket::Hour, two_pm + hour * 3_600), items));
+        }
+    }
+    partitions.push((bucket_partition("daily", 0, TimeBucket::Day, two_pm), 7));
+    partitions.push((bucket_partition("daily", 0, TimeBucket::Day, two_pm + 86_400), 3));
+    partitions.push(("event#5000#2023-10-27".to_owned(), 2));
+    partitions.push(("album#0".to_owned(), 4));
+    partitions.push(("album#1".to_owned(), 4));
+    let mut items = Vec::new();
+    for (partition, count) in &partitions {
+        for n in 0..*count {
+            items.push(item(&[("pk", &format!("{partition}/{n}")), ("gsi1pk", partition)]));
+        }
+    }
+    put_all(&client, &table, items).await;
+    (endpoint, table)
+}
+
+#[tokio::test]
+async fn inspect_reports_time_buckets_per_shard_and_per_bucket() {
+    let (endpoint, table) = bucket_table().await;
+    cargo_bin_cmd!("dynashard")
+        .args(["inspect", "--table", &table, "--index", "GSI1", "--endpoint", &endpoint])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(format!(
+            "{table} (index GSI1): 105 items in 17 partition key values (partition key \"gsi1pk\")"
+        )))
+        // Shards summed over the buckets: 15, 40, 15, 15.
+        .stdout(predicate::str::contains(
+            "\"reading\" (hour buckets): 4 shards, 85 items, mean 21.3, max 40 in shard 1, max/mean 1.8824x\n",
+        ))
+        .stdout(predicate::str::contains("  hot shards: 1 (40, 1.8824x of mean)\n"))
+        // Buckets summed over the shards: 20, 45, 20.
+        .stdout(predicate::str::contains(
+            "  time buckets: 3 hour buckets from 2023-10-27T14 to 2023-10-27T16, mean 28.3, \
+             max 45 in 2023-10-27T15, max/mean 1.5882x\n",
+        ))
+        .stdout(predicate::str::contains("  hot buckets: 2023-10-27T15 (45, 1.5882x of mean)\n"))
+        .stdout(predicate::str::contains(
+            "  fullest partition: \"reading#1#2023-10-27T15\" with 30 items (12 partitions, mean 7.1)\n",
+        ))
+        .stdout(predicate::str::contains("\"daily\" (day buckets): 1 shard, 10 items"))
+        .stdout(predicate::str::contains(
+            "  time buckets: 2 day buckets from 2023-10-27 to 2023-10-28, mean 5.0, max 7 in 2023-10-27",
+        ))
+        .stdout(predicate::str::contains("\"album\": 2 shards, 8 items"))
+        .stdout(predicate::str::contains("             2  \"event#5000#2023-10-27\"\n"));
+}

@@ -66,3 +66,74 @@ fn bad_numbers_are_bad_usage() {
         .code(2)
         .stderr(predicate::str::contains("--writes-per-s"));
 }
+
+/// `plan` with the given flag values in place of the seed's (`--headroom` is added when given).
+fn plan_with(values: &[(&str, &str)]) -> assert_cmd::Command {
+    let mut args: Vec<&str> = SEED.to_vec();
+    for (flag, value) in values {
+        match args.iter().position(|arg| arg == flag) {
+            Some(index) => args[index + 1] = value,
+            None => args.extend([*flag, *value]),
+        }
+    }
+    let mut command = cargo_bin_cmd!("dynashard");
+    command.args(args);
+    command
+}
+
+#[test]
+fn numbers_too_large_to_compute_are_bad_input_not_a_panic() {
+    let max = u64::MAX.to_string();
+    for values in [
+        // 409,600 B x 2^64 items x 2^64 reads/s is beyond 2^128 bytes per second.
+        vec![("--item-bytes", "409600"), ("--items-per-read", max.as_str()), ("--reads-per-s", max.as_str())],
+        vec![("--items-per-read", max.as_str()), ("--reads-per-s", max.as_str())],
+    ] {
+        plan_with(&values)
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicate::str::contains("too large").and(predicate::str::contains("panicked").not()));
+    }
+}
+
+#[test]
+fn large_numbers_that_fit_are_computed_exactly() {
+    let max = u64::MAX.to_string();
+    // 2^64 - 1 writes/s of 409,600 B: 400 WCU each, 7,378,697,629,483,820,646,000 partitions.
+    plan_with(&[("--writes-per-s", max.as_str()), ("--item-bytes", "409600"), ("--headroom", "4294967295")])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "  writes: 409,600 B per item = 400 WCU x 18,446,744,073,709,551,615/s = 7,378,697,629,483,820,646,000 WCU/s / 1,000 = ",
+        ))
+        .stdout(predicate::str::contains("-> 7,378,697,629,483,820,646 partitions"))
+        .stdout(predicate::str::contains("panicked").not());
+}
+
+#[test]
+fn workloads_beyond_the_maximum_shard_count_say_so() {
+    // 100 times the seed's reads: 2,166.67 partitions of reads, 2,600 shards with headroom.
+    plan_with(&[("--reads-per-s", "1000000")])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("+ 20% headroom = 2,600 shards\n"))
+        .stdout(predicate::str::contains("maximum").not());
+    // 10,000 times the seed's reads: 216,666.67 partitions, beyond 10,000 shards.
+    plan_with(&[("--reads-per-s", "100000000")])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("+ 20% headroom = 260,000 shards"))
+        .stdout(predicate::str::contains("more than the maximum of 10,000 shards"))
+        .stdout(predicate::str::contains("cannot serve this workload"))
+        .stdout(predicate::str::contains("10,000 shards serve 4.62% of the peak load"))
+        .stdout(predicate::str::contains("shortfall: 206,666.67 partitions"))
+        .stdout(predicate::str::contains("at least 26 partition key values"));
+    // 9,000 partitions of writes fit, but not with 20% headroom: the maximum, with what it leaves.
+    plan_with(&[("--writes-per-s", "9000000"), ("--reads-per-s", "0")])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("+ 20% headroom = 10,800 shards"))
+        .stdout(predicate::str::contains("use the maximum of 10,000 shards"))
+        .stdout(predicate::str::contains("11.1% headroom instead of 20%"));
+}

@@ -138,3 +138,64 @@ fn routing_options_must_be_exactly_one() {
         cargo_bin_cmd!("dynashard").args(args).assert().code(2).stdout("");
     }
 }
+
+#[test]
+fn shard_counts_beyond_the_maximum_are_bad_usage() {
+    for shards in ["10001", "4294967295"] {
+        cargo_bin_cmd!("dynashard")
+            .args(["route", "--hash", shards, "x"])
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicate::str::contains("1..=10000"));
+    }
+    cargo_bin_cmd!("dynashard").args(["route", "--hash", "10000", "x"]).assert().success();
+
+    // A boundaries file with more than 10,000 boundaries is rejected like the derive rejects it.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let boundaries = |count: usize| {
+        let values: Vec<String> =
+            std::iter::once(String::new()).chain((1..count).map(|n| format!("k{n:05}"))).collect();
+        serde_json::to_vec(&values).expect("JSON")
+    };
+    let too_many = write(&dir, "too_many.json", &boundaries(10_001));
+    cargo_bin_cmd!("dynashard")
+        .arg("route")
+        .arg("--boundaries")
+        .arg(&too_many)
+        .arg("x")
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains("10,001 boundaries; at most 10,000 range shards"));
+    let most = write(&dir, "most.json", &boundaries(10_000));
+    cargo_bin_cmd!("dynashard")
+        .arg("route")
+        .arg("--boundaries")
+        .arg(&most)
+        .arg("k09999")
+        .assert()
+        .stdout("9999\n");
+}
+
+#[test]
+fn errors_cut_long_boundaries_short() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let huge = "z".repeat(1 << 20);
+    let path = write(&dir, "unsorted.json", &serde_json::to_vec(&["", &huge, "a"]).expect("JSON"));
+    let output = cargo_bin_cmd!("dynashard")
+        .arg("route")
+        .arg("--boundaries")
+        .arg(&path)
+        .arg("x")
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.len() < 1_000, "{} bytes on stderr", stderr.len());
+    let shown = format!("\"{}\"… (1,048,576 bytes)", "z".repeat(80));
+    assert!(
+        stderr.contains(&format!("boundary 2 (\"a\") is not greater than the one before it ({shown})")),
+        "{stderr}"
+    );
+}

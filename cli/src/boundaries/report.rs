@@ -1,10 +1,11 @@
 //! The report `dynashard boundaries` prints on stderr: what was read, how even the shards came
-//! out, the hottest keys, and the keys too large for one shard.
+//! out, the hottest keys, and the keys too large for one shard. Keys are shown cut to
+//! [`crate::format::KEY_CHARS`] characters.
 
 use super::cuts::oversized_runs;
 use super::key_set::KeyRuns;
 use super::layout::Layout;
-use crate::format::{count, decimal, quoted, ratio};
+use crate::format::{count, decimal, key, ratio};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::fmt::Write;
@@ -118,21 +119,20 @@ impl Summary {
             let _ = writeln!(out, "per shard:");
             for (shard, (boundary, size)) in self.shards.iter().enumerate() {
                 let ideal = ratio(*size as f64 / self.ideal);
-                let _ = writeln!(out, "  {shard:>5}  {:>12}  {ideal:>7}  {}", count(*size), quoted(boundary));
+                let _ = writeln!(out, "  {shard:>5}  {:>12}  {ideal:>7}  {}", count(*size), key(boundary));
             }
         }
         if !self.hottest.is_empty() {
             let _ = writeln!(out, "hottest keys:");
             for hot in &self.hottest {
-                let _ =
-                    writeln!(out, "  {:>12}  shard {:<5} {}", count(hot.count), hot.shard, quoted(&hot.key));
+                let _ = writeln!(out, "  {:>12}  shard {:<5} {}", count(hot.count), hot.shard, key(&hot.key));
             }
         }
         for big in &self.oversized {
             let _ = writeln!(
                 out,
                 "oversized key:   {} holds {} keys ({} of an ideal shard) in shard {}: give it {} overflow sub-shards",
-                quoted(&big.key.key),
+                key(&big.key.key),
                 count(big.key.count),
                 ratio(big.key.count as f64 / self.ideal),
                 big.key.shard,
@@ -153,7 +153,8 @@ pub fn overflow_count(key_count: u64, total: u64, shards: usize) -> u64 {
 
 /// The `top` runs with the most keys, most first (earlier runs first on ties).
 fn most_frequent_runs(runs: &KeyRuns, top: usize) -> Vec<usize> {
-    let mut heap: BinaryHeap<Reverse<(u64, Reverse<usize>)>> = BinaryHeap::with_capacity(top + 1);
+    let mut heap: BinaryHeap<Reverse<(u64, Reverse<usize>)>> =
+        BinaryHeap::with_capacity(top.min(runs.distinct()) + 1);
     for run in 0..runs.distinct() {
         heap.push(Reverse((runs.count(run), Reverse(run))));
         if heap.len() > top {

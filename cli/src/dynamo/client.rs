@@ -25,16 +25,7 @@ pub fn describe_endpoint(endpoint: Option<&str>) -> String {
 }
 
 /// Whether an endpoint URL names this machine: `localhost`, `127.x.x.x` or `[::1]`.
-pub fn is_loopback(endpoint: &str) -> bool {
-    let authority = endpoint.split_once("://").map_or(endpoint, |(_, rest)| rest);
-    let authority = authority.split(['/', '?']).next().unwrap_or(authority);
-    let host = match authority.strip_prefix('[') {
-        Some(bracketed) => bracketed.split(']').next().unwrap_or(bracketed),
-        None => authority.rsplit_once(':').map_or(authority, |(host, _)| host),
-    };
-    host.eq_ignore_ascii_case("localhost")
-        || host.parse::<std::net::IpAddr>().is_ok_and(|address| address.is_loopback())
-}
+pub use dynashard::is_loopback_endpoint as is_loopback;
 
 #[cfg(test)]
 mod tests {

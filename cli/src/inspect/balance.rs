@@ -1,18 +1,21 @@
-//! Items per shard, grouped by logical key, and how even each group is.
+//! Items per shard, grouped by logical key, and how even each group is; for time-bucketed
+//! keys, per shard over all buckets and per bucket over all shards.
 
-use super::partition_key::split_shard;
+use super::buckets::{BucketCells, Buckets};
+use super::partition_key::{split_bucket, split_shard};
+use crate::limits::MAX_SHARDS;
 use std::collections::{BTreeMap, HashMap};
-
-/// The most shards a group may have: larger shard ids are taken for ordinary values.
-const MAX_SHARDS: u32 = 100_000;
 
 /// One sharded logical key and the items in each of its shards.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Group {
     /// The logical key (`album` for `album#0` ... `album#20`).
     pub logical: String,
-    /// Items per shard id; shards with no items seen count 0, up to the largest id seen.
+    /// Items per shard id; shards with no items seen count 0, up to the largest id seen. For a
+    /// time-bucketed key, summed over its buckets.
     pub shards: Vec<u64>,
+    /// The time buckets, when the key's shards are split into them (`reading#3#2023-10-27T15`).
+    pub buckets: Option<Buckets>,
 }
 
 impl Group {
@@ -69,13 +72,24 @@ pub struct Balance {
 impl Balance {
     /// Groups item counts per partition key value. A logical key counts as sharded when it has
     /// at least two shard ids and they fill most of `0..=largest id` (as shard ids do, unlike
-    /// ids such as `user#1048576`); otherwise its values are plain partitions.
+    /// ids such as `user#1048576`); otherwise its values are plain partitions. Values ending in
+    /// a shard id and a time bucket label (`reading#3#2023-10-27T15`) are grouped per logical
+    /// key and bucket width, and may have a single shard.
     pub fn new(counts: HashMap<String, u64>) -> Self {
         let items = counts.values().sum();
         let partitions = counts.len();
         let mut by_logical: BTreeMap<&str, BTreeMap<u32, u64>> = BTreeMap::new();
+        let mut bucketed: BTreeMap<(&str, i64), BucketCells<'_>> = BTreeMap::new();
         let mut unsharded: Vec<(String, u64)> = Vec::new();
         for (value, &count) in &counts {
+            if let Some(key) = split_bucket(value) {
+                let width = key.bucket.width;
+                bucketed
+                    .entry((key.logical, width.seconds()))
+                    .or_insert_with(|| BucketCells::new(width))
+                    .add(&key, count);
+                continue;
+            }
             let key = split_shard(value);
             match key.shard {
                 Some(shard) => *by_logical.entry(key.logical).or_default().entry(shard).or_default() += count,
@@ -84,23 +98,42 @@ impl Balance {
         }
         let mut groups = Vec::new();
         for (logical, shards) in by_logical {
-            let largest = shards.keys().next_back().copied().unwrap_or(0);
-            let dense = shards.len() >= 2 && largest < MAX_SHARDS && (largest as usize) < 2 * shards.len();
-            if dense {
-                let mut items = vec![0; largest as usize + 1];
-                for (shard, count) in shards {
-                    items[shard as usize] = count;
+            match dense(&shards, 2) {
+                Some(items) => {
+                    groups.push(Group { logical: logical.to_owned(), shards: items, buckets: None })
                 }
-                groups.push(Group { logical: logical.to_owned(), shards: items });
-            } else {
-                unsharded
-                    .extend(shards.into_iter().map(|(shard, count)| (format!("{logical}#{shard}"), count)));
+                None => unsharded
+                    .extend(shards.into_iter().map(|(shard, count)| (format!("{logical}#{shard}"), count))),
+            }
+        }
+        for ((logical, _), cells) in bucketed {
+            match dense(&cells.shards(), 1) {
+                Some(items) => groups.push(Group {
+                    logical: logical.to_owned(),
+                    shards: items,
+                    buckets: Some(cells.summarize(logical)),
+                }),
+                None => unsharded.extend(cells.values(logical)),
             }
         }
         groups.sort_by(|a, b| b.total().cmp(&a.total()).then_with(|| a.logical.cmp(&b.logical)));
         unsharded.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         Self { groups, unsharded, items, partitions }
     }
+}
+
+/// Items per shard id from 0 to the largest, when the ids look like shard ids: at least
+/// `fewest` of them, below [`MAX_SHARDS`], filling more than half of `0..=largest`.
+fn dense(shards: &BTreeMap<u32, u64>, fewest: usize) -> Option<Vec<u64>> {
+    let largest = shards.keys().next_back().copied().unwrap_or(0);
+    if shards.len() < fewest || largest >= MAX_SHARDS || largest as usize >= 2 * shards.len() {
+        return None;
+    }
+    let mut items = vec![0; largest as usize + 1];
+    for (&shard, &count) in shards {
+        items[shard as usize] = count;
+    }
+    Some(items)
 }
 
 #[cfg(test)]
@@ -142,5 +175,30 @@ mod tests {
         let balance = Balance::new(counts(&[("a#0", 5), ("a#1", 5)]));
         assert_eq!(balance.groups[0].max_over_mean(), 1.0);
         assert!(balance.groups[0].hot_shards(3).is_empty());
+    }
+
+    #[test]
+    fn time_buckets_group_per_key_and_width() {
+        let balance = Balance::new(counts(&[
+            ("reading#0#2023-10-27T15", 5),
+            ("reading#1#2023-10-27T15", 30),
+            ("reading#1#2023-10-27T16", 5),
+            ("reading#0#2023-10-27", 2),
+            ("event#5000#2023-10-27", 1),
+            ("reading#2023-10-27T15", 1),
+        ]));
+        assert_eq!(balance.groups.len(), 2, "{balance:?}");
+        let hourly = &balance.groups[0];
+        assert_eq!((hourly.logical.as_str(), hourly.shards.as_slice()), ("reading", &[5, 35][..]));
+        let buckets = hourly.buckets.as_ref().expect("time buckets");
+        assert_eq!(buckets.width_name(), "hour");
+        assert_eq!(buckets.items, [("2023-10-27T15".to_owned(), 35), ("2023-10-27T16".to_owned(), 5)]);
+        let daily = &balance.groups[1];
+        assert_eq!(daily.shards, [2]);
+        assert_eq!(daily.buckets.as_ref().map(Buckets::width_name), Some("day"));
+        assert_eq!(
+            balance.unsharded,
+            [("event#5000#2023-10-27".to_owned(), 1), ("reading#2023-10-27T15".to_owned(), 1)]
+        );
     }
 }

@@ -1,7 +1,10 @@
 //! `dynashard inspect`: items per shard of a table or index from a parallel scan, with a
-//! histogram, the hot shards and the max/mean ratio of each sharded key.
+//! histogram, the hot shards and the max/mean ratio of each sharded key, and for time-bucketed
+//! keys the buckets, the hot buckets and the fullest partition.
 
 pub mod balance;
+pub mod bucket_label;
+pub mod buckets;
 pub mod histogram;
 pub mod partition_key;
 pub mod report;

@@ -4,6 +4,11 @@
 //! `dynashard::shard::shard_partition`), where `#` inside placeholder values is escaped as `$#`
 //! (and `$` as `$$`). So a value ends in a shard id when it ends in `#` plus a canonical decimal
 //! number and that `#` is not escaped (preceded by an even number of `$`).
+//!
+//! Time-bucketed shards are `k#s#label` (`reading#3#2023-10-27T15`, see
+//! `dynashard::shard::bucket_partition`), the label naming a UTC day, hour or minute.
+
+use super::bucket_label::{parse_label, BucketLabel};
 
 /// A partition key value split into its logical key and shard id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,10 +35,31 @@ pub fn split_shard(value: &str) -> ShardKey<'_> {
     }
 }
 
+/// A partition key value of one shard in one time bucket.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BucketKey<'a> {
+    /// The key without its shard and bucket.
+    pub logical: &'a str,
+    /// The shard id.
+    pub shard: u32,
+    /// The bucket's label, as written.
+    pub label: &'a str,
+    /// The bucket it names.
+    pub bucket: BucketLabel,
+}
+
+/// Splits `value` into its logical key, shard id and time bucket, when it ends in all three.
+pub fn split_bucket(value: &str) -> Option<BucketKey<'_>> {
+    let (sharded, label) = value.rsplit_once('#')?;
+    let bucket = parse_label(label)?;
+    let ShardKey { logical, shard } = split_shard(sharded);
+    Some(BucketKey { logical, shard: shard?, label, bucket })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dynashard::shard::shard_partition;
+    use dynashard::shard::{bucket_partition, shard_partition, TimeBucket};
 
     #[test]
     fn reads_what_the_library_writes() {
@@ -49,6 +75,34 @@ mod tests {
             ["Solar Fields", "album#", "album#07", "order#0000000123", "x$#5", "a#b", "n#99999999999"]
         {
             assert_eq!(split_shard(value), ShardKey { logical: value, shard: None }, "{value}");
+        }
+    }
+
+    #[test]
+    fn reads_time_buckets_the_library_writes() {
+        let t = 1_698_419_045; // 2023-10-27T15:04:05Z
+        for (key, shard, width) in
+            [("reading", 3, TimeBucket::Hour), ("a$#b", 0, TimeBucket::Day), ("x", 12, TimeBucket::Minute)]
+        {
+            let value = bucket_partition(key, shard, width, t);
+            let split = split_bucket(&value).expect("a time-bucketed shard");
+            assert_eq!((split.logical, split.shard, split.bucket.width), (key, shard, width), "{value}");
+            assert_eq!(split.label, width.label(t));
+        }
+    }
+
+    #[test]
+    fn other_values_have_no_time_bucket() {
+        for value in [
+            "album#7",
+            "albums#7#2",
+            "reading#2023-10-27T15",
+            "reading#03#2023-10-27T15",
+            "reading$#3#2023-10-27",
+            "reading#3#2023-10-32",
+            "2023-10-27",
+        ] {
+            assert_eq!(split_bucket(value), None, "{value}");
         }
     }
 }

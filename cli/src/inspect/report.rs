@@ -1,8 +1,10 @@
-//! The report of `dynashard inspect`.
+//! The report of `dynashard inspect`. Partition key values are shown cut to
+//! [`crate::format::KEY_CHARS`] characters.
 
 use super::balance::Balance;
+use super::buckets::Buckets;
 use super::histogram::histogram;
-use crate::format::{count, decimal, quoted, ratio};
+use crate::format::{count, decimal, key, quoted, ratio};
 use std::fmt::Write;
 
 /// The report on `balance` of `what` (the table or index), showing `top` groups, hot shards and
@@ -21,11 +23,14 @@ pub fn render(what: &str, partition_key: &str, balance: &Balance, top: usize) ->
     }
     for group in balance.groups.iter().take(top) {
         let (fullest, largest) = group.max();
+        let width =
+            group.buckets.as_ref().map_or(String::new(), |b| format!(" ({} buckets)", b.width_name()));
         let _ = writeln!(
             out,
-            "\n{}: {} shards, {} items, mean {}, max {} in shard {fullest}, max/mean {}",
-            quoted(&group.logical),
+            "\n{}{width}: {} shard{}, {} items, mean {}, max {} in shard {fullest}, max/mean {}",
+            key(&group.logical),
             group.shards.len(),
+            plural(group.shards.len()),
             count(group.total()),
             decimal(group.mean()),
             count(largest),
@@ -41,12 +46,18 @@ pub fn render(what: &str, partition_key: &str, balance: &Balance, top: usize) ->
             .collect();
         let hot = if hot.is_empty() { "none".to_owned() } else { hot.join(", ") };
         let _ = writeln!(out, "  hot shards: {hot}");
+        if let Some(buckets) = &group.buckets {
+            out.push_str(&render_buckets(buckets, top));
+        }
     }
     if balance.groups.len() > top {
         let _ = writeln!(out, "\n(and {} more sharded keys; --top shows more)", balance.groups.len() - top);
     }
     if balance.groups.is_empty() {
-        let _ = writeln!(out, "\nno sharded partition keys (values ending in #<shard id>)");
+        let _ = writeln!(
+            out,
+            "\nno sharded partition keys (values ending in #<shard id>, or #<shard id>#<time bucket>)"
+        );
     }
     if !balance.unsharded.is_empty() {
         let items: u64 = balance.unsharded.iter().map(|(_, items)| items).sum();
@@ -57,10 +68,58 @@ pub fn render(what: &str, partition_key: &str, balance: &Balance, top: usize) ->
             count(items)
         );
         for (value, items) in balance.unsharded.iter().take(top) {
-            let _ = writeln!(out, "  {:>12}  {}", count(*items), quoted(value));
+            let _ = writeln!(out, "  {:>12}  {}", count(*items), key(value));
         }
     }
     out
+}
+
+/// The lines on the time buckets of one key: their span and evenness, the hot buckets and the
+/// fullest partition.
+fn render_buckets(buckets: &Buckets, top: usize) -> String {
+    let mut out = String::new();
+    let (first, last) = buckets.span();
+    let buckets_seen = buckets.items.len();
+    let span = if buckets_seen == 1 { format!(", {first}") } else { format!(" from {first} to {last}") };
+    let (fullest, largest) = buckets.max();
+    let _ = writeln!(
+        out,
+        "  time buckets: {} {} bucket{}{span}, mean {}, max {} in {fullest}, max/mean {}",
+        count(buckets_seen as u64),
+        buckets.width_name(),
+        plural(buckets_seen),
+        decimal(buckets.mean()),
+        count(largest),
+        ratio(buckets.max_over_mean())
+    );
+    let hot: Vec<String> = buckets
+        .hot_buckets(top)
+        .into_iter()
+        .map(|(label, items)| {
+            format!("{label} ({}, {} of mean)", count(items), ratio(items as f64 / buckets.mean()))
+        })
+        .collect();
+    let hot = if hot.is_empty() { "none".to_owned() } else { hot.join(", ") };
+    let _ = writeln!(out, "  hot buckets: {hot}");
+    let (partition, items) = &buckets.fullest;
+    let _ = writeln!(
+        out,
+        "  fullest partition: {} with {} items ({} partition{}, mean {})",
+        key(partition),
+        count(*items),
+        count(buckets.partitions as u64),
+        plural(buckets.partitions),
+        decimal(buckets.partition_mean())
+    );
+    out
+}
+
+fn plural(value: usize) -> &'static str {
+    if value == 1 {
+        ""
+    } else {
+        "s"
+    }
 }
 
 #[cfg(test)]
@@ -85,5 +144,36 @@ mod tests {
         ] {
             assert!(text.contains(expected), "missing {expected:?} in\n{text}");
         }
+    }
+
+    #[test]
+    fn reports_time_buckets_and_cuts_long_values() {
+        let long = format!("{}#7", "k".repeat(2_000));
+        let counts: HashMap<String, u64> = [
+            ("reading#0#2023-10-27T15", 5),
+            ("reading#1#2023-10-27T15", 30),
+            ("reading#0#2023-10-27T16", 5),
+            ("reading#1#2023-10-27T16", 5),
+            ("daily#0#2023-10-27", 4),
+            (long.as_str(), 3),
+        ]
+        .into_iter()
+        .map(|(value, items)| (value.to_owned(), items))
+        .collect();
+        let text = render("Sensors (index GSI1)", "gsi1pk", &Balance::new(counts), 5);
+        for expected in [
+            "\"reading\" (hour buckets): 2 shards, 45 items, mean 22.5, max 35 in shard 1, max/mean 1.5556x\n",
+            "  time buckets: 2 hour buckets from 2023-10-27T15 to 2023-10-27T16, mean 22.5, max 35 in \
+             2023-10-27T15, max/mean 1.5556x\n",
+            "  hot buckets: 2023-10-27T15 (35, 1.5556x of mean)\n",
+            "  fullest partition: \"reading#1#2023-10-27T15\" with 30 items (4 partitions, mean 11.3)\n",
+            "\"daily\" (day buckets): 1 shard, 4 items",
+            "  time buckets: 1 day bucket, 2023-10-27, mean 4.0, max 4 in 2023-10-27, max/mean 1.0000x\n",
+            "  hot buckets: none\n  fullest partition: \"daily#0#2023-10-27\" with 4 items (1 partition, mean 4.0)\n",
+        ] {
+            assert!(text.contains(expected), "missing {expected:?} in\n{text}");
+        }
+        let cut = format!("             3  \"{}\"… (2,002 bytes)\n", "k".repeat(80));
+        assert!(text.contains(&cut), "{text}");
     }
 }

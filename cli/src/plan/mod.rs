@@ -1,7 +1,10 @@
 //! `dynashard plan`: how many shards a workload needs, from DynamoDB's per-partition limits.
 
 pub mod capacity;
+pub mod recommendation;
 pub mod report;
+
+pub use capacity::PlanError;
 
 use crate::args::PlanArgs;
 use crate::error::CliError;
@@ -17,7 +20,7 @@ pub fn run(args: PlanArgs) -> Result<(), CliError> {
         writes_per_s: args.writes_per_s,
         consistent_reads: args.consistent_reads,
         headroom_percent: args.headroom,
-    });
+    })?;
     std::io::stdout()
         .lock()
         .write_all(report::render(&plan).as_bytes())

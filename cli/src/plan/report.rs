@@ -1,7 +1,9 @@
 //! The plan printed step by step, and which sharding strategy suits which access pattern.
 
 use super::capacity::{Load, Plan, PARTITION_RCU_PER_S, PARTITION_WCU_PER_S, RCU_BYTES, WCU_BYTES};
+use super::recommendation::Recommendation;
 use crate::format::count;
+use crate::limits::MAX_SHARDS;
 use std::fmt::Write;
 
 /// Bytes per second as `500.00 MB/s` (1 MB = 1,000,000 bytes).
@@ -9,20 +11,24 @@ fn megabytes(bytes: u128) -> String {
     format!("{:.2} MB/s", bytes as f64 / 1e6)
 }
 
-/// A large number with thousands separators.
-fn big(value: u128) -> String {
-    u64::try_from(value).map_or_else(|_| value.to_string(), count)
+/// A load in partitions with two decimals (rounded half up), exact at any size: `216,666.67`.
+fn hundredths(load: Load) -> String {
+    let (whole, rest) = (load.numerator / load.denominator, load.numerator % load.denominator);
+    // `rest` is below the denominator, a few million at most: no overflow.
+    let cents = (rest * 100 + load.denominator / 2) / load.denominator;
+    let (whole, cents) = if cents == 100 { (whole + 1, 0) } else { (whole, cents) };
+    format!("{}.{cents:02}", count(whole))
 }
 
 /// `20.35 -> 21 partitions (21x one partition)`.
 fn partitions(load: Load) -> String {
     let whole = load.partitions();
     format!(
-        "{:.2} -> {} partition{} ({}x one partition)",
-        load.ratio(),
-        big(whole),
+        "{} -> {} partition{} ({}x one partition)",
+        hundredths(load),
+        count(whole),
         plural(whole),
-        big(whole)
+        count(whole)
     )
 }
 
@@ -88,13 +94,13 @@ pub fn render(plan: &Plan) -> String {
         out,
         "\nCapacity units (each read request rounds up to whole 4 KB, each item written to whole 1 KB)"
     );
-    let half = if work.consistent_reads { 2 } else { 1 };
     let _ = writeln!(
         out,
-        "  reads:  {} B per read = {} x 4 KB = {:.1} RCU x {}/s = {} RCU/s / {} = {}",
-        big(plan.bytes_per_read),
-        big(plan.read_blocks_per_read),
-        (plan.read_blocks_per_read * half) as f64 / 2.0,
+        "  reads:  {} B per read = {} x 4 KB = {}.{} RCU x {}/s = {} RCU/s / {} = {}",
+        count(plan.bytes_per_read),
+        count(plan.read_blocks_per_read),
+        count(plan.read_half_units_per_read / 2),
+        if plan.read_half_units_per_read % 2 == 1 { 5 } else { 0 },
         count(work.reads_per_s),
         format_half_units(plan.read_half_units_per_s),
         count(PARTITION_RCU_PER_S),
@@ -104,9 +110,9 @@ pub fn render(plan: &Plan) -> String {
         out,
         "  writes: {} B per item = {} WCU x {}/s = {} WCU/s / {} = {}",
         count(work.item_bytes),
-        big(plan.write_units_per_item),
+        count(plan.write_units_per_item),
         count(work.writes_per_s),
-        big(plan.write_units_per_s),
+        count(plan.write_units_per_s),
         count(PARTITION_WCU_PER_S),
         partitions(plan.writes_by_units)
     );
@@ -114,20 +120,53 @@ pub fn render(plan: &Plan) -> String {
     let _ = writeln!(out, "\nRecommendation");
     let _ = writeln!(
         out,
-        "  peak load {:.2} partitions ({bound_by}, by capacity units) + {}% headroom = {} shards",
-        plan.peak.ratio(),
-        work.headroom_percent,
-        big(plan.recommended_shards)
+        "  peak load {} partitions ({bound_by}, by capacity units) + {}% headroom = {} shards",
+        hundredths(plan.peak),
+        count(work.headroom_percent),
+        count(plan.recommended_shards)
     );
+    out.push_str(&limit(plan));
     out.push_str(STRATEGIES);
     out
 }
 
+/// What the most shards one index may have means for the recommendation: nothing, less
+/// headroom, or a workload one sharded key cannot serve.
+fn limit(plan: &Plan) -> String {
+    let max = count(MAX_SHARDS);
+    match Recommendation::new(plan) {
+        Recommendation::Shards(_) => String::new(),
+        Recommendation::Maximum { headroom_percent } => format!(
+            "  that is more than the maximum of {max} shards per index: use the maximum of {max} shards, \
+             which leaves {headroom_percent:.1}% headroom instead of {}%\n",
+            plan.workload.headroom_percent
+        ),
+        Recommendation::Beyond { served_percent, shortfall, keys } => format!(
+            "  that is more than the maximum of {max} shards per index: one sharded key cannot serve \
+             this workload.\n  {max} shards serve {} of the peak load (shortfall: {} partitions); \
+             spread the load\n  over at least {} partition key values of up to {max} shards each (for \
+             example, add a field\n  to the partition key), or reduce it.\n",
+            percent(served_percent),
+            hundredths(shortfall),
+            count(keys)
+        ),
+    }
+}
+
+/// `4.62%`, or `less than 0.01%`.
+fn percent(value: f64) -> String {
+    if value < 0.01 {
+        "less than 0.01%".to_owned()
+    } else {
+        format!("{value:.2}%")
+    }
+}
+
 fn format_half_units(half_units: u128) -> String {
     if half_units.is_multiple_of(2) {
-        big(half_units / 2)
+        count(half_units / 2)
     } else {
-        format!("{}.5", big(half_units / 2))
+        format!("{}.5", count(half_units / 2))
     }
 }
 
@@ -160,7 +199,8 @@ mod tests {
             writes_per_s: 10_000,
             consistent_reads: false,
             headroom_percent: 20,
-        });
+        })
+        .expect("fits");
         let text = render(&plan);
         for expected in [
             "  reads 24.58 MB/s (eventually consistent) and writes 1.02 MB/s\n",
@@ -172,6 +212,17 @@ mod tests {
         ] {
             assert!(text.contains(expected), "missing {expected:?} in\n{text}");
         }
+    }
+
+    #[test]
+    fn loads_print_exactly() {
+        let load = |numerator: u128, denominator: u128| hundredths(Load { numerator, denominator });
+        assert_eq!(load(1_300_000_000, 6_000), "216,666.67");
+        assert_eq!(load(9_995, 1_000), "10.00", "9.995 rounds half up");
+        assert_eq!(load(0, 1_000), "0.00");
+        assert_eq!(load(u128::MAX, 1), "340,282,366,920,938,463,463,374,607,431,768,211,455.00");
+        assert_eq!(percent(0.004), "less than 0.01%");
+        assert_eq!(percent(4.615), "4.62%");
     }
 
     #[test]

@@ -9,6 +9,10 @@
 //! They compute the same shard ids as the equivalent Python, so services in other languages can
 //! route alike.
 
+/// The most shards one index mapping may have: `#[shard(...)]` refuses larger counts (and range
+/// boundaries files with more boundaries), and so does the `dynashard` command.
+pub const MAX_SHARDS: u32 = 10_000;
+
 mod boundaries;
 mod bucket_window;
 pub(crate) mod dynamic;
