@@ -2,6 +2,7 @@
 
 use crate::errors::Errors;
 use syn::meta::ParseNestedMeta;
+use syn::parse::ParseStream;
 
 /// Consumes the value of an attribute key we do not know, so parsing can go on.
 pub fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
@@ -38,4 +39,20 @@ pub fn unknown_key(
         format!("unknown `{attribute}` attribute key `{name}`; expected one of: {}", known.join(", ")),
     );
     skip_value(meta)
+}
+
+/// The value of a `key = value` entry. A key written without `= value` is reported at the key,
+/// saying what it `needs` and showing the `form` it takes, e.g. ``"`hash` needs a shard count:
+/// `hash = 8`"``.
+pub fn value<'a>(meta: &ParseNestedMeta<'a>, needs: &str, form: &str) -> syn::Result<ParseStream<'a>> {
+    if meta.input.peek(syn::Token![=]) {
+        return meta.value();
+    }
+    Err(missing_value(&meta.path, needs, form))
+}
+
+/// The error for a key written without its value.
+pub fn missing_value(key: &syn::Path, needs: &str, form: &str) -> syn::Error {
+    let name = key.get_ident().map(ToString::to_string).unwrap_or_else(|| "?".into());
+    syn::Error::new_spanned(key, format!("`{name}` needs {needs}: `{form}`"))
 }

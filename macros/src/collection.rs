@@ -1,6 +1,7 @@
 //! `#[derive(Collection)]`: an enum of entities that share a partition key, read with one query
 //! and dispatched on the entity-type attribute.
 
+use crate::const_check::ConstCheck;
 use crate::errors::Errors;
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
@@ -64,34 +65,47 @@ fn expand(ident: &Ident, members: &[Member]) -> TokenStream {
     let distinct_names = members.iter().enumerate().flat_map(|(position, later)| {
         members[..position].iter().map(move |earlier| {
             let (a, b) = (&earlier.ty, &later.ty);
-            let message = format!(
-                "variants `{}` and `{}` of collection `{ident}` hold entities with the same entity-type \
-                 name; give one of them another `#[entity(name = \"...\")]`",
-                earlier.variant, later.variant
-            );
-            quote_spanned! {b.span()=>
-                const _: () = if ::dynashard::__private::const_str_eq(
-                    <#a as ::dynashard::Entity>::TYPE_NAME,
-                    <#b as ::dynashard::Entity>::TYPE_NAME,
-                ) {
-                    ::core::panic!(#message)
-                };
+            ConstCheck {
+                span: b.span(),
+                name: "EntityTypeNamesDiffer",
+                holds: quote! {
+                    !::dynashard::__private::const_str_eq(
+                        <#a as ::dynashard::Entity>::TYPE_NAME,
+                        <#b as ::dynashard::Entity>::TYPE_NAME,
+                    )
+                },
+                message: format!(
+                    "variants `{}` and `{}` of collection `{ident}` hold entities with the same entity-type name",
+                    earlier.variant, later.variant
+                ),
+                label: format!("same entity-type name as variant `{}`", earlier.variant),
+                note: Some(
+                    "a collection tells its items apart by entity-type name; give one of the entities \
+                     another name with `#[entity(..., name = \"...\")]`"
+                        .to_owned(),
+                ),
             }
+            .expand()
         })
     });
     // A sharded base table spreads an entity's items over partitions a collection does not read.
     let unsharded = members.iter().map(|member| {
         let (variant, ty) = (&member.variant, &member.ty);
-        let message = format!(
-            "variant `{variant}` of collection `{ident}` holds an entity whose base table is sharded \
-             (`#[shard(hash = ..)]`): its items are spread over several partitions, and a collection \
-             reads one"
-        );
-        quote_spanned! {ty.span()=>
-            const _: () = if <#ty as ::dynashard::Entity>::BASE_TABLE_SHARDS > 1 {
-                ::core::panic!(#message)
-            };
+        ConstCheck {
+            span: ty.span(),
+            name: "BaseTableIsNotSharded",
+            holds: quote!(<#ty as ::dynashard::Entity>::BASE_TABLE_SHARDS <= 1),
+            message: format!(
+                "variant `{variant}` of collection `{ident}` holds an entity whose base table is sharded"
+            ),
+            label: "sharded with `#[shard(hash = .., by = ..)]`".to_owned(),
+            note: Some(
+                "the entity's items are spread over several partitions, and a collection reads one; \
+                 remove the entity from the collection, or shard one of its indexes instead of its base table"
+                    .to_owned(),
+            ),
         }
+        .expand()
     });
     let type_names: Vec<TokenStream> = members
         .iter()

@@ -5,6 +5,7 @@
 
 mod attr;
 mod collection;
+mod const_check;
 mod entity;
 mod errors;
 mod serde_attrs;

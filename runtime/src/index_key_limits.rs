@@ -103,7 +103,7 @@ mod tests {
             partition_key: &[KeyAttribute { name: "title_pk", kind: ScalarKind::String }],
             sort_key: &[KeyAttribute { name: "title_sk", kind: ScalarKind::String }],
         }],
-        billing: Billing::OnDemand,
+        billing: Billing::PayPerRequest,
     };
 
     fn item(pairs: &[(&str, &str)]) -> Item {

@@ -212,8 +212,7 @@ async fn invalid_items_are_rejected_before_anything_is_sent() {
     big.lyrics = Some("x".repeat(MAX_ITEM_BYTES));
     let error = unreachable_db().batch_put(&[big]).await.unwrap_err();
     assert!(matches!(error, Error::ItemTooLarge { .. }), "{error:?}");
-    let error =
-        unreachable_db().batch_put(&[Clash { name: artist.clone(), pk: "x".into() }]).await.unwrap_err();
+    let error = unreachable_db().batch_put(&[Clash::new(artist.clone(), "x")]).await.unwrap_err();
     assert!(matches!(error, Error::ReservedAttribute { .. }), "{error:?}");
 
     let db = db().await;

@@ -73,7 +73,7 @@ async fn items_over_400_kb_are_rejected_before_sending() {
 
 #[tokio::test]
 async fn a_body_attribute_named_like_a_key_attribute_is_rejected() {
-    let error = unreachable_db().put(&Clash { name: "n".into(), pk: "sneaky".into() }).await.unwrap_err();
+    let error = unreachable_db().put(&Clash::new("n", "sneaky")).await.unwrap_err();
     assert!(matches!(&error, Error::ReservedAttribute { attribute } if attribute == "pk"), "{error:?}");
 }
 

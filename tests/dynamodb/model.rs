@@ -68,10 +68,25 @@ pub struct Play {
     pub offset: i64,
 }
 
-/// Serializes an attribute named like the table's partition key.
+/// Serializes an attribute named like the table's partition key, through a flattened struct
+/// that the derive cannot see into (a field of its own named `pk` does not compile).
 #[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[entity(table = Music, pk = "{name}", sk = "clash")]
 pub struct Clash {
     pub name: String,
+    #[serde(flatten)]
+    pub extra: ClashExtra,
+}
+
+/// The attributes [`Clash`] adds through `#[serde(flatten)]`.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct ClashExtra {
     pub pk: String,
+}
+
+impl Clash {
+    /// A clash whose flattened `pk` attribute holds `pk`.
+    pub fn new(name: impl Into<String>, pk: &str) -> Self {
+        Clash { name: name.into(), extra: ClashExtra { pk: pk.into() } }
+    }
 }

@@ -217,7 +217,7 @@ async fn too_many_actions_and_duplicate_keys_are_rejected_before_sending() {
     assert!(error.is_invalid_input());
     assert_eq!(stored_song(&db, first.clone()).await, None, "nothing was sent");
 
-    let invalid = Clash { name: unique("TxClash"), pk: "x".into() };
+    let invalid = Clash::new(unique("TxClash"), "x");
     let error = db.transaction().put(&songs[0]).put(&invalid).await.unwrap_err();
     assert!(matches!(error, Error::ReservedAttribute { .. }), "{error:?}");
 

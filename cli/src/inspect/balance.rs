@@ -37,12 +37,7 @@ impl Group {
 
     /// The fullest shard over the mean: 1.0 is perfectly even.
     pub fn max_over_mean(&self) -> f64 {
-        let mean = self.mean();
-        if mean > 0.0 {
-            self.max().1 as f64 / mean
-        } else {
-            0.0
-        }
+        over_mean(self.max().1, self.mean())
     }
 
     /// Up to `top` shards above the mean, fullest first.
@@ -134,6 +129,15 @@ fn dense(shards: &BTreeMap<u32, u64>, fewest: usize) -> Option<Vec<u64>> {
         items[shard as usize] = count;
     }
     Some(items)
+}
+
+/// `value` over `mean`; 0 when the mean is 0 (nothing was counted).
+pub fn over_mean(value: u64, mean: f64) -> f64 {
+    if mean > 0.0 {
+        value as f64 / mean
+    } else {
+        0.0
+    }
 }
 
 #[cfg(test)]

@@ -112,12 +112,7 @@ impl Buckets {
 
     /// The fullest bucket over the mean: 1.0 is perfectly even.
     pub fn max_over_mean(&self) -> f64 {
-        let mean = self.mean();
-        if mean > 0.0 {
-            self.max().1 as f64 / mean
-        } else {
-            0.0
-        }
+        super::balance::over_mean(self.max().1, self.mean())
     }
 
     /// Up to `top` buckets above the mean, fullest first (the oldest first on a tie).

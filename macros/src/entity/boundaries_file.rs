@@ -2,31 +2,60 @@
 
 use super::shard_model::MAX_SHARDS;
 use crate::errors::Errors;
+use proc_macro2::Span;
 use serde_json::Value;
+use std::path::{Path, PathBuf};
 use syn::LitStr;
 
-/// `path` relative to the crate being compiled.
-pub fn resolve(path: &str) -> String {
-    let base = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default();
-    std::path::Path::new(&base).join(path).to_string_lossy().into_owned()
+/// Where the boundaries file `written` is. A relative path is looked up relative to the
+/// package's manifest directory first, then to the directory of the source file holding the
+/// attribute at `span` (as `include_str!` does). The path found is absolute, for
+/// `include_bytes!`.
+fn locate(written: &str, span: Span) -> Option<PathBuf> {
+    let path = Path::new(written);
+    let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from).unwrap_or_default();
+    let candidates =
+        std::iter::once(manifest_dir.join(path)).chain(source_dir(span).map(|dir| dir.join(path)));
+    candidates.filter(|candidate| candidate.exists()).find_map(|found| std::path::absolute(found).ok())
+}
+
+/// The directory of the source file that `span` is in, when the macro runs inside the compiler
+/// and the file is on disk.
+fn source_dir(span: Span) -> Option<PathBuf> {
+    if !proc_macro::is_available() {
+        return None;
+    }
+    let file = std::path::absolute(span.unwrap().local_file()?).ok()?;
+    file.parent().map(Path::to_path_buf)
+}
+
+/// A checked boundaries file: where it is, and its boundaries.
+pub struct BoundariesFile {
+    /// The absolute path of the file, which the expansion includes so that editing it rebuilds.
+    pub path: String,
+    pub boundaries: Vec<String>,
 }
 
 /// Reads and checks a boundaries file: a JSON array of strings, first `""`, strictly increasing
 /// in UTF-8 byte order. Errors point at the path literal and name the path as written.
-pub fn read_boundaries(path: &LitStr, errors: &mut Errors) -> Option<Vec<String>> {
+pub fn read_boundaries(path: &LitStr, errors: &mut Errors) -> Option<BoundariesFile> {
     let written = path.value();
     let mut fail = |message: String| {
         errors.push(path.span(), message);
         None
     };
-    let text = match std::fs::read_to_string(resolve(&written)) {
+    let Some(found) = locate(&written, path.span()) else {
+        return fail(format!(
+            "cannot find boundaries file `{written}` (looked up relative to the package's `Cargo.toml` \
+             and to this source file)"
+        ));
+    };
+    let Some(resolved) = found.to_str().map(str::to_owned) else {
+        return fail(format!("the path of boundaries file `{written}` is not valid UTF-8"));
+    };
+    let text = match std::fs::read_to_string(&found) {
         Ok(text) => text,
-        Err(error) => {
-            return fail(format!(
-                "cannot read boundaries file `{written}` (paths are relative to the package's \
-                 `Cargo.toml`): {error}"
-            ))
-        }
+        Err(error) => return fail(format!("cannot read boundaries file `{written}`: {error}")),
     };
     let entries = match serde_json::from_str(&text) {
         Ok(Value::Array(entries)) => entries,
@@ -77,7 +106,7 @@ pub fn read_boundaries(path: &LitStr, errors: &mut Errors) -> Option<Vec<String>
             boundaries.len()
         ));
     }
-    Some(boundaries)
+    Some(BoundariesFile { path: resolved, boundaries })
 }
 
 /// A JSON value's kind, for messages: `the number 5`, `an object`.

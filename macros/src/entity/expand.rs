@@ -6,6 +6,7 @@ use super::keys::{as_arg, compose, template_static, KeyArg};
 use super::model::{EntityModel, FieldModel};
 use super::query_expand;
 use super::shard_expand;
+use crate::const_check::{path_text, ConstCheck};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
@@ -19,8 +20,11 @@ pub fn expand(model: &EntityModel) -> TokenStream {
     let ident = &model.ident;
     let table = &model.table;
     let type_name = &model.type_name;
+    let definition = definition();
+    let table_definition = table_definition(model);
     let templates = base_templates(model);
     let sort_key_check = sort_key_check(model);
+    let reserved_attribute_checks = reserved_attribute_checks(model);
     let key_fields = model.key_fields();
     let params = key_fields.iter().map(|field| param(field));
     let param_args: Vec<KeyArg> = key_fields
@@ -75,17 +79,14 @@ pub fn expand(model: &EntityModel) -> TokenStream {
 
         #[allow(non_local_definitions)]
         const _: () = {
-            /// The table of entity `E`; the bound on `Entity::Table` makes this always valid.
+            #table_definition
             #[allow(dead_code)]
-            const fn __dynashard_table<E: ::dynashard::Entity>() -> ::dynashard::TableDefinition {
-                <E::Table as ::dynashard::Table>::DEFINITION
-            }
-            #[allow(dead_code)]
-            static __DYNASHARD_TABLE: ::dynashard::TableDefinition = __dynashard_table::<#ident>();
+            static __DYNASHARD_TABLE: ::dynashard::TableDefinition = *#definition;
 
             #sort_key_check
             #templates
             #index_statics
+            #reserved_attribute_checks
 
             impl #ident {
                 #[doc = #key_doc]
@@ -126,10 +127,27 @@ pub fn expand(model: &EntityModel) -> TokenStream {
     }
 }
 
+/// The constant holding the table's definition, which everything generated from the table's
+/// declaration reads. It is the one use of the table's `Table` impl outside `Entity::Table`: when
+/// the `table = ...` type is not a table, this constant fails to type-check, and the checks that
+/// read it are silent rather than each reporting a table it cannot see.
+fn table_definition(model: &EntityModel) -> TokenStream {
+    let table = &model.table;
+    let definition = definition();
+    quote_spanned! {model.table.span()=>
+        #[allow(dead_code)]
+        const #definition: &::dynashard::TableDefinition = <#table as ::dynashard::Table>::DEFINITION_REF;
+    }
+}
+
+/// The constant holding the table's definition (a `&'static TableDefinition`).
+pub fn definition() -> Ident {
+    format_ident!("__DYNASHARD_DEFINITION")
+}
+
 /// The statics holding the base table's key templates.
 fn base_templates(model: &EntityModel) -> TokenStream {
-    let ident = &model.ident;
-    let definition = quote!(__dynashard_table::<#ident>());
+    let definition = definition();
     let pk = template_static(&pk_static(), &model.pk, quote!(#definition.partition_key), "Partition");
     let sk = model.sk.as_ref().map(|sk| {
         let attribute = quote! {
@@ -188,29 +206,122 @@ pub fn param(field: &FieldModel) -> TokenStream {
     quote_spanned!(ty.span()=> #name: <#ty as ::dynashard::__private::KeyPart>::Arg<'_>)
 }
 
-/// Checks at compile time that the entity declares `sk` exactly when its table has a sort key;
-/// rustc reports the panic at the `sk` template, or at the table path.
+/// Checks at compile time that the entity declares `sk` exactly when its table has a sort key,
+/// reported at the `sk` template, or at the table path.
 fn sort_key_check(model: &EntityModel) -> TokenStream {
     let ident = &model.ident;
-    let definition = quote!(__dynashard_table::<#ident>());
-    match &model.sk {
-        Some(sk) => {
-            let message = format!("entity `{ident}` declares `sk`, but its table has no sort key");
-            quote_spanned! {sk.span=>
-                const _: () = if #definition.sort_key.is_none() {
-                    ::core::panic!(#message)
-                };
-            }
-        }
-        None => {
-            let message = format!("entity `{ident}` has no `sk`, but its table has a sort key");
-            quote_spanned! {model.table.span()=>
-                const _: () = if #definition.sort_key.is_some() {
-                    ::core::panic!(#message)
-                };
-            }
+    let table = path_text(&model.table);
+    let definition = definition();
+    let check = match &model.sk {
+        Some(sk) => ConstCheck {
+            span: sk.span,
+            name: "TableHasSortKey",
+            holds: quote!(#definition.sort_key.is_some()),
+            message: format!("entity `{ident}` declares `sk`, but table `{table}` has no sort key"),
+            label: "the table has no sort-key attribute to store this template in".to_owned(),
+            note: Some(format!(
+                "remove `sk = \"...\"` from `#[entity(...)]`, or declare a sort key on the table: \
+                 `#[table(..., sk = \"sk\")]` on `{table}`"
+            )),
+        },
+        None => ConstCheck {
+            span: model.table.span(),
+            name: "TableHasNoSortKey",
+            holds: quote!(#definition.sort_key.is_none()),
+            message: format!("table `{table}` has a sort key, so entity `{ident}` needs `sk = \"...\"`"),
+            label: "this table's items have a sort key".to_owned(),
+            note: Some(format!(
+                "add a sort-key template to `#[entity(...)]`: a constant such as `sk = \"{ident}\"` when \
+                 there is one `{ident}` per partition key, or a template such as `sk = \"{ident}#{{field}}\"`"
+            )),
+        },
+    };
+    check.expand()
+}
+
+/// Checks at compile time that no field is stored under an attribute that dynashard writes
+/// itself: the table's key attributes, its entity-type attribute, and the key attributes of the
+/// indexes the entity maps with key templates. Fields skipped or flattened by serde are not
+/// seen here; flattened ones are checked when an item is written.
+fn reserved_attribute_checks(model: &EntityModel) -> TokenStream {
+    let table = path_text(&model.table);
+    let definition = definition();
+    let mut checks = Vec::new();
+    for field in model.fields.iter().filter(|field| !field.no_attribute) {
+        let (name, attribute) = (&field.ident, &field.attribute);
+        let stored = format!("field `{name}` is stored as attribute `{attribute}`");
+        let rename = "give the field another attribute name with `#[serde(rename = \"...\")]`, or rename it";
+        checks.push(ConstCheck {
+            span: name.span(),
+            name: "NotATableKeyAttribute",
+            holds: quote! {
+                !::dynashard::__private::const_str_eq(#definition.partition_key, #attribute)
+                    && !match #definition.sort_key {
+                        ::dynashard::__private::Some(sort_key) => {
+                            ::dynashard::__private::const_str_eq(sort_key, #attribute)
+                        }
+                        ::dynashard::__private::None => false,
+                    }
+            },
+            message: format!("{stored}, which is a key attribute of table `{table}`"),
+            label: format!("stored as `{attribute}`"),
+            note: Some(format!(
+                "dynashard writes the table's key attributes itself, from the `pk` and `sk` templates \
+                 of `#[entity(...)]`; {rename}"
+            )),
+        });
+        checks.push(ConstCheck {
+            span: name.span(),
+            name: "NotTheTypeAttribute",
+            holds: quote!(!::dynashard::__private::const_str_eq(#definition.type_attribute, #attribute)),
+            message: format!("{stored}, which is the entity-type attribute of table `{table}`"),
+            label: format!("stored as `{attribute}`"),
+            note: Some(format!(
+                "dynashard writes each item's entity type (`{}`) in this attribute; {rename}, or set \
+                 another `type_attribute = \"...\"` on the table",
+                model.type_name
+            )),
+        });
+        for (position, mapping) in model.indexes.iter().enumerate() {
+            let index = index_expand::index_const(position);
+            let fillable = index_expand::fillable_by_templates(position);
+            let index_name = &mapping.name;
+            let kind = if mapping.sparse { "sparse_gsi" } else { "gsi" };
+            // An index that key templates cannot fill has its own error.
+            checks.push(ConstCheck {
+                span: name.span(),
+                name: "NotAnIndexKeyAttribute",
+                holds: quote! {
+                    !#fillable
+                        || (!__dynashard_names(#index.partition_key, #attribute)
+                            && !__dynashard_names(#index.sort_key, #attribute))
+                },
+                message: format!("{stored}, which is a key attribute of index `{index_name}`"),
+                label: format!("stored as `{attribute}`"),
+                note: Some(format!(
+                    "dynashard writes index `{index_name}`'s key attributes itself, from the templates \
+                     of `#[{kind}({index_name}, ...)]`; {rename}"
+                )),
+            });
         }
     }
+    let names = (!model.indexes.is_empty()).then(|| {
+        quote! {
+            #[allow(dead_code)]
+            const fn __dynashard_names(attributes: &[::dynashard::KeyAttribute], name: &str) -> bool {
+                let mut position = 0;
+                while position < attributes.len() {
+                    if ::dynashard::__private::const_str_eq(attributes[position].name, name) {
+                        return true;
+                    }
+                    position += 1;
+                }
+                false
+            }
+        }
+    });
+    let checks = checks.iter().map(ConstCheck::expand);
+    quote!(#names #(#checks)*)
 }
 
 fn version_items(model: &EntityModel) -> TokenStream {

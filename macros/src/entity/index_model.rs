@@ -1,7 +1,7 @@
 //! Parsing and checking an entity's index mappings: `#[gsi(...)]` and `#[sparse_gsi(...)]`.
 
-use super::model::{option_inner, unkeyable_type, FieldModel};
-use crate::attr::{set_once, skip_value, unknown_key};
+use super::model::{is_wide_integer, option_inner, unkeyable_type, FieldModel, WIDE_INTEGER};
+use crate::attr::{set_once, skip_value, unknown_key, value};
 use crate::errors::Errors;
 use crate::template::{self, Template};
 use proc_macro2::Span;
@@ -118,7 +118,12 @@ enum KeySpec {
 }
 
 fn key_spec(meta: &syn::meta::ParseNestedMeta) -> syn::Result<KeySpec> {
-    let value = meta.value()?;
+    let form = if meta.path.is_ident("pk") {
+        "pk = \"album#{title}\"` or a field list `pk = [field, ...]"
+    } else {
+        "sk = \"{year}\"` or a field list `sk = [field, ...]"
+    };
+    let value = value(meta, "a key template", form)?;
     if value.peek(syn::token::Bracket) {
         let content;
         let brackets = syn::bracketed!(content in value);
@@ -157,6 +162,16 @@ fn check_native_fields(mapping: &NativeMappingModel, fields: &[FieldModel], erro
                 ),
             );
         }
+        let key_type = option_inner(&field.ty).unwrap_or(&field.ty);
+        if is_wide_integer(key_type) {
+            errors.push_spanned(
+                key_type,
+                format!(
+                    "field `{ident}` cannot be part of an index key: {WIDE_INTEGER}; multi-attribute key \
+                     fields must be `String` or an integer type up to 64 bits"
+                ),
+            );
+        }
     }
 }
 
@@ -168,7 +183,9 @@ fn parse_one(attr: &Attribute, sparse: bool, errors: &mut Errors) -> Option<Mapp
     let mut malformed = false;
     let result = attr.parse_nested_meta(|meta| {
         let is_bare = !meta.input.peek(syn::Token![=]) && !meta.input.peek(syn::token::Paren);
-        if is_bare && name.is_none() && pk.is_none() && sk.is_none() {
+        // `pk` and `sk` are too short to be index names: written bare, they miss their value.
+        let is_key = meta.path.is_ident("pk") || meta.path.is_ident("sk");
+        if is_bare && !is_key && name.is_none() && pk.is_none() && sk.is_none() {
             if let Some(ident) = meta.path.get_ident() {
                 name = Some((ident.to_string(), ident.span()));
                 return Ok(());
@@ -181,7 +198,7 @@ fn parse_one(attr: &Attribute, sparse: bool, errors: &mut Errors) -> Option<Mapp
             let value = key_spec(&meta)?;
             set_once(errors, &meta, &mut sk, value);
         } else if sparse && meta.path.is_ident("when") {
-            let value = meta.value()?.parse()?;
+            let value = value(&meta, "a predicate function", "when = path::to::predicate")?.parse()?;
             set_once(errors, &meta, &mut when, value);
         } else if meta.path.is_ident("when") {
             errors.push_spanned(

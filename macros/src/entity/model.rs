@@ -2,7 +2,7 @@
 
 use super::index_model::{self, IndexMappingModel, NativeMappingModel};
 use super::shard_model::{self, ShardModel};
-use crate::attr::{set_once, unknown_key};
+use crate::attr::{set_once, unknown_key, value};
 use crate::errors::Errors;
 use crate::serde_attrs;
 use crate::template::{self, Template};
@@ -151,7 +151,7 @@ fn parse_entity_args(input: &DeriveInput, errors: &mut Errors) -> EntityArgs {
         }
         let result = attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("table") {
-                let value = meta.value()?;
+                let value = value(&meta, "the table type", "table = MyTable")?;
                 if value.peek(LitStr) {
                     let literal: LitStr = value.parse()?;
                     let message =
@@ -161,13 +161,13 @@ fn parse_entity_args(input: &DeriveInput, errors: &mut Errors) -> EntityArgs {
                 let path: Path = value.parse()?;
                 set_once(errors, &meta, &mut args.table, path);
             } else if meta.path.is_ident("pk") {
-                let value: LitStr = meta.value()?.parse()?;
+                let value: LitStr = value(&meta, "a key template", "pk = \"{id}\"")?.parse()?;
                 set_once(errors, &meta, &mut args.pk, value);
             } else if meta.path.is_ident("sk") {
-                let value: LitStr = meta.value()?.parse()?;
+                let value: LitStr = value(&meta, "a key template", "sk = \"item#{id}\"")?.parse()?;
                 set_once(errors, &meta, &mut args.sk, value);
             } else if meta.path.is_ident("name") {
-                let value: LitStr = meta.value()?.parse()?;
+                let value: LitStr = value(&meta, "an entity-type name", "name = \"Album\"")?.parse()?;
                 set_once(errors, &meta, &mut args.name, value);
             } else {
                 unknown_key(errors, &meta, "entity", ENTITY_KEYS)?;
@@ -264,6 +264,15 @@ fn check_template_fields(template: &Template, fields: &mut [FieldModel], errors:
     }
 }
 
+/// Why 128-bit integers cannot be keys.
+pub(crate) const WIDE_INTEGER: &str =
+    "128-bit integers cannot be stored (serde_dynamo does not serialize them)";
+
+/// Why 128-bit integers cannot be keys, with the types that can.
+const WIDE_INTEGER_KEY: &str = "128-bit integers cannot be stored (serde_dynamo does not serialize \
+    them); key fields must be `String`, `char`, an integer type up to 64 bits, or a type implementing \
+    `dynashard::KeyPart`";
+
 /// Types known not to work in keys, with the reason; other types are checked by the `KeyPart`
 /// trait bound.
 pub(crate) fn unkeyable_type(ty: &Type) -> Option<&'static str> {
@@ -271,6 +280,8 @@ pub(crate) fn unkeyable_type(ty: &Type) -> Option<&'static str> {
         ("f32", "floating-point numbers have no exact, ordered key form"),
         ("f64", "floating-point numbers have no exact, ordered key form"),
         ("bool", "a key needs more than two values; use an integer or a string"),
+        ("i128", WIDE_INTEGER_KEY),
+        ("u128", WIDE_INTEGER_KEY),
         ("Option", "key values must always be present"),
         ("Vec", "collections cannot be key values"),
         ("HashMap", "collections cannot be key values"),
@@ -287,6 +298,12 @@ pub(crate) fn unkeyable_type(ty: &Type) -> Option<&'static str> {
         Type::Reference(_) => Some("entities own their data; use an owned type such as `String`"),
         _ => None,
     }
+}
+
+/// Whether `ty` is a 128-bit integer type, which no key can hold.
+pub(crate) fn is_wide_integer(ty: &Type) -> bool {
+    let Type::Path(path) = ty else { return false };
+    path.path.segments.last().is_some_and(|last| last.ident == "i128" || last.ident == "u128")
 }
 
 fn is_type_named(ty: &Type, name: &str) -> bool {

@@ -2,8 +2,10 @@
 //! lookup with compile-time checks that each field's attribute name and type match the table's
 //! declaration, the put-time check for empty strings, and the `query_<index>` entry point.
 
+use super::index_expand::index_declared_check;
 use super::index_model::{query_fn_name, NativeMappingModel};
 use super::model::{option_inner, EntityModel, FieldModel};
+use crate::const_check::{path_text, ConstCheck};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
@@ -33,68 +35,89 @@ pub fn statics(model: &EntityModel) -> TokenStream {
 /// mapping's shape, attribute names and types. A missing index gets a stand-in of the mapping's
 /// shape, so only the missing index is reported.
 fn index_static(model: &EntityModel, position: usize, mapping: &NativeMappingModel) -> TokenStream {
-    let ident = &model.ident;
     let index = index_const(position);
     let name = &mapping.name;
-    let find = quote!(::dynashard::__private::find_index(__dynashard_table::<#ident>().indexes, #name));
+    let definition = super::expand::definition();
+    let find = quote!(::dynashard::__private::find_index(#definition.indexes, #name));
     let stand_in = |count: usize| {
         let attributes = (0..count)
             .map(|_| quote!(::dynashard::KeyAttribute { name: "", kind: ::dynashard::ScalarKind::String }));
         quote!(&[#(#attributes),*])
     };
     let (stand_in_pk, stand_in_sk) = (stand_in(mapping.pk.len()), stand_in(mapping.sk.len()));
-    let missing = format!("entity `{ident}` maps index `{name}`, which its table does not declare");
+    let table = path_text(&model.table);
+    let kind = if mapping.sparse { "sparse_gsi" } else { "gsi" };
     let (npk, nsk) = (mapping.pk.len(), mapping.sk.len());
-    let shape = format!(
-        "the table declares index `{name}` with another number of key attributes than this mapping \
-         has ({npk} partition, {nsk} sort)"
-    );
+    let list = |fields: &[Ident]| fields.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
+    let shape = quote!((#index.partition_key.len() == #npk && #index.sort_key.len() == #nsk));
+    let mut checks = vec![
+        index_declared_check(model, name, mapping.name_span, kind, find.clone()),
+        ConstCheck {
+            span: mapping.name_span,
+            name: "IndexHasTheMappedShape",
+            holds: shape.clone(),
+            message: format!(
+                "index `{name}` of table `{table}` has another number of key attributes than this mapping: \
+                 {npk} partition and {nsk} sort"
+            ),
+            label: format!("this mapping lists {npk} partition and {nsk} sort fields"),
+            note: Some(format!(
+                "a multi-attribute mapping lists one field per key attribute of the index, in the order \
+                 the table declares them; make `pk = [{}]` and `sk = [{}]` match the index's `pk` and `sk` \
+                 lists",
+                list(&mapping.pk),
+                list(&mapping.sk)
+            )),
+        },
+    ];
+    // Attribute names and types are compared only once the index is found with the mapped shape.
+    let compared = quote!((#find.is_some() && #shape));
     let parts = [("partition_key", "partition key", &mapping.pk), ("sort_key", "sort key", &mapping.sk)];
-    let checks: Vec<TokenStream> = parts
-        .into_iter()
-        .flat_map(|(part, role, fields)| {
-            let part = format_ident!("{}", part);
-            let index = &index;
-            fields.iter().enumerate().filter_map(move |(slot, field_ident)| {
-                let (field, key_type) = field_and_type(model, field_ident)?;
-                let attribute = &field.attribute;
-                let wrong_name = format!(
-                    "field `{field_ident}` is stored as attribute `{attribute}`, so index `{name}` must \
-                     declare `{attribute}` as {role} attribute {}",
-                    slot + 1
-                );
-                let wrong_kind = format!(
+    for (part, role, fields) in parts {
+        let part = format_ident!("{}", part);
+        for (slot, field_ident) in fields.iter().enumerate() {
+            let Some((field, key_type)) = field_and_type(model, field_ident) else { continue };
+            let attribute = &field.attribute;
+            let number = slot + 1;
+            // A wrong name is the mapping's to explain; a wrong type, the field's.
+            checks.push(ConstCheck {
+                span: field_ident.span(),
+                name: "IndexAttributeIsTheField",
+                holds: quote! {
+                    !#compared || ::dynashard::__private::const_str_eq(#index.#part[#slot].name, #attribute)
+                },
+                message: format!(
+                    "field `{field_ident}` is stored as attribute `{attribute}`, but {role} attribute \
+                     {number} of index `{name}` has another name"
+                ),
+                label: format!("stored as `{attribute}`"),
+                note: Some(format!(
+                    "declare `{attribute}` as {role} attribute {number} of index `{name}` on `{table}`, or map \
+                     the field stored under the attribute the index declares"
+                )),
+            });
+            let native_kind = quote_spanned!(key_type.span()=>
+                <#key_type as ::dynashard::__private::NativeKeyPart>::KIND
+            );
+            checks.push(ConstCheck {
+                span: key_type.span(),
+                name: "IndexAttributeHasTheFieldType",
+                holds: quote! {
+                    !#compared || ::dynashard::__private::same_kind(#index.#part[#slot].kind, #native_kind)
+                },
+                message: format!(
                     "attribute `{attribute}` of index `{name}` is declared with another type than field \
-                     `{field_ident}` has: declare strings as `\"{attribute}\"` and numbers as \
-                     `\"{attribute}:N\"`"
-                );
-                let kind = quote_spanned!(key_type.span()=>
-                    <#key_type as ::dynashard::__private::NativeKeyPart>::KIND
-                );
-                // A wrong name is the mapping's to explain; a wrong type, the field's.
-                let name_check = quote_spanned! {field_ident.span()=>
-                    if !::dynashard::__private::const_str_eq(#index.#part[#slot].name, #attribute) {
-                        ::core::panic!(#wrong_name)
-                    }
-                };
-                let kind_check = quote_spanned! {key_type.span()=>
-                    if !::dynashard::__private::same_kind(#index.#part[#slot].kind, #kind) {
-                        ::core::panic!(#wrong_kind)
-                    }
-                };
-                Some(quote!(#name_check #kind_check))
-            })
-        })
-        .collect();
-    let checks = quote_spanned! {mapping.name_span=>
-        const _: () = if #find.is_none() {
-            ::core::panic!(#missing)
-        } else if #index.partition_key.len() != #npk || #index.sort_key.len() != #nsk {
-            ::core::panic!(#shape)
-        } else {
-            #(#checks)*
-        };
-    };
+                     `{field_ident}` has"
+                ),
+                label: format!("this type does not match the declared type of attribute `{attribute}`"),
+                note: Some(format!(
+                    "declare string attributes as `\"{attribute}\"` and number attributes as \
+                     `\"{attribute}:N\"` in the index's key lists on `{table}`"
+                )),
+            });
+        }
+    }
+    let checks = checks.iter().map(ConstCheck::expand);
     quote! {
         #[allow(dead_code)]
         const #index: &::dynashard::IndexDefinition = match #find {
@@ -105,7 +128,7 @@ fn index_static(model: &EntityModel, position: usize, mapping: &NativeMappingMod
                 sort_key: #stand_in_sk,
             },
         };
-        #checks
+        #(#checks)*
     }
 }
 

@@ -11,11 +11,11 @@
 //! #[shard(GSI1, range = "boundaries/albums.json", by = title, normalize = "nfkd-lower")]
 //! ```
 
-use super::boundaries_file::{read_boundaries, resolve};
+use super::boundaries_file::read_boundaries;
 use super::index_model::IndexMappingModel;
 use super::model::FieldModel;
 use super::shard_checks::{check_at, check_base_table, check_by};
-use crate::attr::{set_once, unknown_key};
+use crate::attr::{set_once, unknown_key, value};
 use crate::errors::Errors;
 use crate::template::Template;
 use syn::parse::Parse;
@@ -87,8 +87,9 @@ pub fn parse(
     errors: &mut Errors,
 ) -> Vec<ShardModel> {
     let mut shards: Vec<ShardModel> = Vec::new();
+    let mapped: Vec<&str> = indexes.iter().map(|mapping| mapping.name.as_str()).collect();
     for attr in attrs.iter().filter(|attr| attr.path().is_ident("shard")) {
-        let Some(shard) = parse_one(attr, errors) else { continue };
+        let Some(shard) = parse_one(attr, &mapped, errors) else { continue };
         if shards.iter().any(|known| known.index == shard.index) {
             match shard.index.as_str() {
                 BASE_TABLE => errors.push_spanned(attr, "the base table is sharded twice"),
@@ -125,7 +126,8 @@ pub fn parse(
     shards
 }
 
-fn parse_one(attr: &Attribute, errors: &mut Errors) -> Option<ShardModel> {
+/// Parses one `#[shard(...)]`; `mapped` names the indexes the entity maps with key templates.
+fn parse_one(attr: &Attribute, mapped: &[&str], errors: &mut Errors) -> Option<ShardModel> {
     let mut index: Option<Ident> = None;
     let (mut hash, mut random, mut range): (Option<LitInt>, Option<LitInt>, Option<LitStr>) =
         (None, None, None);
@@ -137,26 +139,37 @@ fn parse_one(attr: &Attribute, errors: &mut Errors) -> Option<ShardModel> {
         let is_bare = !meta.input.peek(syn::Token![=]) && !meta.input.peek(syn::token::Paren);
         if is_bare && index.is_none() {
             if let Some(ident) = meta.path.get_ident() {
-                index = Some(ident.clone());
-                return Ok(());
+                // A strategy key written bare is a key missing its value, unless the entity maps
+                // an index of that name.
+                let mapped = mapped.iter().any(|name| ident == name);
+                if mapped || !SHARD_KEYS.iter().any(|key| ident == key) {
+                    index = Some(ident.clone());
+                    return Ok(());
+                }
             }
         }
-        if is_bare && meta.path.is_ident("dynamic") {
+        if meta.path.is_ident("dynamic") {
+            if !is_bare {
+                return Err(syn::Error::new_spanned(
+                    &meta.path,
+                    "`dynamic` takes no value: `#[shard(INDEX, dynamic)]`, or `#[shard(INDEX, dynamic, max = N)]`",
+                ));
+            }
             dynamic = true;
         } else if meta.path.is_ident("max") {
-            let value = meta.value()?.parse()?;
+            let value = value(&meta, "the most shards", "max = 64")?.parse()?;
             set_once(errors, &meta, &mut max, value);
         } else if meta.path.is_ident("hash") {
-            let value = meta.value()?.parse()?;
+            let value = value(&meta, "a shard count", "hash = 8")?.parse()?;
             set_once(errors, &meta, &mut hash, value);
         } else if meta.path.is_ident("random") {
-            let value = meta.value()?.parse()?;
+            let value = value(&meta, "a shard count", "random = 8")?.parse()?;
             set_once(errors, &meta, &mut random, value);
         } else if meta.path.is_ident("range") {
-            let value = meta.value()?.parse()?;
+            let value = value(&meta, "a boundaries file", "range = \"path/to/boundaries.json\"")?.parse()?;
             set_once(errors, &meta, &mut range, value);
         } else if meta.path.is_ident("by") {
-            let input = meta.value()?;
+            let input = value(&meta, "the field whose value picks the shard", "by = field` or `by = (a, b)")?;
             let value = if input.peek(syn::token::Paren) {
                 let content;
                 syn::parenthesized!(content in input);
@@ -167,16 +180,16 @@ fn parse_one(attr: &Attribute, errors: &mut Errors) -> Option<ShardModel> {
             };
             set_once(errors, &meta, &mut by, value);
         } else if meta.path.is_ident("normalize") {
-            let value = meta.value()?.parse()?;
+            let value = value(&meta, "a normalization", "normalize = \"nfkd-lower\"")?.parse()?;
             set_once(errors, &meta, &mut normalize, value);
         } else if meta.path.is_ident("bucket") {
-            let value = meta.value()?.parse()?;
+            let value = value(&meta, "a time bucket", "bucket = \"hour\"")?.parse()?;
             set_once(errors, &meta, &mut bucket, value);
         } else if meta.path.is_ident("overflow") {
-            let value = meta.value()?.parse()?;
+            let value = value(&meta, "a number of sub-shards", "overflow = 4")?.parse()?;
             set_once(errors, &meta, &mut overflow, value);
         } else if meta.path.is_ident("at") {
-            let value = meta.value()?.parse()?;
+            let value = value(&meta, "the time field whose value picks the bucket", "at = field")?.parse()?;
             set_once(errors, &meta, &mut at, value);
         } else {
             unknown_key(errors, &meta, "shard", SHARD_KEYS)?;
@@ -227,7 +240,7 @@ fn parse_one(attr: &Attribute, errors: &mut Errors) -> Option<ShardModel> {
                 errors
                     .push(span, "`normalize` is one of \"nfkd-lower\" (the default), \"lower\" or \"none\"");
             }
-            let boundaries = read_boundaries(&path, errors)?;
+            let file = read_boundaries(&path, errors)?;
             let overflow = match &overflow {
                 None => 1,
                 Some(literal) => match literal.base10_parse::<u32>() {
@@ -238,7 +251,12 @@ fn parse_one(attr: &Attribute, errors: &mut Errors) -> Option<ShardModel> {
                     }
                 },
             };
-            Strategy::Range { path: resolve(&path.value()), boundaries, normalize: normalize_name, overflow }
+            Strategy::Range {
+                path: file.path,
+                boundaries: file.boundaries,
+                normalize: normalize_name,
+                overflow,
+            }
         }
         (None, None, None) => {
             errors.push_spanned(

@@ -1,6 +1,6 @@
 //! The validated model of one `#[derive(Table)]`.
 
-use crate::attr::{set_once, unknown_key};
+use crate::attr::{set_once, unknown_key, value};
 use crate::errors::Errors;
 use proc_macro2::Span;
 use syn::{Attribute, DeriveInput, Ident, LitInt, LitStr};
@@ -146,22 +146,22 @@ impl TableModel {
 fn parse_table_attr(attr: &syn::Attribute, args: &mut TableArgs, errors: &mut Errors) {
     let result = attr.parse_nested_meta(|meta| {
         if meta.path.is_ident("name") {
-            let value = meta.value()?.parse()?;
+            let value = value(&meta, "a table name", "name = \"Music\"")?.parse()?;
             set_once(errors, &meta, &mut args.name, value);
         } else if meta.path.is_ident("pk") {
-            let value = meta.value()?.parse()?;
+            let value = value(&meta, "an attribute name", "pk = \"pk\"")?.parse()?;
             set_once(errors, &meta, &mut args.pk, value);
         } else if meta.path.is_ident("sk") {
-            let value = meta.value()?.parse()?;
+            let value = value(&meta, "an attribute name", "sk = \"sk\"")?.parse()?;
             set_once(errors, &meta, &mut args.sk, value);
         } else if meta.path.is_ident("type_attribute") {
-            let value = meta.value()?.parse()?;
+            let value = value(&meta, "an attribute name", "type_attribute = \"_type\"")?.parse()?;
             set_once(errors, &meta, &mut args.type_attribute, value);
         } else if meta.path.is_ident("read_capacity") {
-            let value = meta.value()?.parse()?;
+            let value = value(&meta, "a number of capacity units", "read_capacity = 5")?.parse()?;
             set_once(errors, &meta, &mut args.read, value);
         } else if meta.path.is_ident("write_capacity") {
-            let value = meta.value()?.parse()?;
+            let value = value(&meta, "a number of capacity units", "write_capacity = 5")?.parse()?;
             set_once(errors, &meta, &mut args.write, value);
         } else {
             unknown_key(errors, &meta, "table", TABLE_KEYS)?;
@@ -179,7 +179,7 @@ fn parse_gsi_attr(attr: &syn::Attribute, errors: &mut Errors) -> Option<IndexMod
     let (mut pk, mut sk): (Option<AttributeList>, Option<AttributeList>) = (None, None);
     let result = attr.parse_nested_meta(|meta| {
         if meta.path.is_ident("name") {
-            let value = meta.value()?.parse()?;
+            let value = value(&meta, "an index name", "name = \"GSI1\"")?.parse()?;
             set_once(errors, &meta, &mut name, value);
         } else if meta.path.is_ident("pk") {
             let value = attribute_list(&meta)?;
@@ -224,7 +224,12 @@ struct AttributeList {
 
 /// `"name"` or `["a", "b:N", ...]`.
 fn attribute_list(meta: &syn::meta::ParseNestedMeta) -> syn::Result<AttributeList> {
-    let value = meta.value()?;
+    let form = if meta.path.is_ident("pk") {
+        "pk = \"gsi1pk\"` or `pk = [\"a\", \"b:N\"]"
+    } else {
+        "sk = \"gsi1sk\"` or `sk = [\"a\", \"b:N\"]"
+    };
+    let value = value(meta, "an attribute name or a list of them", form)?;
     if value.peek(syn::token::Bracket) {
         let content;
         let brackets = syn::bracketed!(content in value);

@@ -20,8 +20,10 @@ pub(crate) use sealed::Sealed;
 
 /// A sort-key position that an equality condition can narrow.
 #[diagnostic::on_unimplemented(
-    message = "no sort-key placeholder is left to put a condition on",
-    label = "this query already names its whole sort key"
+    message = "the sort key has no further placeholder to narrow with `.eq(..)`",
+    label = "no placeholder of the sort-key template is left here",
+    note = "each `.eq(..)` gives the next placeholder of the sort-key template a value; none is left \
+            after the last one, or after a range condition or `begins_with`"
 )]
 pub trait Narrow: Sealed + Sized {
     /// The argument type (`&str` for a `String` field).
@@ -66,9 +68,11 @@ pub trait PrefixCondition: Sealed + Sized {
 
 impl<E, F> Query<E, F> {
     /// Only items whose next sort-key value equals `value`; narrows to the rest of the key.
-    pub fn eq(self, value: <F as Narrow>::Arg<'_>) -> Query<E, <F as Narrow>::Rest>
+    // `R` names the rest rather than `<F as Narrow>::Rest`, so that on a position without a
+    // placeholder (`Done`) rustc reports the unmet `Narrow` bound with its message.
+    pub fn eq<R>(self, value: <F as Narrow>::Arg<'_>) -> Query<E, R>
     where
-        F: Narrow,
+        F: Narrow<Rest = R>,
     {
         F::eq(self, value)
     }

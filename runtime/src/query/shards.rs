@@ -67,9 +67,9 @@ impl<E, F> super::Query<E, F> {
     /// ```
     /// # use dynashard::{Entity, Table};
     /// # use serde::{Deserialize, Serialize};
-    /// # #[derive(Table)] #[table(name = "T", pk = "pk", sk = "sk")] #[gsi(name = "Readings", pk = "rpk", sk = "rsk")] struct T;
+    /// # #[derive(Table)] #[table(name = "Sensors", pk = "pk", sk = "sk")] #[gsi(name = "Readings", pk = "rpk", sk = "rsk")] struct Sensors;
     /// #[derive(Entity, Serialize, Deserialize)]
-    /// #[entity(table = T, pk = "sensor#{sensor}", sk = "at#{at}")]
+    /// #[entity(table = Sensors, pk = "sensor#{sensor}", sk = "at#{at}")]
     /// #[gsi(Readings, pk = "reading", sk = "{at}#{sensor}")]
     /// #[shard(Readings, hash = 4, by = sensor, bucket = "minute", at = at)]
     /// struct Reading { sensor: String, at: i64 }

@@ -101,29 +101,6 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
     (year, month, day)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn labels_across_boundaries() {
-        assert_eq!(TimeBucket::Hour.label(0), "1970-01-01T00");
-        assert_eq!(TimeBucket::Day.label(-1), "1969-12-31");
-        assert_eq!(TimeBucket::Day.label(951_782_400), "2000-02-29");
-        assert_eq!(TimeBucket::Hour.label(1_704_067_199), "2023-12-31T23");
-        assert_eq!(TimeBucket::Hour.label(1_704_067_200), "2024-01-01T00");
-    }
-
-    #[test]
-    fn walking_buckets_crosses_days() {
-        let from = 1_698_447_000; // 2023-10-27T22:50
-        let to = from + 3 * 3_600;
-        let labels: Vec<String> =
-            TimeBucket::Hour.starts_between(from, to).map(|s| TimeBucket::Hour.label(s)).collect();
-        assert_eq!(labels, ["2023-10-27T22", "2023-10-27T23", "2023-10-28T00", "2023-10-28T01"]);
-    }
-}
-
 /// A field type that places an item in a time bucket: its time as unix seconds.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot place an item in a time bucket",
@@ -153,5 +130,28 @@ impl BucketTime for std::time::SystemTime {
             Ok(after) => i64::try_from(after.as_secs()).unwrap_or(i64::MAX),
             Err(before) => -i64::try_from(before.duration().as_secs()).unwrap_or(i64::MAX),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_across_boundaries() {
+        assert_eq!(TimeBucket::Hour.label(0), "1970-01-01T00");
+        assert_eq!(TimeBucket::Day.label(-1), "1969-12-31");
+        assert_eq!(TimeBucket::Day.label(951_782_400), "2000-02-29");
+        assert_eq!(TimeBucket::Hour.label(1_704_067_199), "2023-12-31T23");
+        assert_eq!(TimeBucket::Hour.label(1_704_067_200), "2024-01-01T00");
+    }
+
+    #[test]
+    fn walking_buckets_crosses_days() {
+        let from = 1_698_447_000; // 2023-10-27T22:50
+        let to = from + 3 * 3_600;
+        let labels: Vec<String> =
+            TimeBucket::Hour.starts_between(from, to).map(|s| TimeBucket::Hour.label(s)).collect();
+        assert_eq!(labels, ["2023-10-27T22", "2023-10-27T23", "2023-10-28T00", "2023-10-28T01"]);
     }
 }

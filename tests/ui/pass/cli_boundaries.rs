@@ -13,7 +13,7 @@ struct Music;
 #[derive(Entity, Serialize, Deserialize)]
 #[entity(table = Music, pk = "{artist}", sk = "album#{title}")]
 #[gsi(ByTitle, pk = "album", sk = "{title}")]
-#[shard(ByTitle, range = "../../../../tests/ui/data/cli_skewed_21.json", by = title)]
+#[shard(ByTitle, range = "../data/cli_skewed_21.json", by = title)]
 struct Album {
     artist: String,
     title: String,

@@ -26,9 +26,9 @@ struct Music;
 #[gsi(Anywhere, pk = "album", sk = "{year}")]
 #[shard(Anywhere, random = 3)]
 #[gsi(ByRange, pk = "album", sk = "{title}")]
-#[shard(ByRange, range = "../../../../tests/ui/data/boundaries_3.json", by = title)]
+#[shard(ByRange, range = "../data/boundaries_3.json", by = title)]
 #[gsi(ByRawRange, pk = "album", sk = "{title}")]
-#[shard(ByRawRange, range = "../../../../tests/ui/data/boundaries_3.json", by = title, normalize = "none")]
+#[shard(ByRawRange, range = "../data/boundaries_3.json", by = title, normalize = "none")]
 struct Album {
     artist: String,
     title: String,

@@ -9,7 +9,7 @@ struct Music;
 #[derive(Entity, Serialize, Deserialize)]
 #[entity(table = Music, pk = "{artist}", sk = "album#{title}")]
 #[gsi(GSI1, pk = "album", sk = "{title}")]
-#[shard(GSI1, range = "../../../../tests/ui/data/equal.json", by = title)]
+#[shard(GSI1, range = "../../data/equal.json", by = title)]
 struct Album {
     artist: String,
     title: String,

@@ -9,7 +9,7 @@ struct Sensors;
 #[derive(Entity, Serialize, Deserialize)]
 #[entity(table = Sensors, pk = "sensor#{sensor}", sk = "at#{taken_at}")]
 #[gsi(Readings, pk = "reading", sk = "{sensor}")]
-#[shard(Readings, range = "../../../../tests/ui/data/boundaries_3.json", by = sensor, bucket = "hour", at = taken_at)]
+#[shard(Readings, range = "../../data/boundaries_3.json", by = sensor, bucket = "hour", at = taken_at)]
 struct Reading {
     sensor: String,
     taken_at: i64,

@@ -9,7 +9,7 @@ struct Music;
 #[derive(Entity, Serialize, Deserialize)]
 #[entity(table = Music, pk = "{artist}", sk = "album#{title}")]
 #[gsi(GSI1, pk = "album", sk = "{year}")]
-#[shard(GSI1, range = "../../../../tests/ui/data/boundaries_3.json", by = year)]
+#[shard(GSI1, range = "../../data/boundaries_3.json", by = year)]
 struct Album {
     artist: String,
     title: String,

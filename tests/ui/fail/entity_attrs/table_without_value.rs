@@ -1,0 +1,17 @@
+use dynashard::{Entity, Table};
+use serde::{Deserialize, Serialize};
+
+#[derive(Table)]
+#[table(name = "Music", pk = "pk", sk = "sk")]
+#[gsi(name = "GSI1", pk = "gsi1pk", sk = "gsi1sk")]
+struct Music;
+
+#[derive(Entity, Serialize, Deserialize)]
+#[entity(table, pk = "{artist}", sk = "album#{title}")]
+struct Album {
+    artist: String,
+    title: String,
+    year: u16,
+}
+
+fn main() {}

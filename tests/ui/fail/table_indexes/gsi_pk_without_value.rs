@@ -1,0 +1,8 @@
+use dynashard::Table;
+
+#[derive(Table)]
+#[table(name = "Music", pk = "pk", sk = "sk")]
+#[gsi(name = "GSI1", pk, sk = "gsi1sk")]
+struct Music;
+
+fn main() {}
