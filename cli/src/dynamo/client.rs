@@ -3,20 +3,18 @@
 use aws_sdk_dynamodb::Client;
 
 /// A client for `endpoint`, or for AWS through the standard configuration chain when there is
-/// none. A loopback endpoint (DynamoDB Local) gets a fixed region and dummy credentials, so it
-/// works with no AWS configuration at all.
+/// none, with the library's default timeouts. A loopback endpoint (DynamoDB Local) gets a fixed
+/// region and dummy credentials, so it works with no AWS configuration at all.
 pub async fn client(endpoint: Option<&str>) -> Client {
-    match endpoint {
-        Some(endpoint) if is_loopback(endpoint) => dynashard::client_for_endpoint(endpoint),
-        Some(endpoint) => {
-            let config = aws_config::defaults(aws_config::BehaviorVersion::latest())
-                .endpoint_url(endpoint)
-                .load()
-                .await;
-            Client::new(&config)
-        }
-        None => Client::new(&aws_config::defaults(aws_config::BehaviorVersion::latest()).load().await),
+    if let Some(endpoint) = endpoint.filter(|endpoint| is_loopback(endpoint)) {
+        return dynashard::client_for_endpoint(endpoint);
     }
+    let mut loader = aws_config::defaults(aws_config::BehaviorVersion::latest())
+        .timeout_config(dynashard::Timeouts::default().to_config());
+    if let Some(endpoint) = endpoint {
+        loader = loader.endpoint_url(endpoint);
+    }
+    Client::new(&loader.load().await)
 }
 
 /// Where requests go, for messages.
