@@ -23,7 +23,10 @@ fn main() {
         ("abort_stops_java", || parent("abort")),
         ("sigkill_of_the_parent_stops_java", || parent("sleep")),
         ("drop_stops_java", || parent("drop")),
-        ("sigkill_of_the_watchdog_stops_java", sigkill_of_the_watchdog_stops_java),
+        ("sigkill_of_the_watchdog_stops_java", || sigkill_of_the_watchdog_stops_java(None)),
+        ("without_setpriv_a_poller_stops_java", || {
+            sigkill_of_the_watchdog_stops_java(Some(path_without_setpriv()))
+        }),
         ("dynamodb_endpoint_starts_nothing", endpoint_variable_starts_nothing),
         ("missing_java_is_a_clear_error", missing_java_is_a_clear_error),
         ("missing_npm_is_a_clear_error", missing_npm_is_a_clear_error),
@@ -133,14 +136,21 @@ fn parent(mode: &str) {
 
 /// The watchdog (`sh`) killed on its own, while the program that started it lives on: Java goes
 /// with it, and the program's later exit leaves nothing behind either.
-fn sigkill_of_the_watchdog_stops_java() {
-    let mut child = spawn_child("sleep");
+fn sigkill_of_the_watchdog_stops_java(path: Option<PathBuf>) {
+    let mut command = Command::new(std::env::current_exe().expect("current exe"));
+    command.env(CHILD_MODE, "sleep").env_remove("DYNAMODB_ENDPOINT").stdout(Stdio::piped());
+    if let Some(path) = &path {
+        command.env("PATH", path);
+    }
+    let mut child = command.spawn().expect("spawn child");
     let stdout = child.stdout.take().expect("child stdout");
     let mut line = String::new();
     BufReader::new(stdout).read_line(&mut line).expect("child reports its port");
     let port: u16 = line.trim().strip_prefix("port ").and_then(|p| p.parse().ok()).expect("a port line");
     let java = java_processes_on(port);
     assert_eq!(java.len(), 1, "DynamoDB Local runs while the child lives");
+    let log = std::env::temp_dir().join(format!("dynashard-local-{}-{port}.log", child.id()));
+    assert!(log.exists(), "DynamoDB Local writes its log while it runs");
     let stat = std::fs::read_to_string(format!("/proc/{}/stat", java[0])).expect("java's stat");
     let after_name = stat.rsplit_once(')').map(|(_, rest)| rest).expect("stat format");
     let watchdog: u32 =
@@ -161,6 +171,30 @@ fn sigkill_of_the_watchdog_stops_java() {
     assert!(matches!(child.try_wait(), Ok(None)), "the program itself still runs");
     child.kill().expect("SIGKILL the child");
     child.wait().expect("child exits");
+    if path.is_some() {
+        // The poller also removes the log of the Java it killed.
+        while log.exists() {
+            assert!(Instant::now() < deadline, "the log {} outlived its process", log.display());
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+/// A directory for `PATH` with the commands the watchdog and DynamoDB Local need, but no
+/// `setpriv`: the watchdog then falls back to its poller.
+fn path_without_setpriv() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("dynashard-no-setpriv-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create the PATH directory");
+    let search: Vec<PathBuf> = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()).collect();
+    for command in ["sh", "java", "ps", "cut", "sleep", "rm", "kill"] {
+        if let Some(found) = search.iter().map(|dir| dir.join(command)).find(|path| path.is_file()) {
+            let target = std::fs::canonicalize(&found).unwrap_or(found);
+            std::os::unix::fs::symlink(target, dir.join(command)).expect("link a command");
+        }
+    }
+    assert!(!dir.join("setpriv").exists());
+    dir
 }
 
 /// Java processes running DynamoDB Local on `port`, from `/proc`.

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 #[gsi(name = "ByMinute", pk = "minute_pk", sk = "minute_sk")]
 #[gsi(name = "ByHash", pk = "hash_pk", sk = "hash_sk")]
 #[gsi(name = "ByRange", pk = "range_pk", sk = "range_sk")]
+#[gsi(name = "ByHour", pk = "hour_pk", sk = "hour_sk")]
 pub struct Edges;
 
 /// One event, in every layout whose keys grow past what the event's own fields hold.
@@ -27,6 +28,8 @@ pub struct Edges;
 #[shard(ByHash, hash = 21, by = id)]
 #[gsi(ByRange, pk = "titles", sk = "{title}")]
 #[shard(ByRange, range = "tests/data/album_boundaries_21.json", by = title)]
+#[gsi(ByHour, pk = "hours", sk = "{id}#{at}")]
+#[shard(ByHour, hash = 4, by = id, bucket = "hour", at = at)]
 pub struct Event {
     pub id: String,
     pub kind: String,
@@ -81,6 +84,18 @@ async fn windows_over_the_whole_range_of_i64_are_refused_not_planned() {
     assert!(matches!(narrow, Error::WindowTooWide { partitions: 5_760, max: 5_000 }), "{narrow:?}");
     let backwards = first_error(&db, Event::query_by_day("x", 10, 5)).await;
     assert!(matches!(backwards, Error::InvalidQuery { .. }), "{backwards:?}");
+
+    // With shard metadata configured, a query reads it before running: not one that cannot run.
+    let with_metadata =
+        unreachable_db().with_dynamic_shards(dynashard::shard::DynamicShards::new("ShardMetadata"));
+    let error = first_error(&with_metadata, Event::query_by_day("x", i64::MIN, i64::MAX)).await;
+    assert!(matches!(error, Error::WindowTooWide { .. }), "{error:?}");
+    let paged =
+        with_metadata.page(&Event::query_by_day("x", i64::MIN, i64::MAX), None).await.expect_err("refused");
+    assert!(matches!(paged, Error::WindowTooWide { .. }), "{paged:?}");
+    let nothing =
+        with_metadata.page(&Event::query_by_day("x", 0, 10).limit(0), None).await.expect("no request");
+    assert!(nothing.items.is_empty() && nothing.cursor.is_none());
 }
 
 #[tokio::test]
@@ -100,7 +115,7 @@ async fn windows_at_the_ends_of_time_are_read() {
 #[tokio::test]
 async fn index_keys_are_checked_after_every_suffix() {
     let db = unreachable_db();
-    // 2,046 bytes fit a partition key; `#20` after them does not.
+    // 2,046 bytes fit a partition key; a shard suffix (`#3`) and a day bucket after them do not.
     let long_kind = "k".repeat(2_046);
     let error = db.put(&event("a", &long_kind, "T")).await.expect_err("refused");
     let too_long = |error: &Error, index: &str, attribute: &str| {
@@ -110,8 +125,8 @@ async fn index_keys_are_checked_after_every_suffix() {
     // The first index in declaration order that breaks the limit is named.
     assert!(too_long(&error, "ByDay", "day_pk"), "{error:?}");
     assert!(error.is_invalid_input());
-    // Without the day bucket, the hash suffix alone still breaks it.
-    let error = db.put(&event("a", &"k".repeat(2_045), "T")).await.expect_err("refused");
+    // One byte over with both: 2,036 + `#N` + `#2023-10-27` is 2,049 bytes.
+    let error = db.put(&event("a", &"k".repeat(2_036), "T")).await.expect_err("refused");
     assert!(too_long(&error, "ByDay", "day_pk"), "{error:?}");
 
     // A range index's sort key holds the normalized value, the value and the base key.
@@ -151,11 +166,12 @@ async fn a_batch_with_one_invalid_index_key_sends_nothing() {
 #[tokio::test]
 async fn the_longest_index_keys_that_fit_are_stored() {
     let db = edges_db().await;
-    // Hash suffix `#N` (up to 3 bytes) plus the day bucket `#YYYY-MM-DD` (11 bytes).
+    // Exactly 2,048 bytes in ByDay: the shard suffix `#N` (2 bytes) and the day bucket
+    // `#YYYY-MM-DD` (11 bytes); ByHash's `#NN` leaves it shorter.
     let kind = format!("{}-", unique("fit"))
         .chars()
         .chain(std::iter::repeat('k'))
-        .take(2_048 - 14)
+        .take(2_048 - 13)
         .collect::<String>();
     let fits = event(&unique("e"), &kind, &"t".repeat(300));
     db.put(&fits).await.expect("every index key within its limit");
@@ -216,14 +232,16 @@ async fn another_partitions_cursor_is_another_query() {
         matches!(error, Error::InvalidCursor { reason: dynashard::query::CursorError::WrongQuery }),
         "{error:?}"
     );
-    // Another time window of the same partition is another query too.
-    let (from, to) = (1_698_400_000, 1_698_500_000);
-    let cursor = db.page(&Event::query_by_day(&a, from, to).page_size(5), None).await.expect("a page").cursor;
+    // Another time window over the same buckets, on an index not sorted by time (so the sort
+    // condition is the same), is another query too.
+    let hour = 1_698_418_800; // 2023-10-27T15:00, the hour of every event here
+    let (from, to) = (hour + 60, hour + 120);
+    let cursor = db.page(&Event::query_by_hour(from, to).page_size(5), None).await.expect("a page").cursor;
     let cursor = cursor.expect("more");
-    let error = db
-        .page(&Event::query_by_day(&a, from, to + 1).page_size(5), Some(&cursor))
-        .await
-        .expect_err("refused");
+    let same = db.page(&Event::query_by_hour(from, to).page_size(5), Some(&cursor)).await.expect("resumed");
+    assert!(!same.items.is_empty());
+    let error =
+        db.page(&Event::query_by_hour(from, to + 1).page_size(5), Some(&cursor)).await.expect_err("refused");
     assert!(
         matches!(error, Error::InvalidCursor { reason: dynashard::query::CursorError::WrongQuery }),
         "{error:?}"

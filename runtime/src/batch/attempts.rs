@@ -51,13 +51,15 @@ fn is_transient<E: ProvideErrorMetadata>(error: &SdkError<E, HttpResponse>) -> b
 }
 
 /// The sends of one request (and of what remains of it), bounded by a [`RetryPolicy`]: the
-/// request gives up after `max_attempts` sends in a row that processed none of its items.
+/// request gives up after a run of `max_attempts` sends (from the first, or from one that
+/// processed items) in which nothing more was processed.
 pub(crate) struct Attempts<'c> {
     operation: &'static str,
     policy: RetryPolicy,
     stop: &'c AtomicBool,
     sent: u32,
-    /// Sends since the last one that processed something.
+    /// Sends in the current run: since, and including, the last one that processed something
+    /// (or the first send).
     stalled: u32,
     /// The fewest items left after any send so far (the request's size before the first).
     fewest: usize,
@@ -102,6 +104,7 @@ impl<'c> Attempts<'c> {
     /// stalled sends again; when that count reaches the policy's bound, this request gives up,
     /// and the call's other requests go on.
     pub(crate) async fn retry(&mut self, remaining: usize) -> bool {
+        // A send that processed items starts a new run of sends, and is its first.
         if remaining < self.fewest {
             self.fewest = remaining;
             self.stalled = 0;

@@ -11,10 +11,10 @@ use std::time::Duration;
 ///
 /// Before retry `n` (0 for the first retry) the call sleeps a uniformly random time between zero
 /// and `min(max_delay, base_delay * 2^n)` ("full jitter"), which spreads concurrent callers out
-/// instead of letting them retry in lockstep. A request gives up after `max_attempts` sends in a
-/// row that made no progress; in a batch call, a send that processed some of the request's
-/// items starts that count again, so a request keeps going while DynamoDB takes its items, and
-/// stops when DynamoDB takes none of them for `max_attempts` sends. The call's other requests
+/// instead of letting them retry in lockstep. A request is sent at most `max_attempts` times;
+/// in a batch call, a send that processed some of the request's items starts a new run of up
+/// to `max_attempts` sends (itself the first), so a request keeps going while DynamoDB takes its
+/// items, and stops when DynamoDB took nothing of it in the rest of a run. The call's other requests
 /// still run to their own end; then the call fails with
 /// [`Error::BatchIncomplete`](crate::Error::BatchIncomplete), which carries everything that was
 /// not processed.
@@ -37,8 +37,8 @@ use std::time::Duration;
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct RetryPolicy {
-    /// How many sends in a row may make no progress before a request gives up, the first send
-    /// included. `0` counts as `1`.
+    /// How many sends a request gets, the first included; in a batch call, how many in a run
+    /// that starts with the first send or with one that processed items. `0` counts as `1`.
     pub max_attempts: u32,
     /// The backoff ceiling before the first retry; it doubles with every further retry.
     pub base_delay: Duration,
@@ -101,7 +101,7 @@ impl RetryPolicy {
         Duration::try_from_secs_f64(ceiling.as_secs_f64() * random_fraction()).unwrap_or(ceiling)
     }
 
-    /// The bound on sends in a row without progress, never below one.
+    /// The bound on sends of a run, never below one.
     pub(crate) fn attempts(&self) -> u32 {
         self.max_attempts.max(1)
     }

@@ -7,8 +7,9 @@
 //! the whole process group: the parent decides, and the watchdog follows when the pipe closes.
 //!
 //! Should the watchdog itself die first, Java follows it: on Linux the kernel kills Java the
-//! moment its parent dies (`setpriv --pdeathsig KILL`, from util-linux), and everywhere a poller
-//! started by the watchdog kills Java within a second of the watchdog's death.
+//! moment its parent dies (`setpriv --pdeathsig KILL`, from util-linux); where `setpriv` is
+//! missing, a poller started by the watchdog kills Java within a second of the watchdog's death
+//! (its `ps` must support `-o stat= -p` to see a watchdog that was killed but not yet reaped).
 
 use super::error::LocalError;
 use std::io::{Read, Write};
@@ -20,7 +21,7 @@ use std::time::{Duration, Instant};
 // Ctrl-C in a terminal interrupts the whole foreground process group. The watchdog ignores it
 // (as Java, a background job of a non-interactive shell, does): it stops Java when its parent
 // goes, however the parent goes. Java is started with the parent-death signal where `setpriv`
-// can set it, and a poller kills Java when the watchdog is gone (killed on its own).
+// can set it; elsewhere a poller kills Java when the watchdog is gone (killed on its own).
 const WATCHDOG: &str = r#"
 trap '' INT QUIT
 guard=
@@ -30,19 +31,22 @@ fi
 $guard "$4" -Djava.library.path="$1/DynamoDBLocal_lib" -jar "$1/DynamoDBLocal.jar" \
     -inMemory -disableTelemetry -port "$2" >"$3" 2>&1 </dev/null &
 pid=$!
-watchdog=$$
-(
-    trap '' INT QUIT
-    while kill -0 "$watchdog" 2>/dev/null \
-        && [ "$(ps -o stat= -p "$watchdog" 2>/dev/null | cut -c1)" != Z ]; do sleep 1; done
-    kill -9 "$pid" 2>/dev/null
-    rm -f "$3"
-) </dev/null >/dev/null 2>&1 &
-poller=$!
+poller=
+if [ -z "$guard" ]; then
+    watchdog=$$
+    (
+        trap '' INT QUIT
+        while kill -0 "$watchdog" 2>/dev/null \
+            && [ "$(ps -o stat= -p "$watchdog" 2>/dev/null | cut -c1)" != Z ]; do sleep 1; done
+        kill -9 "$pid" 2>/dev/null
+        rm -f "$3"
+    ) </dev/null >/dev/null 2>&1 &
+    poller=$!
+fi
 read -r _ignored
 kill "$pid" 2>/dev/null
 wait "$pid" 2>/dev/null
-kill "$poller" 2>/dev/null
+[ -n "$poller" ] && kill "$poller" 2>/dev/null
 rm -f "$3"
 "#;
 
@@ -90,6 +94,8 @@ impl Process {
     pub fn stop(&mut self) {
         if self.lifeline.take().is_some() {
             let _ = self.watchdog.wait();
+            // The watchdog removes the log; one killed on its own could not.
+            let _ = std::fs::remove_file(&self.log);
         }
     }
 

@@ -35,7 +35,13 @@ impl Db {
     /// rejected with [`super::CursorError::LayoutChanged`]. A merged page reads up to a page from
     /// every shard it needs; items read but not returned are read again by the next page.
     pub async fn page<E: FromItem, F>(&self, query: &Query<E, F>, cursor: Option<&str>) -> Result<Page<E>> {
-        let plan = self.resolve_plan(Arc::new(query.plan.clone().with_window_named())).await?;
+        let plan = query.plan.clone().with_window_named();
+        // Nothing is sent for a plan that cannot run, nor for a page of nothing.
+        super::request::check(&plan)?;
+        if plan.limit == Some(0) {
+            return Ok(Page { items: Vec::new(), cursor: None, stats: QueryStats::new(0).snapshot() });
+        }
+        let plan = self.resolve_plan(Arc::new(plan)).await?;
         // A limit of 0 reads nothing: an empty page without a cursor.
         let size = plan.page_size.unwrap_or(DEFAULT_PAGE_SIZE).min(plan.limit.unwrap_or(usize::MAX));
         let stats = QueryStats::new(plan.shard_count());

@@ -34,6 +34,18 @@ pub struct Shards {
 }
 
 impl Shards {
+    /// The partition keys this layout reads: `partitions`, or those of its time window when it
+    /// has one (at most `max` of them; a wider window is
+    /// [`Error::WindowTooWide`](crate::Error::WindowTooWide)).
+    pub fn partition_keys(&self, max: u64) -> crate::Result<Vec<String>> {
+        match (&self.window, self.partitions.is_empty()) {
+            (Some(window), true) => window
+                .partition_keys(max)
+                .map_err(|partitions| crate::Error::WindowTooWide { partitions, max }),
+            _ => Ok(self.partitions.clone()),
+        }
+    }
+
     /// The partitions of a time window, named when the query runs. Generated code calls this.
     #[doc(hidden)]
     pub fn bucketed(window: BucketWindow, mode: ShardMode, layout: String) -> Self {
@@ -49,7 +61,9 @@ impl<E, F> super::Query<E, F> {
         self
     }
 
-    /// The shards this query reads, if its index is sharded.
+    /// The shards this query reads, if its index is sharded. A time-bucketed query describes
+    /// its partitions by its window and names them when it runs; [`Shards::partition_keys`]
+    /// names them either way.
     pub fn plan_shards(&self) -> Option<&Shards> {
         self.plan.shards.as_ref()
     }

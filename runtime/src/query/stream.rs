@@ -31,7 +31,12 @@ impl Db {
         let plan = Arc::new(query.plan.with_window_named());
         let stats = QueryStats::new(plan.shard_count());
         let limit = plan.limit;
-        let state = if self.plan_needs_metadata(&plan) {
+        let state = if let Err(error) = super::request::check(&plan) {
+            // Nothing is sent for a plan that cannot run.
+            State::Failed(error)
+        } else if limit == Some(0) {
+            State::Done
+        } else if self.plan_needs_metadata(&plan) {
             // The shards to read may come from the metadata table, read on the first poll.
             State::Resolving { db: self.clone(), plan, stats: stats.clone() }
         } else {

@@ -323,6 +323,9 @@ impl Db {
     ) -> Result<u64> {
         let rewrites: Vec<Rewrite> =
             items.iter().filter_map(|item| Rewrite::of(checked, item, pass, table_of::<E>())).collect();
+        // An item whose new place breaks a key limit stops the backfill with a typed error
+        // before the page is sent; shorten it, and the backfill resumes from its checkpoint.
+        rewrites.iter().try_for_each(|rewrite| rewrite.check(table_of::<E>()))?;
         let table = self.table_of::<E>();
         match pass {
             Pass::Place if options.batched => self.put_rewrites(table, rewrites, options.in_flight).await,

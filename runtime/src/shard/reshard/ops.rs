@@ -257,6 +257,7 @@ impl Db {
             if !attributes.iter().any(|name| changed(name)) {
                 continue;
             }
+            crate::index_key_limits::check_item(crate::item::table_of::<E>(), &placed)?;
             let mut request = self
                 .client()
                 .update_item()

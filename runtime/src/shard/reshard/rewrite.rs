@@ -45,6 +45,16 @@ pub(crate) struct Rewrite {
 }
 
 impl Rewrite {
+    /// Fails when the item's place in the target layout breaks a key size limit
+    /// ([`Error::InvalidIndexKey`](crate::Error::InvalidIndexKey)): a new layout's suffix or
+    /// range sort key can make a key longer than its source.
+    pub(crate) fn check(&self, table: &TableDefinition) -> crate::error::Result<()> {
+        match &self.placed {
+            Some(placed) => crate::index_key_limits::check_item(table, placed),
+            None => Ok(()),
+        }
+    }
+
     /// The change `pass` makes to `item`; `None` when there is nothing to do (the item is placed
     /// already, by a dual write or an earlier run) or it is not in the source index.
     pub(crate) fn of(checked: &Checked, item: &Item, pass: Pass, table: &TableDefinition) -> Option<Self> {
