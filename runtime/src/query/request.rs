@@ -32,7 +32,8 @@ pub(crate) fn check(plan: &QueryPlan) -> Result<()> {
         return invalid("strongly consistent reads are not supported on global secondary indexes");
     }
     if let Some(shards) = &plan.shards {
-        if shards.partitions.is_empty() {
+        // A dynamic layout's partitions are read from the shard metadata when the query runs.
+        if shards.partitions.is_empty() && shards.dynamic.is_none() {
             return invalid("a sharded query needs at least one partition");
         }
         if !plan.native_partition.is_empty() {
