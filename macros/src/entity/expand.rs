@@ -284,7 +284,7 @@ fn reserved_attribute_checks(model: &EntityModel) -> TokenStream {
         });
         for (position, mapping) in model.indexes.iter().enumerate() {
             let index = index_expand::index_const(position);
-            let fillable = index_expand::fillable_by_templates(position);
+            let fillable = super::index_lookup::fillable_by_templates(position);
             let index_name = &mapping.name;
             let kind = if mapping.sparse { "sparse_gsi" } else { "gsi" };
             // An index that key templates cannot fill has its own error.

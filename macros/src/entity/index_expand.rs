@@ -2,13 +2,13 @@
 //! their key templates, `write_index_keys` for puts and `index_key_updates` for updates.
 
 use super::expand::{pk_static, sk_static};
+use super::index_lookup::statics;
 use super::index_model::{IndexField, IndexMappingModel};
-use super::keys::{as_arg, compose, template_static, KeyArg};
+use super::keys::{as_arg, compose, KeyArg};
 use super::model::EntityModel;
 use super::native_expand;
 use super::shard_expand;
 use super::shard_model::{ShardModel, Strategy};
-use crate::const_check::{path_text, ConstCheck};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
@@ -75,153 +75,6 @@ pub fn expand(model: &EntityModel) -> IndexTokens {
                 ::dynashard::__private::Ok(__updates)
             }
         },
-    }
-}
-
-fn statics(model: &EntityModel, position: usize, mapping: &IndexMappingModel) -> TokenStream {
-    let boundaries = model.shard_of(&mapping.name).map(|shard| shard_expand::statics(position, shard));
-    let ident = &model.ident;
-    let name = &mapping.name;
-    let index = index_const(position);
-    let (pk_ident, sk_ident) = index_statics(position);
-    let definition = super::expand::definition();
-    let find = quote!(::dynashard::__private::find_index(#definition.indexes, #name));
-    // A stand-in shaped like the mapping, for an index the table does not declare: the check
-    // below reports that once, and nothing else fails because of it.
-    let stand_in_attribute =
-        quote!(::dynashard::KeyAttribute { name: "", kind: ::dynashard::ScalarKind::String });
-    let stand_in_sort = mapping.sk.as_ref().map(|_| &stand_in_attribute);
-    let pk_attribute = quote!(::dynashard::__private::attribute_name(#index.partition_key, 0));
-    let pk = template_static(&pk_ident, &mapping.pk, pk_attribute, "Partition");
-    let sk = mapping.sk.as_ref().map(|sk| {
-        let attribute = quote!(::dynashard::__private::attribute_name(#index.sort_key, 0));
-        template_static(&sk_ident, sk, attribute, "Sort")
-    });
-    let table = path_text(&model.table);
-    let kind = if mapping.sparse { "sparse_gsi" } else { "gsi" };
-    // Each check holds for the stand-in, so an undeclared index is reported once; the checks
-    // after the shape check hold for any other shape, so a multi-attribute index is reported once.
-    let single = single_attribute_keys(&index);
-    let mut checks = vec![
-        index_declared_check(model, &mapping.name, mapping.name_span, kind, find.clone()),
-        ConstCheck {
-            span: mapping.name_span,
-            name: "IndexHasSingleAttributeKeys",
-            holds: single.clone(),
-            message: format!(
-                "index `{name}` of table `{table}` has a multi-attribute key, which key templates cannot fill"
-            ),
-            label: "mapped with key templates".to_owned(),
-            note: Some(format!(
-                "map it with field lists instead: `#[{kind}({name}, pk = [field, ...], sk = [field, ...])]`"
-            )),
-        },
-        ConstCheck {
-            span: mapping.name_span,
-            name: "IndexHasStringKeys",
-            holds: {
-                let strings = string_keys(&index);
-                quote!(!#single || #strings)
-            },
-            message: format!(
-                "index `{name}` of table `{table}` declares a number or binary key attribute, but key \
-                 templates write strings"
-            ),
-            label: "mapped with key templates".to_owned(),
-            note: Some(format!(
-                "declare the index's key attributes as strings (`\"attribute\"` or `\"attribute:S\"`), or \
-                 map the index with field lists: `#[{kind}({name}, pk = [field], sk = [field])]`"
-            )),
-        },
-    ];
-    // A mismatched sort key is reported at `sk` when the mapping gives one, else at the name.
-    checks.push(match &mapping.sk {
-        Some(sk) => ConstCheck {
-            span: sk.span,
-            name: "IndexHasSortKey",
-            holds: quote!(!#single || !#index.sort_key.is_empty()),
-            message: format!("index `{name}` of table `{table}` has no sort key, so the mapping cannot give `sk`"),
-            label: "the index has no sort-key attribute to store this template in".to_owned(),
-            note: Some(format!(
-                "remove `sk = \"...\"` from `#[{kind}({name}, ...)]`, or declare a sort key on the index: \
-                 `#[gsi(name = \"{name}\", pk = \"...\", sk = \"...\")]` on `{table}`"
-            )),
-        },
-        None => ConstCheck {
-            span: mapping.name_span,
-            name: "IndexHasNoSortKey",
-            holds: quote!(!#single || #index.sort_key.is_empty()),
-            message: format!("index `{name}` of table `{table}` has a sort key, so the mapping needs `sk = \"...\"`"),
-            label: "this index's items have a sort key".to_owned(),
-            note: Some(format!(
-                "add a sort-key template: `#[{kind}({name}, pk = \"...\", sk = \"...\")]`; a constant such as \
-                 `sk = \"{ident}\"` is fine when the partition key alone tells the items apart"
-            )),
-        },
-    });
-    let checks = checks.iter().map(ConstCheck::expand);
-    quote! {
-        #[allow(dead_code)]
-        const #index: &::dynashard::IndexDefinition = match #find {
-            ::dynashard::__private::Some(index) => index,
-            ::dynashard::__private::None => &::dynashard::IndexDefinition {
-                name: #name,
-                partition_key: &[#stand_in_attribute],
-                sort_key: &[#stand_in_sort],
-            },
-        };
-        #(#checks)*
-        #pk
-        #sk
-        #boundaries
-    }
-}
-
-/// Whether the index in constant `index` has one partition and at most one sort key attribute.
-fn single_attribute_keys(index: &Ident) -> TokenStream {
-    quote!((#index.partition_key.len() == 1 && #index.sort_key.len() <= 1))
-}
-
-/// Whether the index in constant `index`, with single-attribute keys, has string key attributes.
-fn string_keys(index: &Ident) -> TokenStream {
-    quote! {
-        (::dynashard::__private::same_kind(#index.partition_key[0].kind, ::dynashard::ScalarKind::String)
-            && (#index.sort_key.is_empty()
-                || ::dynashard::__private::same_kind(#index.sort_key[0].kind, ::dynashard::ScalarKind::String)))
-    }
-}
-
-/// Whether key templates can fill the index in constant `index` (mapping `position`): a
-/// declared index, or the stand-in of an undeclared one, with single string key attributes.
-pub fn fillable_by_templates(position: usize) -> TokenStream {
-    let index = index_const(position);
-    let (single, strings) = (single_attribute_keys(&index), string_keys(&index));
-    quote!((#single && #strings))
-}
-
-/// Checks that the table declares index `name`, which the entity maps (with `#[kind(...)]`);
-/// `find` is the `Option<&IndexDefinition>` constant expression that looks it up.
-pub fn index_declared_check(
-    model: &EntityModel,
-    name: &str,
-    span: proc_macro2::Span,
-    kind: &str,
-    find: TokenStream,
-) -> ConstCheck<'static> {
-    let ident = &model.ident;
-    let table = path_text(&model.table);
-    ConstCheck {
-        span,
-        name: "IndexIsDeclared",
-        holds: quote!(#find.is_some()),
-        message: format!(
-            "entity `{ident}` maps index `{name}`, but table `{table}` declares no index `{name}`"
-        ),
-        label: format!("not an index of table `{table}`"),
-        note: Some(format!(
-            "declare the index on the table, e.g. `#[gsi(name = \"{name}\", pk = \"...\", sk = \"...\")]` on \
-             `{table}`, or correct the name in `#[{kind}({name}, ...)]`"
-        )),
     }
 }
 

@@ -3,6 +3,7 @@
 mod boundaries_file;
 mod expand;
 mod index_expand;
+mod index_lookup;
 mod index_model;
 mod keys;
 mod model;

@@ -2,7 +2,7 @@
 //! lookup with compile-time checks that each field's attribute name and type match the table's
 //! declaration, the put-time check for empty strings, and the `query_<index>` entry point.
 
-use super::index_expand::index_declared_check;
+use super::index_lookup::index_declared_check;
 use super::index_model::{query_fn_name, NativeMappingModel};
 use super::model::{option_inner, EntityModel, FieldModel};
 use crate::const_check::{path_text, ConstCheck};
