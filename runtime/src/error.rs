@@ -1,5 +1,7 @@
 //! The one error type of dynashard.
 
+use crate::throttling::{reasons_in_body, ThrottlingReason};
+use aws_sdk_dynamodb::config::http::HttpResponse;
 use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
 use std::error::Error as StdError;
 
@@ -101,6 +103,25 @@ pub enum Error {
         code: Option<String>,
         /// A readable description.
         message: String,
+        /// The SDK error.
+        #[source]
+        source: Box<dyn StdError + Send + Sync>,
+    },
+
+    /// DynamoDB throttled the request (`ProvisionedThroughputExceededException`,
+    /// `ThrottlingException`, `RequestLimitExceeded`), with the reasons it gave: which table or
+    /// index, reads or writes, and which limit ([`ThrottlingReason`]). An endpoint that gives no
+    /// reasons (older DynamoDB Local, other emulators) leaves `reasons` empty.
+    #[error("DynamoDB {operation} was throttled ({code}){}: {message}", describe_reasons(reasons))]
+    Throttled {
+        /// The API operation, e.g. `PutItem`.
+        operation: &'static str,
+        /// The error code, e.g. `ProvisionedThroughputExceededException`.
+        code: String,
+        /// DynamoDB's description.
+        message: String,
+        /// Why, per throttled resource; empty when the endpoint gave no reasons.
+        reasons: Vec<ThrottlingReason>,
         /// The SDK error.
         #[source]
         source: Box<dyn StdError + Send + Sync>,
@@ -373,10 +394,9 @@ const THROTTLING_CODES: &[&str] =
 
 impl Error {
     /// Wraps an SDK error from `operation`, keeping its code and the error itself as the source.
-    pub fn from_sdk<E, R>(operation: &'static str, error: SdkError<E, R>) -> Self
+    pub fn from_sdk<E>(operation: &'static str, error: SdkError<E, HttpResponse>) -> Self
     where
         E: ProvideErrorMetadata + StdError + Send + Sync + 'static,
-        R: std::fmt::Debug + Send + Sync + 'static,
     {
         let timed_out = match &error {
             SdkError::TimeoutError(_) => true,
@@ -392,13 +412,23 @@ impl Error {
             Some(message) => message.to_owned(),
             None => aws_sdk_dynamodb::error::DisplayErrorContext(&error).to_string(),
         };
-        Error::Service { operation, code, message, source: Box::new(error) }
+        match code {
+            Some(code) if THROTTLING_CODES.contains(&code.as_str()) => {
+                // The SDK keeps the error response's body; the reasons are read from it, so that
+                // every operation and every throttling exception is read the same way.
+                let body = error.raw_response().and_then(|response| response.body().bytes());
+                let reasons = body.map(reasons_in_body).unwrap_or_default();
+                Error::Throttled { operation, code, message, reasons, source: Box::new(error) }
+            }
+            code => Error::Service { operation, code, message, source: Box::new(error) },
+        }
     }
 
     /// The DynamoDB error code, when this is a service error.
     pub fn code(&self) -> Option<&str> {
         match self {
             Error::Service { code, .. } => code.as_deref(),
+            Error::Throttled { code, .. } => Some(code),
             _ => None,
         }
     }
@@ -425,6 +455,23 @@ impl Error {
     /// Whether DynamoDB throttled the request (throughput exceeded, throttling, request limit).
     pub fn is_throttled(&self) -> bool {
         self.code().is_some_and(|code| THROTTLING_CODES.contains(&code))
+    }
+
+    /// The reasons DynamoDB gave for throttling the request; empty when it was not throttled or
+    /// the endpoint gave none. For [`Error::BatchIncomplete`], those of its last error.
+    pub fn throttling_reasons(&self) -> &[ThrottlingReason] {
+        match self {
+            Error::Throttled { reasons, .. } => reasons,
+            Error::BatchIncomplete { last_error: Some(error), .. } => error.throttling_reasons(),
+            _ => &[],
+        }
+    }
+
+    /// Whether the request was throttled because one partition key value of a table or index was
+    /// over its partition's limit (`...KeyRangeThroughputExceeded`): a hot key, which more shards
+    /// relieve. Limits of a whole table, index or account are not key-range throttling.
+    pub fn is_key_range_throttled(&self) -> bool {
+        self.throttling_reasons().iter().any(ThrottlingReason::is_key_range)
     }
 
     /// Whether DynamoDB did not answer within the client's [`Timeouts`](crate::Timeouts).
@@ -456,6 +503,16 @@ impl Error {
                 | Error::TransactionTooBig { .. }
                 | Error::DuplicateTransactionKey { .. }
         )
+    }
+}
+
+fn describe_reasons(reasons: &[ThrottlingReason]) -> String {
+    match reasons {
+        [] => String::new(),
+        reasons => {
+            let names: Vec<String> = reasons.iter().map(ToString::to_string).collect();
+            format!(" because of {}", names.join(", "))
+        }
     }
 }
 

@@ -53,6 +53,7 @@ pub mod query;
 mod scan;
 pub mod shard;
 mod table;
+pub mod throttling;
 mod transaction;
 
 pub use batch::{BatchGet, BatchWrite, RetryPolicy, Unprocessed};
@@ -74,6 +75,7 @@ pub use scan::Scan;
 pub use table::{
     Billing, IndexDefinition, KeyAttribute, ScalarKind, Table, TableDefinition, DEFAULT_TYPE_ATTRIBUTE,
 };
+pub use throttling::ThrottlingReason;
 pub use transaction::{
     CancellationReason, IntoDelete, IntoPut, ReasonCode, Transaction, MAX_TRANSACTION_ACTIONS,
     MAX_TRANSACTION_BYTES,

@@ -3,6 +3,7 @@
 use super::interceptor::FaultInterceptor;
 use super::plan::{clamp_rate, Rates};
 use super::stats::FaultStats;
+use crate::throttling::ThrottlingReason;
 use aws_sdk_dynamodb::config::retry::RetryConfig;
 use aws_sdk_dynamodb::config::Builder;
 use aws_sdk_dynamodb::Client;
@@ -18,6 +19,8 @@ pub(crate) struct Settings {
     /// Operation names faults are restricted to; `None` for all operations.
     pub only: Option<Vec<String>>,
     pub sdk_retries: bool,
+    /// The reasons throttled attempts give.
+    pub reasons: Vec<ThrottlingReason>,
 }
 
 impl Settings {
@@ -99,6 +102,24 @@ impl FaultInjector {
     /// The probability (clamped to `0.0..=1.0`) that an attempt is throttled.
     pub fn throttling(mut self, rate: f64) -> Self {
         self.settings.rates.throttling = clamp_rate(rate);
+        self
+    }
+
+    /// The reasons throttled attempts give, as DynamoDB gives them (see [`crate::throttling`]);
+    /// none by default, as from an endpoint that gives none. The exception follows the first
+    /// reason's limit: `ThrottlingException` for an on-demand maximum, `RequestLimitExceeded` for
+    /// the account quota, `ProvisionedThroughputExceededException` otherwise.
+    ///
+    /// ```no_run
+    /// use dynashard::faults::FaultInjector;
+    /// use dynashard::throttling::{ThrottleKind, ThrottlingReason};
+    ///
+    /// let hot_index = ThrottleKind::parse("IndexWriteKeyRangeThroughputExceeded").expect("a reason");
+    /// let arn = "arn:aws:dynamodb:ddblocal:000000000000:table/AuditLog/index/ByFile";
+    /// let faults = FaultInjector::new(1).throttling(0.3).throttling_reasons([ThrottlingReason::new(hot_index, arn)]);
+    /// ```
+    pub fn throttling_reasons(mut self, reasons: impl IntoIterator<Item = ThrottlingReason>) -> Self {
+        self.settings.reasons = reasons.into_iter().collect();
         self
     }
 

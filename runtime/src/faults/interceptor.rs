@@ -6,6 +6,7 @@ use super::body::{Rewrite, RewriteBody};
 use super::error::FaultError;
 use super::injector::Shared;
 use super::plan::{decide, Decision};
+use crate::throttling::throttling_body;
 use aws_sdk_dynamodb::config::http::{HttpRequest, HttpResponse};
 use aws_sdk_dynamodb::config::interceptors::{
     BeforeDeserializationInterceptorContextMut, BeforeTransmitInterceptorContextMut,
@@ -21,11 +22,7 @@ type BoxError = Box<dyn StdError + Send + Sync>;
 
 const TARGET_HEADER: &str = "x-amz-target";
 const JSON_CONTENT_TYPE: &str = "application/x-amz-json-1.0";
-const THROTTLING_BODY: &str = concat!(
-    r#"{"__type":"com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException","#,
-    r#""message":"The level of configured provisioned throughput for the table was exceeded. "#,
-    r#"Consider increasing your provisioning level with the UpdateTable API. (injected fault)"}"#
-);
+const THROTTLING_MESSAGE: &str = "The request rate exceeds the throughput available to it (injected fault).";
 const SERVER_ERROR_BODY: &str = concat!(
     r#"{"__type":"com.amazonaws.dynamodb.v20120810#InternalServerError","#,
     r#""message":"Internal server error (injected fault)"}"#
@@ -133,7 +130,10 @@ impl Intercept for FaultInterceptor {
         cfg.interceptor_state().unset::<Planned>();
         let response = context.response_mut();
         match planned {
-            Planned::Throttle => replace(response, 400, Bytes::from_static(THROTTLING_BODY.as_bytes()))?,
+            Planned::Throttle => {
+                let body = throttling_body(&self.shared.settings.reasons, THROTTLING_MESSAGE);
+                replace(response, 400, Bytes::from(body))?
+            }
             Planned::ServerError => replace(response, 500, Bytes::from_static(SERVER_ERROR_BODY.as_bytes()))?,
             Planned::AllUnprocessed(body) => replace(response, 200, body)?,
             Planned::Merge(withheld) => {

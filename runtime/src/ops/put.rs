@@ -7,6 +7,7 @@ use crate::entity::Entity;
 use crate::error::{Error, Result};
 use crate::expression::{Condition, Placeholders};
 use crate::item::{to_item, to_item_with};
+use crate::shard::dynamic::growth;
 use crate::shard::CachedShards;
 use aws_sdk_dynamodb::operation::put_item::PutItemError;
 use aws_sdk_dynamodb::types::ReturnValuesOnConditionCheckFailure;
@@ -97,9 +98,9 @@ impl<'a, E: Entity> Put<'a, E> {
 
     /// Sends the put; returns the version now stored (`0` for unversioned entities).
     ///
-    /// With dynamic-sharded indexes: reads their counts first, and when the put is throttled,
-    /// raises them (see [`crate::shard::DynamicShards`]) and retries on the new shard space, up
-    /// to the `Db`'s retry policy.
+    /// With dynamic-sharded indexes: reads their counts first, and when the put is throttled by
+    /// a hot partition of one of them, raises its count (see [`crate::shard::DynamicShards`]);
+    /// then retries on the new shard space, up to the `Db`'s retry policy.
     async fn execute(self) -> Result<u64> {
         if reshardable::<E>(self.db) {
             self.db.resolve_migrations::<E>().await?;
@@ -114,11 +115,13 @@ impl<'a, E: Entity> Put<'a, E> {
                 // A retry is built again: for the reshardings as they are now.
                 self.db.resolve_migrations::<E>().await?;
             }
-            let partitions = self.db.resolve_dynamic(self.entity).await?;
+            let targets = self.db.resolve_dynamic(self.entity).await?;
             match self.send().await {
                 Err(error) if error.is_throttled() && attempt + 1 < policy.max_attempts.max(1) => {
-                    for (key, max) in &partitions {
-                        self.db.grow_after_throttle(key, *max).await?;
+                    let table = self.db.table_of::<E>();
+                    growth::warn_unrelieved(&error, table);
+                    for target in growth::targets_to_grow(&error, table, &targets) {
+                        self.db.grow_after_throttle(&target.key, target.max).await?;
                     }
                     tokio::time::sleep(policy.backoff(attempt)).await;
                     attempt += 1;

@@ -42,18 +42,26 @@ impl ShardChooser for CachedShards<'_> {
     }
 }
 
-/// Records which dynamic partitions an item needs (metadata key and maximum), choosing shard 0.
+/// A dynamic-sharded partition an item is written to: its index, metadata key and maximum.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct DynamicTarget {
+    pub index: &'static str,
+    pub key: String,
+    pub max: u32,
+}
+
+/// Records which dynamic partitions an item needs, choosing shard 0.
 pub(crate) struct Recorder<'a> {
     pub table: &'a str,
-    pub needed: Mutex<Vec<(String, u32)>>,
+    pub needed: Mutex<Vec<DynamicTarget>>,
 }
 
 impl ShardChooser for Recorder<'_> {
     fn dynamic_shard(&self, index: &'static str, partition: &str, max: u32) -> Result<u32> {
         let key = DynamicShards::key(self.table, index, partition);
         let mut needed = self.needed.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if !needed.iter().any(|(known, _)| *known == key) {
-            needed.push((key, max));
+        if !needed.iter().any(|known| known.key == key) {
+            needed.push(DynamicTarget { index, key, max });
         }
         Ok(0)
     }

@@ -49,14 +49,13 @@ pub(crate) struct Metadata<'a> {
 
 /// The error of a failed request to the metadata table `table`: a missing table is
 /// [`Error::ShardMetadataMissing`].
-pub(crate) fn metadata_error<E, R>(
+pub(crate) fn metadata_error<E>(
     table: &str,
     operation: &'static str,
-    error: aws_sdk_dynamodb::error::SdkError<E, R>,
+    error: aws_sdk_dynamodb::error::SdkError<E, aws_sdk_dynamodb::config::http::HttpResponse>,
 ) -> Error
 where
     E: ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
-    R: std::fmt::Debug + Send + Sync + 'static,
 {
     if error.code() == Some("ResourceNotFoundException") {
         return Error::ShardMetadataMissing { table: table.to_owned() };

@@ -5,13 +5,20 @@
 //! starts at 1 and grows with load:
 //!
 //! - **Writers** read the count (cached for [`DynamicShards::cache_for`]) and write to a random
-//!   shard in `0..count`. When a put is throttled (`ProvisionedThroughputExceeded`,
-//!   `ThrottlingException`, `RequestLimitExceeded`), the writer waits a random back-off (up to
+//!   shard in `0..count`. When a put is throttled because a partition of the index was over its
+//!   limit (`IndexWriteKeyRangeThroughputExceeded` for that index, see
+//!   [`crate::throttling`]), the writer waits a random back-off (up to
 //!   [`DynamicShards::backoff`]), reads the metadata again, and raises the count by one with a
 //!   conditional update on its last-change time, unless another writer changed it first or the
 //!   last change is more recent than [`DynamicShards::cooldown`]. A crowd of throttled writers
 //!   therefore raises the count once per cooldown. The put is then retried on the new shard
 //!   space.
+//! - **Limits more shards cannot lift** (the table's or index's provisioned capacity, an
+//!   on-demand maximum, the account's quota, or the base table's own key range) get the retry
+//!   policy's back-off and a `tracing` warning naming the limit, and never a raise. An endpoint
+//!   that gives no throttling reasons (DynamoDB Local without the partition-limit emulator, or
+//!   an older one) cannot tell them apart: there, any throttling raises the counts the write
+//!   touched.
 //! - **Readers** read every shard that may hold items: up to the largest count the history
 //!   records, so lowering the count (see [`crate::Db::set_shard_count`]) retires shards for
 //!   writes only.
@@ -19,6 +26,7 @@
 //!   `"<unix ms>:<count>"` for each.
 
 mod chooser;
+pub(crate) mod growth;
 pub(crate) mod metadata;
 mod ops;
 pub(crate) mod state;

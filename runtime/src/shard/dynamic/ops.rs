@@ -1,7 +1,7 @@
 //! Dynamic shard counts at run time: resolving them for writes and reads, raising them after
 //! throttling, and setting them by hand.
 
-use super::chooser::Recorder;
+use super::chooser::{DynamicTarget, Recorder};
 use super::metadata::{Change, Metadata, DEFINITION};
 use super::state::{now_ms, ShardState};
 use super::DynamicShards;
@@ -69,13 +69,13 @@ impl Db {
     }
 
     /// Makes sure the counts of every dynamic-sharded index `entity` writes are cached; returns
-    /// their metadata keys and maximums.
-    pub(crate) async fn resolve_dynamic<E: Entity>(&self, entity: &E) -> Result<Vec<(String, u32)>> {
+    /// the partitions.
+    pub(crate) async fn resolve_dynamic<E: Entity>(&self, entity: &E) -> Result<Vec<DynamicTarget>> {
         let recorder = Recorder { table: self.table_of::<E>(), needed: Mutex::default() };
         crate::item::to_item_with(entity, &recorder)?;
         let needed = recorder.needed.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
-        for (key, max) in &needed {
-            self.current_state(key, *max).await?;
+        for target in &needed {
+            self.current_state(&target.key, target.max).await?;
         }
         Ok(needed)
     }

@@ -251,7 +251,18 @@ fn statement_error(code: Option<&BatchStatementErrorCodeEnum>, message: String) 
         Code::ConditionalCheckFailed => "ConditionalCheckFailedException".to_owned(),
         other => other.as_str().to_owned(),
     });
-    Error::Service { operation: OPERATION, code, source: message.clone().into(), message }
+    match code {
+        Some(code) if code == "ProvisionedThroughputExceededException" || code == "ThrottlingException" => {
+            Error::Throttled {
+                operation: OPERATION,
+                code,
+                source: message.clone().into(),
+                message,
+                reasons: Vec::new(),
+            }
+        }
+        code => Error::Service { operation: OPERATION, code, source: message.clone().into(), message },
+    }
 }
 
 #[cfg(test)]
