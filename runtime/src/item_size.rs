@@ -11,8 +11,8 @@ pub fn item_size(item: &Item) -> usize {
     item.iter().map(|(name, value)| name.len() + value_size(value)).sum()
 }
 
-/// The size of one attribute value, following DynamoDB's documented rules (numbers are counted
-/// at their upper bound: one byte per two significant digits plus one).
+/// The size of one attribute value, following DynamoDB's documented rules (a number is one byte
+/// per two significant digits, leading and trailing zeros trimmed, plus one).
 pub fn value_size(value: &AttributeValue) -> usize {
     match value {
         AttributeValue::S(text) => text.len(),
@@ -29,8 +29,16 @@ pub fn value_size(value: &AttributeValue) -> usize {
 }
 
 fn number_size(number: &str) -> usize {
-    let digits = number.bytes().filter(u8::is_ascii_digit).count();
-    digits.div_ceil(2) + 1
+    let mantissa = number.split(['e', 'E']).next().unwrap_or(number);
+    let digits: Vec<u8> = mantissa.bytes().filter(u8::is_ascii_digit).collect();
+    let significant = match digits.iter().position(|digit| *digit != b'0') {
+        Some(first) => {
+            let last = digits.iter().rposition(|digit| *digit != b'0').unwrap_or(first);
+            last - first + 1
+        }
+        None => 1, // zero
+    };
+    significant.div_ceil(2) + 1
 }
 
 #[cfg(test)]
@@ -44,5 +52,21 @@ mod tests {
         item.insert("n".into(), AttributeValue::N("12345".into()));
         item.insert("l".into(), AttributeValue::L(vec![AttributeValue::Bool(true)]));
         assert_eq!(item_size(&item), (2 + 6) + (1 + 4) + (1 + 3 + 2));
+    }
+
+    #[test]
+    fn numbers_count_their_significant_digits() {
+        for (number, size) in [
+            ("0", 2),
+            ("7", 2),
+            ("12", 2),
+            ("123", 3),
+            ("1000", 2),
+            ("0.0012", 2),
+            ("-1.5E+10", 2),
+            ("100200", 3),
+        ] {
+            assert_eq!(number_size(number), size, "{number}");
+        }
     }
 }

@@ -36,6 +36,8 @@ mod batch;
 mod client;
 mod collection;
 mod db;
+#[cfg(feature = "local")]
+pub mod emulator;
 mod entity;
 mod error;
 mod expression;

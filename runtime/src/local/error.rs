@@ -45,6 +45,12 @@ pub enum LocalError {
     /// The process-wide shared instance failed to start earlier.
     #[error("the shared DynamoDB Local failed to start: {0}")]
     Shared(String),
+    /// An endpoint URL is not a plain `http://host:port` one.
+    #[error("`{endpoint}` is not an http:// endpoint URL")]
+    InvalidEndpoint {
+        /// The URL given.
+        endpoint: String,
+    },
     /// A file-system or process operation failed.
     #[error("{context}: {source}")]
     Io {

@@ -1,0 +1,377 @@
+//! Metering reads: `GetItem`, `Query`, `Scan`, `BatchGetItem` and `TransactGetItems`.
+//!
+//! A read is admitted while its partition has capacity, then charged what it read: the whole
+//! item for a get, every item evaluated for a query or scan. When a projection, a filter or
+//! `Select` makes the answer smaller than what was read, the emulator reads the same again
+//! without them (unmetered) to know the size.
+
+use super::charge::Charge;
+use super::expression::{equalities, placeholders};
+use super::reply::Reply;
+use super::schema::TableSchema;
+use super::state::Shared;
+use super::upstream::UpstreamError;
+use super::wire::{key_values, wire_item_size, WireItem, WireValue};
+use super::writes::{schema_or_none, Handled};
+use bytes::Bytes;
+use hyper::HeaderMap;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, HashMap};
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct ItemRead {
+    table_name: String,
+    key: WireItem,
+    #[serde(default)]
+    consistent_read: bool,
+    #[serde(default)]
+    projection_expression: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct ItemAnswer {
+    #[serde(default)]
+    item: Option<WireItem>,
+}
+
+/// The full sizes of the items under `keys` (0 where there is none).
+async fn full_sizes(
+    shared: &Shared,
+    headers: &HeaderMap,
+    schema: &TableSchema,
+    keys: &[WireItem],
+) -> Result<Vec<usize>, UpstreamError> {
+    let items = shared.upstream.read_items(headers, &schema.name, &schema.key.names(), keys).await?;
+    Ok(items.iter().map(|item| item.as_ref().map_or(0, wire_item_size)).collect())
+}
+
+/// The sizes of the items answered for `keys` (0 where none was).
+fn answered_sizes(schema: &TableSchema, keys: &[WireItem], items: &[WireItem]) -> Vec<usize> {
+    let names = schema.key.names();
+    keys.iter()
+        .map(|key| {
+            let wanted = key_values(key, &names);
+            items.iter().find(|item| key_values(item, &names) == wanted).map_or(0, wire_item_size)
+        })
+        .collect()
+}
+
+/// `GetItem`.
+pub(crate) async fn get(shared: &Shared, headers: &HeaderMap, body: Bytes) -> Handled {
+    let Ok(read) = serde_json::from_slice::<ItemRead>(&body) else { return Ok(None) };
+    let Some(schema) = schema_or_none(shared, headers, &read.table_name).await? else { return Ok(None) };
+    let partition = schema.key.partition(&read.key);
+    let estimate = [schema.read_charge(None, partition.clone(), 0, read.consistent_read)];
+    if let Err(reasons) = shared.admit(&estimate) {
+        return Ok(Some(Reply::throttled(&reasons)));
+    }
+    let answer = shared.upstream.send(headers, body).await.inspect_err(|_| shared.settle(&estimate, &[]))?;
+    let actual = if answer.status.is_success() {
+        let size = match read.projection_expression {
+            Some(_) => full_sizes(shared, headers, &schema, std::slice::from_ref(&read.key))
+                .await?
+                .pop()
+                .unwrap_or(0),
+            None => serde_json::from_slice::<ItemAnswer>(&answer.body)
+                .ok()
+                .and_then(|answer| answer.item)
+                .map_or(0, |item| wire_item_size(&item)),
+        };
+        vec![schema.read_charge(None, partition, size, read.consistent_read)]
+    } else {
+        Vec::new()
+    };
+    shared.settle(&estimate, &actual);
+    Ok(Some(Reply::forward(answer)))
+}
+
+/// A `Query` or `Scan` request: what the emulator reads, and the rest as it came.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct Search {
+    table_name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    index_name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    key_condition_expression: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    filter_expression: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    projection_expression: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    select: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    consistent_read: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    expression_attribute_names: Option<HashMap<String, String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    expression_attribute_values: Option<BTreeMap<String, WireValue>>,
+    #[serde(flatten)]
+    rest: Map<String, Value>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct SearchAnswer {
+    #[serde(default)]
+    items: Vec<WireItem>,
+}
+
+impl Search {
+    /// The partition a query reads: its key condition's values of the partition key attributes.
+    fn partition(&self, schema: &TableSchema) -> Option<String> {
+        let key = match &self.index_name {
+            Some(index) => &schema.index(index)?.key,
+            None => &schema.key,
+        };
+        let no_names = HashMap::new();
+        let names = self.expression_attribute_names.as_ref().unwrap_or(&no_names);
+        let fixed = equalities(self.key_condition_expression.as_deref()?, names);
+        let values = self.expression_attribute_values.as_ref()?;
+        let mut parts = Vec::with_capacity(key.hash.len());
+        for attribute in &key.hash {
+            let (_, placeholder) = fixed.iter().find(|(name, _)| name == attribute)?;
+            parts.push(values.get(*placeholder)?.key_text()?);
+        }
+        Some(parts.join("#"))
+    }
+
+    /// Whether the answer holds every item evaluated, whole.
+    fn answers_whole(&self) -> bool {
+        self.filter_expression.is_none()
+            && self.projection_expression.is_none()
+            && self
+                .select
+                .as_deref()
+                .is_none_or(|select| select == "ALL_ATTRIBUTES" || select == "ALL_PROJECTED_ATTRIBUTES")
+    }
+
+    /// The same search without filter, projection and `Select`, keeping only the placeholders
+    /// the key condition uses (DynamoDB refuses unused ones).
+    fn unfiltered(&self) -> Self {
+        let mut search = self.clone();
+        search.filter_expression = None;
+        search.projection_expression = None;
+        search.select = None;
+        let used = placeholders(search.key_condition_expression.as_deref());
+        if let Some(names) = &mut search.expression_attribute_names {
+            names.retain(|name, _| used.contains(name.as_str()));
+        }
+        if let Some(values) = &mut search.expression_attribute_values {
+            values.retain(|name, _| used.contains(name.as_str()));
+        }
+        search.expression_attribute_names =
+            search.expression_attribute_names.filter(|names| !names.is_empty());
+        search.expression_attribute_values =
+            search.expression_attribute_values.filter(|values| !values.is_empty());
+        search
+    }
+}
+
+/// `Query` (one partition of the table or an index) and `Scan` (the whole table or index).
+pub(crate) async fn search(
+    shared: &Shared,
+    headers: &HeaderMap,
+    body: Bytes,
+    operation: &'static str,
+) -> Handled {
+    let Ok(search) = serde_json::from_slice::<Search>(&body) else { return Ok(None) };
+    let Some(schema) = schema_or_none(shared, headers, &search.table_name).await? else { return Ok(None) };
+    let partition = match operation {
+        "Query" => match search.partition(&schema) {
+            Some(partition) => Some(partition),
+            None => return Ok(None),
+        },
+        _ => None,
+    };
+    let global = search.index_name.as_deref().is_some_and(|index| !schema.is_local(index));
+    let consistent = search.consistent_read.unwrap_or(false) && !global;
+    let index = search.index_name.as_deref();
+    let estimate = [schema.read_charge(index, partition.clone(), 0, consistent)];
+    if let Err(reasons) = shared.admit(&estimate) {
+        return Ok(Some(Reply::throttled(&reasons)));
+    }
+    let answer = shared.upstream.send(headers, body).await.inspect_err(|_| shared.settle(&estimate, &[]))?;
+    if !answer.status.is_success() {
+        shared.settle(&estimate, &[]);
+        return Ok(Some(Reply::forward(answer)));
+    }
+    let items = if search.answers_whole() {
+        serde_json::from_slice::<SearchAnswer>(&answer.body).map(|answer| answer.items).unwrap_or_default()
+    } else {
+        match shared.upstream.call::<_, SearchAnswer>(headers, operation, &search.unfiltered()).await {
+            Ok(measured) => measured.items,
+            Err(_) => Vec::new(), // charged the least, as if nothing was read
+        }
+    };
+    let bytes = items.iter().map(wire_item_size).sum();
+    shared.settle(&estimate, &[schema.read_charge(index, partition, bytes, consistent)]);
+    Ok(Some(Reply::forward(answer)))
+}
+
+/// One table's part of a `BatchGetItem`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct KeysAndAttributes {
+    #[serde(rename = "Keys")]
+    keys: Vec<WireItem>,
+    #[serde(rename = "ConsistentRead", default, skip_serializing_if = "Option::is_none")]
+    consistent_read: Option<bool>,
+    #[serde(flatten)]
+    rest: Map<String, Value>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct BatchGetBody {
+    #[serde(rename = "RequestItems")]
+    request_items: BTreeMap<String, KeysAndAttributes>,
+    #[serde(flatten)]
+    rest: Map<String, Value>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct BatchGetAnswer {
+    #[serde(rename = "Responses", default)]
+    responses: BTreeMap<String, Vec<WireItem>>,
+    #[serde(rename = "UnprocessedKeys", default)]
+    unprocessed: BTreeMap<String, KeysAndAttributes>,
+    #[serde(flatten)]
+    rest: Map<String, Value>,
+}
+
+/// `BatchGetItem`: each key admitted on its own; refused keys come back unprocessed, and a batch
+/// of which nothing is admitted fails with `ProvisionedThroughputExceededException`.
+pub(crate) async fn batch(shared: &Shared, headers: &HeaderMap, body: Bytes) -> Handled {
+    let Ok(request) = serde_json::from_slice::<BatchGetBody>(&body) else { return Ok(None) };
+    let mut admitted: BTreeMap<String, KeysAndAttributes> = BTreeMap::new();
+    let mut refused: BTreeMap<String, KeysAndAttributes> = BTreeMap::new();
+    let mut schemas = BTreeMap::new();
+    let mut reasons = Vec::new();
+    let mut taken: Vec<Charge> = Vec::new();
+    for (table, part) in &request.request_items {
+        let Some(schema) = schema_or_none(shared, headers, table).await? else { return Ok(None) };
+        let consistent = part.consistent_read.unwrap_or(false);
+        for key in &part.keys {
+            let charge = schema.read_charge(None, schema.key.partition(key), 0, consistent);
+            let target = match shared.admit(std::slice::from_ref(&charge)) {
+                Ok(()) => {
+                    taken.push(charge);
+                    &mut admitted
+                }
+                Err(refusal) => {
+                    reasons.extend(
+                        refusal.into_iter().filter(|reason| !reasons.contains(reason)).collect::<Vec<_>>(),
+                    );
+                    &mut refused
+                }
+            };
+            let entry = target
+                .entry(table.clone())
+                .or_insert_with(|| KeysAndAttributes { keys: Vec::new(), ..part.clone() });
+            entry.keys.push(key.clone());
+        }
+        schemas.insert(table.clone(), schema);
+    }
+    if admitted.is_empty() && !refused.is_empty() {
+        return Ok(Some(Reply::throttled(&reasons)));
+    }
+    let forwarded = BatchGetBody { request_items: admitted.clone(), rest: request.rest };
+    let Ok(forwarded) = serde_json::to_vec(&forwarded) else { return Ok(None) };
+    let answer = shared
+        .upstream
+        .send(headers, Bytes::from(forwarded))
+        .await
+        .inspect_err(|_| shared.settle(&taken, &[]))?;
+    if !answer.status.is_success() {
+        shared.settle(&taken, &[]);
+        return Ok(Some(Reply::forward(answer)));
+    }
+    let Ok(mut merged) = serde_json::from_slice::<BatchGetAnswer>(&answer.body) else {
+        shared.settle(&taken, &[]);
+        return Ok(Some(Reply::internal("the endpoint's BatchGetItem answer could not be read")));
+    };
+    let mut actual = Vec::with_capacity(taken.len());
+    for (table, part) in &admitted {
+        let Some(schema) = schemas.get(table) else { continue };
+        let consistent = part.consistent_read.unwrap_or(false);
+        let projected =
+            part.rest.contains_key("ProjectionExpression") || part.rest.contains_key("AttributesToGet");
+        let sizes = match projected {
+            true => full_sizes(shared, headers, schema, &part.keys).await?,
+            false => {
+                answered_sizes(schema, &part.keys, merged.responses.get(table).map_or(&[], Vec::as_slice))
+            }
+        };
+        for (key, size) in part.keys.iter().zip(sizes) {
+            actual.push(schema.read_charge(None, schema.key.partition(key), size, consistent));
+        }
+    }
+    shared.settle(&taken, &actual);
+    if refused.is_empty() {
+        return Ok(Some(Reply::forward(answer)));
+    }
+    for (table, part) in refused {
+        match merged.unprocessed.get_mut(&table) {
+            Some(existing) => existing.keys.extend(part.keys),
+            None => {
+                merged.unprocessed.insert(table, part);
+            }
+        }
+    }
+    let body = serde_json::to_vec(&merged).unwrap_or_default();
+    Ok(Some(Reply::rewritten(answer, body)))
+}
+
+#[derive(Debug, Deserialize)]
+struct TransactGetBody {
+    #[serde(rename = "TransactItems")]
+    items: Vec<TransactGet>,
+}
+
+#[derive(Debug, Deserialize)]
+struct TransactGet {
+    #[serde(rename = "Get")]
+    get: ItemRead,
+}
+
+/// `TransactGetItems`: admitted whole or not at all, at twice the units of strongly consistent
+/// reads.
+pub(crate) async fn transaction(shared: &Shared, headers: &HeaderMap, body: Bytes) -> Handled {
+    let Ok(request) = serde_json::from_slice::<TransactGetBody>(&body) else { return Ok(None) };
+    let mut reads = Vec::with_capacity(request.items.len());
+    for item in request.items {
+        let Some(schema) = schema_or_none(shared, headers, &item.get.table_name).await? else {
+            return Ok(None);
+        };
+        reads.push((schema, item.get.key));
+    }
+    let doubled = |mut charge: Charge| {
+        charge.units *= 2.0;
+        charge
+    };
+    let estimate: Vec<Charge> = reads
+        .iter()
+        .map(|(schema, key)| doubled(schema.read_charge(None, schema.key.partition(key), 0, true)))
+        .collect();
+    if let Err(reasons) = shared.admit(&estimate) {
+        let throttled: Vec<bool> = estimate
+            .iter()
+            .map(|charge| reasons.iter().any(|reason| reason.arn() == Some(&charge.target.arn)))
+            .collect();
+        return Ok(Some(Reply::transaction_throttled(&throttled)));
+    }
+    let answer = shared.upstream.send(headers, body).await.inspect_err(|_| shared.settle(&estimate, &[]))?;
+    if !answer.status.is_success() {
+        shared.settle(&estimate, &[]);
+        return Ok(Some(Reply::forward(answer)));
+    }
+    let mut actual = Vec::with_capacity(reads.len());
+    for (schema, key) in &reads {
+        let size = full_sizes(shared, headers, schema, std::slice::from_ref(key)).await?.pop().unwrap_or(0);
+        actual.push(doubled(schema.read_charge(None, schema.key.partition(key), size, true)));
+    }
+    shared.settle(&estimate, &actual);
+    Ok(Some(Reply::forward(answer)))
+}

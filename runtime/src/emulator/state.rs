@@ -1,0 +1,128 @@
+//! What every connection of the emulator shares: the endpoint, the meter and the table schemas.
+
+use super::charge::Charge;
+use super::limits::PartitionLimits;
+use super::meter::Meter;
+use super::schema::{DescribeTableOutput, TableSchema};
+use super::upstream::{Upstream, UpstreamError};
+use super::usage::Usage;
+use crate::throttling::ThrottlingReason;
+use hyper::header::{HeaderMap, AUTHORIZATION};
+use serde::Serialize;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Instant;
+
+/// The state of one emulator.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    pub upstream: Upstream,
+    meter: Mutex<Meter>,
+    /// Schemas by caller (access key and region: DynamoDB Local keeps a database for each) and
+    /// table name.
+    schemas: Mutex<HashMap<(String, String), Arc<TableSchema>>>,
+    started: Instant,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "PascalCase")]
+struct DescribeTableInput<'a> {
+    table_name: &'a str,
+}
+
+impl Shared {
+    pub(crate) fn new(upstream: Upstream, limits: PartitionLimits) -> Self {
+        Self {
+            upstream,
+            meter: Mutex::new(Meter::new(limits)),
+            schemas: Mutex::default(),
+            started: Instant::now(),
+        }
+    }
+
+    fn now(&self) -> f64 {
+        self.started.elapsed().as_secs_f64()
+    }
+
+    fn meter(&self) -> MutexGuard<'_, Meter> {
+        // The meter's maps stay consistent however a holder panicked: each update is one insert.
+        self.meter.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Admits a request that consumes `charges`, or refuses it with the reasons.
+    pub(crate) fn admit(&self, charges: &[Charge]) -> Result<(), Vec<ThrottlingReason>> {
+        let now = self.now();
+        self.meter().admit(charges, now)
+    }
+
+    /// Replaces what admission took by what the request consumed.
+    pub(crate) fn settle(&self, estimated: &[Charge], actual: &[Charge]) {
+        let now = self.now();
+        self.meter().settle(estimated, actual, now);
+    }
+
+    pub(crate) fn usage(&self) -> Usage {
+        self.meter().usage()
+    }
+
+    pub(crate) fn reset_usage(&self) {
+        self.meter().reset_usage();
+    }
+
+    /// Enforces `limits` from now on, with full buckets; the counters stay.
+    pub(crate) fn set_limits(&self, limits: PartitionLimits) {
+        let mut meter = self.meter();
+        let usage = meter.usage();
+        *meter = Meter::with_usage(limits, usage);
+    }
+
+    /// The schema of `table` as the caller with `headers` sees it, described once.
+    pub(crate) async fn schema(
+        &self,
+        headers: &HeaderMap,
+        table: &str,
+    ) -> Result<Arc<TableSchema>, UpstreamError> {
+        let key = (caller(headers), table.to_owned());
+        if let Some(schema) = self.schemas().get(&key) {
+            return Ok(Arc::clone(schema));
+        }
+        let output: DescribeTableOutput =
+            self.upstream.call(headers, "DescribeTable", &DescribeTableInput { table_name: table }).await?;
+        let schema = Arc::new(TableSchema::from(output));
+        self.schemas().insert(key, Arc::clone(&schema));
+        Ok(schema)
+    }
+
+    /// Forgets the schema of `table` (it was created, changed or deleted).
+    pub(crate) fn forget_schema(&self, headers: &HeaderMap, table: &str) {
+        self.schemas().remove(&(caller(headers), table.to_owned()));
+    }
+
+    fn schemas(&self) -> MutexGuard<'_, HashMap<(String, String), Arc<TableSchema>>> {
+        self.schemas.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// The caller's access key and region, from `Authorization: ... Credential=AKID/date/region/...`.
+fn caller(headers: &HeaderMap) -> String {
+    let authorization = headers.get(AUTHORIZATION).and_then(|value| value.to_str().ok()).unwrap_or_default();
+    let credential = authorization.split("Credential=").nth(1).unwrap_or_default();
+    let mut scope = credential.split(['/', ',']);
+    let key = scope.next().unwrap_or_default();
+    let region = scope.nth(1).unwrap_or_default();
+    format!("{key}/{region}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn callers_are_told_apart_by_key_and_region() {
+        let mut headers = HeaderMap::new();
+        let value = "AWS4-HMAC-SHA256 Credential=AKID/20261124/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=x";
+        headers.insert(AUTHORIZATION, value.parse().expect("a header value"));
+        assert_eq!(caller(&headers), "AKID/us-east-1");
+        assert_eq!(caller(&HeaderMap::new()), "/");
+    }
+}
