@@ -7,6 +7,7 @@ mod collections;
 mod crud;
 mod dynamic_shards;
 mod edges;
+mod emulator;
 mod indexes;
 mod key_safety;
 mod limits;

@@ -1,0 +1,5 @@
+//! The partition-limit emulator in front of DynamoDB Local: metering, throttling as DynamoDB
+//! does, and dynamic shard counts that grow only when a partition is the limit.
+
+mod model;
+mod throttling;

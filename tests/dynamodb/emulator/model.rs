@@ -1,0 +1,52 @@
+//! A table for the emulator's tests, and clients through an emulator.
+
+use aws_sdk_dynamodb::config::retry::RetryConfig;
+use aws_sdk_dynamodb::Client;
+use dynashard::emulator::{Emulator, PartitionLimits};
+use dynashard::{Db, Entity, Table};
+use serde::{Deserialize, Serialize};
+
+#[derive(Table)]
+#[table(name = "EmulatorTests", pk = "pk", sk = "sk")]
+#[gsi(name = "ByFile", pk = "file_pk", sk = "file_sk")]
+#[gsi(name = "ByUser", pk = "user_pk", sk = "user_sk")]
+pub struct Audit;
+
+/// One access to a file: its own table partition, and the file's partition of `ByFile`.
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[entity(table = Audit, pk = "access#{id}", sk = "access")]
+#[gsi(ByFile, pk = "file#{path}", sk = "{at}#{id}")]
+#[gsi(ByUser, pk = "user#{user}", sk = "{at}#{id}")]
+pub struct Access {
+    pub at: u64,
+    pub id: String,
+    pub path: String,
+    pub user: String,
+    pub note: String,
+}
+
+impl Access {
+    /// An access of `path` by `user`, with a note of `pad` bytes.
+    pub fn new(id: impl Into<String>, path: &str, user: &str, at: u64, pad: usize) -> Self {
+        Self { at, id: id.into(), path: path.into(), user: user.into(), note: "n".repeat(pad) }
+    }
+}
+
+/// An emulator with `limits` in front of the shared DynamoDB Local, whose tables exist.
+pub async fn emulator(limits: PartitionLimits) -> Emulator {
+    let endpoint = dynashard::local::shared_endpoint().await.expect("DynamoDB Local starts");
+    let db = Db::new(dynashard::client_for_endpoint(&endpoint));
+    db.create_table::<Audit>().await.expect("create EmulatorTests");
+    Emulator::start(&endpoint, limits).expect("the emulator starts")
+}
+
+/// A client of `emulator` whose SDK does not retry, so that every throttling reaches the caller.
+pub fn client(emulator: &Emulator) -> Client {
+    let base = dynashard::client_for_endpoint(emulator.endpoint());
+    Client::from_conf(base.config().to_builder().retry_config(RetryConfig::disabled()).build())
+}
+
+/// A client of DynamoDB Local itself, past the emulator.
+pub async fn direct() -> Db {
+    Db::new(dynashard::local::shared_client().await.expect("DynamoDB Local starts"))
+}
