@@ -191,4 +191,23 @@ pub struct LocalArgs {
     /// instance's own free port.
     #[arg(long, value_name = "P")]
     pub port: Option<u16>,
+    /// Serve through the partition-limit emulator: 1,000 write and 3,000 read units per second
+    /// per partition key value of every table and index (times --scale), throttled as DynamoDB
+    /// throttles, with ThrottlingReasons.
+    #[arg(long)]
+    pub partition_limits: bool,
+    /// Scale every limit by this factor (e.g. 0.1 for a tenth of DynamoDB's), so a small
+    /// machine reaches them.
+    #[arg(long, value_name = "F", requires = "partition_limits", value_parser = validate::scale)]
+    pub scale: Option<f64>,
+    /// Write units per second per partition, before scaling (default 1000).
+    #[arg(long, value_name = "N", requires = "partition_limits", value_parser = validate::units)]
+    pub partition_write_units: Option<f64>,
+    /// Read units per second per partition, before scaling (default 3000).
+    #[arg(long, value_name = "N", requires = "partition_limits", value_parser = validate::units)]
+    pub partition_read_units: Option<f64>,
+    /// A limit of a whole table or index, before scaling: TABLE[/INDEX]=KIND:write=N[,read=N],
+    /// KIND one of provisioned, on-demand-max, account. Repeatable.
+    #[arg(long = "table-limit", value_name = "LIMIT", requires = "partition_limits", value_parser = validate::table_limit)]
+    pub table_limits: Vec<validate::TableLimitArg>,
 }

@@ -142,6 +142,66 @@ fn readable_file(path: PathBuf, cannot: &str) -> Result<PathBuf, String> {
     Err(format!("{shown} is not a regular file or a pipe"))
 }
 
+/// A positive scale factor.
+pub fn scale(value: &str) -> Result<f64, String> {
+    match value.parse::<f64>() {
+        Ok(factor) if factor.is_finite() && factor > 0.0 => Ok(factor),
+        _ => Err(format!("a scale is a positive number such as 0.1; got {value:?}")),
+    }
+}
+
+/// Capacity units per second: a positive number.
+pub fn units(value: &str) -> Result<f64, String> {
+    match value.parse::<f64>() {
+        Ok(units) if units.is_finite() && units > 0.0 => Ok(units),
+        _ => Err(format!("capacity units per second are a positive number such as 1000; got {value:?}")),
+    }
+}
+
+/// `--table-limit TABLE[/INDEX]=KIND:write=N[,read=N]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableLimitArg {
+    /// The table.
+    pub table: String,
+    /// The index, when the limit is an index's.
+    pub index: Option<String>,
+    /// The limit.
+    pub limit: dynashard::emulator::TableLimit,
+}
+
+/// Reads `TABLE[/INDEX]=KIND:write=N[,read=N]`.
+pub fn table_limit(value: &str) -> Result<TableLimitArg, String> {
+    use dynashard::emulator::TableLimit;
+    let usage = "a table limit is TABLE[/INDEX]=KIND:write=N[,read=N] with KIND provisioned, on-demand-max or account";
+    let (resource, spec) = value.split_once('=').ok_or_else(|| format!("{usage}; got {value:?}"))?;
+    let (table, index) = match resource.split_once('/') {
+        Some((table, index)) => (table_name(table)?, Some(index_name(index)?)),
+        None => (table_name(resource)?, None),
+    };
+    let (kind, rates) = spec.split_once(':').ok_or_else(|| format!("{usage}; got {value:?}"))?;
+    let mut limit = match kind {
+        "provisioned" => TableLimit::provisioned(),
+        "on-demand-max" => TableLimit::on_demand_maximum(),
+        "account" => TableLimit::account_quota(),
+        other => return Err(format!("{usage}; the kind {other:?} is none of them")),
+    };
+    let mut any = false;
+    for rate in rates.split(',') {
+        let (name, number) = rate.split_once('=').ok_or_else(|| format!("{usage}; got {rate:?}"))?;
+        let number = units(number)?;
+        limit = match name {
+            "write" => limit.write_units(number),
+            "read" => limit.read_units(number),
+            other => return Err(format!("{usage}; {other:?} is neither write nor read")),
+        };
+        any = true;
+    }
+    if !any {
+        return Err(format!("{usage}; got {value:?}"));
+    }
+    Ok(TableLimitArg { table, index, limit })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -191,5 +251,26 @@ mod tests {
             let error = endpoint(bad).expect_err(bad);
             assert!(error.starts_with(reason), "{bad}: {error}");
         }
+    }
+
+    #[test]
+    fn table_limits_are_read() {
+        let limit = table_limit("Orders/ByCustomer=on-demand-max:write=300,read=900").expect("a limit");
+        assert_eq!((limit.table.as_str(), limit.index.as_deref()), ("Orders", Some("ByCustomer")));
+        let expected =
+            dynashard::emulator::TableLimit::on_demand_maximum().write_units(300.0).read_units(900.0);
+        assert_eq!(limit.limit, expected);
+        assert!(table_limit("Orders=provisioned:write=10").is_ok());
+        for bad in [
+            "Orders",
+            "Orders=provisioned",
+            "Orders=spot:write=1",
+            "Orders=account:write=-1",
+            "Orders=account:size=1",
+            "O=account:write=1",
+        ] {
+            assert!(table_limit(bad).is_err(), "{bad}");
+        }
+        assert!(scale("0").is_err() && scale("NaN").is_err() && scale("0.1").is_ok());
     }
 }

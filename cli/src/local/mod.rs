@@ -1,7 +1,9 @@
 //! `dynashard local`: DynamoDB Local in the foreground, installed and managed the same way the
-//! library does it for tests and examples, until Ctrl-C (or SIGTERM).
+//! library does it for tests and examples, until Ctrl-C (or SIGTERM); with `--partition-limits`,
+//! behind the partition-limit emulator.
 
 mod forward;
+mod limits;
 
 use crate::args::LocalArgs;
 use crate::error::CliError;
@@ -15,6 +17,9 @@ pub fn run(args: LocalArgs) -> Result<(), CliError> {
 }
 
 async fn serve(args: LocalArgs) -> Result<(), CliError> {
+    if args.partition_limits {
+        return limits::serve(args).await;
+    }
     // Take the port first, so a busy port fails at once rather than after Java has started.
     let listener = match args.port {
         Some(port) => Some(
@@ -60,7 +65,7 @@ async fn serve(args: LocalArgs) -> Result<(), CliError> {
 }
 
 /// Waits for Ctrl-C, or SIGTERM on Unix.
-async fn shutdown_signal() -> Result<(), CliError> {
+pub(super) async fn shutdown_signal() -> Result<(), CliError> {
     let interrupted = |error| CliError::io("waiting for Ctrl-C", error);
     #[cfg(unix)]
     {

@@ -50,3 +50,45 @@ pub fn client(emulator: &Emulator) -> Client {
 pub async fn direct() -> Db {
     Db::new(dynashard::local::shared_client().await.expect("DynamoDB Local starts"))
 }
+
+#[derive(Table)]
+#[table(name = "EmulatorDynamicTests", pk = "pk", sk = "sk")]
+#[gsi(name = "ByFile", pk = "file_pk", sk = "file_sk")]
+#[gsi(name = "ByUser", pk = "user_pk", sk = "user_sk")]
+pub struct SharedLog;
+
+/// An access listed by file and by user, both over dynamic shard counts.
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[entity(table = SharedLog, pk = "access#{id}", sk = "access")]
+#[gsi(ByFile, pk = "file#{path}", sk = "{at}#{id}")]
+#[shard(ByFile, dynamic, max = 16)]
+#[gsi(ByUser, pk = "user#{user}", sk = "{at}#{id}")]
+#[shard(ByUser, dynamic, max = 16)]
+pub struct SharedAccess {
+    pub at: u64,
+    pub id: String,
+    pub path: String,
+    pub user: String,
+}
+
+/// The metadata table of [`SharedAccess`]'s counts.
+pub const METADATA: &str = "EmulatorShardMetadata";
+
+/// Dynamic shards that react within a test's time: a 300 ms cooldown.
+pub fn dynamic_shards() -> dynashard::shard::DynamicShards {
+    use std::time::Duration;
+    dynashard::shard::DynamicShards::new(METADATA)
+        .cooldown(Duration::from_millis(300))
+        .backoff(Duration::from_millis(30))
+        .cache_for(Duration::from_millis(50))
+}
+
+/// An emulator with `limits` in front of the shared DynamoDB Local, with [`SharedLog`] and the
+/// metadata table created.
+pub async fn dynamic_emulator(limits: PartitionLimits) -> Emulator {
+    let endpoint = dynashard::local::shared_endpoint().await.expect("DynamoDB Local starts");
+    let db = Db::new(dynashard::client_for_endpoint(&endpoint)).with_dynamic_shards(dynamic_shards());
+    db.create_table::<SharedLog>().await.expect("create EmulatorDynamicTests");
+    db.create_shard_metadata_table().await.expect("create the metadata table");
+    Emulator::start(&endpoint, limits).expect("the emulator starts")
+}

@@ -4,8 +4,9 @@
 //! of the index they shard was over its limit: `IndexWriteKeyRangeThroughputExceeded` for that
 //! index. A table's or index's provisioned capacity, the account's quota and an on-demand maximum
 //! limit the whole table or index however many shards there are: those get back-off and a
-//! warning. An error without reasons (an endpoint that gives none) raises every count the write
-//! touched, as nothing tells the causes apart.
+//! warning, also when a partition was over its limit too (the write would be refused however
+//! many shards there were). An error without reasons (an endpoint that gives none) raises every
+//! count the write touched, as nothing tells the causes apart.
 
 use super::chooser::DynamicTarget;
 use crate::error::Error;
@@ -21,6 +22,13 @@ pub(crate) fn targets_to_grow<'t>(
     let reasons = error.throttling_reasons();
     if reasons.is_empty() {
         return targets.iter().collect();
+    }
+    // A write also over a limit of a whole table, index or account would be refused however
+    // many shards there were: that limit, not the partition, is what caps the writes.
+    let capped =
+        reasons.iter().any(|reason| reason.kind().is_some_and(|kind| kind.limit != ThrottleLimit::KeyRange));
+    if capped {
+        return Vec::new();
     }
     targets.iter().filter(|target| reasons.iter().any(|reason| relieves(reason, table, target))).collect()
 }
@@ -112,6 +120,14 @@ mod tests {
         }
         let read = reason("IndexReadKeyRangeThroughputExceeded", &index);
         assert!(grown(&throttled(vec![read])).is_empty(), "reads are not what the write's shards carry");
+    }
+
+    #[test]
+    fn a_partition_over_its_limit_under_a_capped_table_does_not_grow() {
+        let hot = reason("IndexWriteKeyRangeThroughputExceeded", &format!("{TABLE_ARN}/index/ByFile"));
+        let capped = reason("TableWriteProvisionedThroughputExceeded", TABLE_ARN);
+        assert!(grown(&throttled(vec![hot.clone(), capped])).is_empty());
+        assert_eq!(grown(&throttled(vec![hot])), ["ByFile"]);
     }
 
     #[test]
