@@ -41,7 +41,7 @@ use std::time::{Duration, Instant};
 const TABLE: &str = "HotPartitionBench";
 const METADATA: &str = "HotPartitionBenchShards";
 /// How long each phase offers its load.
-const PHASE: Duration = Duration::from_secs(12);
+const PHASE: Duration = Duration::from_secs(20);
 /// How long writers may go on retrying what they hold when a phase ends.
 const DRAIN: Duration = Duration::from_secs(20);
 const WRITERS: usize = 96;
@@ -293,6 +293,9 @@ fn main() {
 
     let dynamic_phase = |name: &'static str| {
         let path = run(name);
+        let started_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
         let outcome = runtime.block_on(offer(offered, {
             let (db, path) = (db.clone(), path.clone());
             move |n| {
@@ -306,18 +309,25 @@ fn main() {
         let state =
             runtime.block_on(db.shard_state(&DynamicAccess::query_dynamic(&path))).expect("shard state");
         let read = runtime.block_on(read_ids(&direct, DynamicAccess::query_dynamic(&path), |a| a.id.clone()));
-        let raises: Vec<String> = state.history.iter().map(|entry| entry.count.to_string()).collect();
-        (outcome, read, state.count, raises)
+        let counts: Vec<String> = state.history.iter().map(|entry| entry.count.to_string()).collect();
+        let last = state.history.last().map_or(0, |entry| entry.at.saturating_sub(started_ms));
+        let history = format!(
+            "{} (the last change {:.1} s into the {} s phase)",
+            counts.join(" -> "),
+            last as f64 / 1_000.0,
+            PHASE.as_secs()
+        );
+        (outcome, read, state.count, history)
     };
     emulator.set_limits(limits.clone());
     let (dynamic, dynamic_read, dynamic_shards, history) = dynamic_phase("dynamic");
     report("dynamic", offered, &dynamic);
-    println!("  shard counts: {}", history.join(" -> "));
+    println!("  shard counts: {history}");
 
     emulator.set_limits(limits.clone().table(TABLE, TableLimit::provisioned().write_units(3.0 * limit)));
     let (limited, limited_read, limited_shards, history) = dynamic_phase("limited");
     report("dynamic, table provisioned at 3 L", offered, &limited);
-    println!("  shard counts: {}", history.join(" -> "));
+    println!("  shard counts: {history}");
 
     let mut lost = 0;
     let mut doubled = 0;

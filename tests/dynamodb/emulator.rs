@@ -1,6 +1,7 @@
 //! The partition-limit emulator in front of DynamoDB Local: metering, throttling as DynamoDB
 //! does, and dynamic shard counts that grow only when a partition is the limit.
 
+mod batches;
 mod dynamic;
 mod model;
 mod throttling;
