@@ -105,6 +105,40 @@ async fn throttled_put_fails_as_throttling_and_stores_nothing() {
 }
 
 #[tokio::test]
+async fn every_throttling_reason_can_be_injected() {
+    use dynashard::throttling::{ThrottleKind, ThrottleLimit, ThrottledResource, ThrottlingReason};
+    let endpoint = endpoint().await;
+    let table = table(&endpoint, "reasons").await;
+    let mut seen = 0;
+    for kind in ThrottleKind::all() {
+        let arn = match kind.resource {
+            ThrottledResource::Table => format!("arn:aws:dynamodb:ddblocal:000000000000:table/{table}"),
+            ThrottledResource::Index => format!("arn:aws:dynamodb:ddblocal:000000000000:table/{table}/index/ByFile"),
+        };
+        let faults = FaultInjector::new(3)
+            .throttling(1.0)
+            .throttling_reasons([ThrottlingReason::new(kind, arn.clone())])
+            .without_sdk_retries();
+        let client = faults.client_for_endpoint(&endpoint);
+        let error = dynashard::Error::from_sdk("PutItem", put(&client, &table, "a").await.expect_err("throttled"));
+        let code = match kind.limit {
+            ThrottleLimit::MaxOnDemand => "ThrottlingException",
+            ThrottleLimit::AccountLimit => "RequestLimitExceeded",
+            _ => "ProvisionedThroughputExceededException",
+        };
+        assert_eq!(error.code(), Some(code), "{kind}");
+        assert!(error.is_throttled(), "{kind}");
+        assert_eq!(error.is_key_range_throttled(), kind.limit == ThrottleLimit::KeyRange, "{kind}");
+        let [reason] = error.throttling_reasons() else { panic!("one reason for {kind}: {error}") };
+        assert_eq!((reason.kind(), reason.arn()), (Some(kind), Some(arn.as_str())));
+        assert_eq!(reason.table(), Some(table.as_str()));
+        seen += 1;
+    }
+    assert_eq!(seen, 16);
+    assert!(!stored(&endpoint, &table, "a").await, "a throttled put must not be written");
+}
+
+#[tokio::test]
 async fn server_error_put_fails_with_500_and_stores_nothing() {
     let endpoint = endpoint().await;
     let table = table(&endpoint, "server").await;
