@@ -7,9 +7,12 @@
 //! random shard below the count; when a write is throttled, they raise the count by one (at most
 //! once per cooldown, however many writers are throttled) and retry on the wider shard space.
 //!
-//! DynamoDB Local never throttles, so the example plays the part: `/shared/firetvGen2.txt` turns
-//! hot with a burst that needs about 8 partitions' worth of writes, and while it has fewer than 8
-//! shards, 30% of its writes are throttled. The count grows until the throttling stops.
+//! DynamoDB Local never throttles, so the hot file's writes go through the partition-limit
+//! emulator ([`dynashard::emulator`]) at a twenty-fifth of DynamoDB's limits: 40 write units per
+//! second per partition. `/shared/firetvGen2.txt` turns hot with a burst of four partitions'
+//! worth of writes; each partition over its limit answers `IndexWriteKeyRangeThroughputExceeded`
+//! for `ByFile`, and the count grows until the file's partitions carry the burst. The example
+//! prints the rate the file sustained each second, and its count.
 //!
 //! A second index, `Feed`, lists every access of every file in time order, spread over 16
 //! hash shards by access id. As the log grows, it is resharded online to 32 shards, phase by
@@ -19,14 +22,14 @@
 //! cargo run --example audit_log
 //! ```
 
-use dynashard::faults::FaultInjector;
+use dynashard::emulator::{Emulator, PartitionLimits};
 use dynashard::shard::reshard::{Backfill, NewLayout};
 use dynashard::shard::{DynamicShards, ShardState};
 use dynashard::{Db, Entity, RetryPolicy, Table};
 use futures::TryStreamExt;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 #[derive(Table)]
@@ -55,9 +58,11 @@ struct FileAccess {
 const HOT: &str = "/shared/firetvGen2.txt";
 const COLD: [&str; 3] = ["/home/ana/notes.md", "/srv/www/index.html", "/etc/hosts"];
 const WRITERS: usize = 32;
-const HOT_WRITES: usize = 3_200;
-/// The shards the burst needs: below this count, writes to the hot file are throttled.
-const NEEDED: u32 = 8;
+const HOT_WRITES: usize = 1_600;
+/// Accesses of the hot file offered per second: four partitions' worth.
+const OFFERED: usize = 160;
+/// The emulator's limits: a twenty-fifth of DynamoDB's (40 write units per second per partition).
+const SCALE: f64 = 0.04;
 /// 2019-07-11T15:28:32Z, the seed's last change of the hot file's count.
 const START: u64 = 1_562_858_912_000;
 
@@ -82,53 +87,64 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
 
-    // The hot file: 32 writers through a client that throttles 30% of the writes.
-    let faults = FaultInjector::new(7).throttling(0.3).only(&["PutItem"]).without_sdk_retries();
-    let throttled = Db::new(faults.client_for_endpoint(connection.url()))
+    // The hot file: 32 writers offering 160 accesses a second, through the emulator.
+    let emulator = Emulator::start(connection.url(), PartitionLimits::dynamodb().scaled(SCALE))?;
+    let limited = Db::new(dynashard::client_for_endpoint(emulator.endpoint()))
         .with_dynamic_shards(metadata())
-        .with_retry_policy(RetryPolicy::new(50, Duration::from_millis(2), Duration::from_millis(50)));
+        .with_retry_policy(RetryPolicy::new(50, Duration::from_millis(5), Duration::from_millis(100)));
+    let limit = PartitionLimits::dynamodb().scaled(SCALE).partition_write_units();
     println!(
-        "{HOT} turns hot: {HOT_WRITES} accesses from {WRITERS} writers; 30% of writes throttled below {NEEDED} shards"
+        "{HOT} turns hot: {HOT_WRITES} accesses from {WRITERS} writers at {OFFERED} a second; \
+         each partition takes {limit} write units a second"
     );
     let started = Instant::now();
-    // The partition limit, played by the injector: on while the file has too few shards.
-    let limit = {
-        let (db, faults) = (db.clone(), faults.clone());
-        tokio::spawn(async move {
-            loop {
-                let state = db.shard_state(&FileAccess::query_by_file(HOT)).await?;
-                faults.set_enabled(state.count < NEEDED);
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-            #[allow(unreachable_code)]
-            Ok::<(), dynashard::Error>(())
-        })
-    };
-    let bar = Arc::new(
-        ProgressBar::new(HOT_WRITES as u64)
-            .with_style(ProgressStyle::with_template("writing {bar:40} {pos}/{len} accesses, {per_sec}")?),
-    );
+    let written = Arc::new(Mutex::new(Vec::new()));
     let writers = (0..WRITERS).map(|writer| {
-        let (db, bar) = (throttled.clone(), bar.clone());
+        let (db, written) = (limited.clone(), written.clone());
         tokio::spawn(async move {
+            let pace = Duration::from_secs_f64(WRITERS as f64 / OFFERED as f64);
+            let mut due = tokio::time::Instant::now() + pace.mul_f64(writer as f64 / WRITERS as f64);
             for n in (writer..HOT_WRITES).step_by(WRITERS) {
+                tokio::time::sleep_until(due).await;
                 db.put(&access(HOT, 10_000 + n as u64, &format!("user-{}", n % 97))).await?;
-                bar.inc(1);
+                written.lock().map_err(|_| "a writer panicked")?.push(started.elapsed());
+                due = (due + pace).max(tokio::time::Instant::now());
             }
-            Ok::<(), dynashard::Error>(())
+            Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
         })
     });
+    let counts = {
+        let db = db.clone();
+        tokio::spawn(async move {
+            let mut counts = Vec::new();
+            loop {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                counts.push(db.shard_state(&FileAccess::query_by_file(HOT)).await.map_or(0, |state| state.count));
+            }
+            #[allow(unreachable_code)]
+            counts
+        })
+    };
     for writer in futures::future::join_all(writers).await {
-        writer??;
+        writer?.map_err(|error| error.to_string())?;
     }
-    bar.finish_and_clear();
-    limit.abort();
-    let stats = faults.stats().operation("PutItem");
+    counts.abort();
+    let seconds = started.elapsed().as_secs_f64();
+    let written = std::mem::take(&mut *written.lock().map_err(|_| "a writer panicked")?);
+    let mut per_second = vec![0u32; seconds.ceil() as usize];
+    for at in &written {
+        per_second[at.as_secs() as usize] += 1;
+    }
+    let usage = emulator.usage();
+    let throttled: u64 = usage.partitions_of("AuditLog", Some("ByFile")).map(|(_, c)| c.throttled_writes).sum();
+    println!("  accesses written each second: {per_second:?}");
     println!(
-        "  {} writes throttled, all retried, in {:.1} s",
-        stats.throttled,
-        started.elapsed().as_secs_f64()
+        "  sustained {} a second on one shard, up to {} a second once the count grew; {throttled} writes \
+         throttled and retried, in {seconds:.1} s",
+        per_second.first().copied().unwrap_or(0),
+        per_second.iter().max().copied().unwrap_or(0),
     );
+    drop(emulator);
 
     let hot = db.shard_state(&FileAccess::query_by_file(HOT)).await?;
     print_history(HOT, &hot);
