@@ -119,7 +119,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             let mut counts = Vec::new();
             loop {
                 tokio::time::sleep(Duration::from_secs(1)).await;
-                counts.push(db.shard_state(&FileAccess::query_by_file(HOT)).await.map_or(0, |state| state.count));
+                counts.push(
+                    db.shard_state(&FileAccess::query_by_file(HOT)).await.map_or(0, |state| state.count),
+                );
             }
             #[allow(unreachable_code)]
             counts
@@ -136,7 +138,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         per_second[at.as_secs() as usize] += 1;
     }
     let usage = emulator.usage();
-    let throttled: u64 = usage.partitions_of("AuditLog", Some("ByFile")).map(|(_, c)| c.throttled_writes).sum();
+    let throttled: u64 =
+        usage.partitions_of("AuditLog", Some("ByFile")).map(|(_, c)| c.throttled_writes).sum();
     println!("  accesses written each second: {per_second:?}");
     println!(
         "  sustained {} a second on one shard, up to {} a second once the count grew; {throttled} writes \

@@ -13,6 +13,10 @@
 //!   16 shards; one sensor's hour is one partition, so a window of one sensor reads one partition
 //!   per hour. A burst of one sensor stays in its partition.
 //!
+//! Last, the same hot sensor meets a real partition limit: through the partition-limit emulator
+//! at a twentieth of DynamoDB's limits (50 write units per second per partition), it offers 200
+//! readings a second, first keyed by sensor alone, then over 8 hash shards.
+//!
 //! ```text
 //! cargo run --example iot
 //! ```
@@ -81,7 +85,117 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     burst_spread(&db).await?;
     reads(&db, &readings).await?;
+    at_the_limit(connection.url()).await?;
     Ok(())
+}
+
+#[derive(Table)]
+#[table(name = "TelemetryLive", pk = "pk", sk = "sk")]
+#[gsi(name = "BySensor", pk = "sensor_pk", sk = "sensor_sk")]
+#[gsi(name = "BySensorShard", pk = "shard_pk", sk = "shard_sk")]
+struct TelemetryLive;
+
+/// A live reading listed by sensor in one partition.
+#[derive(Entity, Serialize, Deserialize, Clone)]
+#[entity(table = TelemetryLive, pk = "live#{event_id}", sk = "reading")]
+#[gsi(BySensor, pk = "{sensor}", sk = "{taken_at}#{event_id}")]
+struct LiveReading {
+    event_id: String,
+    sensor: String,
+    taken_at: i64,
+    celsius: f64,
+}
+
+/// The same, over 8 shards by a hash of the event id.
+#[derive(Entity, Serialize, Deserialize, Clone)]
+#[entity(table = TelemetryLive, pk = "spread#{event_id}", sk = "reading")]
+#[gsi(BySensorShard, pk = "{sensor}", sk = "{taken_at}#{event_id}")]
+#[shard(BySensorShard, hash = 8, by = event_id)]
+struct SpreadReading {
+    event_id: String,
+    sensor: String,
+    taken_at: i64,
+    celsius: f64,
+}
+
+/// One hot sensor at a real partition limit: unsharded next to 8 hash shards.
+async fn at_the_limit(endpoint: &str) -> Result<(), Box<dyn std::error::Error>> {
+    use dynashard::emulator::{Emulator, PartitionLimits};
+    let limits = PartitionLimits::dynamodb().scaled(0.05);
+    let emulator = Emulator::start(endpoint, limits.clone())?;
+    let db = Db::new(dynashard::client_for_endpoint(emulator.endpoint()));
+    db.create_table::<TelemetryLive>().await?;
+    let offered = 4.0 * limits.partition_write_units();
+    println!(
+        "
+{HOT} at a real partition limit ({} write units a second per partition), offering {offered} readings a second for 3 s:",
+        limits.partition_write_units()
+    );
+    let unsharded = offer(&db, offered, |n| LiveReading {
+        event_id: format!("live-{n}"),
+        sensor: HOT.into(),
+        taken_at: NOW + n as i64,
+        celsius: 21.5,
+    })
+    .await?;
+    let sharded = offer(&db, offered, |n| SpreadReading {
+        event_id: format!("spread-{n}"),
+        sensor: HOT.into(),
+        taken_at: NOW + n as i64,
+        celsius: 21.5,
+    })
+    .await?;
+    let throttled = emulator.usage().total("TelemetryLive", Some("BySensor")).throttled_writes;
+    println!(
+        "  keyed by sensor alone:   {unsharded:>4.0} readings/s ({throttled} writes throttled and retried)"
+    );
+    println!("  8 shards by event id:    {sharded:>4.0} readings/s");
+    Ok(())
+}
+
+/// Offers `rate` puts a second for 3 s from 16 writers that retry throttled puts; the puts
+/// acknowledged within the 3 s, per second.
+async fn offer<E, F>(db: &Db, rate: f64, item: F) -> Result<f64, Box<dyn std::error::Error>>
+where
+    E: Entity + Send + Sync + 'static,
+    F: Fn(u64) -> E + Clone + Send + 'static,
+{
+    const WRITERS: u64 = 16;
+    let window = std::time::Duration::from_secs(3);
+    let start = tokio::time::Instant::now();
+    let pace = std::time::Duration::from_secs_f64(WRITERS as f64 / rate);
+    let writers = (0..WRITERS).map(|writer| {
+        let (db, item) = (db.clone(), item.clone());
+        tokio::spawn(async move {
+            let (mut due, mut acknowledged) = (start + pace.mul_f64(writer as f64 / WRITERS as f64), 0u64);
+            for k in 0.. {
+                if due >= start + window {
+                    break;
+                }
+                tokio::time::sleep_until(due).await;
+                let reading = item(k * WRITERS + writer);
+                loop {
+                    match db.put(&reading).await {
+                        Ok(()) => break,
+                        Err(error) if error.is_throttled() => {
+                            tokio::time::sleep(std::time::Duration::from_millis(20)).await
+                        }
+                        Err(error) => return Err(error),
+                    }
+                }
+                if tokio::time::Instant::now() <= start + window {
+                    acknowledged += 1;
+                }
+                due = (due + pace).max(tokio::time::Instant::now());
+            }
+            Ok(acknowledged)
+        })
+    });
+    let mut acknowledged = 0;
+    for writer in futures::future::join_all(writers).await {
+        acknowledged += writer??;
+    }
+    Ok(acknowledged as f64 / window.as_secs_f64())
 }
 
 /// Where the 2,000 readings of the burst went, partition by partition, counted by DynamoDB.

@@ -113,14 +113,17 @@ async fn every_throttling_reason_can_be_injected() {
     for kind in ThrottleKind::all() {
         let arn = match kind.resource {
             ThrottledResource::Table => format!("arn:aws:dynamodb:ddblocal:000000000000:table/{table}"),
-            ThrottledResource::Index => format!("arn:aws:dynamodb:ddblocal:000000000000:table/{table}/index/ByFile"),
+            ThrottledResource::Index => {
+                format!("arn:aws:dynamodb:ddblocal:000000000000:table/{table}/index/ByFile")
+            }
         };
         let faults = FaultInjector::new(3)
             .throttling(1.0)
             .throttling_reasons([ThrottlingReason::new(kind, arn.clone())])
             .without_sdk_retries();
         let client = faults.client_for_endpoint(&endpoint);
-        let error = dynashard::Error::from_sdk("PutItem", put(&client, &table, "a").await.expect_err("throttled"));
+        let error =
+            dynashard::Error::from_sdk("PutItem", put(&client, &table, "a").await.expect_err("throttled"));
         let code = match kind.limit {
             ThrottleLimit::MaxOnDemand => "ThrottlingException",
             ThrottleLimit::AccountLimit => "RequestLimitExceeded",
