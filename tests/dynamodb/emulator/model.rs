@@ -12,7 +12,9 @@ use serde::{Deserialize, Serialize};
 #[gsi(name = "ByUser", pk = "user_pk", sk = "user_sk")]
 pub struct Audit;
 
-/// One access to a file: its own table partition, and the file's partition of `ByFile`.
+/// One access to a file: its own table partition, and the file's partition of `ByFile`. Both
+/// mappings sort by `{at}#{id}`, which clippy reads as a repeated attribute.
+#[allow(clippy::duplicated_attributes)]
 #[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 #[entity(table = Audit, pk = "access#{id}", sk = "access")]
 #[gsi(ByFile, pk = "file#{path}", sk = "{at}#{id}")]
@@ -58,6 +60,7 @@ pub async fn direct() -> Db {
 pub struct SharedLog;
 
 /// An access listed by file and by user, both over dynamic shard counts.
+#[allow(clippy::duplicated_attributes)]
 #[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 #[entity(table = SharedLog, pk = "access#{id}", sk = "access")]
 #[gsi(ByFile, pk = "file#{path}", sk = "{at}#{id}")]
