@@ -125,3 +125,116 @@ fn a_busy_port_fails_before_starting_anything() {
 fn a_port_must_be_a_port() {
     cargo_bin_cmd!("dynashard").args(["local", "--port", "70000"]).assert().code(2);
 }
+
+#[test]
+fn partition_limit_flags_are_checked() {
+    for args in [
+        &["local", "--scale", "0.1"][..],
+        &["local", "--partition-limits", "--scale", "0"],
+        &["local", "--partition-limits", "--partition-write-units", "-5"],
+        &["local", "--partition-limits", "--table-limit", "Orders=spot:write=5"],
+        &["local", "--partition-limits", "--table-limit", "Orders"],
+    ] {
+        cargo_bin_cmd!("dynashard").args(args).assert().code(2).stdout("");
+    }
+}
+
+#[tokio::test]
+async fn partition_limits_throttle_a_hot_key_and_the_hottest_partitions_are_listed() {
+    let port = free_port();
+    let child = Command::new(env!("CARGO_BIN_EXE_dynashard"))
+        .args(["local", "--port", &port.to_string(), "--partition-limits", "--scale", "0.01"])
+        .env_remove("DYNAMODB_ENDPOINT")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .expect("start dynashard local");
+    let mut running = Running(child);
+    let pid = running.0.id();
+    let stdout = running.0.stdout.take().expect("stdout");
+    let (sender, receiver) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = BufReader::new(stdout).read_line(&mut line);
+        let _ = sender.send(line);
+    });
+    let endpoint = receiver.recv_timeout(Duration::from_secs(180)).expect("an endpoint within 3 minutes");
+    assert_eq!(endpoint.trim(), format!("http://127.0.0.1:{port}"));
+
+    // Ten write units a second per partition: thirty puts to one key at once go over it.
+    let base = dynashard::client_for_endpoint(endpoint.trim());
+    let config = base.config().to_builder().retry_config(aws_sdk_dynamodb::config::retry::RetryConfig::disabled());
+    let client = aws_sdk_dynamodb::Client::from_conf(config.build());
+    let table = "cli-limits-test";
+    client
+        .create_table()
+        .table_name(table)
+        .attribute_definitions(
+            aws_sdk_dynamodb::types::AttributeDefinition::builder()
+                .attribute_name("pk")
+                .attribute_type(aws_sdk_dynamodb::types::ScalarAttributeType::S)
+                .build()
+                .expect("definition"),
+        )
+        .attribute_definitions(
+            aws_sdk_dynamodb::types::AttributeDefinition::builder()
+                .attribute_name("sk")
+                .attribute_type(aws_sdk_dynamodb::types::ScalarAttributeType::S)
+                .build()
+                .expect("definition"),
+        )
+        .key_schema(
+            aws_sdk_dynamodb::types::KeySchemaElement::builder()
+                .attribute_name("pk")
+                .key_type(aws_sdk_dynamodb::types::KeyType::Hash)
+                .build()
+                .expect("key"),
+        )
+        .key_schema(
+            aws_sdk_dynamodb::types::KeySchemaElement::builder()
+                .attribute_name("sk")
+                .key_type(aws_sdk_dynamodb::types::KeyType::Range)
+                .build()
+                .expect("key"),
+        )
+        .billing_mode(aws_sdk_dynamodb::types::BillingMode::PayPerRequest)
+        .send()
+        .await
+        .expect("create a table through the emulator");
+    let mut throttled = 0;
+    for n in 0..30 {
+        let put = client
+            .put_item()
+            .table_name(table)
+            .item("pk", aws_sdk_dynamodb::types::AttributeValue::S("hot".into()))
+            .item("sk", aws_sdk_dynamodb::types::AttributeValue::S(format!("{n:03}")))
+            .send()
+            .await;
+        if let Err(error) = put {
+            let error = dynashard::Error::from_sdk("PutItem", error);
+            assert!(error.is_key_range_throttled(), "{error}");
+            assert_eq!(error.throttling_reasons()[0].reason(), "TableWriteKeyRangeThroughputExceeded");
+            throttled += 1;
+        }
+    }
+    assert!(throttled >= 15, "{throttled} of 30 throttled");
+
+    let status = Command::new("kill").args(["-INT", "--", &format!("-{pid}")]).status().expect("kill");
+    assert!(status.success());
+    let started = Instant::now();
+    let exit = loop {
+        if let Some(exit) = running.0.try_wait().expect("wait") {
+            break exit;
+        }
+        assert!(started.elapsed() < Duration::from_secs(60), "still running a minute after Ctrl-C");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let mut stderr = String::new();
+    running.0.stderr.take().expect("stderr").read_to_string(&mut stderr).expect("stderr");
+    assert_eq!(exit.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("partition limits: 10 write and 30 read units"), "{stderr}");
+    assert!(stderr.contains(&format!("hottest partitions ({throttled} throttled requests in all)")), "{stderr}");
+    assert!(stderr.contains(&format!("cli-limits-test \"hot\": ")), "{stderr}");
+    assert!(!accepts_connections(port), "the emulator's port is closed");
+}
