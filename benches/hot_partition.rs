@@ -191,9 +191,46 @@ fn count_losses(acknowledged: &[String], read: &[String]) -> (usize, usize) {
     (lost, doubled)
 }
 
-async fn read_ids<E: FromItem, F>(db: &Db, query: Query<E, F>, id: fn(&E) -> String) -> Vec<String> {
-    let items: Vec<E> = db.stream(query).try_collect().await.expect("read back");
-    items.iter().map(id).collect()
+/// The three ways of listing one file's accesses.
+trait Access: Entity + FromItem + Send + Sync + 'static {
+    fn new(id: String, path: String, at: u64) -> Self;
+    fn id(&self) -> &str;
+}
+
+macro_rules! access {
+    ($($name:ident),*) => {$(
+        impl Access for $name {
+            fn new(id: String, path: String, at: u64) -> Self {
+                Self { id, path, at, note: note() }
+            }
+            fn id(&self) -> &str {
+                &self.id
+            }
+        }
+    )*};
+}
+access!(PlainAccess, HashedAccess, DynamicAccess);
+
+/// Offers accesses of `path` at `rate` through `db`; then reads the file's listing back past the
+/// emulator (`direct`), as ids.
+async fn phase<A: Access, F>(
+    db: &Db,
+    direct: &Db,
+    rate: f64,
+    path: &str,
+    query: fn(&str) -> Query<A, F>,
+) -> (Outcome, Vec<String>) {
+    let outcome = offer(rate, {
+        let (db, path) = (db.clone(), path.to_owned());
+        move |n| {
+            let (db, id) = (db.clone(), format!("{path}-{n}"));
+            let access = A::new(id.clone(), path.clone(), n);
+            async move { db.put(&access).await.map(|()| id) }
+        }
+    })
+    .await;
+    let listed: Vec<A> = direct.stream(query(path)).try_collect().await.expect("read back");
+    (outcome, listed.iter().map(|access| access.id().to_owned()).collect())
 }
 
 fn main() {
@@ -262,33 +299,13 @@ fn main() {
 
     emulator.set_limits(limits.clone());
     let path = run("plain");
-    let unsharded = runtime.block_on(offer(offered, {
-        let (db, path) = (db.clone(), path.clone());
-        move |n| {
-            let (db, path) = (db.clone(), path.clone());
-            async move {
-                let id = format!("{path}-{n}");
-                db.put(&PlainAccess { id: id.clone(), path, at: n, note: note() }).await.map(|()| id)
-            }
-        }
-    }));
-    let unsharded_read =
-        runtime.block_on(read_ids(&direct, PlainAccess::query_plain(&path), |a| a.id.clone()));
+    let (unsharded, unsharded_read) =
+        runtime.block_on(phase(&db, &direct, offered, &path, PlainAccess::query_plain));
     report("unsharded", offered, &unsharded);
 
     let path = run("hashed");
-    let hashed = runtime.block_on(offer(offered, {
-        let (db, path) = (db.clone(), path.clone());
-        move |n| {
-            let (db, path) = (db.clone(), path.clone());
-            async move {
-                let id = format!("{path}-{n}");
-                db.put(&HashedAccess { id: id.clone(), path, at: n, note: note() }).await.map(|()| id)
-            }
-        }
-    }));
-    let hashed_read =
-        runtime.block_on(read_ids(&direct, HashedAccess::query_hashed(&path), |a| a.id.clone()));
+    let (hashed, hashed_read) =
+        runtime.block_on(phase(&db, &direct, offered, &path, HashedAccess::query_hashed));
     report("hash = 8", offered, &hashed);
 
     let dynamic_phase = |name: &'static str| {
@@ -296,19 +313,10 @@ fn main() {
         let started_ms = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_millis() as u64);
-        let outcome = runtime.block_on(offer(offered, {
-            let (db, path) = (db.clone(), path.clone());
-            move |n| {
-                let (db, path) = (db.clone(), path.clone());
-                async move {
-                    let id = format!("{path}-{n}");
-                    db.put(&DynamicAccess { id: id.clone(), path, at: n, note: note() }).await.map(|()| id)
-                }
-            }
-        }));
+        let (outcome, read) =
+            runtime.block_on(phase(&db, &direct, offered, &path, DynamicAccess::query_dynamic));
         let state =
             runtime.block_on(db.shard_state(&DynamicAccess::query_dynamic(&path))).expect("shard state");
-        let read = runtime.block_on(read_ids(&direct, DynamicAccess::query_dynamic(&path), |a| a.id.clone()));
         let counts: Vec<String> = state.history.iter().map(|entry| entry.count.to_string()).collect();
         let last = state.history.last().map_or(0, |entry| entry.at.saturating_sub(started_ms));
         let history = format!(

@@ -29,21 +29,20 @@ fn accepts_connections(port: u16) -> bool {
         .is_ok()
 }
 
-#[tokio::test]
-async fn serves_on_the_chosen_port_until_ctrl_c() {
-    let port = free_port();
+/// Starts `dynashard local` with `args` in a process group of its own (so that Ctrl-C can be sent
+/// to the group, as a terminal does); its pid and endpoint, the first line on stdout.
+fn start(args: &[&str]) -> (Running, u32, String) {
     let child = Command::new(env!("CARGO_BIN_EXE_dynashard"))
-        .args(["local", "--port", &port.to_string()])
+        .arg("local")
+        .args(args)
         .env_remove("DYNAMODB_ENDPOINT")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .process_group(0) // its own group, so Ctrl-C can be sent to the group as a terminal does
+        .process_group(0)
         .spawn()
         .expect("start dynashard local");
     let mut running = Running(child);
     let pid = running.0.id();
-
-    // The endpoint is the first line on stdout.
     let stdout = running.0.stdout.take().expect("stdout");
     let (sender, receiver) = mpsc::channel();
     std::thread::spawn(move || {
@@ -52,36 +51,11 @@ async fn serves_on_the_chosen_port_until_ctrl_c() {
         let _ = sender.send(line);
     });
     let endpoint = receiver.recv_timeout(Duration::from_secs(180)).expect("an endpoint within 3 minutes");
-    assert_eq!(endpoint.trim(), format!("http://127.0.0.1:{port}"));
+    (running, pid, endpoint.trim().to_owned())
+}
 
-    // A real DynamoDB answers there.
-    let client = dynashard::client_for_endpoint(endpoint.trim());
-    let table = "cli-local-test";
-    client
-        .create_table()
-        .table_name(table)
-        .attribute_definitions(
-            aws_sdk_dynamodb::types::AttributeDefinition::builder()
-                .attribute_name("pk")
-                .attribute_type(aws_sdk_dynamodb::types::ScalarAttributeType::S)
-                .build()
-                .expect("definition"),
-        )
-        .key_schema(
-            aws_sdk_dynamodb::types::KeySchemaElement::builder()
-                .attribute_name("pk")
-                .key_type(aws_sdk_dynamodb::types::KeyType::Hash)
-                .build()
-                .expect("key"),
-        )
-        .billing_mode(aws_sdk_dynamodb::types::BillingMode::PayPerRequest)
-        .send()
-        .await
-        .expect("create a table through the forwarded port");
-    let tables = client.list_tables().send().await.expect("list tables");
-    assert_eq!(tables.table_names(), [table]);
-
-    // Ctrl-C to the whole process group, as a terminal sends it.
+/// Sends Ctrl-C to the whole process group and waits for the exit; its code and stderr.
+fn interrupt(running: &mut Running, pid: u32) -> (Option<i32>, String) {
     let status = Command::new("kill").args(["-INT", "--", &format!("-{pid}")]).status().expect("kill");
     assert!(status.success());
     let started = Instant::now();
@@ -94,7 +68,44 @@ async fn serves_on_the_chosen_port_until_ctrl_c() {
     };
     let mut stderr = String::new();
     running.0.stderr.take().expect("stderr").read_to_string(&mut stderr).expect("stderr");
-    assert_eq!(exit.code(), Some(0), "{stderr}");
+    (exit.code(), stderr)
+}
+
+/// Creates `table`, keyed by the string attributes `keys` (partition key first).
+async fn create_table(client: &aws_sdk_dynamodb::Client, table: &str, keys: &[&str]) {
+    use aws_sdk_dynamodb::types::{AttributeDefinition, KeySchemaElement, KeyType, ScalarAttributeType};
+    let mut create = client
+        .create_table()
+        .table_name(table)
+        .billing_mode(aws_sdk_dynamodb::types::BillingMode::PayPerRequest);
+    for (n, key) in keys.iter().enumerate() {
+        let definition =
+            AttributeDefinition::builder().attribute_name(*key).attribute_type(ScalarAttributeType::S);
+        let kind = if n == 0 { KeyType::Hash } else { KeyType::Range };
+        let schema = KeySchemaElement::builder().attribute_name(*key).key_type(kind);
+        create = create
+            .attribute_definitions(definition.build().expect("definition"))
+            .key_schema(schema.build().expect("key"));
+    }
+    create.send().await.expect("create a table");
+}
+
+#[tokio::test]
+async fn serves_on_the_chosen_port_until_ctrl_c() {
+    let port = free_port();
+    let (mut running, pid, endpoint) = start(&["--port", &port.to_string()]);
+    assert_eq!(endpoint, format!("http://127.0.0.1:{port}"));
+
+    // A real DynamoDB answers there.
+    let client = dynashard::client_for_endpoint(&endpoint);
+    let table = "cli-local-test";
+    create_table(&client, table, &["pk"]).await;
+    let tables = client.list_tables().send().await.expect("list tables");
+    assert_eq!(tables.table_names(), [table]);
+
+    // Ctrl-C to the whole process group, as a terminal sends it.
+    let (code, stderr) = interrupt(&mut running, pid);
+    assert_eq!(code, Some(0), "{stderr}");
     assert!(stderr.contains("DynamoDB Local stopped"), "{stderr}");
 
     // Neither the forwarded port nor DynamoDB Local itself is left listening.
@@ -142,66 +153,17 @@ fn partition_limit_flags_are_checked() {
 #[tokio::test]
 async fn partition_limits_throttle_a_hot_key_and_the_hottest_partitions_are_listed() {
     let port = free_port();
-    let child = Command::new(env!("CARGO_BIN_EXE_dynashard"))
-        .args(["local", "--port", &port.to_string(), "--partition-limits", "--scale", "0.01"])
-        .env_remove("DYNAMODB_ENDPOINT")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .expect("start dynashard local");
-    let mut running = Running(child);
-    let pid = running.0.id();
-    let stdout = running.0.stdout.take().expect("stdout");
-    let (sender, receiver) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut line = String::new();
-        let _ = BufReader::new(stdout).read_line(&mut line);
-        let _ = sender.send(line);
-    });
-    let endpoint = receiver.recv_timeout(Duration::from_secs(180)).expect("an endpoint within 3 minutes");
-    assert_eq!(endpoint.trim(), format!("http://127.0.0.1:{port}"));
+    let (mut running, pid, endpoint) =
+        start(&["--port", &port.to_string(), "--partition-limits", "--scale", "0.01"]);
+    assert_eq!(endpoint, format!("http://127.0.0.1:{port}"));
 
     // Ten write units a second per partition: thirty puts to one key at once go over it.
-    let base = dynashard::client_for_endpoint(endpoint.trim());
-    let config = base.config().to_builder().retry_config(aws_sdk_dynamodb::config::retry::RetryConfig::disabled());
+    let base = dynashard::client_for_endpoint(&endpoint);
+    let config =
+        base.config().to_builder().retry_config(aws_sdk_dynamodb::config::retry::RetryConfig::disabled());
     let client = aws_sdk_dynamodb::Client::from_conf(config.build());
     let table = "cli-limits-test";
-    client
-        .create_table()
-        .table_name(table)
-        .attribute_definitions(
-            aws_sdk_dynamodb::types::AttributeDefinition::builder()
-                .attribute_name("pk")
-                .attribute_type(aws_sdk_dynamodb::types::ScalarAttributeType::S)
-                .build()
-                .expect("definition"),
-        )
-        .attribute_definitions(
-            aws_sdk_dynamodb::types::AttributeDefinition::builder()
-                .attribute_name("sk")
-                .attribute_type(aws_sdk_dynamodb::types::ScalarAttributeType::S)
-                .build()
-                .expect("definition"),
-        )
-        .key_schema(
-            aws_sdk_dynamodb::types::KeySchemaElement::builder()
-                .attribute_name("pk")
-                .key_type(aws_sdk_dynamodb::types::KeyType::Hash)
-                .build()
-                .expect("key"),
-        )
-        .key_schema(
-            aws_sdk_dynamodb::types::KeySchemaElement::builder()
-                .attribute_name("sk")
-                .key_type(aws_sdk_dynamodb::types::KeyType::Range)
-                .build()
-                .expect("key"),
-        )
-        .billing_mode(aws_sdk_dynamodb::types::BillingMode::PayPerRequest)
-        .send()
-        .await
-        .expect("create a table through the emulator");
+    create_table(&client, table, &["pk", "sk"]).await;
     let mut throttled = 0;
     for n in 0..30 {
         let put = client
@@ -220,21 +182,13 @@ async fn partition_limits_throttle_a_hot_key_and_the_hottest_partitions_are_list
     }
     assert!(throttled >= 15, "{throttled} of 30 throttled");
 
-    let status = Command::new("kill").args(["-INT", "--", &format!("-{pid}")]).status().expect("kill");
-    assert!(status.success());
-    let started = Instant::now();
-    let exit = loop {
-        if let Some(exit) = running.0.try_wait().expect("wait") {
-            break exit;
-        }
-        assert!(started.elapsed() < Duration::from_secs(60), "still running a minute after Ctrl-C");
-        std::thread::sleep(Duration::from_millis(100));
-    };
-    let mut stderr = String::new();
-    running.0.stderr.take().expect("stderr").read_to_string(&mut stderr).expect("stderr");
-    assert_eq!(exit.code(), Some(0), "{stderr}");
+    let (code, stderr) = interrupt(&mut running, pid);
+    assert_eq!(code, Some(0), "{stderr}");
     assert!(stderr.contains("partition limits: 10 write and 30 read units"), "{stderr}");
-    assert!(stderr.contains(&format!("hottest partitions ({throttled} throttled requests in all)")), "{stderr}");
-    assert!(stderr.contains(&format!("cli-limits-test \"hot\": ")), "{stderr}");
+    assert!(
+        stderr.contains(&format!("hottest partitions ({throttled} throttled requests in all)")),
+        "{stderr}"
+    );
+    assert!(stderr.contains("cli-limits-test \"hot\": "), "{stderr}");
     assert!(!accepts_connections(port), "the emulator's port is closed");
 }

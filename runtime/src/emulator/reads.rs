@@ -11,7 +11,7 @@ use super::reply::Reply;
 use super::schema::TableSchema;
 use super::state::Shared;
 use super::upstream::UpstreamError;
-use super::wire::{key_values, wire_item_size, WireItem, WireValue};
+use super::wire::{key_values, wire_item_size, BatchRequest, WireItem, WireValue};
 use super::writes::{schema_or_none, Handled};
 use bytes::Bytes;
 use hyper::HeaderMap;
@@ -223,13 +223,7 @@ struct KeysAndAttributes {
     rest: Map<String, Value>,
 }
 
-#[derive(Debug, Serialize, Deserialize)]
-struct BatchGetBody {
-    #[serde(rename = "RequestItems")]
-    request_items: BTreeMap<String, KeysAndAttributes>,
-    #[serde(flatten)]
-    rest: Map<String, Value>,
-}
+type BatchGetBody = BatchRequest<KeysAndAttributes>;
 
 #[derive(Debug, Serialize, Deserialize)]
 struct BatchGetAnswer {

@@ -5,6 +5,7 @@ use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::AttributeValue;
 use base64::Engine;
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
 /// One attribute value, e.g. `{"S": "text"}` or `{"N": "12"}`.
@@ -30,6 +31,15 @@ pub(crate) enum WireValue {
 
 /// An item: attribute names to values.
 pub(crate) type WireItem = BTreeMap<String, WireValue>;
+
+/// A `BatchWriteItem` or `BatchGetItem` request: its entries per table, and the rest as it came.
+#[derive(Debug, Serialize, Deserialize)]
+pub(crate) struct BatchRequest<T> {
+    #[serde(rename = "RequestItems")]
+    pub request_items: BTreeMap<String, T>,
+    #[serde(flatten)]
+    pub rest: Map<String, Value>,
+}
 
 impl WireValue {
     /// The value as the SDK types it (binary decoded; undecodable base64 counts as its text).

@@ -10,7 +10,7 @@ use super::reply::Reply;
 use super::schema::TableSchema;
 use super::state::Shared;
 use super::upstream::{Answer, UpstreamError};
-use super::wire::WireItem;
+use super::wire::{BatchRequest, WireItem};
 use super::write_plan::{key_of, ItemWrite, WriteKind};
 use bytes::Bytes;
 use hyper::HeaderMap;
@@ -30,8 +30,13 @@ pub(crate) async fn schema_or_none(
     headers: &HeaderMap,
     table: &str,
 ) -> Result<Option<Arc<TableSchema>>, UpstreamError> {
-    match shared.schema(headers, table).await {
-        Ok(schema) => Ok(Some(schema)),
+    unless_refused(shared.schema(headers, table).await)
+}
+
+/// `None` for a request the endpoint refused (it answers the client's request the same way).
+fn unless_refused<T>(result: Result<T, UpstreamError>) -> Result<Option<T>, UpstreamError> {
+    match result {
+        Ok(value) => Ok(Some(value)),
         Err(UpstreamError::Refused { .. }) => Ok(None),
         Err(error) => Err(error),
     }
@@ -44,11 +49,7 @@ async fn items_before(
     schema: &TableSchema,
     keys: &[WireItem],
 ) -> Result<Option<Vec<Option<WireItem>>>, UpstreamError> {
-    match shared.upstream.read_items(headers, &schema.name, &schema.key.names(), keys).await {
-        Ok(items) => Ok(Some(items)),
-        Err(UpstreamError::Refused { .. }) => Ok(None),
-        Err(error) => Err(error),
-    }
+    unless_refused(shared.upstream.read_items(headers, &schema.name, &schema.key.names(), keys).await)
 }
 
 /// Sends the request; gives back what admission took when it cannot be sent.
@@ -95,13 +96,7 @@ pub(crate) async fn single(shared: &Shared, headers: &HeaderMap, body: Bytes, ki
 }
 
 /// A `BatchWriteItem` request: raw entries per table, the rest as it came.
-#[derive(Debug, Serialize, Deserialize)]
-struct BatchWriteBody {
-    #[serde(rename = "RequestItems")]
-    request_items: BTreeMap<String, Vec<Value>>,
-    #[serde(flatten)]
-    rest: Map<String, Value>,
-}
+type BatchWriteBody = BatchRequest<Vec<Value>>;
 
 /// A `BatchWriteItem` answer: its unprocessed entries, the rest as it came.
 #[derive(Debug, Serialize, Deserialize)]
