@@ -119,9 +119,13 @@ impl<'a, E: Entity> Put<'a, E> {
             match self.send().await {
                 Err(error) if error.is_throttled() && attempt + 1 < policy.max_attempts.max(1) => {
                     let table = self.db.table_of::<E>();
+                    let shards = self.db.dynamic_shards()?;
+                    shards.note_caps(&error);
                     growth::warn_unrelieved(&error, table);
                     for target in growth::targets_to_grow(&error, table, &targets) {
-                        self.db.grow_after_throttle(&target.key, target.max).await?;
+                        if !shards.capped(table, target.index) {
+                            self.db.grow_after_throttle(&target.key, target.max).await?;
+                        }
                     }
                     tokio::time::sleep(policy.backoff(attempt)).await;
                     attempt += 1;

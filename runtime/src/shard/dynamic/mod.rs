@@ -15,7 +15,9 @@
 //!   space.
 //! - **Limits more shards cannot lift** (the table's or index's provisioned capacity, an
 //!   on-demand maximum, the account's quota, or the base table's own key range) get the retry
-//!   policy's back-off and a `tracing` warning naming the limit, and never a raise. An endpoint
+//!   policy's back-off and a `tracing` warning naming the limit, and never a raise. Nor does a
+//!   partition over its limit while its table or index was at such a limit within the last
+//!   cooldown: the whole would refuse more writes however many shards there were. An endpoint
 //!   that gives no throttling reasons (DynamoDB Local without the partition-limit emulator, or
 //!   an older one) cannot tell them apart: there, any throttling raises the counts the write
 //!   touched.
@@ -25,6 +27,7 @@
 //! - Every change is a `tracing` event (target `dynashard::shards`), and the history holds
 //!   `"<unix ms>:<count>"` for each.
 
+mod caps;
 mod chooser;
 pub(crate) mod growth;
 pub(crate) mod metadata;
@@ -61,6 +64,7 @@ pub struct DynamicShards {
     backoff: Duration,
     cache: Mutex<HashMap<String, Cached>>,
     migrations: Mutex<HashMap<String, CachedMigration>>,
+    caps: caps::Caps,
 }
 
 /// A resharding record (`None`: none) and when it was read.
@@ -83,6 +87,7 @@ impl DynamicShards {
             backoff: Duration::from_secs(1),
             cache: Mutex::default(),
             migrations: Mutex::default(),
+            caps: caps::Caps::default(),
         }
     }
 
@@ -102,6 +107,17 @@ impl DynamicShards {
     pub fn backoff(mut self, duration: Duration) -> Self {
         self.backoff = duration;
         self
+    }
+
+    /// Records the limits of whole tables and indexes that throttled a write with `error`.
+    pub(crate) fn note_caps(&self, error: &crate::Error) {
+        self.caps.note(error, Instant::now());
+    }
+
+    /// Whether `table`, or its index `index`, was at a write limit of its whole within the last
+    /// cooldown: then a partition of it over its limit is not what caps the writes.
+    pub(crate) fn capped(&self, table: &str, index: &str) -> bool {
+        self.caps.capped(table, index, self.cooldown, Instant::now())
     }
 
     /// The metadata table's name.
