@@ -32,6 +32,12 @@ impl TokenBucket {
         self.balance > 0.0
     }
 
+    /// Whether the bucket holds its whole capacity at `now` (as a new one does).
+    pub(crate) fn is_full(&mut self, now: f64) -> bool {
+        self.refill(now);
+        self.balance >= self.capacity
+    }
+
     /// Takes `units` (negative to give them back), at `now`.
     pub(crate) fn take(&mut self, units: f64, now: f64) {
         self.refill(now);

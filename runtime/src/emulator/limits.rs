@@ -71,15 +71,17 @@ impl TableLimit {
         Self::of(ThrottleLimit::AccountLimit)
     }
 
-    /// Read units per second (unlimited when not set).
+    /// Read units per second (unlimited when not set; anything but a positive number counts
+    /// as 1).
     pub fn read_units(mut self, units: f64) -> Self {
-        self.read_units = Some(units);
+        self.read_units = Some(positive(units));
         self
     }
 
-    /// Write units per second (unlimited when not set).
+    /// Write units per second (unlimited when not set; anything but a positive number counts
+    /// as 1).
     pub fn write_units(mut self, units: f64) -> Self {
-        self.write_units = Some(units);
+        self.write_units = Some(positive(units));
         self
     }
 

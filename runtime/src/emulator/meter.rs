@@ -25,6 +25,17 @@ impl Slot {
     }
 }
 
+/// Partitions whose buckets are kept before full ones are forgotten.
+const MAX_SLOTS: usize = 100_000;
+
+/// Why a request was refused: the reasons, and which of its charges were over a limit.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Refusal {
+    pub reasons: Vec<ThrottlingReason>,
+    /// Positions of the refused charges in the request's charges.
+    pub charges: Vec<usize>,
+}
+
 /// A limited table or index: its buckets (one per limited operation) and the limit's kind.
 #[derive(Debug)]
 struct Limited {
@@ -53,10 +64,11 @@ impl Meter {
     }
 
     /// Admits a request consuming `charges` (as far as known before it runs) at `now`, taking
-    /// them; or refuses it with the reasons, counting it as throttled.
-    pub(crate) fn admit(&mut self, charges: &[Charge], now: f64) -> Result<(), Vec<ThrottlingReason>> {
+    /// them; or refuses it, counting each refused charge at its partition.
+    pub(crate) fn admit(&mut self, charges: &[Charge], now: f64) -> Result<(), Refusal> {
         let mut reasons: Vec<ThrottlingReason> = Vec::new();
-        for charge in charges {
+        let mut refused_charges = Vec::new();
+        for (at, charge) in charges.iter().enumerate() {
             let mut refused = Vec::new();
             if let Some(partition) = &charge.target.partition {
                 if !self.slot(&charge.target, partition, now).bucket(charge.operation).admits(now) {
@@ -73,6 +85,10 @@ impl Meter {
                     refused.push(kind);
                 }
             }
+            if !refused.is_empty() {
+                refused_charges.push(at);
+                self.count_throttled(&charge.target, charge.operation);
+            }
             for limit in refused {
                 let resource = if charge.target.index.is_some() {
                     ThrottledResource::Index
@@ -83,25 +99,44 @@ impl Meter {
                     ThrottleKind { resource, operation: charge.operation, limit },
                     &charge.target.arn,
                 );
-                self.count_throttled(&charge.target, charge.operation);
                 if !reasons.contains(&reason) {
                     reasons.push(reason);
                 }
             }
         }
         if !reasons.is_empty() {
-            self.usage.throttled_requests += 1;
-            return Err(reasons);
+            return Err(Refusal { reasons, charges: refused_charges });
         }
-        self.take(charges, 1.0, now);
+        let taken: Vec<(Charge, f64)> = charges.iter().map(|charge| (charge.clone(), charge.units)).collect();
+        self.take(&taken, now);
         Ok(())
     }
 
     /// Replaces what was taken at admission (`estimated`) by what the request consumed
-    /// (`actual`).
+    /// (`actual`): the difference, at each target, in one step (a refund first could be lost to
+    /// a full bucket's cap).
     pub(crate) fn settle(&mut self, estimated: &[Charge], actual: &[Charge], now: f64) {
-        self.take(estimated, -1.0, now);
-        self.take(actual, 1.0, now);
+        let mut net: Vec<(Charge, f64)> = Vec::new();
+        let signed = estimated
+            .iter()
+            .map(|charge| (charge, -charge.units))
+            .chain(actual.iter().map(|charge| (charge, charge.units)));
+        for (charge, units) in signed {
+            match net
+                .iter_mut()
+                .find(|(known, _)| known.target == charge.target && known.operation == charge.operation)
+            {
+                Some((_, total)) => *total += units,
+                None => net.push((charge.clone(), units)),
+            }
+        }
+        net.retain(|(_, units)| *units != 0.0);
+        self.take(&net, now);
+    }
+
+    /// Counts one request that had anything refused (a batch with refused entries once).
+    pub(crate) fn count_throttled_request(&mut self) {
+        self.usage.throttled_requests += 1;
     }
 
     /// The counters.
@@ -114,9 +149,10 @@ impl Meter {
         self.usage = Usage::default();
     }
 
-    fn take(&mut self, charges: &[Charge], sign: f64, now: f64) {
-        for charge in charges {
-            let units = charge.units * sign;
+    /// Takes `units` at each charge's target (negative: gives them back).
+    fn take(&mut self, charges: &[(Charge, f64)], now: f64) {
+        for (charge, units) in charges {
+            let units = *units;
             if let Some(partition) = &charge.target.partition {
                 self.slot(&charge.target, partition, now).bucket(charge.operation).take(units, now);
                 add(
@@ -151,6 +187,10 @@ impl Meter {
     }
 
     fn slot(&mut self, target: &Target, partition: &str, now: f64) -> &mut Slot {
+        if self.slots.len() >= MAX_SLOTS {
+            // A partition whose buckets are full is in the state a new one starts in.
+            self.slots.retain(|_, slot| !(slot.read.is_full(now) && slot.write.is_full(now)));
+        }
         let limits = &self.limits;
         self.slots.entry((target.table.clone(), target.index.clone(), partition.to_owned())).or_insert_with(
             || Slot {
@@ -210,7 +250,7 @@ mod tests {
             let charges = [write(None, &format!("item{n}"), 1.0), write(Some("G"), "hot", 1.0)];
             match meter.admit(&charges, 0.0) {
                 Ok(()) => admitted += 1,
-                Err(reasons) => last = Some(reasons),
+                Err(refusal) => last = Some(refusal.reasons),
             }
         }
         assert_eq!(admitted, 10, "the burst of one second");
@@ -226,7 +266,7 @@ mod tests {
             0.0,
             "nothing is taken from a refused request"
         );
-        assert_eq!(usage.throttled_requests(), 90);
+        assert_eq!(usage.throttled_requests(), 0, "requests are counted by the handlers, once each");
         // A second later, ten more.
         assert!(meter.admit(&[write(Some("G"), "hot", 1.0)], 1.0).is_ok());
     }
@@ -238,7 +278,8 @@ mod tests {
         for n in 0..5 {
             assert!(meter.admit(&[write(None, &format!("p{n}"), 1.0)], 0.0).is_ok());
         }
-        let reasons = meter.admit(&[write(None, "p9", 1.0)], 0.0).expect_err("over the table's maximum");
+        let reasons =
+            meter.admit(&[write(None, "p9", 1.0)], 0.0).expect_err("over the table's maximum").reasons;
         assert_eq!(reasons[0].reason(), "TableWriteMaxOnDemandThroughputExceeded");
         assert_eq!(reasons[0].arn(), Some("arn:aws:dynamodb:ddblocal:000000000000:table/T"));
         assert!(meter.admit(&[write(Some("G"), "g", 1.0)], 0.0).is_ok(), "the index is not limited");
@@ -253,5 +294,29 @@ mod tests {
         assert_eq!(meter.usage().partition("T", None, "p").write_units, 6.0);
         assert!(meter.admit(&estimate, 0.4).is_err(), "in debt until 0.5 s");
         assert!(meter.admit(&estimate, 0.6).is_ok());
+    }
+
+    #[test]
+    fn settling_a_full_bucket_loses_nothing() {
+        let mut meter = Meter::new(PartitionLimits::dynamodb().write_units(10.0));
+        let estimate = [write(None, "p", 1.0)];
+        meter.admit(&estimate, 0.0).expect("admitted");
+        // The bucket refills while the write is sent; settling an exact estimate changes nothing.
+        meter.settle(&estimate, &estimate, 5.0);
+        for _ in 0..10 {
+            assert!(meter.admit(&estimate, 5.0).is_ok(), "the full burst is there");
+        }
+        assert!(meter.admit(&estimate, 5.0).is_err());
+    }
+
+    #[test]
+    fn refusals_name_the_refused_charges() {
+        let mut meter = Meter::new(PartitionLimits::dynamodb().write_units(1.0));
+        meter.admit(&[write(Some("G"), "hot", 1.0)], 0.0).expect("the burst");
+        let refusal = meter
+            .admit(&[write(None, "cold", 1.0), write(Some("G"), "hot", 1.0)], 0.0)
+            .expect_err("the hot partition is empty");
+        assert_eq!(refusal.charges, [1]);
+        assert_eq!(meter.usage().partition("T", Some("G"), "hot").throttled_writes, 1);
     }
 }

@@ -3,7 +3,9 @@
 //! DynamoDB serves each partition key value at about 1,000 write units and 3,000 read units per
 //! second; DynamoDB Local has no partitions and never throttles, so nothing run against it shows
 //! a hot key's ceiling, or sharding lifting it. The emulator is an HTTP proxy in front of
-//! DynamoDB Local (or any DynamoDB endpoint) that any client can use:
+//! DynamoDB Local (or another `http://` endpoint that does not check request signatures: the
+//! emulator rewrites batch requests and reads with the caller's credentials) that any client can
+//! use:
 //!
 //! - it **meters** what DynamoDB meters: write units per item written (one per started KB, the
 //!   larger of the item before and after), again for every global secondary index the write
@@ -33,7 +35,12 @@
 //! - Writes of one item running at the same time may each read the item before the other's
 //!   write; their charges then use a stale size.
 //! - PartiQL (`ExecuteStatement`, `BatchExecuteStatement`, `ExecuteTransaction`) and control-plane
-//!   requests pass unmetered. A cancelled transaction is not charged.
+//!   requests pass unmetered, as do requests it cannot read (DynamoDB Local then answers them,
+//!   usually with a validation error). A cancelled transaction is not charged.
+//! - Table descriptions are cached for two seconds; a table changed straight on DynamoDB Local
+//!   is metered by its new shape after that.
+//! - Counters grow with every partition used; buckets of idle partitions are forgotten once
+//!   there are 100,000.
 //!
 //! ```no_run
 //! # async fn example() -> Result<(), Box<dyn std::error::Error>> {
@@ -88,8 +95,9 @@ pub struct Emulator {
 }
 
 impl Emulator {
-    /// Starts an emulator on a free loopback port in front of `upstream` (an endpoint URL such
-    /// as `http://127.0.0.1:8000`), enforcing `limits`.
+    /// Starts an emulator on a free loopback port in front of `upstream` (an `http://` endpoint
+    /// URL such as `http://127.0.0.1:8000`; anything else is [`LocalError::InvalidEndpoint`]),
+    /// enforcing `limits`.
     pub fn start(upstream: &str, limits: PartitionLimits) -> Result<Self, LocalError> {
         Self::start_on(upstream, limits, 0)
     }

@@ -28,7 +28,21 @@ struct ItemRead {
     consistent_read: bool,
     #[serde(default)]
     projection_expression: Option<String>,
+    #[serde(default)]
+    attributes_to_get: Option<Vec<String>>,
 }
+
+impl ItemRead {
+    /// Whether the answer holds less of the item than was read.
+    fn projected(&self) -> bool {
+        self.projection_expression.is_some() || self.attributes_to_get.is_some()
+    }
+}
+
+/// Parameters of the legacy API that make an answer smaller than what was read.
+const LEGACY_NARROWING: [&str; 4] = ["QueryFilter", "ScanFilter", "AttributesToGet", "ConditionalOperator"];
+/// DynamoDB's most keys in one `BatchGetItem`; a larger one is forwarded for it to refuse.
+const MAX_BATCH_KEYS: usize = 100;
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
@@ -65,17 +79,19 @@ pub(crate) async fn get(shared: &Shared, headers: &HeaderMap, body: Bytes) -> Ha
     let Some(schema) = schema_or_none(shared, headers, &read.table_name).await? else { return Ok(None) };
     let partition = schema.key.partition(&read.key);
     let estimate = [schema.read_charge(None, partition.clone(), 0, read.consistent_read)];
-    if let Err(reasons) = shared.admit(&estimate) {
-        return Ok(Some(Reply::throttled(&reasons)));
+    if let Err(refusal) = shared.admit_request(&estimate) {
+        return Ok(Some(Reply::throttled(&refusal.reasons)));
     }
     let answer = shared.upstream.send(headers, body).await.inspect_err(|_| shared.settle(&estimate, &[]))?;
     let actual = if answer.status.is_success() {
-        let size = match read.projection_expression {
-            Some(_) => full_sizes(shared, headers, &schema, std::slice::from_ref(&read.key))
-                .await?
-                .pop()
+        // Once read, the answer goes back whatever happens: a size not measured counts as none.
+        let size = match read.projected() {
+            true => full_sizes(shared, headers, &schema, std::slice::from_ref(&read.key))
+                .await
+                .ok()
+                .and_then(|mut sizes| sizes.pop())
                 .unwrap_or(0),
-            None => serde_json::from_slice::<ItemAnswer>(&answer.body)
+            false => serde_json::from_slice::<ItemAnswer>(&answer.body)
                 .ok()
                 .and_then(|answer| answer.item)
                 .map_or(0, |item| wire_item_size(&item)),
@@ -143,6 +159,7 @@ impl Search {
     fn answers_whole(&self) -> bool {
         self.filter_expression.is_none()
             && self.projection_expression.is_none()
+            && !LEGACY_NARROWING.iter().any(|name| self.rest.contains_key(*name))
             && self
                 .select
                 .as_deref()
@@ -156,6 +173,9 @@ impl Search {
         search.filter_expression = None;
         search.projection_expression = None;
         search.select = None;
+        for name in LEGACY_NARROWING {
+            search.rest.remove(name);
+        }
         let used = placeholders(search.key_condition_expression.as_deref());
         if let Some(names) = &mut search.expression_attribute_names {
             names.retain(|name, _| used.contains(name.as_str()));
@@ -191,8 +211,8 @@ pub(crate) async fn search(
     let consistent = search.consistent_read.unwrap_or(false) && !global;
     let index = search.index_name.as_deref();
     let estimate = [schema.read_charge(index, partition.clone(), 0, consistent)];
-    if let Err(reasons) = shared.admit(&estimate) {
-        return Ok(Some(Reply::throttled(&reasons)));
+    if let Err(refusal) = shared.admit_request(&estimate) {
+        return Ok(Some(Reply::throttled(&refusal.reasons)));
     }
     let answer = shared.upstream.send(headers, body).await.inspect_err(|_| shared.settle(&estimate, &[]))?;
     if !answer.status.is_success() {
@@ -239,13 +259,22 @@ struct BatchGetAnswer {
 /// of which nothing is admitted fails with `ProvisionedThroughputExceededException`.
 pub(crate) async fn batch(shared: &Shared, headers: &HeaderMap, body: Bytes) -> Handled {
     let Ok(request) = serde_json::from_slice::<BatchGetBody>(&body) else { return Ok(None) };
+    if request.request_items.values().map(|part| part.keys.len()).sum::<usize>() > MAX_BATCH_KEYS {
+        return Ok(None); // DynamoDB refuses it
+    }
+    // Every table is described before anything is admitted, so a request the emulator cannot
+    // read takes nothing.
+    let mut schemas = BTreeMap::new();
+    for table in request.request_items.keys() {
+        let Some(schema) = schema_or_none(shared, headers, table).await? else { return Ok(None) };
+        schemas.insert(table.clone(), schema);
+    }
     let mut admitted: BTreeMap<String, KeysAndAttributes> = BTreeMap::new();
     let mut refused: BTreeMap<String, KeysAndAttributes> = BTreeMap::new();
-    let mut schemas = BTreeMap::new();
     let mut reasons = Vec::new();
     let mut taken: Vec<Charge> = Vec::new();
     for (table, part) in &request.request_items {
-        let Some(schema) = schema_or_none(shared, headers, table).await? else { return Ok(None) };
+        let Some(schema) = schemas.get(table) else { continue };
         let consistent = part.consistent_read.unwrap_or(false);
         for key in &part.keys {
             let charge = schema.read_charge(None, schema.key.partition(key), 0, consistent);
@@ -255,9 +284,11 @@ pub(crate) async fn batch(shared: &Shared, headers: &HeaderMap, body: Bytes) -> 
                     &mut admitted
                 }
                 Err(refusal) => {
-                    reasons.extend(
-                        refusal.into_iter().filter(|reason| !reasons.contains(reason)).collect::<Vec<_>>(),
-                    );
+                    for reason in refusal.reasons {
+                        if !reasons.contains(&reason) {
+                            reasons.push(reason);
+                        }
+                    }
                     &mut refused
                 }
             };
@@ -266,13 +297,18 @@ pub(crate) async fn batch(shared: &Shared, headers: &HeaderMap, body: Bytes) -> 
                 .or_insert_with(|| KeysAndAttributes { keys: Vec::new(), ..part.clone() });
             entry.keys.push(key.clone());
         }
-        schemas.insert(table.clone(), schema);
+    }
+    if !refused.is_empty() {
+        shared.count_throttled_request();
     }
     if admitted.is_empty() && !refused.is_empty() {
         return Ok(Some(Reply::throttled(&reasons)));
     }
     let forwarded = BatchGetBody { request_items: admitted.clone(), rest: request.rest };
-    let Ok(forwarded) = serde_json::to_vec(&forwarded) else { return Ok(None) };
+    let Ok(forwarded) = serde_json::to_vec(&forwarded) else {
+        shared.settle(&taken, &[]);
+        return Ok(None);
+    };
     let answer = shared
         .upstream
         .send(headers, Bytes::from(forwarded))
@@ -282,21 +318,21 @@ pub(crate) async fn batch(shared: &Shared, headers: &HeaderMap, body: Bytes) -> 
         shared.settle(&taken, &[]);
         return Ok(Some(Reply::forward(answer)));
     }
-    let Ok(mut merged) = serde_json::from_slice::<BatchGetAnswer>(&answer.body) else {
-        shared.settle(&taken, &[]);
-        return Ok(Some(Reply::internal("the endpoint's BatchGetItem answer could not be read")));
-    };
+    // The keys were read: whatever happens now, the answer goes back, with the refused keys.
+    let mut merged = serde_json::from_slice::<BatchGetAnswer>(&answer.body).unwrap_or_else(|_| {
+        BatchGetAnswer { responses: BTreeMap::new(), unprocessed: BTreeMap::new(), rest: Map::new() }
+    });
     let mut actual = Vec::with_capacity(taken.len());
     for (table, part) in &admitted {
         let Some(schema) = schemas.get(table) else { continue };
         let consistent = part.consistent_read.unwrap_or(false);
         let projected =
             part.rest.contains_key("ProjectionExpression") || part.rest.contains_key("AttributesToGet");
+        let answered =
+            answered_sizes(schema, &part.keys, merged.responses.get(table).map_or(&[], Vec::as_slice));
         let sizes = match projected {
-            true => full_sizes(shared, headers, schema, &part.keys).await?,
-            false => {
-                answered_sizes(schema, &part.keys, merged.responses.get(table).map_or(&[], Vec::as_slice))
-            }
+            true => full_sizes(shared, headers, schema, &part.keys).await.unwrap_or(answered),
+            false => answered,
         };
         for (key, size) in part.keys.iter().zip(sizes) {
             actual.push(schema.read_charge(None, schema.key.partition(key), size, consistent));
@@ -334,6 +370,9 @@ struct TransactGet {
 /// reads.
 pub(crate) async fn transaction(shared: &Shared, headers: &HeaderMap, body: Bytes) -> Handled {
     let Ok(request) = serde_json::from_slice::<TransactGetBody>(&body) else { return Ok(None) };
+    if request.items.len() > super::writes::MAX_TRANSACTION_ACTIONS {
+        return Ok(None); // DynamoDB refuses it
+    }
     let mut reads = Vec::with_capacity(request.items.len());
     for item in request.items {
         let Some(schema) = schema_or_none(shared, headers, &item.get.table_name).await? else {
@@ -349,11 +388,9 @@ pub(crate) async fn transaction(shared: &Shared, headers: &HeaderMap, body: Byte
         .iter()
         .map(|(schema, key)| doubled(schema.read_charge(None, schema.key.partition(key), 0, true)))
         .collect();
-    if let Err(reasons) = shared.admit(&estimate) {
-        let throttled: Vec<bool> = estimate
-            .iter()
-            .map(|charge| reasons.iter().any(|reason| reason.arn() == Some(&charge.target.arn)))
-            .collect();
+    if let Err(refusal) = shared.admit_request(&estimate) {
+        // One charge per action.
+        let throttled: Vec<bool> = (0..estimate.len()).map(|at| refusal.charges.contains(&at)).collect();
         return Ok(Some(Reply::transaction_throttled(&throttled)));
     }
     let answer = shared.upstream.send(headers, body).await.inspect_err(|_| shared.settle(&estimate, &[]))?;
@@ -362,9 +399,18 @@ pub(crate) async fn transaction(shared: &Shared, headers: &HeaderMap, body: Byte
         return Ok(Some(Reply::forward(answer)));
     }
     let mut actual = Vec::with_capacity(reads.len());
-    for (schema, key) in &reads {
-        let size = full_sizes(shared, headers, schema, std::slice::from_ref(key)).await?.pop().unwrap_or(0);
-        actual.push(doubled(schema.read_charge(None, schema.key.partition(key), size, true)));
+    for ((schema, key), estimated) in reads.iter().zip(&estimate) {
+        // Once read, the answer goes back whatever happens: a size not measured is estimated.
+        match full_sizes(shared, headers, schema, std::slice::from_ref(key))
+            .await
+            .ok()
+            .and_then(|mut s| s.pop())
+        {
+            Some(size) => {
+                actual.push(doubled(schema.read_charge(None, schema.key.partition(key), size, true)))
+            }
+            None => actual.push(estimated.clone()),
+        }
     }
     shared.settle(&estimate, &actual);
     Ok(Some(Reply::forward(answer)))

@@ -6,7 +6,7 @@ use super::upstream::TARGET_HEADER;
 use super::write_plan::WriteKind;
 use super::{reads, writes};
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
+use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
@@ -17,6 +17,9 @@ use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpListener;
+
+/// DynamoDB's largest request: 16 MB.
+const MAX_REQUEST_BYTES: usize = 16 * 1024 * 1024;
 
 /// Serves connections accepted on `listener` until the future is dropped.
 pub(crate) async fn serve(listener: TcpListener, shared: Arc<Shared>) {
@@ -41,8 +44,14 @@ async fn respond(
     request: Request<Incoming>,
 ) -> Result<Response<Full<Bytes>>, Infallible> {
     let (parts, body) = request.into_parts();
-    let reply = match body.collect().await {
-        Ok(body) => handle(&shared, &parts.headers, body.to_bytes()).await,
+    let reply = match Limited::new(body, MAX_REQUEST_BYTES).collect().await {
+        // A task of its own: a client that hangs up does not stop a request half way, with
+        // capacity taken and never settled.
+        Ok(body) => {
+            let headers = parts.headers;
+            let handled = tokio::spawn(async move { handle(&shared, &headers, body.to_bytes()).await });
+            handled.await.unwrap_or_else(|error| Reply::internal(&format!("the request failed: {error}")))
+        }
         Err(error) => Reply::internal(&format!("reading the request failed: {error}")),
     };
     let mut response = Response::new(Full::new(reply.body));

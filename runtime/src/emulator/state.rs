@@ -2,16 +2,16 @@
 
 use super::charge::Charge;
 use super::limits::PartitionLimits;
-use super::meter::Meter;
+use super::meter::{Meter, Refusal};
 use super::schema::{DescribeTableOutput, TableSchema};
 use super::upstream::{Upstream, UpstreamError};
 use super::usage::Usage;
-use crate::throttling::ThrottlingReason;
 use hyper::header::{HeaderMap, AUTHORIZATION};
 use serde::Serialize;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// The state of one emulator.
 #[derive(Debug)]
@@ -19,10 +19,20 @@ pub(crate) struct Shared {
     pub upstream: Upstream,
     meter: Mutex<Meter>,
     /// Schemas by caller (access key and region: DynamoDB Local keeps a database for each) and
-    /// table name.
-    schemas: Mutex<HashMap<(String, String), Arc<TableSchema>>>,
+    /// table name, with when they were described.
+    schemas: Mutex<Schemas>,
+    /// Counts the tables forgotten, so that a description sent before a table changed is not
+    /// cached after.
+    generation: AtomicU64,
     started: Instant,
 }
+
+/// Described tables by caller and table name, with when they were described.
+type Schemas = HashMap<(String, String), (Arc<TableSchema>, Instant)>;
+
+/// How long a table's description is used: tables changed past the emulator (straight on
+/// DynamoDB Local) are seen again after this.
+const SCHEMA_TTL: Duration = Duration::from_secs(2);
 
 #[derive(Serialize)]
 #[serde(rename_all = "PascalCase")]
@@ -36,6 +46,7 @@ impl Shared {
             upstream,
             meter: Mutex::new(Meter::new(limits)),
             schemas: Mutex::default(),
+            generation: AtomicU64::new(0),
             started: Instant::now(),
         }
     }
@@ -50,9 +61,22 @@ impl Shared {
     }
 
     /// Admits a request that consumes `charges`, or refuses it with the reasons.
-    pub(crate) fn admit(&self, charges: &[Charge]) -> Result<(), Vec<ThrottlingReason>> {
+    pub(crate) fn admit(&self, charges: &[Charge]) -> Result<(), Refusal> {
         let now = self.now();
         self.meter().admit(charges, now)
+    }
+
+    /// Admits a request that consumes `charges`; a refusal is counted as a throttled request
+    /// and its reasons returned.
+    pub(crate) fn admit_request(&self, charges: &[Charge]) -> Result<(), Refusal> {
+        let now = self.now();
+        let mut meter = self.meter();
+        meter.admit(charges, now).inspect_err(|_| meter.count_throttled_request())
+    }
+
+    /// Counts one request that had anything refused (a batch with refused entries).
+    pub(crate) fn count_throttled_request(&self) {
+        self.meter().count_throttled_request();
     }
 
     /// Replaces what admission took by what the request consumed.
@@ -83,22 +107,31 @@ impl Shared {
         table: &str,
     ) -> Result<Arc<TableSchema>, UpstreamError> {
         let key = (caller(headers), table.to_owned());
-        if let Some(schema) = self.schemas().get(&key) {
-            return Ok(Arc::clone(schema));
+        if let Some((schema, described)) = self.schemas().get(&key) {
+            if described.elapsed() < SCHEMA_TTL {
+                return Ok(Arc::clone(schema));
+            }
         }
+        let generation = self.generation.load(Ordering::SeqCst);
+        let described = Instant::now();
         let output: DescribeTableOutput =
             self.upstream.call(headers, "DescribeTable", &DescribeTableInput { table_name: table }).await?;
         let schema = Arc::new(TableSchema::from(output));
-        self.schemas().insert(key, Arc::clone(&schema));
+        let mut schemas = self.schemas();
+        if self.generation.load(Ordering::SeqCst) == generation {
+            schemas.insert(key, (Arc::clone(&schema), described));
+        }
         Ok(schema)
     }
 
     /// Forgets the schema of `table` (it was created, changed or deleted).
     pub(crate) fn forget_schema(&self, headers: &HeaderMap, table: &str) {
-        self.schemas().remove(&(caller(headers), table.to_owned()));
+        let mut schemas = self.schemas();
+        self.generation.fetch_add(1, Ordering::SeqCst);
+        schemas.remove(&(caller(headers), table.to_owned()));
     }
 
-    fn schemas(&self) -> MutexGuard<'_, HashMap<(String, String), Arc<TableSchema>>> {
+    fn schemas(&self) -> MutexGuard<'_, Schemas> {
         self.schemas.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }

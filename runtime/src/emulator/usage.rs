@@ -72,7 +72,8 @@ impl Usage {
         self.resources.get(&(table.to_owned(), index.map(str::to_owned))).copied().unwrap_or_default()
     }
 
-    /// Requests refused (a batch's refused entries count as one request).
+    /// Requests with anything refused: a request refused whole, or a batch with refused
+    /// entries (once).
     pub fn throttled_requests(&self) -> u64 {
         self.throttled_requests
     }

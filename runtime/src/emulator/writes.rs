@@ -19,6 +19,11 @@ use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+/// DynamoDB's most writes in one `BatchWriteItem`; a larger one is forwarded for it to refuse.
+const MAX_BATCH_WRITES: usize = 25;
+/// DynamoDB's most actions in one transaction.
+pub(crate) const MAX_TRANSACTION_ACTIONS: usize = 100;
+
 /// How a handler ends: an answer, or "forward unmetered" when the request is not one the
 /// emulator can read (the endpoint then answers it, usually with a validation error).
 pub(crate) type Handled = Result<Option<Reply>, UpstreamError>;
@@ -52,6 +57,18 @@ async fn items_before(
     unless_refused(shared.upstream.read_items(headers, &schema.name, &schema.key.names(), keys).await)
 }
 
+/// The item after a successful update, read again; `None` when it cannot be read (then the
+/// estimate stands).
+async fn item_after(
+    shared: &Shared,
+    headers: &HeaderMap,
+    schema: &TableSchema,
+    key: &WireItem,
+) -> Option<Option<WireItem>> {
+    let read = items_before(shared, headers, schema, std::slice::from_ref(key)).await;
+    read.ok().flatten().map(|mut items| items.pop().flatten())
+}
+
 /// Sends the request; gives back what admission took when it cannot be sent.
 async fn send_admitted(
     shared: &Shared,
@@ -73,17 +90,16 @@ pub(crate) async fn single(shared: &Shared, headers: &HeaderMap, body: Bytes, ki
     let before = before.pop().flatten();
     let after = write.after(kind, &key, before.as_ref());
     let estimate = schema.write_charges(before.as_ref(), after.as_ref(), false);
-    if let Err(reasons) = shared.admit(&estimate) {
-        return Ok(Some(Reply::throttled(&reasons)));
+    if let Err(refusal) = shared.admit_request(&estimate) {
+        return Ok(Some(Reply::throttled(&refusal.reasons)));
     }
     let answer = send_admitted(shared, headers, body, &estimate).await?;
     let actual = if answer.status.is_success() {
         match kind {
-            WriteKind::Update => {
-                let after = items_before(shared, headers, &schema, std::slice::from_ref(&key)).await?;
-                let after = after.and_then(|mut items| items.pop().flatten());
-                schema.write_charges(before.as_ref(), after.as_ref(), false)
-            }
+            WriteKind::Update => match item_after(shared, headers, &schema, &key).await {
+                Some(after) => schema.write_charges(before.as_ref(), after.as_ref(), false),
+                None => estimate.clone(),
+            },
             _ => estimate.clone(),
         }
     } else if answer.error_code().as_deref() == Some("ConditionalCheckFailedException") {
@@ -125,13 +141,14 @@ struct Holder {
 
 /// `BatchWriteItem`: each entry admitted on its own; refused entries come back unprocessed, as
 /// DynamoDB returns them under partition pressure, and a batch of which nothing is admitted
-/// fails with `ProvisionedThroughputExceededException`.
+/// fails with `ProvisionedThroughputExceededException`. Everything is read before anything is
+/// admitted, so a request the emulator cannot read takes nothing.
 pub(crate) async fn batch(shared: &Shared, headers: &HeaderMap, body: Bytes) -> Handled {
     let Ok(request) = serde_json::from_slice::<BatchWriteBody>(&body) else { return Ok(None) };
-    let mut admitted: BTreeMap<String, Vec<Value>> = BTreeMap::new();
-    let mut refused: BTreeMap<String, Vec<Value>> = BTreeMap::new();
-    let mut reasons = Vec::new();
-    let mut taken: Vec<Charge> = Vec::new();
+    if request.request_items.values().map(Vec::len).sum::<usize>() > MAX_BATCH_WRITES {
+        return Ok(None); // DynamoDB refuses it
+    }
+    let mut planned = Vec::new();
     for (table, entries) in &request.request_items {
         let Some(schema) = schema_or_none(shared, headers, table).await? else { return Ok(None) };
         let mut writes = Vec::with_capacity(entries.len());
@@ -147,27 +164,42 @@ pub(crate) async fn batch(shared: &Shared, headers: &HeaderMap, body: Bytes) -> 
         }
         let keys: Vec<WireItem> = writes.iter().map(|(key, _)| key.clone()).collect();
         let Some(before) = items_before(shared, headers, &schema, &keys).await? else { return Ok(None) };
-        for ((entry, (_, after)), before) in entries.iter().zip(&writes).zip(&before) {
+        planned.push((table, entries, schema, writes, before));
+    }
+    let mut admitted: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+    let mut refused: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+    let mut reasons = Vec::new();
+    let mut taken: Vec<Charge> = Vec::new();
+    for (table, entries, schema, writes, before) in &planned {
+        for ((entry, (_, after)), before) in entries.iter().zip(writes).zip(before) {
             let charges = schema.write_charges(before.as_ref(), after.as_ref(), false);
             match shared.admit(&charges) {
                 Ok(()) => {
-                    admitted.entry(table.clone()).or_default().push(entry.clone());
+                    admitted.entry((*table).clone()).or_default().push(entry.clone());
                     taken.extend(charges);
                 }
                 Err(refusal) => {
-                    refused.entry(table.clone()).or_default().push(entry.clone());
-                    reasons.extend(
-                        refusal.into_iter().filter(|reason| !reasons.contains(reason)).collect::<Vec<_>>(),
-                    );
+                    refused.entry((*table).clone()).or_default().push(entry.clone());
+                    for reason in refusal.reasons {
+                        if !reasons.contains(&reason) {
+                            reasons.push(reason);
+                        }
+                    }
                 }
             }
         }
+    }
+    if !refused.is_empty() {
+        shared.count_throttled_request();
     }
     if admitted.is_empty() && !refused.is_empty() {
         return Ok(Some(Reply::throttled(&reasons)));
     }
     let forwarded = BatchWriteBody { request_items: admitted, rest: request.rest };
-    let Ok(forwarded) = serde_json::to_vec(&forwarded) else { return Ok(None) };
+    let Ok(forwarded) = serde_json::to_vec(&forwarded) else {
+        shared.settle(&taken, &[]);
+        return Ok(None);
+    };
     let answer = send_admitted(shared, headers, Bytes::from(forwarded), &taken).await?;
     if !answer.status.is_success() {
         shared.settle(&taken, &[]);
@@ -176,9 +208,10 @@ pub(crate) async fn batch(shared: &Shared, headers: &HeaderMap, body: Bytes) -> 
     if refused.is_empty() {
         return Ok(Some(Reply::forward(answer)));
     }
-    let Ok(mut merged) = serde_json::from_slice::<BatchWriteAnswer>(&answer.body) else {
-        return Ok(Some(Reply::internal("the endpoint's BatchWriteItem answer could not be read")));
-    };
+    // The writes were applied: whatever the answer holds, the refused entries must reach the
+    // caller as unprocessed.
+    let mut merged = serde_json::from_slice::<BatchWriteAnswer>(&answer.body)
+        .unwrap_or_else(|_| BatchWriteAnswer { unprocessed: BTreeMap::new(), rest: Map::new() });
     for (table, entries) in refused {
         merged.unprocessed.entry(table).or_default().extend(entries);
     }
@@ -222,6 +255,9 @@ impl TransactAction {
 /// cancelled transaction is not charged.
 pub(crate) async fn transaction(shared: &Shared, headers: &HeaderMap, body: Bytes) -> Handled {
     let Ok(request) = serde_json::from_slice::<TransactWriteBody>(&body) else { return Ok(None) };
+    if request.items.len() > MAX_TRANSACTION_ACTIONS {
+        return Ok(None); // DynamoDB refuses it
+    }
     let mut actions = Vec::with_capacity(request.items.len());
     for action in request.items {
         let Some((write, kind)) = action.write() else { return Ok(None) };
@@ -249,13 +285,15 @@ pub(crate) async fn transaction(shared: &Shared, headers: &HeaderMap, body: Byte
     };
     let per_action: Vec<Vec<Charge>> = actions.iter().map(charges_of).collect();
     let estimate: Vec<Charge> = per_action.iter().flatten().cloned().collect();
-    if let Err(reasons) = shared.admit(&estimate) {
+    if let Err(refusal) = shared.admit_request(&estimate) {
+        // Charge positions in `estimate` back to the actions they belong to.
+        let mut first = 0;
         let throttled: Vec<bool> = per_action
             .iter()
             .map(|charges| {
-                charges
-                    .iter()
-                    .any(|charge| reasons.iter().any(|reason| reason.arn() == Some(&charge.target.arn)))
+                let range = first..first + charges.len();
+                first = range.end;
+                refusal.charges.iter().any(|at| range.contains(at))
             })
             .collect();
         return Ok(Some(Reply::transaction_throttled(&throttled)));
@@ -268,12 +306,13 @@ pub(crate) async fn transaction(shared: &Shared, headers: &HeaderMap, body: Byte
     let mut actual = Vec::with_capacity(estimate.len());
     for (action, charges) in actions.iter().zip(per_action) {
         let (schema, _, kind, key, before) = action;
-        if *kind == WriteKind::Update {
-            let after = items_before(shared, headers, schema, std::slice::from_ref(key)).await?;
-            let after = after.and_then(|mut items| items.pop().flatten());
-            actual.extend(schema.write_charges(before.as_ref(), after.as_ref(), true));
-        } else {
-            actual.extend(charges);
+        let after = match kind {
+            WriteKind::Update => item_after(shared, headers, schema, key).await,
+            _ => None,
+        };
+        match after {
+            Some(after) => actual.extend(schema.write_charges(before.as_ref(), after.as_ref(), true)),
+            None => actual.extend(charges),
         }
     }
     shared.settle(&estimate, &actual);

@@ -131,3 +131,34 @@ async fn a_transaction_over_a_partition_limit_is_cancelled_whole() {
     }
     assert!(cancelled > 0, "a transaction of two writes at twice the units exceeds 4 units per second");
 }
+
+#[tokio::test]
+async fn a_batch_the_emulator_cannot_read_takes_no_capacity() {
+    use aws_sdk_dynamodb::types::{PutRequest, WriteRequest};
+    let emulator = emulator(PartitionLimits::dynamodb()).await;
+    let client = client(&emulator);
+    let path = unique("/unread");
+    let item = dynashard::item::to_item(&Access::new(unique("a"), &path, "u", 1, 10)).expect("an item");
+    let put = WriteRequest::builder()
+        .put_request(PutRequest::builder().set_item(Some(item)).build().expect("a put"))
+        .build();
+    // The table it knows comes first (tables are read in name order); the missing one makes DynamoDB refuse the whole batch.
+    let error = client
+        .batch_write_item()
+        .request_items("EmulatorTests", vec![put.clone()])
+        .request_items("ZzEmulatorNoSuchTable", vec![put])
+        .send()
+        .await
+        .expect_err("a missing table fails the batch");
+    assert_eq!(
+        aws_sdk_dynamodb::error::ProvideErrorMetadata::code(&error),
+        Some("ResourceNotFoundException")
+    );
+    let usage = emulator.usage();
+    assert_eq!(
+        usage.total("EmulatorTests", Some("ByFile")).write_units,
+        0.0,
+        "nothing was written, nothing taken"
+    );
+    assert_eq!(usage.total("EmulatorTests", None).write_units, 0.0);
+}
