@@ -56,6 +56,7 @@
 //! # Ok(()) }
 //! ```
 
+mod batch_reads;
 mod bucket;
 mod charge;
 mod expression;

@@ -1,4 +1,4 @@
-//! Metering reads: `GetItem`, `Query`, `Scan`, `BatchGetItem` and `TransactGetItems`.
+//! Metering reads: `GetItem`, `Query`, `Scan` and `TransactGetItems` (`BatchGetItem`: [`super::batch_reads`]).
 //!
 //! A read is admitted while its partition has capacity, then charged what it read: the whole
 //! item for a get, every item evaluated for a query or scan. When a projection, a filter or
@@ -11,7 +11,7 @@ use super::reply::Reply;
 use super::schema::TableSchema;
 use super::state::Shared;
 use super::upstream::UpstreamError;
-use super::wire::{key_values, wire_item_size, BatchRequest, WireItem, WireValue};
+use super::wire::{wire_item_size, WireItem, WireValue};
 use super::writes::{schema_or_none, Handled};
 use bytes::Bytes;
 use hyper::HeaderMap;
@@ -41,8 +41,6 @@ impl ItemRead {
 
 /// Parameters of the legacy API that make an answer smaller than what was read.
 const LEGACY_NARROWING: [&str; 4] = ["QueryFilter", "ScanFilter", "AttributesToGet", "ConditionalOperator"];
-/// DynamoDB's most keys in one `BatchGetItem`; a larger one is forwarded for it to refuse.
-const MAX_BATCH_KEYS: usize = 100;
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
@@ -52,7 +50,7 @@ struct ItemAnswer {
 }
 
 /// The full sizes of the items under `keys` (0 where there is none).
-async fn full_sizes(
+pub(crate) async fn full_sizes(
     shared: &Shared,
     headers: &HeaderMap,
     schema: &TableSchema,
@@ -60,17 +58,6 @@ async fn full_sizes(
 ) -> Result<Vec<usize>, UpstreamError> {
     let items = shared.upstream.read_items(headers, &schema.name, &schema.key.names(), keys).await?;
     Ok(items.iter().map(|item| item.as_ref().map_or(0, wire_item_size)).collect())
-}
-
-/// The sizes of the items answered for `keys` (0 where none was).
-fn answered_sizes(schema: &TableSchema, keys: &[WireItem], items: &[WireItem]) -> Vec<usize> {
-    let names = schema.key.names();
-    keys.iter()
-        .map(|key| {
-            let wanted = key_values(key, &names);
-            items.iter().find(|item| key_values(item, &names) == wanted).map_or(0, wire_item_size)
-        })
-        .collect()
 }
 
 /// `GetItem`.
@@ -230,128 +217,6 @@ pub(crate) async fn search(
     let bytes = items.iter().map(wire_item_size).sum();
     shared.settle(&estimate, &[schema.read_charge(index, partition, bytes, consistent)]);
     Ok(Some(Reply::forward(answer)))
-}
-
-/// One table's part of a `BatchGetItem`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct KeysAndAttributes {
-    #[serde(rename = "Keys")]
-    keys: Vec<WireItem>,
-    #[serde(rename = "ConsistentRead", default, skip_serializing_if = "Option::is_none")]
-    consistent_read: Option<bool>,
-    #[serde(flatten)]
-    rest: Map<String, Value>,
-}
-
-type BatchGetBody = BatchRequest<KeysAndAttributes>;
-
-#[derive(Debug, Serialize, Deserialize)]
-struct BatchGetAnswer {
-    #[serde(rename = "Responses", default)]
-    responses: BTreeMap<String, Vec<WireItem>>,
-    #[serde(rename = "UnprocessedKeys", default)]
-    unprocessed: BTreeMap<String, KeysAndAttributes>,
-    #[serde(flatten)]
-    rest: Map<String, Value>,
-}
-
-/// `BatchGetItem`: each key admitted on its own; refused keys come back unprocessed, and a batch
-/// of which nothing is admitted fails with `ProvisionedThroughputExceededException`.
-pub(crate) async fn batch(shared: &Shared, headers: &HeaderMap, body: Bytes) -> Handled {
-    let Ok(request) = serde_json::from_slice::<BatchGetBody>(&body) else { return Ok(None) };
-    if request.request_items.values().map(|part| part.keys.len()).sum::<usize>() > MAX_BATCH_KEYS {
-        return Ok(None); // DynamoDB refuses it
-    }
-    // Every table is described before anything is admitted, so a request the emulator cannot
-    // read takes nothing.
-    let mut schemas = BTreeMap::new();
-    for table in request.request_items.keys() {
-        let Some(schema) = schema_or_none(shared, headers, table).await? else { return Ok(None) };
-        schemas.insert(table.clone(), schema);
-    }
-    let mut admitted: BTreeMap<String, KeysAndAttributes> = BTreeMap::new();
-    let mut refused: BTreeMap<String, KeysAndAttributes> = BTreeMap::new();
-    let mut reasons = Vec::new();
-    let mut taken: Vec<Charge> = Vec::new();
-    for (table, part) in &request.request_items {
-        let Some(schema) = schemas.get(table) else { continue };
-        let consistent = part.consistent_read.unwrap_or(false);
-        for key in &part.keys {
-            let charge = schema.read_charge(None, schema.key.partition(key), 0, consistent);
-            let target = match shared.admit(std::slice::from_ref(&charge)) {
-                Ok(()) => {
-                    taken.push(charge);
-                    &mut admitted
-                }
-                Err(refusal) => {
-                    for reason in refusal.reasons {
-                        if !reasons.contains(&reason) {
-                            reasons.push(reason);
-                        }
-                    }
-                    &mut refused
-                }
-            };
-            let entry = target
-                .entry(table.clone())
-                .or_insert_with(|| KeysAndAttributes { keys: Vec::new(), ..part.clone() });
-            entry.keys.push(key.clone());
-        }
-    }
-    if !refused.is_empty() {
-        shared.count_throttled_request();
-    }
-    if admitted.is_empty() && !refused.is_empty() {
-        return Ok(Some(Reply::throttled(&reasons)));
-    }
-    let forwarded = BatchGetBody { request_items: admitted.clone(), rest: request.rest };
-    let Ok(forwarded) = serde_json::to_vec(&forwarded) else {
-        shared.settle(&taken, &[]);
-        return Ok(None);
-    };
-    let answer = shared
-        .upstream
-        .send(headers, Bytes::from(forwarded))
-        .await
-        .inspect_err(|_| shared.settle(&taken, &[]))?;
-    if !answer.status.is_success() {
-        shared.settle(&taken, &[]);
-        return Ok(Some(Reply::forward(answer)));
-    }
-    // The keys were read: whatever happens now, the answer goes back, with the refused keys.
-    let mut merged = serde_json::from_slice::<BatchGetAnswer>(&answer.body).unwrap_or_else(|_| {
-        BatchGetAnswer { responses: BTreeMap::new(), unprocessed: BTreeMap::new(), rest: Map::new() }
-    });
-    let mut actual = Vec::with_capacity(taken.len());
-    for (table, part) in &admitted {
-        let Some(schema) = schemas.get(table) else { continue };
-        let consistent = part.consistent_read.unwrap_or(false);
-        let projected =
-            part.rest.contains_key("ProjectionExpression") || part.rest.contains_key("AttributesToGet");
-        let answered =
-            answered_sizes(schema, &part.keys, merged.responses.get(table).map_or(&[], Vec::as_slice));
-        let sizes = match projected {
-            true => full_sizes(shared, headers, schema, &part.keys).await.unwrap_or(answered),
-            false => answered,
-        };
-        for (key, size) in part.keys.iter().zip(sizes) {
-            actual.push(schema.read_charge(None, schema.key.partition(key), size, consistent));
-        }
-    }
-    shared.settle(&taken, &actual);
-    if refused.is_empty() {
-        return Ok(Some(Reply::forward(answer)));
-    }
-    for (table, part) in refused {
-        match merged.unprocessed.get_mut(&table) {
-            Some(existing) => existing.keys.extend(part.keys),
-            None => {
-                merged.unprocessed.insert(table, part);
-            }
-        }
-    }
-    let body = serde_json::to_vec(&merged).unwrap_or_default();
-    Ok(Some(Reply::rewritten(answer, body)))
 }
 
 #[derive(Debug, Deserialize)]

@@ -4,7 +4,7 @@ use super::reply::Reply;
 use super::state::Shared;
 use super::upstream::TARGET_HEADER;
 use super::write_plan::WriteKind;
-use super::{reads, writes};
+use super::{batch_reads, reads, writes};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
@@ -83,7 +83,7 @@ async fn handle(shared: &Shared, headers: &HeaderMap, body: Bytes) -> Reply {
         "GetItem" => reads::get(shared, headers, body.clone()).await,
         "Query" => reads::search(shared, headers, body.clone(), "Query").await,
         "Scan" => reads::search(shared, headers, body.clone(), "Scan").await,
-        "BatchGetItem" => reads::batch(shared, headers, body.clone()).await,
+        "BatchGetItem" => batch_reads::batch(shared, headers, body.clone()).await,
         "TransactGetItems" => reads::transaction(shared, headers, body.clone()).await,
         "CreateTable" | "UpdateTable" | "DeleteTable" => {
             // Forgotten once the change is made, so that no request in between caches the old.

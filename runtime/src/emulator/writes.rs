@@ -250,6 +250,39 @@ impl TransactAction {
     }
 }
 
+/// One action of a transaction, with the item it addresses as stored before.
+struct Action {
+    schema: Arc<TableSchema>,
+    write: ItemWrite,
+    kind: WriteKind,
+    key: WireItem,
+    before: Option<WireItem>,
+}
+
+/// The stored items of the `actions` that `wanted` picks (`None` for the others), read with one
+/// request per table; `None` when the endpoint refuses (invalid keys).
+async fn items_of(
+    shared: &Shared,
+    headers: &HeaderMap,
+    actions: &[Action],
+    wanted: impl Fn(&Action) -> bool,
+) -> Result<Option<Vec<Option<WireItem>>>, UpstreamError> {
+    let mut items = vec![None; actions.len()];
+    let mut tables: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (at, action) in actions.iter().enumerate().filter(|(_, action)| wanted(action)) {
+        tables.entry(action.schema.name.as_str()).or_default().push(at);
+    }
+    for positions in tables.values() {
+        let schema = &actions[positions[0]].schema;
+        let keys: Vec<WireItem> = positions.iter().map(|at| actions[*at].key.clone()).collect();
+        let Some(read) = items_before(shared, headers, schema, &keys).await? else { return Ok(None) };
+        for (at, item) in positions.iter().zip(read) {
+            items[*at] = item;
+        }
+    }
+    Ok(Some(items))
+}
+
 /// `TransactWriteItems`: admitted whole or not at all, at twice the units; a refused one fails
 /// with `TransactionCanceledException`, `ThrottlingError` for the actions over a limit. A
 /// cancelled transaction is not charged.
@@ -263,24 +296,21 @@ pub(crate) async fn transaction(shared: &Shared, headers: &HeaderMap, body: Byte
         let Some((write, kind)) = action.write() else { return Ok(None) };
         let Some(schema) = schema_or_none(shared, headers, &write.table_name).await? else { return Ok(None) };
         let Some(key) = write.key(&schema, kind) else { return Ok(None) };
-        let Some(mut before) = items_before(shared, headers, &schema, std::slice::from_ref(&key)).await?
-        else {
-            return Ok(None);
-        };
-        actions.push((schema, write, kind, key, before.pop().flatten()));
+        actions.push(Action { schema, write, kind, key, before: None });
     }
-    let charges_of = |(schema, write, kind, key, before): &(
-        Arc<TableSchema>,
-        ItemWrite,
-        WriteKind,
-        WireItem,
-        Option<WireItem>,
-    )| {
-        match kind {
-            WriteKind::Check => schema.failed_write_charges(key, before.as_ref(), true),
-            _ => {
-                schema.write_charges(before.as_ref(), write.after(*kind, key, before.as_ref()).as_ref(), true)
-            }
+    let Some(before) = items_of(shared, headers, &actions, |_| true).await? else { return Ok(None) };
+    for (action, before) in actions.iter_mut().zip(before) {
+        action.before = before;
+    }
+    let charges_of = |action: &Action| {
+        let before = action.before.as_ref();
+        match action.kind {
+            WriteKind::Check => action.schema.failed_write_charges(&action.key, before, true),
+            kind => action.schema.write_charges(
+                before,
+                action.write.after(kind, &action.key, before).as_ref(),
+                true,
+            ),
         }
     };
     let per_action: Vec<Vec<Charge>> = actions.iter().map(charges_of).collect();
@@ -303,15 +333,15 @@ pub(crate) async fn transaction(shared: &Shared, headers: &HeaderMap, body: Byte
         shared.settle(&estimate, &[]);
         return Ok(Some(Reply::forward(answer)));
     }
+    // Updates are read again, table by table; a read that fails leaves their estimates.
+    let updated = |action: &Action| action.kind == WriteKind::Update;
+    let after = items_of(shared, headers, &actions, updated).await.ok().flatten();
     let mut actual = Vec::with_capacity(estimate.len());
-    for (action, charges) in actions.iter().zip(per_action) {
-        let (schema, _, kind, key, before) = action;
-        let after = match kind {
-            WriteKind::Update => item_after(shared, headers, schema, key).await,
-            _ => None,
-        };
-        match after {
-            Some(after) => actual.extend(schema.write_charges(before.as_ref(), after.as_ref(), true)),
+    for (at, (action, charges)) in actions.iter().zip(per_action).enumerate() {
+        match after.as_ref().filter(|_| updated(action)).and_then(|after| after.get(at)) {
+            Some(after) => {
+                actual.extend(action.schema.write_charges(action.before.as_ref(), after.as_ref(), true))
+            }
             None => actual.extend(charges),
         }
     }
