@@ -75,6 +75,7 @@ pub fn cpu_seconds() -> (f64, f64) {
 }
 
 /// The simulated network latency of the reads: `SHARDED_LISTING_LATENCY_MS`, unset or 0 for none.
+#[allow(dead_code)] // not every benchmark takes its latency from the environment
 pub fn latency() -> Option<Duration> {
     let millis: u64 = std::env::var("SHARDED_LISTING_LATENCY_MS").ok()?.trim().parse().ok()?;
     (millis > 0).then(|| Duration::from_millis(millis))

@@ -72,7 +72,7 @@ pub use expression::{Condition, Placeholders, RawExpression};
 pub use item_size::{item_size, MAX_ITEM_BYTES};
 pub use key::KeyPart;
 pub use ops::{Delete, Get, Numeric, Put, Update};
-pub use query::{Page, Query};
+pub use query::{Page, Query, QueryStream};
 pub use scan::Scan;
 pub use table::{
     Billing, IndexDefinition, KeyAttribute, ScalarKind, Table, TableDefinition, DEFAULT_TYPE_ATTRIBUTE,

@@ -42,16 +42,22 @@ pub fn expand(model: &EntityModel) -> TokenStream {
         // by that time first, the window also trims the first and last buckets.
         let at = shard.and_then(|shard| shard.bucket.as_ref()).map(|(_, at)| at.clone());
         let at_type = at.as_ref().and_then(|at| model.field(&at.to_string())).map(|field| field.ty.clone());
+        let sorted_by_time = at.as_ref().is_some_and(|at| {
+            mapping.sk.as_ref().and_then(|sk| sk.fields().next()).is_some_and(|first| *at == first)
+        });
         let layout = shard.map(|shard| {
-            shard_expand::layout(shard, quote!(__partition), one_shard.clone(), at_type.as_ref())
+            shard_expand::layout(
+                shard,
+                quote!(__partition),
+                one_shard.clone(),
+                at_type.as_ref(),
+                sorted_by_time,
+            )
         });
         let time_params = match &at_type {
             Some(ty) if bucketed => vec![quote!(from: #ty), quote!(to: #ty)],
             _ => Vec::new(),
         };
-        let sorted_by_time = at.as_ref().is_some_and(|at| {
-            mapping.sk.as_ref().and_then(|sk| sk.fields().next()).is_some_and(|first| *at == first)
-        });
         let window = match (&at_type, sorted_by_time) {
             (Some(ty), true) => Some(quote!(.time_window::<#ty>(
                 <#ty as ::dynashard::__private::KeyPart>::as_arg(&from),
@@ -125,6 +131,7 @@ pub fn expand(model: &EntityModel) -> TokenStream {
                     quote!(__partition),
                     Some(quote!(::dynashard::shard::hash_shard(#by, #shards))),
                     at_type.as_ref(),
+                    sorted_by_time,
                 )),
                 extra_params: std::iter::once(quote!(#by: &str)).chain(time_params.clone()).collect(),
                 post: Some(quote! {
@@ -168,7 +175,7 @@ fn base_query(model: &EntityModel) -> TokenStream {
         model.sk.as_ref().map(|sk| format!(", sk `{}`", sk.source)).unwrap_or_default()
     );
     let one_shard = shard.and_then(|shard| one_shard(shard, &model.pk));
-    let layout = shard.map(|shard| shard_expand::layout(shard, quote!(__partition), one_shard, None));
+    let layout = shard.map(|shard| shard_expand::layout(shard, quote!(__partition), one_shard, None, false));
     let post = shard
         .and_then(|shard| shard_expand::routing(shard, model.sk.as_ref()))
         .map(|routing| quote!(__query.routed(#routing)));

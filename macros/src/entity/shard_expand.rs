@@ -129,13 +129,15 @@ pub fn range_sort_key(
 }
 
 /// The `Shards` a query of this index reads, from the composed partition key `partition`.
-/// Time-bucketed layouts read the buckets from `from` to `to` (expressions in unix seconds) and,
-/// with `one_shard`, only that shard (an expression of type `u32`), bucket after bucket.
+/// Time-bucketed layouts read the buckets from `from` to `to` (expressions in unix seconds):
+/// bucket after bucket when the index is `sorted_by_time` or, with `one_shard`, only that shard
+/// (an expression of type `u32`) is read; otherwise every partition of the window merged.
 pub fn layout(
     shard: &ShardModel,
     partition: TokenStream,
     one_shard: Option<TokenStream>,
     at_type: Option<&syn::Type>,
+    sorted_by_time: bool,
 ) -> TokenStream {
     let shards = shard.strategy.shards();
     if let (Some(one), None) = (&one_shard, &shard.bucket) {
@@ -165,7 +167,8 @@ pub fn layout(
         };
         let layout = format!("{layout}:{strategy_shards}:bucket:{bucket}");
         let (shard_range, mode) = match one_shard {
-            Some(one) => (quote!(#one..#one + 1), quote!(InOrder)),
+            Some(one) => (quote!(#one..#one + 1), quote!(Buckets)),
+            None if sorted_by_time => (quote!(0..#shards), quote!(Buckets)),
             None => (quote!(0..#shards), quote!(Merge)),
         };
         return quote! {

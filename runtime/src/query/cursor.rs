@@ -14,9 +14,13 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use hmac::{Hmac, Mac};
-use serde_json::{json, Map, Value};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
 
+/// The version of an unsharded query's cursor.
 pub(crate) const VERSION: u64 = 1;
 const CHECKSUM_CONTEXT: &[u8] = b"dynashard-cursor-v1";
 
@@ -37,6 +41,10 @@ pub enum CursorError {
     /// count or boundaries), so its per-shard positions mean nothing here.
     #[error("the cursor belongs to another shard layout")]
     LayoutChanged,
+    /// The cursor was made by an earlier version of dynashard, in a format this one no longer
+    /// reads: start the listing again.
+    #[error("the cursor was made by an earlier version of dynashard; start the listing again")]
+    Outdated,
 }
 
 /// The fingerprint of a query: what a cursor must match to be used with it.
@@ -64,75 +72,130 @@ pub(crate) fn fingerprint(plan: &QueryPlan) -> String {
     hex(&hasher.finalize()[..12])
 }
 
-/// Encodes a cursor resuming after the item with key attributes `key`.
-pub(crate) fn encode(fingerprint: &str, key: &Item, signing_key: Option<&[u8]>) -> String {
-    seal(&json!({ "v": VERSION, "f": fingerprint, "k": key_to_json(key) }), signing_key)
+/// One key attribute as a cursor stores it: `{"S": text}`, `{"N": digits}` or `{"B": base64url}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) enum AttributeRecord {
+    S(String),
+    N(String),
+    B(String),
 }
 
-/// Decodes a cursor for the query with `fingerprint`, returning the key to resume after.
+/// Key attributes by name, in name order.
+pub(crate) type KeyRecord = BTreeMap<String, AttributeRecord>;
+
+/// The payload of an unsharded query's cursor.
+#[derive(Serialize, Deserialize)]
+struct KeyCursor {
+    v: u64,
+    f: String,
+    /// The key to resume after; absent for a read that has not returned anything yet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    k: Option<KeyRecord>,
+}
+
+/// What every cursor payload starts with: its version and its query's fingerprint.
+#[derive(Deserialize)]
+struct Header {
+    v: u64,
+    f: String,
+}
+
+/// Encodes a cursor resuming after the item with key attributes `key` (`None`: at the
+/// beginning).
+pub(crate) fn encode(fingerprint: &str, key: Option<&Item>, signing_key: Option<&[u8]>) -> String {
+    seal(&KeyCursor { v: VERSION, f: fingerprint.to_owned(), k: key.map(key_record) }, signing_key)
+}
+
+/// Decodes a cursor for the query with `fingerprint`, returning the key to resume after
+/// (`None`: the beginning).
 pub(crate) fn decode(
     cursor: &str,
     fingerprint: &str,
     signing_key: Option<&[u8]>,
-) -> Result<Item, CursorError> {
-    let value = open(cursor, fingerprint, signing_key)?;
-    json_to_key(&value["k"])
+) -> Result<Option<Item>, CursorError> {
+    let payload: KeyCursor = open(cursor, fingerprint, VERSION, signing_key)?;
+    payload.k.map(key_from_record).transpose()
 }
 
-/// Signs a payload (which holds `"v"` and `"f"`) into a cursor string.
-pub(crate) fn seal(payload: &Value, signing_key: Option<&[u8]>) -> String {
-    let payload = payload.to_string();
-    let tag = tag(payload.as_bytes(), signing_key);
+/// Signs a payload (which holds `v` and `f` first) into a cursor string.
+pub(crate) fn seal(payload: &impl Serialize, signing_key: Option<&[u8]>) -> String {
+    // Serializing a struct of strings, numbers and maps of them cannot fail.
+    let payload = serde_json::to_vec(payload).unwrap_or_default();
+    let tag = tag(&payload, signing_key);
     format!("{}.{}", URL_SAFE_NO_PAD.encode(payload), URL_SAFE_NO_PAD.encode(tag))
 }
 
-/// Checks a cursor's tag, version and query fingerprint, returning its payload.
-pub(crate) fn open(
+/// Checks a cursor's tag, query fingerprint and version, returning its payload.
+pub(crate) fn open<P: DeserializeOwned>(
     cursor: &str,
     fingerprint: &str,
+    version: u64,
     signing_key: Option<&[u8]>,
-) -> Result<Value, CursorError> {
+) -> Result<P, CursorError> {
     let (payload, given_tag) = cursor.split_once('.').ok_or(CursorError::Malformed)?;
     let payload = URL_SAFE_NO_PAD.decode(payload).map_err(|_| CursorError::Malformed)?;
     let given_tag = URL_SAFE_NO_PAD.decode(given_tag).map_err(|_| CursorError::Malformed)?;
     if !tags_match(&payload, &given_tag, signing_key) {
         return Err(CursorError::Tampered);
     }
-    let value: Value = serde_json::from_slice(&payload).map_err(|_| CursorError::Malformed)?;
-    if value["v"].as_u64() != Some(VERSION) {
-        return Err(CursorError::Malformed);
-    }
-    if value["f"].as_str() != Some(fingerprint) {
+    let header: Header = serde_json::from_slice(&payload).map_err(|_| CursorError::Malformed)?;
+    if header.f != fingerprint {
         return Err(CursorError::WrongQuery);
     }
-    Ok(value)
+    match header.v {
+        v if v < version => Err(CursorError::Outdated),
+        v if v > version => Err(CursorError::Malformed),
+        _ => serde_json::from_slice(&payload).map_err(|_| CursorError::Malformed),
+    }
 }
 
-/// The key attributes of an item as a JSON object, in name order.
-pub(crate) fn key_to_json(key: &Item) -> Value {
-    let mut attributes = Map::new();
-    let mut names: Vec<&String> = key.keys().collect();
-    names.sort();
-    for name in names {
-        if let Some(value) = key.get(name).and_then(attribute_to_json) {
-            attributes.insert(name.clone(), value);
-        }
+/// The key attributes of an item as a cursor stores them (string, number and binary ones).
+pub(crate) fn key_record(key: &Item) -> KeyRecord {
+    key.iter()
+        .filter_map(|(name, value)| {
+            let record = match value {
+                AttributeValue::S(text) => AttributeRecord::S(text.clone()),
+                AttributeValue::N(number) => AttributeRecord::N(number.clone()),
+                AttributeValue::B(blob) => AttributeRecord::B(URL_SAFE_NO_PAD.encode(blob.as_ref())),
+                _ => return None,
+            };
+            Some((name.clone(), record))
+        })
+        .collect()
+}
+
+/// Key attributes back from [`key_record`]; an empty record, a number that is not one or bad
+/// base64 is malformed.
+pub(crate) fn key_from_record(record: KeyRecord) -> Result<Item, CursorError> {
+    if record.is_empty() {
+        return Err(CursorError::Malformed);
     }
-    Value::Object(attributes)
+    record
+        .into_iter()
+        .map(|(name, value)| {
+            let value = match value {
+                AttributeRecord::S(text) => AttributeValue::S(text),
+                AttributeRecord::N(number) if number.parse::<f64>().is_ok() => AttributeValue::N(number),
+                AttributeRecord::N(_) => return Err(CursorError::Malformed),
+                AttributeRecord::B(text) => {
+                    let bytes = URL_SAFE_NO_PAD.decode(text).map_err(|_| CursorError::Malformed)?;
+                    AttributeValue::B(Blob::new(bytes))
+                }
+            };
+            Ok((name, value))
+        })
+        .collect()
+}
+
+/// The key attributes of an item as a JSON object, in name order (for stored progress records).
+pub(crate) fn key_to_json(key: &Item) -> Value {
+    serde_json::to_value(key_record(key)).unwrap_or(Value::Null)
 }
 
 /// Key attributes back from [`key_to_json`]; an empty or ill-typed object is malformed.
 pub(crate) fn json_to_key(value: &Value) -> Result<Item, CursorError> {
-    let attributes = value.as_object().ok_or(CursorError::Malformed)?;
-    if attributes.is_empty() {
-        return Err(CursorError::Malformed);
-    }
-    attributes
-        .iter()
-        .map(|(name, value)| {
-            json_to_attribute(value).map(|value| (name.clone(), value)).ok_or(CursorError::Malformed)
-        })
-        .collect()
+    let record: KeyRecord = serde_json::from_value(value.clone()).map_err(|_| CursorError::Malformed)?;
+    key_from_record(record)
 }
 
 fn tag(payload: &[u8], signing_key: Option<&[u8]>) -> Vec<u8> {
@@ -160,30 +223,6 @@ fn tags_match(payload: &[u8], given: &[u8], signing_key: Option<&[u8]>) -> bool 
     }
 }
 
-fn attribute_to_json(value: &AttributeValue) -> Option<Value> {
-    Some(match value {
-        AttributeValue::S(text) => json!({ "S": text }),
-        AttributeValue::N(number) => json!({ "N": number }),
-        AttributeValue::B(blob) => json!({ "B": URL_SAFE_NO_PAD.encode(blob.as_ref()) }),
-        _ => return None,
-    })
-}
-
-fn json_to_attribute(value: &Value) -> Option<AttributeValue> {
-    let object = value.as_object()?;
-    if object.len() != 1 {
-        return None;
-    }
-    let (kind, inner) = object.iter().next()?;
-    let text = inner.as_str()?;
-    match kind.as_str() {
-        "S" => Some(AttributeValue::S(text.to_owned())),
-        "N" => text.parse::<f64>().ok().map(|_| AttributeValue::N(text.to_owned())),
-        "B" => URL_SAFE_NO_PAD.decode(text).ok().map(|bytes| AttributeValue::B(Blob::new(bytes))),
-        _ => None,
-    }
-}
-
 pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -201,14 +240,14 @@ mod tests {
 
     #[test]
     fn round_trips_and_rejects_other_queries() {
-        let cursor = encode("fp1", &key(), None);
-        assert_eq!(decode(&cursor, "fp1", None), Ok(key()));
+        let cursor = encode("fp1", Some(&key()), None);
+        assert_eq!(decode(&cursor, "fp1", None), Ok(Some(key())));
         assert_eq!(decode(&cursor, "fp2", None), Err(CursorError::WrongQuery));
     }
 
     #[test]
     fn rejects_edits_truncation_and_garbage() {
-        let cursor = encode("fp1", &key(), None);
+        let cursor = encode("fp1", Some(&key()), None);
         let (payload, tag) = cursor.split_once('.').unwrap();
         let mut edited = URL_SAFE_NO_PAD.decode(payload).unwrap();
         let position = edited.iter().position(|b| *b == b'a').unwrap();
@@ -221,12 +260,33 @@ mod tests {
     }
 
     #[test]
+    fn cursors_of_the_earlier_encoding_still_decode() {
+        // The payload as the first release wrote it: a JSON object with sorted keys.
+        let payload = r#"{"f":"fp1","k":{"pk":{"S":"artist"},"sk":{"S":"song#a#b"}},"v":1}"#;
+        let tag = tag(payload.as_bytes(), None);
+        let cursor = format!("{}.{}", URL_SAFE_NO_PAD.encode(payload), URL_SAFE_NO_PAD.encode(tag));
+        assert_eq!(decode(&cursor, "fp1", None), Ok(Some(key())));
+    }
+
+    #[test]
+    fn numbers_and_binary_keys_round_trip_and_bad_ones_are_malformed() {
+        let mut key = key();
+        key.insert("n".into(), AttributeValue::N("-12.5".into()));
+        key.insert("b".into(), AttributeValue::B(Blob::new(vec![0, 255, 7])));
+        assert_eq!(decode(&encode("fp", Some(&key), None), "fp", None), Ok(Some(key)));
+        assert_eq!(decode(&encode("fp", None, None), "fp", None), Ok(None));
+        let bad = [("n".to_owned(), AttributeRecord::N("twelve".into()))].into_iter().collect();
+        assert_eq!(key_from_record(bad), Err(CursorError::Malformed));
+        assert_eq!(key_from_record(KeyRecord::new()), Err(CursorError::Malformed));
+    }
+
+    #[test]
     fn signed_cursors_need_the_key() {
-        let cursor = encode("fp1", &key(), Some(b"secret"));
-        assert_eq!(decode(&cursor, "fp1", Some(b"secret")), Ok(key()));
+        let cursor = encode("fp1", Some(&key()), Some(b"secret"));
+        assert_eq!(decode(&cursor, "fp1", Some(b"secret")), Ok(Some(key())));
         assert_eq!(decode(&cursor, "fp1", Some(b"other")), Err(CursorError::Tampered));
         assert_eq!(decode(&cursor, "fp1", None), Err(CursorError::Tampered));
-        let unsigned = encode("fp1", &key(), None);
+        let unsigned = encode("fp1", Some(&key()), None);
         assert_eq!(decode(&unsigned, "fp1", Some(b"secret")), Err(CursorError::Tampered));
     }
 }

@@ -42,12 +42,17 @@ pub use routing::{Normalized, Routing};
 pub use shards::{ShardMode, Shards};
 pub use sort::{Done, End, Next};
 pub use stats::{QueryStats, StatsSnapshot};
+pub use stream::QueryStream;
 
 use crate::error::{Error, KeyError};
 use crate::expression::Condition;
 use crate::key::{KeyTemplate, Segment};
 use crate::table::{IndexDefinition, TableDefinition};
 use std::marker::PhantomData;
+
+/// Shard queries a sharded read runs at once unless told otherwise: enough for the first
+/// requests to every shard of a layout of up to 32 shards to go out together.
+pub const DEFAULT_CONCURRENCY: usize = 32;
 
 /// A query over one partition of a table or index, yielding `E`s in sort-key order.
 ///
@@ -155,7 +160,7 @@ impl<E, F> Query<E, F> {
             native_sort: Vec::new(),
             native_range: None,
             shards: None,
-            concurrency: 8,
+            concurrency: DEFAULT_CONCURRENCY,
             max_partitions: crate::shard::DEFAULT_MAX_PARTITIONS,
             routing: None,
         };

@@ -13,6 +13,9 @@ pub struct SortRange {
     empty: bool,
 }
 
+/// One end of a range: a key, and whether it is included.
+type Bound = (String, bool);
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 enum KeyCondition {
     Eq(String),
@@ -73,6 +76,50 @@ impl SortRange {
         SortRange { condition: Some(KeyCondition::Between(low, high)), exclude: None, empty }
     }
 
+    /// The part of this range at `key` (a key inside it) and after, in the direction of a read:
+    /// above `key` ascending, below it descending, `key` itself included.
+    pub(crate) fn resumed_at(&self, key: &str, descending: bool) -> Self {
+        let (lower, upper) = self.bounds();
+        let key = key.to_owned();
+        let (condition, open_end) = match (descending, lower, upper) {
+            (false, _, None) => (KeyCondition::Ge(key), None),
+            (false, _, Some((high, inclusive))) => {
+                let open = (!inclusive).then(|| high.clone());
+                (KeyCondition::Between(key, high), open)
+            }
+            (true, None, _) => (KeyCondition::Le(key), None),
+            (true, Some((low, inclusive)), _) => {
+                let open = (!inclusive).then(|| low.clone());
+                (KeyCondition::Between(low, key), open)
+            }
+        };
+        let within = |value: &String| match &condition {
+            KeyCondition::Between(low, high) => low <= value && value <= high,
+            KeyCondition::Ge(low) => value >= low,
+            KeyCondition::Le(high) => value <= high,
+            _ => false,
+        };
+        let exclude = open_end.or_else(|| self.exclude.clone().filter(within));
+        SortRange { condition: Some(condition), exclude, empty: false }
+    }
+
+    /// The lowest and highest keys of the range, each with whether it is included.
+    fn bounds(&self) -> (Option<Bound>, Option<Bound>) {
+        let Some(condition) = &self.condition else { return (None, None) };
+        let included = |key: &String| Some((key.clone(), true));
+        match condition {
+            KeyCondition::Eq(key) => (included(key), included(key)),
+            KeyCondition::BeginsWith(prefix) => {
+                (included(prefix), Some((format!("{prefix}{MAX_SUFFIX}"), true)))
+            }
+            KeyCondition::Between(low, high) => (included(low), included(high)),
+            KeyCondition::Lt(key) => (None, Some((key.clone(), false))),
+            KeyCondition::Le(key) => (None, included(key)),
+            KeyCondition::Gt(key) => (Some((key.clone(), false)), None),
+            KeyCondition::Ge(key) => (included(key), None),
+        }
+    }
+
     /// Whether no key can match.
     pub fn is_empty(&self) -> bool {
         self.empty
@@ -128,6 +175,45 @@ mod tests {
         assert_eq!(range.render("sk", &mut placeholders).unwrap(), "#ds0 > :ds0");
         assert!(!range.excludes(Some("m")));
         assert!(SortRange::begins_with("").render("sk", &mut placeholders).is_none());
+    }
+
+    fn rendered(range: &SortRange) -> (String, Vec<AttributeValue>) {
+        let mut placeholders = Placeholders::default();
+        let text = range.render("sk", &mut placeholders).unwrap_or_default();
+        let mut values: Vec<(String, AttributeValue)> =
+            placeholders.take_values().unwrap_or_default().into_iter().collect();
+        values.sort_by(|a, b| a.0.cmp(&b.0));
+        (text, values.into_iter().map(|(_, value)| value).collect())
+    }
+
+    fn s(text: &str) -> AttributeValue {
+        AttributeValue::S(text.to_owned())
+    }
+
+    #[test]
+    fn a_range_resumes_from_a_key_in_either_direction() {
+        let all = SortRange::all();
+        assert_eq!(rendered(&all.resumed_at("m", false)), ("#ds0 >= :ds0".into(), vec![s("m")]));
+        assert_eq!(rendered(&all.resumed_at("m", true)), ("#ds0 <= :ds0".into(), vec![s("m")]));
+        let prefix = SortRange::begins_with("song#");
+        let upper = format!("song#{MAX_SUFFIX}");
+        assert_eq!(rendered(&prefix.resumed_at("song#m", false)).1, vec![s("song#m"), s(&upper)]);
+        assert_eq!(rendered(&prefix.resumed_at("song#m", true)).1, vec![s("song#"), s("song#m")]);
+        // An exclusive bound becomes an inclusive one plus a key dropped client-side.
+        let below = SortRange::with(KeyCondition::Lt("t".into())).resumed_at("m", false);
+        assert_eq!(rendered(&below).1, vec![s("m"), s("t")]);
+        assert!(below.excludes(Some("t")) && !below.excludes(Some("m")));
+        let above = SortRange::with(KeyCondition::Gt("c".into())).resumed_at("m", true);
+        assert_eq!(rendered(&above).1, vec![s("c"), s("m")]);
+        assert!(above.excludes(Some("c")));
+        // An exclusion past the resumed key stays; one behind it goes.
+        let bounded = SortRange::below("song#", "song#t".into(), false);
+        assert!(bounded.resumed_at("song#m", false).excludes(Some("song#t")));
+        let raised = SortRange::above("song#", "song#c".into(), false);
+        assert!(!raised.resumed_at("song#m", false).excludes(Some("song#c")));
+        assert!(raised.resumed_at("song#m", true).excludes(Some("song#c")));
+        let equal = SortRange::equals("k").resumed_at("k", false);
+        assert_eq!(rendered(&equal), ("#ds0 BETWEEN :ds0 AND :ds1".into(), vec![s("k"), s("k")]));
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! One Query request of a query plan, and the checks that run before the first one.
 
-use super::{NativeCondition, QueryPlan, QueryStats};
+use super::{NativeCondition, QueryPlan, QueryStats, SortRange};
 use crate::db::Db;
 use crate::error::{Error, Item, Result};
 use crate::expression::Placeholders;
@@ -12,9 +12,12 @@ pub(crate) struct RawPage {
     pub last_evaluated_key: Option<Item>,
 }
 
-/// One request: which partition (shard index; 0 when unsharded), where to start, how many.
+/// One request: which partition (and the shard it counts under), the sort-key range when it is
+/// not the plan's own, where to start, how many.
 pub(crate) struct Request {
+    pub partition: String,
     pub shard: usize,
+    pub range: Option<SortRange>,
     pub start: Option<Item>,
     pub limit: Option<usize>,
 }
@@ -32,8 +35,11 @@ pub(crate) fn check(plan: &QueryPlan) -> Result<()> {
         return invalid("strongly consistent reads are not supported on global secondary indexes");
     }
     if let Some(shards) = &plan.shards {
-        // A dynamic layout's partitions are read from the shard metadata when the query runs.
-        if shards.partitions.is_empty() && shards.dynamic.is_none() {
+        // A dynamic layout's partitions are read from the shard metadata when the query runs,
+        // a window's buckets as the read reaches them.
+        let described = shards.dynamic.is_some()
+            || shards.window.as_ref().is_some_and(|window| !window.shards.is_empty());
+        if shards.partitions.is_empty() && !described {
             return invalid("a sharded query needs at least one partition");
         }
         if !plan.native_partition.is_empty() {
@@ -52,7 +58,8 @@ pub(crate) async fn fetch(
 ) -> Result<RawPage> {
     let mut placeholders = Placeholders::default();
     let key_condition = if plan.native_partition.is_empty() {
-        composed_key_condition(plan, plan.partition(request.shard), &mut placeholders)
+        let range = request.range.as_ref().unwrap_or(&plan.range);
+        composed_key_condition(plan, &request.partition, range, &mut placeholders)
     } else {
         native_key_condition(plan, &mut placeholders)
     };
@@ -129,11 +136,16 @@ fn native_key_condition(plan: &QueryPlan, placeholders: &mut Placeholders) -> St
 }
 
 /// The key condition of a query on composed (template) keys.
-fn composed_key_condition(plan: &QueryPlan, partition: &str, placeholders: &mut Placeholders) -> String {
+fn composed_key_condition(
+    plan: &QueryPlan,
+    partition: &str,
+    range: &SortRange,
+    placeholders: &mut Placeholders,
+) -> String {
     let name = placeholders.name(plan.partition_attribute);
     let value = placeholders.value(AttributeValue::S(partition.to_owned()));
     let mut key_condition = format!("{name} = {value}");
-    if let Some(sort) = plan.sort_attribute.and_then(|attribute| plan.range.render(attribute, placeholders)) {
+    if let Some(sort) = plan.sort_attribute.and_then(|attribute| range.render(attribute, placeholders)) {
         key_condition.push_str(" AND ");
         key_condition.push_str(&sort);
     }

@@ -11,6 +11,10 @@ pub enum ShardMode {
     /// Hash, random or time-bucket shards: every shard holds items from the whole sort order, so
     /// they are merged on the sort-key bytes.
     Merge,
+    /// Time buckets one after another (reversed when descending), the shards of each merged on
+    /// the sort-key bytes: the order of an index sorted by its time first, and of one entity's
+    /// readings. Buckets are named as the read reaches them.
+    Buckets,
 }
 
 /// The partitions a sharded query reads, in shard order, and how to combine them.
@@ -68,7 +72,10 @@ impl<E, F> super::Query<E, F> {
         self.plan.shards.as_ref()
     }
 
-    /// Runs at most `queries` shard queries at once (default 8).
+    /// Runs at most `queries` shard queries at once (default
+    /// [`DEFAULT_CONCURRENCY`](super::DEFAULT_CONCURRENCY), 32). A merge sends its first requests
+    /// to every shard together when it may; range shards and time buckets are read ahead up to
+    /// this many partitions, each holding at most two pages.
     pub fn concurrency(mut self, queries: usize) -> Self {
         self.plan.concurrency = queries.max(1);
         self
@@ -106,21 +113,24 @@ impl super::QueryPlan {
     /// the plan's bound, or one that ends before it starts, fails the plan instead.
     pub(crate) fn with_window_named(mut self) -> Self {
         let unnamed = self.shards.as_ref().filter(|shards| shards.partitions.is_empty());
-        let Some(window) = unnamed.and_then(|shards| shards.window.clone()) else { return self };
+        let Some(shards) = unnamed else { return self };
+        let Some(window) = shards.window.clone() else { return self };
+        let lazy = shards.mode == ShardMode::Buckets;
         if window.from > window.to {
             let reason = "the time window ends before it starts".to_owned();
             self.error.get_or_insert(super::QueryError::Other(reason));
             return self;
         }
-        match window.partition_keys(self.max_partitions) {
-            Ok(keys) => {
-                if let Some(shards) = &mut self.shards {
-                    shards.partitions = keys;
-                }
-            }
-            Err(partitions) => {
-                let max = self.max_partitions;
-                self.error.get_or_insert(super::QueryError::WindowTooWide { partitions, max });
+        let max = self.max_partitions;
+        if window.partitions() > u128::from(max) {
+            let partitions = window.partitions();
+            self.error.get_or_insert(super::QueryError::WindowTooWide { partitions, max });
+            return self;
+        }
+        // Buckets read one after another are named as the read reaches them.
+        if !lazy {
+            if let (Ok(keys), Some(shards)) = (window.partition_keys(max), &mut self.shards) {
+                shards.partitions = keys;
             }
         }
         self
@@ -133,9 +143,11 @@ impl super::QueryPlan {
 
     /// How many partitions the plan reads (1 when unsharded).
     pub(crate) fn shard_count(&self) -> usize {
-        self.shards.as_ref().map_or(1, |shards| match shards.dynamic {
-            Some(max) => max as usize,
-            None => shards.partitions.len(),
+        self.shards.as_ref().map_or(1, |shards| match (shards.dynamic, &shards.window, shards.mode) {
+            (Some(max), _, _) => max as usize,
+            // Requests to a window read bucket after bucket count under their shard.
+            (None, Some(window), ShardMode::Buckets) => window.shards.len(),
+            (None, _, _) => shards.partitions.len(),
         })
     }
 }

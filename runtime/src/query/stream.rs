@@ -1,11 +1,134 @@
-//! Running a query as a stream, with the next page requested while the current one drains.
+//! Running a query as a stream that knows what it cost and where it stopped.
 
-use super::reader::Reader;
-use super::{FromItem, Query, QueryStats};
+use super::reader::{Position, Reader};
+use super::{FromItem, Query, QueryPlan, QueryStats};
 use crate::db::Db;
 use crate::error::{Error, Result};
-use futures::stream::{self, BoxStream, StreamExt};
+use futures::future::BoxFuture;
+use futures::{FutureExt, Stream};
+use std::fmt;
+use std::marker::PhantomData;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
+
+/// A running query: a [`Stream`] of its items in the query's order, what it has cost so far
+/// ([`QueryStream::stats`]), and where it stopped ([`QueryStream::cursor`]).
+///
+/// Returned by [`Db::stream`]. Nothing is sent before it is first polled; dropping it cancels the
+/// requests in flight.
+///
+/// ```no_run
+/// # use dynashard::{Db, Entity, Table};
+/// # use serde::{Deserialize, Serialize};
+/// # #[derive(Table)] #[table(name = "Music", pk = "pk", sk = "sk")] struct Music;
+/// # #[derive(Entity, Serialize, Deserialize)]
+/// # #[entity(table = Music, pk = "{artist}", sk = "song#{title}")]
+/// # struct Song { artist: String, title: String, seconds: u32 }
+/// # async fn example(db: Db) -> dynashard::Result<()> {
+/// use futures::StreamExt;
+/// // Songs until an hour of music is collected, then where to go on from.
+/// let mut songs = db.stream(Song::query("Solar Fields"));
+/// let mut total = 0;
+/// while let Some(song) = songs.next().await {
+///     total += song?.seconds;
+///     if total >= 3_600 {
+///         break;
+///     }
+/// }
+/// let next_time = songs.cursor(); // Some(cursor) to resume after the last song taken
+/// println!("{} requests, {} read units", songs.stats().requests(), songs.stats().capacity_units());
+/// # drop(next_time); Ok(()) }
+/// ```
+#[must_use = "a query stream does nothing unless polled"]
+pub struct QueryStream<E> {
+    db: Db,
+    stats: QueryStats,
+    state: State<E>,
+    marker: PhantomData<fn() -> E>,
+}
+
+enum State<E> {
+    /// The shards are read from the shard metadata first.
+    Opening(BoxFuture<'static, Result<Box<Reader>>>),
+    Idle(Box<Reader>),
+    /// An item is being read; the position is the one before it.
+    Reading(BoxFuture<'static, (Box<Reader>, Option<Result<E>>)>, Option<Position>),
+    Failed(Error),
+    Done,
+}
+
+impl<E> fmt::Debug for QueryStream<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let state = match &self.state {
+            State::Opening(_) => "opening",
+            State::Idle(_) => "idle",
+            State::Reading(..) => "reading",
+            State::Failed(_) => "failed",
+            State::Done => "done",
+        };
+        f.debug_struct("QueryStream").field("state", &state).field("stats", &self.stats.snapshot()).finish()
+    }
+}
+
+impl<E> QueryStream<E> {
+    /// What the stream has cost so far: requests sent (per shard), capacity consumed, items read.
+    /// The counters are live: a clone keeps counting while the stream runs.
+    pub fn stats(&self) -> &QueryStats {
+        &self.stats
+    }
+
+    /// A cursor resuming right after the last item the stream yielded (from the beginning, if it
+    /// yielded none), for [`Query::start_after`] or [`Db::page`]; `None` when the query has no
+    /// more items, and before the first poll of a query whose shards come from shard metadata.
+    pub fn cursor(&self) -> Option<String> {
+        match &self.state {
+            State::Idle(reader) => reader.cursor(&self.db),
+            State::Reading(_, position) => position.as_ref().map(|position| position.encode(&self.db)),
+            State::Opening(_) | State::Failed(_) | State::Done => None,
+        }
+    }
+}
+
+impl<E: FromItem + Send + 'static> Stream for QueryStream<E> {
+    type Item = Result<E>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        loop {
+            match std::mem::replace(&mut this.state, State::Done) {
+                State::Opening(mut opening) => match opening.poll_unpin(cx) {
+                    Poll::Pending => {
+                        this.state = State::Opening(opening);
+                        return Poll::Pending;
+                    }
+                    Poll::Ready(Ok(reader)) => this.state = State::Idle(reader),
+                    Poll::Ready(Err(error)) => return Poll::Ready(Some(Err(error))),
+                },
+                State::Idle(mut reader) => {
+                    let position = reader.position();
+                    let next = async move {
+                        let item = reader.next::<E>().await;
+                        (reader, item)
+                    };
+                    this.state = State::Reading(next.boxed(), position);
+                }
+                State::Reading(mut next, position) => match next.poll_unpin(cx) {
+                    Poll::Pending => {
+                        this.state = State::Reading(next, position);
+                        return Poll::Pending;
+                    }
+                    Poll::Ready((reader, item)) => {
+                        this.state = State::Idle(reader);
+                        return Poll::Ready(item);
+                    }
+                },
+                State::Failed(error) => return Poll::Ready(Some(Err(error))),
+                State::Done => return Poll::Ready(None),
+            }
+        }
+    }
+}
 
 impl Db {
     /// Runs `query`, yielding its items in sort-key order (or reverse, when descending).
@@ -15,19 +138,12 @@ impl Db {
     /// first polled.
     ///
     /// A sharded query reads all its shards and yields one ordered stream: range shards one
-    /// after another (the next shard is requested while the current one drains), other shards
-    /// merged on the sort-key bytes with at most [`concurrency`](Query::concurrency) shard
-    /// queries in flight, reading a shard only while the merged output still needs it.
-    pub fn stream<E: FromItem, F>(&self, query: Query<E, F>) -> BoxStream<'static, Result<E>> {
-        self.stream_with_stats(query).0
-    }
-
-    /// Like [`Db::stream`], plus a live view of what the stream costs: requests sent (per
-    /// shard), capacity consumed, items read.
-    pub fn stream_with_stats<E: FromItem, F>(
-        &self,
-        query: Query<E, F>,
-    ) -> (BoxStream<'static, Result<E>>, QueryStats) {
+    /// after another, reading up to [`concurrency`](Query::concurrency) shards ahead; other
+    /// shards merged on the sort-key bytes, every shard asked at once and then only while the
+    /// merged output still needs it; time buckets one after another, named as the read reaches
+    /// them. With a [`limit`](Query::limit), each request asks a shard for about its share of
+    /// what is still wanted, rounded up to whole read units.
+    pub fn stream<E: FromItem + Send + 'static, F>(&self, query: Query<E, F>) -> QueryStream<E> {
         let plan = Arc::new(query.plan.with_window_named());
         let stats = QueryStats::new(plan.shard_count());
         let limit = plan.limit;
@@ -38,44 +154,31 @@ impl Db {
             State::Done
         } else if self.plan_needs_metadata(&plan) {
             // The shards to read may come from the metadata table, read on the first poll.
-            State::Resolving { db: self.clone(), plan, stats: stats.clone() }
+            State::Opening(open(self.clone(), plan, stats.clone()).boxed())
         } else {
-            match Reader::open(self, plan, None, limit, &stats, false) {
-                Ok(reader) => State::Reading(Box::new(reader)),
+            match Reader::open(self, plan, None, limit, &stats, true) {
+                Ok(reader) => State::Idle(Box::new(reader)),
                 Err(error) => State::Failed(error),
             }
         };
-        let stream = stream::unfold(state, |mut state| async move {
-            if let State::Resolving { db, plan, stats } = state {
-                let opened = match db.resolve_plan(plan).await {
-                    Ok(plan) => {
-                        stats.set_shards(plan.shard_count());
-                        Reader::open(&db, plan.clone(), None, plan.limit, &stats, false)
-                    }
-                    Err(error) => Err(error),
-                };
-                state = match opened {
-                    Ok(reader) => State::Reading(Box::new(reader)),
-                    Err(error) => State::Failed(error),
-                };
-            }
-            match state {
-                State::Resolving { .. } => None,
-                State::Reading(mut reader) => {
-                    let next = reader.next().await;
-                    next.map(|item| (item, State::Reading(reader)))
-                }
-                State::Failed(error) => Some((Err(error), State::Done)),
-                State::Done => None,
-            }
-        });
-        (stream.boxed(), stats)
+        QueryStream { db: self.clone(), stats, state, marker: PhantomData }
+    }
+
+    /// Like [`Db::stream`], with the stream's [`QueryStats`] handed out beside it.
+    pub fn stream_with_stats<E: FromItem + Send + 'static, F>(
+        &self,
+        query: Query<E, F>,
+    ) -> (QueryStream<E>, QueryStats) {
+        let stream = self.stream(query);
+        let stats = stream.stats.clone();
+        (stream, stats)
     }
 }
 
-enum State {
-    Resolving { db: Db, plan: Arc<super::QueryPlan>, stats: QueryStats },
-    Reading(Box<Reader>),
-    Failed(Error),
-    Done,
+/// Resolves the shards of `plan` from the shard metadata, then opens its reader.
+async fn open(db: Db, plan: Arc<QueryPlan>, stats: QueryStats) -> Result<Box<Reader>> {
+    let plan = db.resolve_plan(plan).await?;
+    stats.set_shards(plan.shard_count());
+    let limit = plan.limit;
+    Reader::open(&db, plan, None, limit, &stats, true).map(Box::new)
 }

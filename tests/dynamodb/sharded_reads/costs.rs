@@ -88,18 +88,34 @@ async fn a_limited_merge_reads_a_fraction_of_the_shards() {
 async fn an_in_order_read_requests_the_next_page_while_one_drains() {
     let db = db().await;
     let (_, ranged) = datasets(&db).await;
-    let (mut stream, stats) = db.stream_with_stats(ranged.query().page_size(100));
+    // One request at a time: the next page of the shard, and nothing more.
+    let (mut stream, stats) = db.stream_with_stats(ranged.query().page_size(100).concurrency(1));
     let first = stream.next().await.expect("an item").expect("no error");
     assert_eq!(first.shard, 0);
     // 99 items of the first page are still buffered, yet the next request goes out.
-    let mut waited = Duration::ZERO;
-    while stats.requests() < 2 && waited < Duration::from_secs(5) {
-        tokio::time::sleep(Duration::from_millis(10)).await;
-        waited += Duration::from_millis(10);
-    }
+    settle(&stats, 2).await;
     assert_eq!(stats.requests(), 2, "the next page is requested before the current one is drained");
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert_eq!(stats.requests(), 2, "no more than one request ahead");
+
+    // Four at a time: four shards read ahead, each at most a page beyond what it buffers.
+    let (mut stream, stats) = db.stream_with_stats(ranged.query().page_size(100).concurrency(4));
+    stream.next().await.expect("an item").expect("no error");
+    settle(&stats, 4).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let ahead = stats.per_shard_requests();
+    assert!(ahead.iter().take(4).all(|requests| *requests >= 1), "four shards read ahead: {ahead:?}");
+    assert!(ahead.iter().skip(4).all(|requests| *requests == 0), "no more than four: {ahead:?}");
+    assert!(stats.requests() <= 8, "at most two pages per shard: {ahead:?}");
+}
+
+/// Waits up to five seconds for `requests` requests to have gone out.
+async fn settle(stats: &dynashard::query::QueryStats, requests: usize) {
+    let mut waited = Duration::ZERO;
+    while stats.requests() < requests && waited < Duration::from_secs(5) {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        waited += Duration::from_millis(10);
+    }
 }
 
 #[tokio::test]

@@ -1,16 +1,43 @@
-//! Cursors of sharded queries: the query's fingerprint, the shard layout's fingerprint, and a
-//! position per read.
+//! Cursors of sharded queries: the query's fingerprint, the shard layout's fingerprint, and the
+//! page end (see [`super::resume`]): one item's lane and keys, whatever the shard count.
 //!
-//! The payload is `{"v", "f": query fingerprint, "l": layout fingerprint, "p": position}`, sealed
-//! like every cursor (checksum, or HMAC with a cursor key). The position of an in-order read is
-//! `{"i": shard, "k": key or null}`; of a merged read, `{"m": [...]}` with per shard `"n"` (not
-//! started), `"x"` (exhausted) or the key of the last item emitted from it.
+//! The page end's partition key is left out: its lane names it. A cursor is sealed like every
+//! cursor (checksum, or HMAC with a cursor key).
 
-use super::{ShardPosition, Start};
-use crate::query::cursor::{hex, json_to_key, key_to_json, open, seal, CursorError, VERSION};
+use super::resume::{PageEnd, Start};
+use crate::error::Item;
+use crate::query::cursor::{hex, key_from_record, key_record, open, seal, CursorError, KeyRecord};
 use crate::query::{ShardMode, Shards};
-use serde_json::{json, Value};
+use aws_sdk_dynamodb::types::AttributeValue;
+use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+
+/// The version of a sharded query's cursor; version 1 held a position per shard.
+pub(crate) const VERSION: u64 = 2;
+
+/// The payload of a sharded query's cursor.
+#[derive(Serialize, Deserialize)]
+struct ShardedCursor {
+    v: u64,
+    f: String,
+    /// The layout's fingerprint.
+    l: String,
+    /// The page end; absent for a read that has not returned anything yet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    e: Option<EndRecord>,
+    /// The mean size of the items read so far, for sizing the next page's requests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    s: Option<u64>,
+}
+
+/// A page end as a cursor stores it.
+#[derive(Serialize, Deserialize)]
+struct EndRecord {
+    /// The lane, by natural number.
+    n: u64,
+    /// Its keys, without the partition key.
+    k: KeyRecord,
+}
 
 /// A fingerprint of a shard layout: its declared fingerprint, mode and partitions.
 pub(crate) fn layout_fingerprint(shards: &Shards) -> String {
@@ -18,6 +45,7 @@ pub(crate) fn layout_fingerprint(shards: &Shards) -> String {
     let mode = match shards.mode {
         ShardMode::InOrder => "in-order",
         ShardMode::Merge => "merge",
+        ShardMode::Buckets => "buckets",
     };
     for part in [shards.layout.as_str(), mode].into_iter().chain(shards.partitions.iter().map(String::as_str))
     {
@@ -27,75 +55,64 @@ pub(crate) fn layout_fingerprint(shards: &Shards) -> String {
     hex(&hasher.finalize()[..12])
 }
 
-/// Encodes a cursor for the query with `fingerprint` over `shards`, resuming at `position`.
+/// Encodes a cursor for the query with `fingerprint` over `shards`, resuming at `start`, with
+/// items of about `item_bytes`; the attribute `partition_attribute` is left out of the key.
 pub(crate) fn encode(
     fingerprint: &str,
     shards: &Shards,
-    position: &Start,
+    partition_attribute: &str,
+    (start, item_bytes): (&Start, Option<u64>),
     signing_key: Option<&[u8]>,
 ) -> String {
-    let position = match position {
-        Start::InOrder { shard, after } => json!({ "i": shard, "k": after.as_ref().map(key_to_json) }),
-        Start::Merge(lanes) => {
-            let lanes: Vec<Value> = lanes
-                .iter()
-                .map(|lane| match lane {
-                    ShardPosition::NotStarted => json!("n"),
-                    ShardPosition::Exhausted => json!("x"),
-                    ShardPosition::After(key) => key_to_json(key),
-                })
-                .collect();
-            json!({ "m": lanes })
+    let e = match start {
+        Start::Beginning => None,
+        Start::After(end) => {
+            let mut key = key_record(&end.key);
+            key.remove(partition_attribute);
+            Some(EndRecord { n: end.lane, k: key })
         }
     };
-    let payload = json!({ "v": VERSION, "f": fingerprint, "l": layout_fingerprint(shards), "p": position });
+    let payload = ShardedCursor {
+        v: VERSION,
+        f: fingerprint.to_owned(),
+        l: layout_fingerprint(shards),
+        e,
+        s: item_bytes,
+    };
     seal(&payload, signing_key)
 }
 
-/// Decodes a cursor for the query with `fingerprint` over `shards`.
+/// Decodes a cursor for the query with `fingerprint` over `shards`, and the item size it
+/// carries; `partition` names the partition key value of a lane, if the read has that lane.
 ///
 /// A cursor of another query is [`CursorError::WrongQuery`]; of the same query over another
-/// layout, [`CursorError::LayoutChanged`].
+/// layout, [`CursorError::LayoutChanged`]; of an earlier format, [`CursorError::Outdated`].
 pub(crate) fn decode(
     cursor: &str,
     fingerprint: &str,
     shards: &Shards,
+    partition_attribute: &str,
+    partition: impl Fn(u64) -> Option<String>,
     signing_key: Option<&[u8]>,
-) -> Result<Start, CursorError> {
-    let value = open(cursor, fingerprint, signing_key)?;
-    if value["l"].as_str() != Some(layout_fingerprint(shards).as_str()) {
+) -> Result<(Start, Option<u64>), CursorError> {
+    let payload: ShardedCursor = open(cursor, fingerprint, VERSION, signing_key)?;
+    if payload.l != layout_fingerprint(shards) {
         return Err(CursorError::LayoutChanged);
     }
-    let position = &value["p"];
-    let count = shards.partitions.len();
-    match shards.mode {
-        ShardMode::InOrder => {
-            let shard = position["i"].as_u64().and_then(|shard| usize::try_from(shard).ok());
-            let shard = shard.filter(|shard| *shard < count).ok_or(CursorError::Malformed)?;
-            let after = match &position["k"] {
-                Value::Null => None,
-                key => Some(json_to_key(key)?),
-            };
-            Ok(Start::InOrder { shard, after })
-        }
-        ShardMode::Merge => {
-            let lanes = position["m"].as_array().filter(|lanes| lanes.len() == count);
-            let lanes = lanes.ok_or(CursorError::Malformed)?;
-            let lane = |lane: &Value| match lane.as_str() {
-                Some("n") => Ok(ShardPosition::NotStarted),
-                Some("x") => Ok(ShardPosition::Exhausted),
-                Some(_) => Err(CursorError::Malformed),
-                None => json_to_key(lane).map(ShardPosition::After),
-            };
-            lanes.iter().map(lane).collect::<Result<_, _>>().map(Start::Merge)
-        }
+    let item_bytes = payload.s;
+    let Some(end) = payload.e else { return Ok((Start::Beginning, item_bytes)) };
+    let partition_key = partition(end.n).ok_or(CursorError::Malformed)?;
+    if end.k.contains_key(partition_attribute) {
+        return Err(CursorError::Malformed);
     }
+    let mut key: Item = key_from_record(end.k)?;
+    key.insert(partition_attribute.to_owned(), AttributeValue::S(partition_key));
+    Ok((Start::After(PageEnd { lane: end.n, key }), item_bytes))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use aws_sdk_dynamodb::types::AttributeValue;
 
     fn shards(mode: ShardMode, layout: &str) -> Shards {
         Shards {
@@ -107,57 +124,75 @@ mod tests {
         }
     }
 
-    fn key(sk: &str) -> crate::error::Item {
-        [("pk".to_owned(), AttributeValue::S("b#1".into())), ("sk".to_owned(), AttributeValue::S(sk.into()))]
-            .into_iter()
-            .collect()
+    fn key(shard: u64, sk: &str) -> Item {
+        [
+            ("pk".to_owned(), AttributeValue::S(format!("b#{shard}"))),
+            ("sk".to_owned(), AttributeValue::S(sk.into())),
+        ]
+        .into_iter()
+        .collect()
+    }
+
+    fn partition(lane: u64) -> Option<String> {
+        (lane < 3).then(|| format!("b#{lane}"))
     }
 
     #[test]
-    fn positions_round_trip() {
+    fn page_ends_round_trip_without_their_partition() {
         let merge = shards(ShardMode::Merge, "hash:3");
-        let start = Start::Merge(vec![
-            ShardPosition::NotStarted,
-            ShardPosition::After(key("é#1")),
-            ShardPosition::Exhausted,
-        ]);
-        let cursor = encode("fp", &merge, &start, Some(b"k"));
-        assert_eq!(decode(&cursor, "fp", &merge, Some(b"k")), Ok(start));
-        let in_order = shards(ShardMode::InOrder, "range:abc");
-        for start in
-            [Start::InOrder { shard: 2, after: None }, Start::InOrder { shard: 0, after: Some(key("a")) }]
-        {
-            let cursor = encode("fp", &in_order, &start, None);
-            assert_eq!(decode(&cursor, "fp", &in_order, None), Ok(start));
+        for start in [Start::Beginning, Start::After(PageEnd { lane: 1, key: key(1, "é#1") })] {
+            for bytes in [None, Some(512)] {
+                let cursor = encode("fp", &merge, "pk", (&start, bytes), Some(b"k"));
+                assert_eq!(
+                    decode(&cursor, "fp", &merge, "pk", partition, Some(b"k")),
+                    Ok((start.clone(), bytes))
+                );
+                assert!(!cursor.contains("b#1"));
+            }
         }
     }
 
     #[test]
-    fn other_layouts_and_queries_are_rejected() {
+    fn other_layouts_queries_and_versions_are_rejected() {
         let merge = shards(ShardMode::Merge, "hash:3");
-        let cursor = encode("fp", &merge, &Start::Merge(vec![ShardPosition::NotStarted; 3]), None);
-        assert_eq!(
-            decode(&cursor, "fp", &shards(ShardMode::Merge, "hash:4"), None),
-            Err(CursorError::LayoutChanged)
-        );
-        assert_eq!(
-            decode(&cursor, "fp", &shards(ShardMode::InOrder, "hash:3"), None),
-            Err(CursorError::LayoutChanged)
-        );
+        let end = Start::After(PageEnd { lane: 0, key: key(0, "a") });
+        let cursor = encode("fp", &merge, "pk", (&end, None), None);
+        let decode_with = |shards: &Shards| decode(&cursor, "fp", shards, "pk", partition, None);
+        assert_eq!(decode_with(&shards(ShardMode::Merge, "hash:4")), Err(CursorError::LayoutChanged));
+        assert_eq!(decode_with(&shards(ShardMode::InOrder, "hash:3")), Err(CursorError::LayoutChanged));
         let mut fewer = merge.clone();
         fewer.partitions.pop();
-        assert_eq!(decode(&cursor, "fp", &fewer, None), Err(CursorError::LayoutChanged));
-        assert_eq!(decode(&cursor, "other", &merge, None), Err(CursorError::WrongQuery));
-        assert_eq!(decode(&cursor, "fp", &merge, Some(b"k")), Err(CursorError::Tampered));
+        assert_eq!(decode_with(&fewer), Err(CursorError::LayoutChanged));
+        assert_eq!(decode(&cursor, "other", &merge, "pk", partition, None), Err(CursorError::WrongQuery));
+        assert_eq!(decode(&cursor, "fp", &merge, "pk", partition, Some(b"k")), Err(CursorError::Tampered));
+        // A cursor of the per-shard format that came before.
+        let old =
+            seal(&serde_json::json!({ "v": 1, "f": "fp", "l": "x", "p": { "m": ["n", "x", "n"] } }), None);
+        assert_eq!(decode(&old, "fp", &merge, "pk", partition, None), Err(CursorError::Outdated));
     }
 
     #[test]
-    fn out_of_range_positions_are_malformed() {
-        let in_order = shards(ShardMode::InOrder, "r");
-        let cursor = encode("fp", &in_order, &Start::InOrder { shard: 3, after: None }, None);
-        assert_eq!(decode(&cursor, "fp", &in_order, None), Err(CursorError::Malformed));
+    fn lanes_out_of_range_and_smuggled_partitions_are_malformed() {
         let merge = shards(ShardMode::Merge, "h");
-        let cursor = encode("fp", &merge, &Start::Merge(vec![ShardPosition::Exhausted; 2]), None);
-        assert_eq!(decode(&cursor, "fp", &merge, None), Err(CursorError::Malformed));
+        let far = Start::After(PageEnd { lane: 3, key: key(3, "a") });
+        let far = encode("fp", &merge, "pk", (&far, None), None);
+        assert_eq!(decode(&far, "fp", &merge, "pk", partition, None), Err(CursorError::Malformed));
+        let smuggled = Start::After(PageEnd { lane: 0, key: key(0, "a") });
+        let smuggled = encode("fp", &merge, "other", (&smuggled, None), None);
+        assert_eq!(decode(&smuggled, "fp", &merge, "pk", partition, None), Err(CursorError::Malformed));
+    }
+
+    #[test]
+    fn a_cursor_of_twenty_one_shards_is_small() {
+        let mut merge = shards(ShardMode::Merge, "hash:21");
+        merge.partitions = (0..21).map(|i| format!("album#{i}")).collect();
+        let mut key = Item::new();
+        key.insert("pk".into(), AttributeValue::S("album#0f8e2c6a-5d8b-4d5e-9c1e-0123456789ab".into()));
+        key.insert("sk".into(), AttributeValue::S("album".into()));
+        key.insert("gsi1_pk".into(), AttributeValue::S("album#17".into()));
+        key.insert("gsi1_sk".into(), AttributeValue::S("the long and winding title#0f8e2c6a".into()));
+        let end = Start::After(PageEnd { lane: 17, key });
+        let cursor = encode("0123456789abcdef01234567", &merge, "gsi1_pk", (&end, Some(498)), None);
+        assert!(cursor.len() <= 512, "{} characters", cursor.len());
     }
 }

@@ -1,56 +1,31 @@
-//! The k-way merge of a merged sharded read, as plain data: no I/O, no clock.
+//! The k-way merge of a sharded read, as plain data: no I/O, no clock.
 //!
-//! Each shard is a lane holding at most one page, plus what to read after it. The head of every
-//! non-empty lane sits in a binary heap ordered by sort-key bytes (DynamoDB's order), ties broken
-//! by shard index; a descending read reverses the whole order. Within a lane, items keep the order
-//! DynamoDB returned them in.
+//! Each partition read is a *lane* buffering what its requests returned, plus what to read after
+//! it. Lanes come in *groups* read one after another (time buckets, range shards; a plain merge
+//! is one group), opened as the output reaches them, at most `open_at_once` at a time: a window
+//! of 100,000 partitions never holds 100,000 lanes. The head of every non-empty lane sits in a
+//! binary heap ordered by [`Place`]; within a lane, items keep the order DynamoDB returned.
 //!
 //! A lane whose buffer is empty but that has more to read is *blocked*: its next items are
 //! unknown, so no item they could precede may be emitted. They cannot precede the lane's *floor*
 //! (the sort key where DynamoDB stopped, or of the last item it returned), so a head placed before
-//! the floor of every blocked lane is safe to emit. A lane never read has no floor and blocks
-//! everything.
+//! the floor of every blocked lane is safe to emit. A lane never read has no floor and blocks its
+//! whole group; a group not opened yet blocks every later group.
+//!
+//! Which lanes to read, and how much to ask of them, is decided here too ([`Merger::requests`]):
+//! with a limit, a lane is read only while the items known to come before it (buffered, or
+//! expected from requests in flight) fall short of what is still wanted, and is asked for its
+//! share of the shortfall; without one, every lane is kept one page ahead.
 
-use std::cmp::{Ordering, Reverse};
-use std::collections::{BTreeSet, BinaryHeap, VecDeque};
-
-/// A place in the merged order: a sort key (`None`: before every key) and a shard.
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct Place {
-    key: Option<Vec<u8>>,
-    shard: usize,
-    descending: bool,
-}
-
-impl Ord for Place {
-    /// `Less` means earlier in the merged output.
-    fn cmp(&self, other: &Self) -> Ordering {
-        match (&self.key, &other.key) {
-            (None, None) => self.shard.cmp(&other.shard),
-            (None, Some(_)) => Ordering::Less,
-            (Some(_), None) => Ordering::Greater,
-            (Some(a), Some(b)) => {
-                let natural = a.cmp(b).then(self.shard.cmp(&other.shard));
-                if self.descending {
-                    natural.reverse()
-                } else {
-                    natural
-                }
-            }
-        }
-    }
-}
-
-impl PartialOrd for Place {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
+use super::place::Place;
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, VecDeque};
+use std::ops::Bound::{Excluded, Unbounded};
 
 /// What a lane reads after its buffer.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Continuation<C> {
-    /// Not read yet: from the start of the shard, or after a resume key.
+    /// Not read yet: from the start of the partition, or after a resume key.
     Start(Option<C>),
     /// After the key where DynamoDB stopped.
     After(C),
@@ -58,118 +33,346 @@ pub(crate) enum Continuation<C> {
     Done,
 }
 
-struct Lane<T, C> {
-    /// Sort keys and items; the front's key moves into the heap while it is the lane's head.
-    buffer: VecDeque<(Vec<u8>, T)>,
-    next: Continuation<C>,
-    floor: Option<Vec<u8>>,
-    pending: bool,
+/// How the lanes of a read are grouped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Groups {
+    /// Groups to read, in order.
+    pub count: u64,
+    /// Lanes per group: lane `g * width + i` is the `i`-th of group `g`.
+    pub width: usize,
+    /// Groups open at once (at least one).
+    pub open_at_once: u64,
+}
+
+/// What the merge knows when it asks a lane for items, for sizing the request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Demand {
+    /// Items still wanted beyond those known to come before the lane (0 without a limit).
+    pub need: usize,
+    /// Lanes of the group that may still hold some of them, this one included (at least 1).
+    pub competing: usize,
+    /// What the lane supplied so far, and how many items of the output come before its floor:
+    /// its share of the output, once it was read.
+    pub supplied: Option<(usize, usize)>,
+}
+
+/// A request the merge wants sent: a lane, the key to start after, and its `Limit`.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Request<C> {
+    pub lane: usize,
+    pub start: Option<C>,
+    pub limit: Option<usize>,
 }
 
 /// What the merge can do next.
 #[derive(Debug, PartialEq)]
 pub(crate) enum Step<T> {
-    /// The next item of the merged output, and its shard.
+    /// The next item of the output, and its lane.
     Item(usize, T),
-    /// A blocked lane must be read first.
+    /// A blocked lane (or an unopened group) must be read first.
     Blocked,
     /// Every lane is drained.
     Done,
 }
 
+struct Lane<T, C> {
+    group: u64,
+    buffer: VecDeque<(Vec<u8>, T)>,
+    next: Continuation<C>,
+    floor: Option<Vec<u8>>,
+    pending: Option<usize>,
+    /// Entries of the last page: a lane buffering more is not read ahead.
+    last_fill: usize,
+    /// Entries filled in all.
+    supplied: usize,
+    /// Whether it was read from the beginning of its partition (not resumed).
+    fresh: bool,
+}
+
+impl<T, C> Lane<T, C> {
+    fn has_more(&self) -> bool {
+        !matches!(self.next, Continuation::Done)
+    }
+}
+
 /// A k-way merge over lanes of sort-keyed items `T`, continued with keys `C`.
 pub(crate) struct Merger<T, C> {
     descending: bool,
-    lanes: Vec<Lane<T, C>>,
+    groups: Groups,
+    /// The first group not opened yet.
+    next_group: u64,
+    /// Live lanes per open group.
+    open: BTreeMap<u64, usize>,
+    lanes: BTreeMap<usize, Lane<T, C>>,
+    /// Starts of the first group's lanes (by position in the group), taken when it opens.
+    first_starts: Vec<Continuation<C>>,
     heads: BinaryHeap<Reverse<Place>>,
+    /// Lanes with an empty buffer and more to read, and the next group while unopened.
     blocked: BTreeSet<Place>,
-    pending: usize,
+    /// Lanes with more to read and no request pending.
+    frontier: BTreeSet<Place>,
+    /// Lanes read from beginning to end, and the items they held: what a lane in flight of a
+    /// later group may bring.
+    finished: usize,
+    finished_items: usize,
+    /// Items emitted so far.
+    emitted: usize,
 }
 
 impl<T, C: Clone> Merger<T, C> {
-    /// A merge of one lane per entry of `starts`, in shard order.
-    pub(crate) fn new(descending: bool, starts: Vec<Continuation<C>>) -> Self {
-        let mut blocked = BTreeSet::new();
-        let lanes = starts
-            .into_iter()
-            .enumerate()
-            .map(|(shard, next)| {
-                if !matches!(next, Continuation::Done) {
-                    blocked.insert(Place { key: None, shard, descending });
-                }
-                Lane { buffer: VecDeque::new(), next, floor: None, pending: false }
-            })
-            .collect();
-        Merger { descending, lanes, heads: BinaryHeap::new(), blocked, pending: 0 }
-    }
-
-    /// How many lanes have a request pending.
-    #[cfg(test)]
-    pub(crate) fn pending(&self) -> usize {
-        self.pending
-    }
-
-    /// Picks the next lane to read and marks it pending: the blocked lane earliest in the merged
-    /// order that has no request pending, with the key to start after. When `lazy`, only a lane
-    /// that keeps the current head from being emitted (any, when nothing is buffered).
-    pub(crate) fn next_request(&mut self, lazy: bool) -> Option<(usize, Option<C>)> {
-        let head = self.heads.peek().map(|Reverse(head)| head);
-        let place = self.blocked.iter().find(|place| !self.lanes[place.shard].pending)?;
-        if lazy && head.is_some_and(|head| head < place) {
-            return None;
-        }
-        let lane = self.lanes.get_mut(place.shard)?;
-        let start = match &lane.next {
-            Continuation::Start(start) => start.clone(),
-            Continuation::After(key) => Some(key.clone()),
-            Continuation::Done => return None,
+    /// A merge of `groups`, starting at group `first` whose lanes start at `starts` (one per
+    /// lane of the group, in order; missing ones start at the beginning).
+    pub(crate) fn new(descending: bool, groups: Groups, first: u64, starts: Vec<Continuation<C>>) -> Self {
+        let groups =
+            Groups { width: groups.width.max(1), open_at_once: groups.open_at_once.max(1), ..groups };
+        let mut merger = Merger {
+            descending,
+            groups,
+            next_group: first,
+            open: BTreeMap::new(),
+            lanes: BTreeMap::new(),
+            first_starts: starts,
+            heads: BinaryHeap::new(),
+            blocked: BTreeSet::new(),
+            frontier: BTreeSet::new(),
+            finished: 0,
+            finished_items: 0,
+            emitted: 0,
         };
-        lane.pending = true;
-        self.pending += 1;
-        Some((place.shard, start))
+        if first < groups.count {
+            merger.blocked.insert(merger.unopened(first));
+        }
+        merger
     }
 
-    /// Hands lane `shard` the page its pending request returned: `entries` in DynamoDB's order,
-    /// where to continue (`None`: the shard is exhausted), and the sort key where DynamoDB stopped,
-    /// if known (else the last entry's key is the floor).
+    fn unopened(&self, group: u64) -> Place {
+        Place { group, key: None, lane: usize::MAX, descending: self.descending }
+    }
+
+    fn place(&self, lane: usize) -> Option<Place> {
+        let state = self.lanes.get(&lane)?;
+        Some(Place { group: state.group, key: state.floor.clone(), lane, descending: self.descending })
+    }
+
+    /// Removes lane `lane` from the blocked and frontier sets (before its state changes).
+    fn unindex(&mut self, lane: usize) {
+        if let Some(place) = self.place(lane) {
+            self.blocked.remove(&place);
+            self.frontier.remove(&place);
+        }
+    }
+
+    /// Files lane `lane` under blocked and frontier as its state says, or retires it when drained.
+    fn index(&mut self, lane: usize) {
+        let Some(place) = self.place(lane) else { return };
+        let Some(state) = self.lanes.get(&lane) else { return };
+        if state.has_more() && state.buffer.is_empty() {
+            self.blocked.insert(place.clone());
+        }
+        if state.has_more() && state.pending.is_none() {
+            self.frontier.insert(place);
+        }
+        if !state.has_more() && state.buffer.is_empty() && state.pending.is_none() {
+            let group = state.group;
+            self.lanes.remove(&lane);
+            if let Some(live) = self.open.get_mut(&group) {
+                *live -= 1;
+                if *live == 0 {
+                    self.open.remove(&group);
+                }
+            }
+        }
+    }
+
+    fn push_head(&mut self, lane: usize) {
+        let Some(state) = self.lanes.get(&lane) else { return };
+        if let Some((key, _)) = state.buffer.front() {
+            let place =
+                Place { group: state.group, key: Some(key.clone()), lane, descending: self.descending };
+            self.heads.push(Reverse(place));
+        }
+    }
+
+    /// Opens the next group, if the cap on open groups allows: its lanes join the frontier.
+    fn open_next(&mut self) -> bool {
+        let group = self.next_group;
+        if group >= self.groups.count || self.open.len() as u64 >= self.groups.open_at_once {
+            return false;
+        }
+        self.blocked.remove(&self.unopened(group));
+        self.next_group = group + 1;
+        if self.next_group < self.groups.count {
+            self.blocked.insert(self.unopened(self.next_group));
+        }
+        let starts = std::mem::take(&mut self.first_starts);
+        let mut starts = starts.into_iter();
+        let width = self.groups.width;
+        let Some(base) = usize::try_from(group).ok().and_then(|group| group.checked_mul(width)) else {
+            return true;
+        };
+        let mut live = 0;
+        for offset in 0..width {
+            let next = starts.next().unwrap_or(Continuation::Start(None));
+            let fresh = matches!(next, Continuation::Start(None));
+            let Some(lane) = base.checked_add(offset).filter(|_| !matches!(next, Continuation::Done)) else {
+                continue;
+            };
+            let state = Lane {
+                group,
+                buffer: VecDeque::new(),
+                next,
+                floor: None,
+                pending: None,
+                last_fill: 0,
+                supplied: 0,
+                fresh,
+            };
+            self.lanes.insert(lane, state);
+            self.index(lane);
+            live += 1;
+        }
+        if live > 0 {
+            self.open.insert(group, live);
+        }
+        true
+    }
+
+    /// Items known to come before `place` (or at it): buffered, plus what requests in flight
+    /// for lanes of earlier groups are expected to bring.
+    fn known_before(&self, place: &Place) -> usize {
+        // A request in flight brings what it asked for, or what whole lanes held, if less.
+        let expected = |asked: usize| match self.finished {
+            0 => asked,
+            finished => asked.min(self.finished_items.div_ceil(finished)),
+        };
+        let descending = self.descending;
+        self.lanes
+            .iter()
+            .map(|(&lane, state)| {
+                if state.group > place.group {
+                    return 0;
+                }
+                let before = |key: &Vec<u8>| {
+                    Place { group: state.group, key: Some(key.clone()), lane, descending } <= *place
+                };
+                let buffered = state.buffer.partition_point(|(key, _)| before(key));
+                let in_flight = match state.pending {
+                    Some(asked) if state.group < place.group => expected(asked),
+                    _ => 0,
+                };
+                buffered + in_flight
+            })
+            .sum()
+    }
+
+    /// Whether a lane of `place`'s group placed before it has a request pending: what it brings
+    /// decides whether the lane at `place` is needed at all.
+    fn waits_on_earlier(&self, place: &Place) -> bool {
+        self.lanes.iter().any(|(&lane, state)| {
+            let floor =
+                Place { group: state.group, key: state.floor.clone(), lane, descending: self.descending };
+            state.group == place.group && state.pending.is_some() && floor < *place
+        })
+    }
+
+    /// Picks up to `slots` requests to send and marks their lanes pending. With `wanted` (items
+    /// still wanted), a lane is read only while fewer are known to come before it; without, every
+    /// blocked lane is read, and every other one read ahead by a page, earliest first. `size`
+    /// turns a [`Demand`] into a request's `Limit`.
+    pub(crate) fn requests(
+        &mut self,
+        wanted: Option<usize>,
+        slots: usize,
+        size: impl Fn(&Demand) -> Option<usize>,
+    ) -> Vec<Request<C>> {
+        let mut requests = Vec::new();
+        let mut after: Option<Place> = None;
+        while requests.len() < slots {
+            let candidate = match &after {
+                None => self.frontier.first().cloned(),
+                Some(after) => self.frontier.range((Excluded(after), Unbounded)).next().cloned(),
+            };
+            let unopened = (self.next_group < self.groups.count).then(|| self.unopened(self.next_group));
+            // The next group, when it comes before every lane left to read.
+            if let Some(group) = unopened.filter(|group| candidate.as_ref().is_none_or(|lane| group < lane)) {
+                if wanted.is_some_and(|wanted| self.known_before(&group) >= wanted) || !self.open_next() {
+                    break;
+                }
+                continue;
+            }
+            let Some(place) = candidate else { break };
+            let Some(state) = self.lanes.get(&place.lane) else { break };
+            let demand = match wanted {
+                Some(wanted) => {
+                    let before = self.known_before(&place);
+                    if before >= wanted || self.waits_on_earlier(&place) {
+                        break;
+                    }
+                    let group = state.group;
+                    let competing =
+                        self.lanes.values().filter(|lane| lane.group == group && lane.has_more()).count();
+                    let rank = self.emitted + before;
+                    let supplied = (state.floor.is_some() && rank > 0).then_some((state.supplied, rank));
+                    Demand { need: wanted - before, competing: competing.max(1), supplied }
+                }
+                None if !state.buffer.is_empty() && state.buffer.len() > state.last_fill => {
+                    after = Some(place);
+                    continue;
+                }
+                None => Demand { need: 0, competing: 1, supplied: None },
+            };
+            let start = match &state.next {
+                Continuation::Start(start) => start.clone(),
+                Continuation::After(key) => Some(key.clone()),
+                Continuation::Done => break,
+            };
+            let limit = size(&demand);
+            self.unindex(place.lane);
+            if let Some(state) = self.lanes.get_mut(&place.lane) {
+                state.pending = Some(limit.unwrap_or(usize::MAX));
+            }
+            self.index(place.lane);
+            requests.push(Request { lane: place.lane, start, limit });
+        }
+        requests
+    }
+
+    /// Hands lane `lane` the page its pending request returned: `entries` in DynamoDB's order,
+    /// where to continue (`None`: the partition is exhausted), and the sort key where DynamoDB
+    /// stopped, if known (else the last entry's key is the floor).
     pub(crate) fn fill(
         &mut self,
-        shard: usize,
+        lane: usize,
         entries: Vec<(Vec<u8>, T)>,
         more: Option<C>,
         floor: Option<Vec<u8>>,
     ) {
-        let descending = self.descending;
-        let Some(lane) = self.lanes.get_mut(shard) else { return };
-        if std::mem::take(&mut lane.pending) {
-            self.pending -= 1;
-        }
-        let was_empty = lane.buffer.is_empty();
-        if was_empty {
-            self.blocked.remove(&Place { key: lane.floor.clone(), shard, descending });
-        }
+        let Some(state) = self.lanes.get(&lane) else { return };
+        let was_empty = state.buffer.is_empty();
+        self.unindex(lane);
+        let Some(state) = self.lanes.get_mut(&lane) else { return };
+        state.pending = None;
+        state.last_fill = entries.len();
+        state.supplied += entries.len();
+        let whole = (more.is_none() && state.fresh).then_some(state.supplied);
         let floor = floor.or_else(|| entries.last().map(|(key, _)| key.clone()));
-        lane.floor = floor.or(lane.floor.take());
-        lane.buffer.extend(entries);
-        lane.next = match more {
+        state.floor = floor.or(state.floor.take());
+        state.buffer.extend(entries);
+        state.next = match more {
             Some(key) => Continuation::After(key),
             None => Continuation::Done,
         };
-        if !was_empty {
-            return;
+        if let Some(items) = whole {
+            self.finished += 1;
+            self.finished_items += items;
         }
-        match lane.buffer.front_mut() {
-            Some((key, _)) => {
-                self.heads.push(Reverse(Place { key: Some(std::mem::take(key)), shard, descending }))
-            }
-            None if !matches!(lane.next, Continuation::Done) => {
-                self.blocked.insert(Place { key: lane.floor.clone(), shard, descending });
-            }
-            None => {}
+        if was_empty {
+            self.push_head(lane);
         }
+        self.index(lane);
     }
 
-    /// Emits the next item of the merged output, if no blocked lane could precede it.
+    /// Emits the next item of the output, if no blocked lane or unopened group could precede it.
     pub(crate) fn pop(&mut self) -> Step<T> {
         let Some(Reverse(head)) = self.heads.peek() else {
             return if self.blocked.is_empty() { Step::Done } else { Step::Blocked };
@@ -178,27 +381,35 @@ impl<T, C: Clone> Merger<T, C> {
             return Step::Blocked;
         }
         let Some(Reverse(head)) = self.heads.pop() else { return Step::Blocked };
-        let (shard, descending) = (head.shard, self.descending);
-        let Some(lane) = self.lanes.get_mut(shard) else { return Step::Blocked };
-        let Some((_, item)) = lane.buffer.pop_front() else { return Step::Blocked };
-        match lane.buffer.front_mut() {
-            Some((key, _)) => {
-                self.heads.push(Reverse(Place { key: Some(std::mem::take(key)), shard, descending }))
-            }
-            None if !matches!(lane.next, Continuation::Done) => {
-                self.blocked.insert(Place { key: lane.floor.clone(), shard, descending });
-            }
-            None => {}
+        let lane = head.lane;
+        self.emitted += 1;
+        self.unindex(lane);
+        let item = self.lanes.get_mut(&lane).and_then(|state| state.buffer.pop_front());
+        self.push_head(lane);
+        self.index(lane);
+        match item {
+            Some((_, item)) => Step::Item(lane, item),
+            None => Step::Blocked,
         }
-        Step::Item(shard, item)
     }
 
-    /// Where lane `shard` continues, when that is not simply after its last emitted item: the
-    /// lane's continuation once its buffer is empty and nothing is pending (`Start` excluded).
-    pub(crate) fn settled(&self, shard: usize) -> Option<&Continuation<C>> {
-        let lane = self.lanes.get(shard)?;
-        let idle = lane.buffer.is_empty() && !lane.pending;
-        (idle && !matches!(lane.next, Continuation::Start(_))).then_some(&lane.next)
+    /// Whether nothing is buffered, pending or left to read.
+    pub(crate) fn is_exhausted(&self) -> bool {
+        self.heads.is_empty()
+            && self.blocked.is_empty()
+            && self.lanes.values().all(|lane| lane.pending.is_none())
+    }
+
+    /// Lanes with a request pending.
+    #[cfg(test)]
+    pub(crate) fn pending(&self) -> usize {
+        self.lanes.values().filter(|lane| lane.pending.is_some()).count()
+    }
+
+    /// Lanes held (open, not drained).
+    #[cfg(test)]
+    pub(crate) fn lanes(&self) -> usize {
+        self.lanes.len()
     }
 }
 

@@ -1,183 +1,336 @@
-//! The merge against a simulated DynamoDB: random shards, page sizes, completion orders and
-//! concurrency, checked against a plain sort.
+//! The merge against a simulated DynamoDB: random lanes and groups, skewed, empty and equal keys,
+//! page sizes, completion orders and concurrency, in both directions, checked against a plain
+//! sort; pages resumed at their page end, checked against the same sort.
 
+use super::super::place::ties_before;
+use super::super::sizing::{limit, ItemSizes};
 use super::*;
 use proptest::prelude::*;
 
-/// Sort keys and items (read position, key), as a page hands them to the merge.
-type Entries = Vec<(Vec<u8>, (usize, String))>;
+/// An item as the simulation hands it to the merge: (lane, index in the lane's ascending keys).
+type Id = (usize, usize);
 
-/// A shard as DynamoDB would serve it: sort keys in read order, at most `page` per request.
-struct Shard {
+/// One lane's partition as DynamoDB would serve it: ascending sort keys (duplicates allowed),
+/// read forwards or backwards, at most `page` per request.
+#[derive(Clone, Debug)]
+struct Partition {
     keys: Vec<String>,
     page: usize,
 }
 
-impl Shard {
-    /// The page after read position `start` (an index into `keys`), and where to continue.
-    fn read(&self, start: usize, limit: Option<usize>) -> (Entries, Option<usize>) {
-        let size = limit.map_or(self.page, |limit| limit.min(self.page));
-        let end = (start + size).min(self.keys.len());
-        let entries =
-            (start..end).map(|i| (self.keys[i].as_bytes().to_vec(), (i, self.keys[i].clone()))).collect();
-        // Like DynamoDB, a page that stops at its size has a continuation even at the very end.
-        (entries, (end - start == size).then_some(end))
+/// Where a request starts in a partition: an index in read order.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct At(usize);
+
+impl Partition {
+    /// The key indexes in read order.
+    fn order(&self, descending: bool) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..self.keys.len()).collect();
+        if descending {
+            order.reverse();
+        }
+        order
+    }
+
+    /// The page from read position `start`, and where to continue (like DynamoDB, a page that
+    /// stops at its size has a continuation even at the very end).
+    fn read(
+        &self,
+        lane: usize,
+        start: usize,
+        limit: Option<usize>,
+        descending: bool,
+    ) -> (Vec<(Vec<u8>, Id)>, Option<At>) {
+        let order = self.order(descending);
+        let size = limit.map_or(self.page, |limit| limit.min(self.page)).max(1);
+        let end = (start + size).min(order.len());
+        let entries = order[start.min(end)..end]
+            .iter()
+            .map(|&index| (self.keys[index].as_bytes().to_vec(), (lane, index)))
+            .collect();
+        (entries, (end - start.min(end) == size).then_some(At(end)))
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Setup {
+    /// Lanes by lane number: group `g`'s lanes are `g * width ..`.
+    partitions: Vec<Partition>,
+    width: usize,
+    descending: bool,
+    concurrency: usize,
+    open_at_once: u64,
+}
+
+impl Setup {
+    fn groups(&self) -> Groups {
+        Groups {
+            count: (self.partitions.len() / self.width) as u64,
+            width: self.width,
+            open_at_once: self.open_at_once,
+        }
+    }
+
+    /// Every item in output order: group, then key and lane (reversed when descending), then
+    /// read order within the lane.
+    fn expected(&self) -> Vec<Id> {
+        let mut all: Vec<(usize, &String, usize, usize)> = Vec::new();
+        for (lane, partition) in self.partitions.iter().enumerate() {
+            for (index, key) in partition.keys.iter().enumerate() {
+                all.push((lane / self.width, key, lane, index));
+            }
+        }
+        all.sort_by(|a, b| {
+            let within = a.1.as_bytes().cmp(b.1.as_bytes()).then(a.2.cmp(&b.2)).then(a.3.cmp(&b.3));
+            a.0.cmp(&b.0).then(if self.descending { within.reverse() } else { within })
+        });
+        all.into_iter().map(|(_, _, lane, index)| (lane, index)).collect()
+    }
+
+    fn key(&self, (lane, index): Id) -> &str {
+        &self.partitions[lane].keys[index]
     }
 }
 
 struct Run {
-    output: Vec<(usize, String)>,
+    output: Vec<Id>,
     requests: usize,
-    max_pending: usize,
+    items_read: usize,
+    max_lanes: usize,
 }
 
-/// Drives a merge to the end (or `limit` items), completing pending requests in the order that
-/// `choices` picks.
-fn run(
-    shards: &[Shard],
-    descending: bool,
-    concurrency: usize,
-    limit: Option<usize>,
-    choices: &[usize],
-) -> Run {
-    let starts = shards.iter().map(|_| Continuation::Start(None)).collect();
-    let mut merger: Merger<(usize, String), usize> = Merger::new(descending, starts);
-    let mut pending: Vec<(usize, usize)> = Vec::new();
-    let mut run = Run { output: Vec::new(), requests: 0, max_pending: 0 };
+/// Reads up to `limit` items (all without one) after `end` (the previous page's last item),
+/// completing requests in the order `choices` picks.
+fn run(setup: &Setup, end: Option<Id>, limit: Option<usize>, choices: &[usize]) -> Run {
+    let descending = setup.descending;
+    let (first, starts, drop) = match end {
+        None => (0, Vec::new(), None),
+        Some((end_lane, index)) => {
+            // The page end: its lane resumes right after it, the others of its group at its key.
+            let (group, place) = (end_lane / setup.width, end_lane % setup.width);
+            let key = setup.key((end_lane, index)).to_owned();
+            let starts = (0..setup.width)
+                .map(|offset| {
+                    let lane = group * setup.width + offset;
+                    let order = setup.partitions[lane].order(descending);
+                    let position = if offset == place {
+                        order.iter().position(|&i| i == index).map_or(0, |p| p + 1)
+                    } else {
+                        let keys = &setup.partitions[lane].keys;
+                        let from_key = |&i: &usize| if descending { keys[i] <= key } else { keys[i] >= key };
+                        order.iter().position(from_key).unwrap_or(order.len())
+                    };
+                    Continuation::Start(Some(At(position)))
+                })
+                .collect();
+            (group as u64, starts, Some((group, place, key)))
+        }
+    };
+    let mut merger: Merger<Id, At> = Merger::new(descending, setup.groups(), first, starts);
+    let sizes = ItemSizes::starting_at(Some(500));
+    let mut pending: Vec<(usize, usize, Option<usize>)> = Vec::new();
+    let mut run = Run { output: Vec::new(), requests: 0, items_read: 0, max_lanes: 0 };
     let mut choice = choices.iter().cycle();
     loop {
-        if limit.is_some_and(|limit| run.output.len() == limit) {
+        let remaining = limit.map(|limit| limit - run.output.len());
+        if remaining == Some(0) {
             return run;
         }
-        while pending.len() < concurrency {
-            let Some((shard, start)) = merger.next_request(limit.is_some()) else { break };
-            pending.push((shard, start.unwrap_or(0)));
+        let slots = setup.concurrency - pending.len();
+        for request in merger.requests(remaining, slots, |demand| limit_for(demand, &sizes, remaining)) {
+            let start = request.start.map_or(0, |At(position)| position);
+            pending.push((request.lane, start, request.limit));
             run.requests += 1;
         }
-        run.max_pending = run.max_pending.max(merger.pending());
-        match merger.pop() {
-            Step::Item(shard, (_, key)) => run.output.push((shard, key)),
-            Step::Done => return run,
+        assert_eq!(merger.pending(), pending.len());
+        run.max_lanes = run.max_lanes.max(merger.lanes());
+        // Sometimes a request completes before the merge is blocked.
+        let early = !pending.is_empty() && choice.next().is_some_and(|c| c % 3 == 0);
+        let step = if early { Step::Blocked } else { merger.pop() };
+        match step {
+            Step::Item(lane, id) => {
+                assert_eq!(lane, id.0);
+                run.output.push(id);
+            }
+            Step::Done => {
+                assert!(pending.is_empty(), "done with requests pending");
+                return run;
+            }
             Step::Blocked => {
                 assert!(!pending.is_empty(), "blocked with nothing pending");
-                let (shard, start) = pending.remove(choice.next().unwrap_or(&0) % pending.len());
-                let wanted = limit.map(|limit| limit - run.output.len());
-                let (entries, more) = shards[shard].read(start, wanted);
-                let floor = more.map(|end| shards[shard].keys[end - 1].as_bytes().to_vec());
-                merger.fill(shard, entries, more, floor);
+                let pick = choice.next().copied().unwrap_or(0) % pending.len();
+                let (lane, start, request_limit) = pending.remove(pick);
+                let (mut entries, more) = setup.partitions[lane].read(lane, start, request_limit, descending);
+                run.items_read += entries.len();
+                if let Some((group, place, key)) = &drop {
+                    if lane / setup.width == *group && ties_before(lane % setup.width, *place, descending) {
+                        entries.retain(|(entry, _)| entry != key.as_bytes());
+                    }
+                }
+                let floor = more.map(|At(end)| {
+                    let index = setup.partitions[lane].order(descending)[end - 1];
+                    setup.partitions[lane].keys[index].as_bytes().to_vec()
+                });
+                merger.fill(lane, entries, more, floor);
             }
         }
     }
 }
 
-/// Every (shard, key) in merged order: by key bytes, then shard.
-fn expected(shards: &[Shard], descending: bool) -> Vec<(usize, String)> {
-    let mut all: Vec<(usize, String)> =
-        shards.iter().enumerate().flat_map(|(i, s)| s.keys.iter().map(move |k| (i, k.clone()))).collect();
-    all.sort_by(|a, b| a.1.as_bytes().cmp(b.1.as_bytes()).then(a.0.cmp(&b.0)));
-    if descending {
-        all.reverse();
-    }
-    all
+fn limit_for(demand: &Demand, sizes: &ItemSizes, remaining: Option<usize>) -> Option<usize> {
+    limit(demand, sizes, remaining)
 }
 
-fn shards_strategy() -> impl Strategy<Value = Vec<(Vec<String>, usize)>> {
-    let key = prop::sample::select(vec!["a", "b", "ab", "é", "z", "Z", "日本", "a#b", "\u{1F600}", "aa"]);
-    let keys = prop::collection::btree_set(prop::collection::vec(key, 1..4).prop_map(|p| p.concat()), 0..40);
-    prop::collection::vec((keys, 1usize..6), 1..9).prop_map(|shards| {
-        shards.into_iter().map(|(keys, page)| (keys.into_iter().collect(), page)).collect()
+/// Keys from a small alphabet (many equal keys), some lanes empty, some holding everything.
+fn partitions(lanes: usize) -> impl Strategy<Value = Vec<Partition>> {
+    let keys =
+        prop::collection::vec(prop::sample::select(vec!["a", "b", "bb", "c", "d", "é", "e", "f"]), 0..24);
+    let lane = (keys, 1usize..6).prop_map(|(keys, page)| {
+        let mut keys: Vec<String> = keys.into_iter().map(str::to_owned).collect();
+        keys.sort();
+        Partition { keys, page }
+    });
+    prop::collection::vec(lane, lanes..=lanes)
+}
+
+/// Lanes in groups whose keys are disjoint and ordered in the direction of the read.
+fn grouped(groups: usize, width: usize, descending: bool) -> impl Strategy<Value = Vec<Partition>> {
+    partitions(groups * width).prop_map(move |mut lanes| {
+        for (lane, partition) in lanes.iter_mut().enumerate() {
+            let group = lane / width;
+            let rank = if descending { groups - 1 - group } else { group };
+            for key in &mut partition.keys {
+                *key = format!("{rank:02}#{key}");
+            }
+        }
+        lanes
     })
 }
 
-fn build(raw: &[(Vec<String>, usize)], descending: bool) -> Vec<Shard> {
-    raw.iter()
-        .map(|(keys, page)| {
-            // DynamoDB returns a partition in byte order (the BTreeSet's), reversed when descending.
-            let mut keys = keys.clone();
-            if descending {
-                keys.reverse();
+fn setup_strategy() -> impl Strategy<Value = Setup> {
+    (1usize..5, 1usize..6, any::<bool>(), 1usize..8, 1u64..4).prop_flat_map(
+        |(groups, width, descending, concurrency, open)| {
+            grouped(groups, width, descending).prop_map(move |partitions| Setup {
+                partitions,
+                width,
+                descending,
+                concurrency,
+                open_at_once: open,
+            })
+        },
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+    #[test]
+    fn whole_reads_are_exact(setup in setup_strategy(), choices in prop::collection::vec(0usize..64, 1..16)) {
+        let read = run(&setup, None, None, &choices);
+        prop_assert_eq!(read.output, setup.expected());
+        prop_assert!(read.max_lanes <= setup.width * setup.open_at_once as usize);
+    }
+
+    #[test]
+    fn limited_reads_are_exact(setup in setup_strategy(), limit in 1usize..30, choices in prop::collection::vec(0usize..64, 1..16)) {
+        let read = run(&setup, None, Some(limit), &choices);
+        let expected: Vec<Id> = setup.expected().into_iter().take(limit).collect();
+        prop_assert_eq!(read.output, expected);
+    }
+
+    #[test]
+    fn pages_resume_exactly_at_their_end(setup in setup_strategy(), page in 1usize..12, choices in prop::collection::vec(0usize..64, 1..16)) {
+        let expected = setup.expected();
+        let mut output = Vec::new();
+        let mut end = None;
+        for _ in 0..=expected.len() {
+            let read = run(&setup, end, Some(page), &choices);
+            if read.output.is_empty() {
+                break;
             }
-            Shard { keys, page: *page }
+            end = read.output.last().copied();
+            output.extend(read.output);
+        }
+        prop_assert_eq!(output, expected);
+    }
+}
+
+/// Uniform keys over `lanes` lanes, `per_lane` each, distinct.
+fn uniform(lanes: usize, per_lane: usize, seed: u64) -> Vec<Partition> {
+    let mut state = seed;
+    let mut next = move || {
+        state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        state >> 33
+    };
+    (0..lanes)
+        .map(|lane| {
+            let mut keys: Vec<String> =
+                (0..per_lane).map(|i| format!("{:010}#{lane:02}#{i:05}", next())).collect();
+            keys.sort();
+            Partition { keys, page: 2_000 }
         })
         .collect()
 }
 
-proptest! {
-    #[test]
-    fn the_merge_equals_a_sort(
-        raw in shards_strategy(),
-        descending: bool,
-        concurrency in 1usize..5,
-        choices in prop::collection::vec(0usize..8, 1..20),
-    ) {
-        let shards = build(&raw, descending);
-        let result = run(&shards, descending, concurrency, None, &choices);
-        prop_assert_eq!(&result.output, &expected(&shards, descending));
-        prop_assert!(result.max_pending <= concurrency);
+fn merge_of(partitions: Vec<Partition>, concurrency: usize) -> Setup {
+    let width = partitions.len();
+    Setup { partitions, width, descending: false, concurrency, open_at_once: 1 }
+}
+
+#[test]
+fn a_merged_page_asks_each_shard_about_once() {
+    // 21 shards of 500-byte items, pages of 100: the floor is 21 requests of one unit (8 items).
+    let (mut pages, mut requests) = (0, 0);
+    for seed in 0..20 {
+        let setup = merge_of(uniform(21, 1_000, seed), 32);
+        let expected = setup.expected();
+        let mut end = None;
+        for page in 0..5 {
+            let read = run(&setup, end, Some(100), &[1]);
+            assert_eq!(read.output, expected[page * 100..(page + 1) * 100]);
+            assert!(read.requests <= 28, "seed {seed} page {page}: {} requests", read.requests);
+            assert!(read.items_read <= 240, "seed {seed} page {page}: {} items", read.items_read);
+            (pages, requests) = (pages + 1, requests + read.requests);
+            end = read.output.last().copied();
+        }
+        let large = run(&setup, None, Some(1_000), &[1]);
+        assert!(large.requests <= 40, "seed {seed}: {} requests for 1,000", large.requests);
+        assert!(large.items_read <= 1_200, "seed {seed}: {} items for 1,000", large.items_read);
     }
+    assert!(requests <= 24 * pages, "{requests} requests for {pages} pages");
+}
 
-    #[test]
-    fn a_limited_merge_is_a_prefix_and_reads_lazily(
-        raw in shards_strategy(),
-        descending: bool,
-        limit in 1usize..30,
-        choices in prop::collection::vec(0usize..8, 1..20),
-    ) {
-        let shards = build(&raw, descending);
-        let full = expected(&shards, descending);
-        let result = run(&shards, descending, 3, Some(limit), &choices);
-        let want = limit.min(full.len());
-        prop_assert_eq!(&result.output[..], &full[..want]);
-        prop_assert!(result.max_pending <= 3);
-        let eager = run(&shards, descending, 3, None, &choices);
-        prop_assert!(result.requests <= eager.requests);
+#[test]
+fn a_shard_holding_everything_is_caught_up_in_a_few_rounds() {
+    let mut partitions: Vec<Partition> =
+        (0..21).map(|_| Partition { keys: Vec::new(), page: 2_000 }).collect();
+    partitions[7].keys = (0..1_000).map(|i| format!("{i:05}")).collect();
+    let alone = run(&merge_of(partitions, 32), None, Some(100), &[0]);
+    assert_eq!(alone.output.len(), 100);
+    assert!(alone.requests <= 21 + 2, "{} requests", alone.requests);
+    let mut skewed = uniform(21, 200, 3);
+    skewed[0].keys = (0..1_000).map(|i| format!("{:010}#hot#{i:05}", i * 1_000)).collect();
+    let hot = run(&merge_of(skewed, 32), None, Some(100), &[0]);
+    assert!(hot.requests <= 21 + 5, "{} requests", hot.requests);
+}
+
+#[test]
+fn groups_are_opened_lazily_and_at_most_a_few_at_once() {
+    // 1,000 buckets of 4 shards, the first 20 items in the first three buckets.
+    let mut partitions = Vec::new();
+    for group in 0..1_000 {
+        for shard in 0..4 {
+            let keys = if group < 3 {
+                (0..2).map(|i| format!("{group:04}#{shard}#{i}")).collect()
+            } else {
+                Vec::new()
+            };
+            partitions.push(Partition { keys, page: 2_000 });
+        }
     }
-}
-
-#[test]
-fn ties_go_to_the_lower_shard_and_reverse_when_descending() {
-    let shards =
-        || vec![Shard { keys: vec!["k".into()], page: 1 }, Shard { keys: vec!["k".into()], page: 1 }];
-    let ascending = run(&shards(), false, 2, None, &[1]);
-    assert_eq!(ascending.output, [(0, "k".into()), (1, "k".into())]);
-    let descending = run(&shards(), true, 2, None, &[0]);
-    assert_eq!(descending.output, [(1, "k".into()), (0, "k".into())]);
-}
-
-#[test]
-fn a_head_before_every_floor_is_emitted_without_waiting() {
-    let mut merger: Merger<&str, usize> =
-        Merger::new(false, vec![Continuation::Start(None), Continuation::Start(None)]);
-    assert_eq!(merger.pop(), Step::Blocked);
-    assert_eq!(merger.next_request(true), Some((0, None)));
-    assert_eq!(merger.next_request(true), Some((1, None)));
-    assert_eq!(merger.next_request(true), None, "both pending");
-    merger.fill(0, vec![(b"a".to_vec(), "a"), (b"m".to_vec(), "m")], Some(2), None);
-    assert_eq!(merger.pop(), Step::Blocked, "shard 1 has not answered");
-    merger.fill(1, vec![(b"c".to_vec(), "c")], Some(1), Some(b"c".to_vec()));
-    assert_eq!(merger.pop(), Step::Item(0, "a"));
-    assert_eq!(merger.pop(), Step::Item(1, "c"));
-    // Shard 1 is empty and blocks at "c": "m" must wait for it, "a".."c" would not have.
-    assert_eq!(merger.pop(), Step::Blocked);
-    assert_eq!(merger.next_request(true), Some((1, Some(1))));
-    merger.fill(1, vec![(b"d".to_vec(), "d")], None, None);
-    assert_eq!(merger.pop(), Step::Item(1, "d"));
-    assert_eq!(merger.settled(1), Some(&Continuation::Done));
-    assert_eq!(merger.pop(), Step::Item(0, "m"));
-    assert_eq!(merger.pop(), Step::Blocked, "shard 0 has a continuation");
-    assert_eq!(merger.settled(0), Some(&Continuation::After(2)));
-    assert_eq!(merger.next_request(false), Some((0, Some(2))));
-    assert_eq!(merger.settled(0), None, "pending");
-    merger.fill(0, Vec::new(), None, None);
-    assert_eq!(merger.pop(), Step::Done);
-}
-
-#[test]
-fn exhausted_lanes_never_block() {
-    let mut merger: Merger<&str, usize> =
-        Merger::new(true, vec![Continuation::Done, Continuation::Start(Some(4))]);
-    assert_eq!(merger.next_request(false), Some((1, Some(4))));
-    merger.fill(1, vec![(b"x".to_vec(), "x")], None, None);
-    assert_eq!(merger.pop(), Step::Item(1, "x"));
-    assert_eq!(merger.pop(), Step::Done);
+    let setup = Setup { partitions, width: 4, descending: false, concurrency: 8, open_at_once: 2 };
+    let page = run(&setup, None, Some(20), &[0]);
+    assert_eq!(page.output, setup.expected()[..20]);
+    assert!(page.requests <= 4 * 4, "{} requests", page.requests);
+    assert!(page.max_lanes <= 8);
 }

@@ -1,16 +1,20 @@
-//! Reading hash, random or time-bucket shards as one ordered result: a k-way merge (see
-//! [`super::heap`]) fed by at most `concurrency` shard queries at a time.
+//! Reading a query's partitions as one ordered result: the merge of [`super::heap`] fed by at
+//! most `concurrency` requests at a time.
 //!
-//! Every shard holds at most one page. A shard whose page is used up is read again as soon as a
-//! request slot is free, earliest floor first: until then it blocks everything after its last
-//! item. With a limit, a shard is read only while the merged output can still need it, each
-//! request asks for no more items than are still wanted, and reaching the limit (or dropping the
-//! stream) cancels the requests in flight.
+//! The merge decides which partitions to read and how much to ask of each
+//! ([`super::sizing`]); this reader sends those requests, hands their pages back (minus the
+//! items a resumed page end drops), learns the size of the items, and remembers the last item
+//! it emitted, which is where a cursor resumes. Reaching the limit, or dropping the reader,
+//! cancels the requests in flight.
 
 use super::heap::{Continuation, Merger, Step};
-use super::{request_limit, ShardPosition};
+use super::lanes::Lanes;
+use super::request_limit;
+use super::resume::{PageEnd, Resumed, Start};
+use super::sizing::{self, ItemSizes};
 use crate::db::Db;
 use crate::error::{Error, Item, Result};
+use crate::item_size::item_size;
 use crate::query::request::{fetch, resume_key, sort_key_of, RawPage, Request};
 use crate::query::{QueryPlan, QueryStats};
 use std::sync::Arc;
@@ -18,44 +22,68 @@ use tokio::task::{JoinError, JoinSet};
 
 type Joined = std::result::Result<(usize, Result<RawPage>), JoinError>;
 
-/// The merging reader: raw items of every shard, in merged order.
+/// The merging reader: raw items of every partition, in the read's order.
 pub(crate) struct Merge {
     db: Db,
     plan: Arc<QueryPlan>,
     stats: QueryStats,
+    lanes: Lanes,
     merger: Merger<Item, Item>,
+    resumed: Option<Resumed>,
+    sizes: ItemSizes,
     tasks: JoinSet<(usize, Result<RawPage>)>,
-    /// Per shard, right after the last item taken from it (tracked only when `track`).
-    taken: Vec<ShardPosition>,
+    /// Right after the last item emitted (tracked only when `track`), else where the read began.
+    end: Start,
     track: bool,
     /// Items still wanted, when the read has a limit.
     pub(crate) remaining: Option<usize>,
 }
 
 impl Merge {
-    /// A reader starting each shard at its position in `start`; with `track`, it can report
-    /// where each shard stands.
+    /// A reader starting at `start`, with items of about `item_bytes` when known; with `track`,
+    /// it can report where it stopped.
     pub(crate) fn new(
         db: Db,
         plan: Arc<QueryPlan>,
         stats: QueryStats,
-        start: Vec<ShardPosition>,
+        start: Start,
+        item_bytes: Option<u64>,
         remaining: Option<usize>,
         track: bool,
     ) -> Self {
-        let starts = start
-            .iter()
-            .map(|position| match position {
-                ShardPosition::NotStarted => Continuation::Start(None),
-                ShardPosition::After(key) => Continuation::Start(Some(key.clone())),
-                ShardPosition::Exhausted => Continuation::Done,
-            })
-            .collect();
-        let merger = Merger::new(plan.descending, starts);
-        Merge { db, plan, stats, merger, tasks: JoinSet::new(), taken: start, track, remaining }
+        let lanes = Lanes::of(&plan);
+        let groups = lanes.groups();
+        let resumption = match &start {
+            Start::Beginning => None,
+            Start::After(end) => lanes.lane(end.lane).map(|lane| {
+                let (group, place) = lanes.split(lane);
+                let sort_key = sort_key_of(&plan, &end.key);
+                let key = end.key.clone();
+                Resumed::at(&plan.range, group, place, groups.width, sort_key, key, plan.descending)
+            }),
+        };
+        let (merger, resumed) = match resumption {
+            Some((resumed, starts)) => {
+                (Merger::new(plan.descending, groups, resumed.group, starts), Some(resumed))
+            }
+            None => (Merger::new(plan.descending, groups, 0, Vec::<Continuation<Item>>::new()), None),
+        };
+        Merge {
+            db,
+            plan,
+            stats,
+            lanes,
+            merger,
+            resumed,
+            sizes: ItemSizes::starting_at(item_bytes),
+            tasks: JoinSet::new(),
+            end: start,
+            track,
+            remaining,
+        }
     }
 
-    /// The next raw item in merged order; `None` at the end.
+    /// The next raw item in the read's order; `None` at the end.
     pub(crate) async fn next_raw(&mut self) -> Option<Result<Item>> {
         loop {
             while let Some(joined) = self.tasks.try_join_next() {
@@ -65,11 +93,10 @@ impl Merge {
             }
             self.dispatch();
             match self.merger.pop() {
-                Step::Item(shard, item) => {
+                Step::Item(lane, item) => {
                     if self.track {
-                        if let Some(taken) = self.taken.get_mut(shard) {
-                            *taken = ShardPosition::After(resume_key(&self.plan, &item));
-                        }
+                        let key = resume_key(&self.plan, &item);
+                        self.end = Start::After(PageEnd { lane: self.lanes.natural(lane), key });
                     }
                     return Some(Ok(item));
                 }
@@ -88,42 +115,73 @@ impl Merge {
 
     /// Hands a finished request's page to the merge.
     fn accept(&mut self, joined: Joined) -> Result<()> {
-        let (shard, page) = joined.map_err(|join| Error::Background { message: join.to_string() })?;
+        let (lane, page) = joined.map_err(|join| Error::Background { message: join.to_string() })?;
         let page = page?;
+        if self.remaining.is_some() {
+            let bytes = page.items.iter().map(|item| item_size(item) as u64).sum();
+            self.sizes.record(page.items.len(), bytes);
+        }
         let plan = &self.plan;
+        let (group, place) = self.lanes.split(lane);
+        let resumed = self.resumed.as_ref().filter(|resumed| resumed.group == group);
+        let kept = |item: &Item| {
+            let sort_key = sort_key_of(plan, item);
+            resumed.is_none_or(|resumed| !resumed.drops(place, sort_key) && !resumed.range.excludes(sort_key))
+        };
         let sort_key = |item: &Item| sort_key_of(plan, item).unwrap_or_default().as_bytes().to_vec();
         let floor = page
             .last_evaluated_key
             .as_ref()
             .and_then(|key| sort_key_of(plan, key))
             .map(|key| key.as_bytes().to_vec());
-        let entries = page.items.into_iter().map(|item| (sort_key(&item), item)).collect();
-        self.merger.fill(shard, entries, page.last_evaluated_key, floor);
+        let floor = floor.or_else(|| page.items.last().map(sort_key));
+        let entries = page.items.into_iter().filter(kept).map(|item| (sort_key(&item), item)).collect();
+        self.merger.fill(lane, entries, page.last_evaluated_key, floor);
         Ok(())
     }
 
-    /// Starts requests for the shards the merge waits on, up to the concurrency cap.
+    /// Sends the requests the merge wants, up to the concurrency cap.
     fn dispatch(&mut self) {
-        while self.tasks.len() < self.plan.concurrency {
-            let Some((shard, start)) = self.merger.next_request(self.remaining.is_some()) else { return };
-            let limit = request_limit(&self.plan, self.remaining, 0);
+        let slots = self.plan.concurrency.saturating_sub(self.tasks.len());
+        if slots == 0 {
+            return;
+        }
+        let cap = request_limit(&self.plan, self.remaining, 0);
+        let wanted = self.remaining.map(|remaining| remaining + usize::from(self.plan.range.excludes_any()));
+        let sizes = self.sizes;
+        let requests = self.merger.requests(wanted, slots, |demand| sizing::limit(demand, &sizes, cap));
+        for request in requests {
+            let (group, _) = self.lanes.split(request.lane);
+            let range = self
+                .resumed
+                .as_ref()
+                .filter(|resumed| resumed.group == group)
+                .map(|resumed| resumed.range.clone());
+            let lane = request.lane;
+            let request = Request {
+                partition: self.lanes.partition(&self.plan, lane),
+                shard: self.lanes.shard(lane),
+                range,
+                start: request.start,
+                limit: request.limit,
+            };
             let (db, plan, stats) = (self.db.clone(), Arc::clone(&self.plan), self.stats.clone());
-            let request = Request { shard, start, limit };
-            self.tasks.spawn(async move { (shard, fetch(&db, &plan, request, &stats).await) });
+            self.tasks.spawn(async move { (lane, fetch(&db, &plan, request, &stats).await) });
         }
     }
 
-    /// Where a read resuming right after the last item taken starts, shard by shard.
-    pub(crate) fn positions(&self) -> Vec<ShardPosition> {
-        let settled = |(shard, taken): (usize, &ShardPosition)| match self.merger.settled(shard) {
-            Some(Continuation::Done) => ShardPosition::Exhausted,
-            Some(Continuation::After(key)) => ShardPosition::After(key.clone()),
-            _ => taken.clone(),
-        };
-        self.taken.iter().enumerate().map(settled).collect()
+    /// Where a read resuming right after the last item emitted starts; `None` when nothing is
+    /// left to read.
+    pub(crate) fn position(&self) -> Option<&Start> {
+        (!self.merger.is_exhausted()).then_some(&self.end)
     }
 
-    /// Cancels every request in flight, keeping the positions.
+    /// The mean size of the items read so far, if any were measured.
+    pub(crate) fn item_bytes(&self) -> Option<u64> {
+        self.sizes.mean()
+    }
+
+    /// Cancels every request in flight, keeping the position.
     pub(crate) fn stop(&mut self) {
         self.tasks.abort_all();
     }

@@ -1,0 +1,139 @@
+//! How many items to ask of one partition: its share of what a page still needs, rounded up to
+//! whole read units.
+//!
+//! DynamoDB charges a query for the items it reads, rounded up to 4 KB per request, and at least
+//! one unit per request: a request for three items of 500 bytes costs what eight cost. So a
+//! request asks for its share of the shortfall, then for as many more as fit in the units that
+//! share pays for anyway. Before a partition was read, its share is an even one; after, it is
+//! the share of the output it supplied so far, so a skewed shard is asked for what it holds.
+
+use super::heap::Demand;
+
+/// The bytes DynamoDB reads per unit of a query.
+pub(crate) const READ_UNIT_BYTES: u64 = 4_096;
+
+/// The item size assumed before any item was seen: eight items fill a read unit.
+pub(crate) const ASSUMED_ITEM_BYTES: u64 = 512;
+
+/// The mean size of the items a read has seen (DynamoDB's item size arithmetic).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct ItemSizes {
+    bytes: u64,
+    items: u64,
+}
+
+impl ItemSizes {
+    /// Sizes starting from a mean learnt earlier (`None`: nothing known yet).
+    pub(crate) fn starting_at(mean: Option<u64>) -> Self {
+        match mean {
+            Some(mean) => ItemSizes { bytes: mean.max(1), items: 1 },
+            None => ItemSizes::default(),
+        }
+    }
+
+    /// Counts items of `bytes` in all.
+    pub(crate) fn record(&mut self, items: usize, bytes: u64) {
+        self.items = self.items.saturating_add(items as u64);
+        self.bytes = self.bytes.saturating_add(bytes);
+    }
+
+    /// The mean item size, if any item was seen.
+    pub(crate) fn mean(&self) -> Option<u64> {
+        (self.items > 0).then(|| (self.bytes / self.items).max(1))
+    }
+}
+
+/// The `Limit` of a request for `demand`, with items of `sizes`, at most `cap` (the page size,
+/// or what is still wanted); without a limit on the read (`need` 0), `cap` alone.
+pub(crate) fn limit(demand: &Demand, sizes: &ItemSizes, cap: Option<usize>) -> Option<usize> {
+    if demand.need == 0 {
+        return cap;
+    }
+    let share = match demand.supplied {
+        Some((supplied, rank)) => {
+            let share = (demand.need as u128 * supplied as u128).div_ceil(rank.max(1) as u128);
+            usize::try_from(share).unwrap_or(demand.need).min(demand.need)
+        }
+        None => demand.need.div_ceil(demand.competing.max(1)),
+    };
+    // A lane alone in its group is asked for exactly what is missing; among several, each
+    // share is a guess, so it fills the units it pays for.
+    let filled = match demand.competing {
+        0 | 1 => share.max(1),
+        _ => fill_units(share.max(1), sizes.mean().unwrap_or(ASSUMED_ITEM_BYTES)),
+    };
+    Some(match cap {
+        Some(cap) => filled.min(cap.max(1)),
+        None => filled,
+    })
+}
+
+/// The most items of `item_bytes` that fit in the read units `items` of them start.
+pub(crate) fn fill_units(items: usize, item_bytes: u64) -> usize {
+    let item_bytes = item_bytes.max(1);
+    let bytes = (items as u64).saturating_mul(item_bytes);
+    let units = bytes.div_ceil(READ_UNIT_BYTES).max(1);
+    let fitting = units.saturating_mul(READ_UNIT_BYTES) / item_bytes;
+    usize::try_from(fitting).unwrap_or(usize::MAX).max(items)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn demand(need: usize, competing: usize) -> Demand {
+        Demand { need, competing, supplied: None }
+    }
+
+    #[test]
+    fn a_share_fills_the_units_it_pays_for() {
+        let sizes = ItemSizes::starting_at(Some(500));
+        // A page of 100 over 21 shards: five items each, eight fit in one unit.
+        assert_eq!(limit(&demand(100, 21), &sizes, Some(100)), Some(8));
+        // A page of 1,000: 48 items take six units, which hold 49.
+        assert_eq!(limit(&demand(1_000, 21), &sizes, Some(1_000)), Some(49));
+        // One shard: exactly what is missing, never more than the cap.
+        assert_eq!(limit(&demand(100, 1), &sizes, Some(100)), Some(100));
+        assert_eq!(limit(&demand(3, 1), &sizes, Some(100)), Some(3));
+        assert_eq!(limit(&demand(300, 1), &sizes, Some(100)), Some(100));
+        // No limit on the read: the cap alone.
+        assert_eq!(limit(&demand(0, 1), &sizes, None), None);
+        assert_eq!(limit(&demand(0, 1), &sizes, Some(25)), Some(25));
+    }
+
+    #[test]
+    fn sizes_are_learnt() {
+        let mut sizes = ItemSizes::default();
+        assert_eq!(sizes.mean(), None);
+        assert_eq!(limit(&demand(100, 21), &sizes, None), Some(8), "512 bytes assumed");
+        sizes.record(4, 400);
+        assert_eq!(limit(&demand(100, 21), &sizes, None), Some(40), "100-byte items: 40 a unit");
+        let large = ItemSizes::starting_at(Some(10_000));
+        assert_eq!(limit(&demand(100, 21), &large, None), Some(5), "large items: the share alone");
+    }
+
+    #[test]
+    fn a_shard_once_read_is_asked_for_its_share_of_the_output() {
+        let sizes = ItemSizes::starting_at(Some(500));
+        // It supplied all 8 of the first 8 items: it holds everything, so it gets the shortfall.
+        let skewed = Demand { need: 92, competing: 21, supplied: Some((8, 8)) };
+        assert_eq!(limit(&skewed, &sizes, Some(100)), Some(98));
+        // One twentieth of the output: a twentieth of the shortfall, filling its unit.
+        let even = Demand { need: 60, competing: 21, supplied: Some((5, 100)) };
+        assert_eq!(limit(&even, &sizes, Some(100)), Some(8));
+        let alone = Demand { need: 10, competing: 1, supplied: Some((3, 6)) };
+        assert_eq!(limit(&alone, &sizes, Some(100)), Some(5), "alone: exactly its share");
+    }
+
+    #[test]
+    fn fill_units_never_gives_fewer_than_asked() {
+        for items in [1, 3, 7, 8, 9, 100, 1_000] {
+            for bytes in [1, 100, 500, 4_096, 5_000, 400_000] {
+                let filled = fill_units(items, bytes);
+                assert!(filled >= items, "{items} of {bytes}");
+                let units = |n: usize| (n as u64 * bytes).div_ceil(READ_UNIT_BYTES).max(1);
+                assert_eq!(units(filled), units(items), "{items} of {bytes}: the same units");
+            }
+        }
+    }
+}
