@@ -286,7 +286,7 @@ fn catalogue(count: usize) -> Vec<Album> {
         let artist = format!("{} {}", titles::artist(&mut random), random.below(40));
         if taken.insert((artist.clone(), title.clone())) {
             let genres = vec![random.pick(GENRES).to_owned(), random.pick(GENRES).to_owned()];
-            let words: Vec<&str> = (0..48).map(|_| random.pick(titles::NOUNS)).collect();
+            let words: Vec<&str> = (0..34).map(|_| random.pick(titles::NOUNS)).collect();
             let notes = words.join(" ");
             albums.push(Album {
                 artist,

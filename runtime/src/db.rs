@@ -18,6 +18,8 @@ pub struct Db {
     cursor_key: Option<Arc<[u8]>>,
     retry_policy: RetryPolicy,
     pub(crate) dynamic: Option<Arc<crate::shard::DynamicShards>>,
+    /// The item sizes its limited reads have seen, shared by its clones.
+    pub(crate) item_sizes: Arc<crate::query::SizeMemory>,
 }
 
 impl Db {
@@ -29,6 +31,7 @@ impl Db {
             cursor_key: None,
             retry_policy: RetryPolicy::DEFAULT,
             dynamic: None,
+            item_sizes: Arc::default(),
         }
     }
 

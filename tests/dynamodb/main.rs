@@ -22,6 +22,7 @@ mod runtime_boundaries;
 mod scan;
 mod sharded_album;
 mod sharded_e2e;
+mod sharded_floor;
 mod sharded_pruning;
 mod sharded_reads;
 mod sharded_table;

@@ -39,6 +39,7 @@ pub use native::{same_kind, Native, NativeKeyPart};
 pub use page::Page;
 pub(crate) use range::SortRange;
 pub use routing::{Normalized, Routing};
+pub(crate) use sharded::sizing::SizeMemory;
 pub use shards::{ShardMode, Shards};
 pub use sort::{Done, End, Next};
 pub use stats::{QueryStats, StatsSnapshot};

@@ -24,6 +24,7 @@ async fn paged(
         let query = directed(data.query().page_size(size), descending);
         let page = db.page(&query, cursor.as_deref()).await.expect("a page");
         pages += 1;
+        assert!(pages <= data.rows.len() + 1, "the pages never end");
         assert!(page.items.len() <= size);
         assert!(page.stats.requests >= 1, "a page reports its requests");
         seen.extend(page.items.iter().map(|entry| (entry.shard, entry.n)));
@@ -63,6 +64,7 @@ async fn tiny_pages_cross_shard_boundaries() {
         loop {
             let page: Page<Entry> = db.page(&query(), cursor.as_deref()).await.expect("a page");
             seen.extend(page.items.iter().map(|entry| (entry.shard, entry.n)));
+            assert!(seen.len() <= unpaged.len(), "the pages repeat items");
             match page.cursor {
                 Some(next) => cursor = Some(next),
                 None => break,

@@ -265,14 +265,16 @@ impl<T, C: Clone> Merger<T, C> {
             .sum()
     }
 
-    /// Whether a lane of `place`'s group placed before it has a request pending: what it brings
-    /// decides whether the lane at `place` is needed at all.
+    /// Whether the lane at `place`, read before, waits on a lane of its group placed before it
+    /// with a request pending: what that brings decides whether it is needed at all. A lane never
+    /// read waits on nothing: the first requests to a group go out together.
     fn waits_on_earlier(&self, place: &Place) -> bool {
-        self.lanes.iter().any(|(&lane, state)| {
-            let floor =
-                Place { group: state.group, key: state.floor.clone(), lane, descending: self.descending };
-            state.group == place.group && state.pending.is_some() && floor < *place
-        })
+        place.key.is_some()
+            && self.lanes.iter().any(|(&lane, state)| {
+                let floor =
+                    Place { group: state.group, key: state.floor.clone(), lane, descending: self.descending };
+                state.group == place.group && state.pending.is_some() && floor < *place
+            })
     }
 
     /// Picks up to `slots` requests to send and marks their lanes pending. With `wanted` (items

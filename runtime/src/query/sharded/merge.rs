@@ -51,6 +51,7 @@ impl Merge {
         remaining: Option<usize>,
         track: bool,
     ) -> Self {
+        let item_bytes = item_bytes.or_else(|| db.item_sizes.recall(plan.table.name, index_name(&plan)));
         let lanes = Lanes::of(&plan);
         let groups = lanes.groups();
         let resumption = match &start {
@@ -117,9 +118,12 @@ impl Merge {
     fn accept(&mut self, joined: Joined) -> Result<()> {
         let (lane, page) = joined.map_err(|join| Error::Background { message: join.to_string() })?;
         let page = page?;
-        if self.remaining.is_some() {
+        if self.remaining.is_some() && !page.items.is_empty() {
             let bytes = page.items.iter().map(|item| item_size(item) as u64).sum();
             self.sizes.record(page.items.len(), bytes);
+            if let Some(mean) = self.sizes.mean() {
+                self.db.item_sizes.remember(self.plan.table.name, index_name(&self.plan), mean);
+            }
         }
         let plan = &self.plan;
         let (group, place) = self.lanes.split(lane);
@@ -185,4 +189,9 @@ impl Merge {
     pub(crate) fn stop(&mut self) {
         self.tasks.abort_all();
     }
+}
+
+/// The index a plan reads, `""` for the table itself.
+fn index_name(plan: &QueryPlan) -> &'static str {
+    plan.index.map_or("", |index| index.name)
 }

@@ -11,7 +11,7 @@ pub(crate) mod lanes;
 pub(crate) mod merge;
 mod place;
 pub(crate) mod resume;
-mod sizing;
+pub(crate) mod sizing;
 
 use super::QueryPlan;
 

@@ -8,12 +8,17 @@
 //! the share of the output it supplied so far, so a skewed shard is asked for what it holds.
 
 use super::heap::Demand;
+use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
 
 /// The bytes DynamoDB reads per unit of a query.
 pub(crate) const READ_UNIT_BYTES: u64 = 4_096;
 
 /// The item size assumed before any item was seen: eight items fill a read unit.
 pub(crate) const ASSUMED_ITEM_BYTES: u64 = 512;
+
+/// The key under which a table's last mean item size is remembered, whatever the index.
+const ANY_INDEX: &str = "\0any";
 
 /// The mean size of the items a read has seen (DynamoDB's item size arithmetic).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -40,6 +45,27 @@ impl ItemSizes {
     /// The mean item size, if any item was seen.
     pub(crate) fn mean(&self) -> Option<u64> {
         (self.items > 0).then(|| (self.bytes / self.items).max(1))
+    }
+}
+
+/// The mean item size of every table and index a [`Db`](crate::Db) has read with a limit, so the
+/// first page of a later read is sized right too.
+#[derive(Debug, Default)]
+pub(crate) struct SizeMemory(Mutex<HashMap<(&'static str, &'static str), u64>>);
+
+impl SizeMemory {
+    /// The mean item size last seen on `table` and `index` (`""` for the table itself), else on
+    /// any index of `table`.
+    pub(crate) fn recall(&self, table: &'static str, index: &'static str) -> Option<u64> {
+        let sizes = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        sizes.get(&(table, index)).or_else(|| sizes.get(&(table, ANY_INDEX))).copied()
+    }
+
+    /// Remembers the mean item size seen on `table` and `index`.
+    pub(crate) fn remember(&self, table: &'static str, index: &'static str, mean: u64) {
+        let mut sizes = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        sizes.insert((table, index), mean);
+        sizes.insert((table, ANY_INDEX), mean);
     }
 }
 

@@ -1,0 +1,129 @@
+//! What a merged page costs next to an unsharded page of the same notes, and a stream's cursor.
+
+use super::model::{floor, note, Lcg, Note};
+use crate::{db, unique};
+use dynashard::{Db, Query};
+use futures::{StreamExt, TryStreamExt};
+use tokio::sync::OnceCell;
+
+const NOTES: u32 = 3_000;
+
+/// A group of 3,000 notes, written once.
+async fn group(db: &Db) -> &'static (String, Vec<(String, u32)>) {
+    static GROUP: OnceCell<(String, Vec<(String, u32)>)> = OnceCell::const_new();
+    GROUP
+        .get_or_init(|| async {
+            floor(db).await;
+            let group = unique("costs");
+            let mut random = Lcg(5);
+            let notes: Vec<Note> = (0..NOTES).map(|n| note(&group, n, &mut random, 0)).collect();
+            db.batch_put(&notes).await.expect("the notes are written");
+            let mut order: Vec<(String, u32)> =
+                notes.iter().map(|note| (note.title.clone(), note.n)).collect();
+            order.sort();
+            (group, order)
+        })
+        .await
+}
+
+fn ids(notes: &[Note]) -> Vec<(String, u32)> {
+    notes.iter().map(|note| (note.title.clone(), note.n)).collect()
+}
+
+/// Pages of `query` one after another: the items and what each page cost.
+async fn pages<F>(
+    db: &Db,
+    query: Query<Note, F>,
+    count: usize,
+) -> Vec<(Vec<(String, u32)>, dynashard::query::StatsSnapshot)> {
+    let (mut cursor, mut pages) = (None::<String>, Vec::new());
+    for _ in 0..count {
+        let page = db.page(&query, cursor.as_deref()).await.expect("a page");
+        if let Some(next) = &page.cursor {
+            assert!(next.len() <= 512, "a cursor of {} characters", next.len());
+        }
+        cursor = page.cursor.clone();
+        pages.push((ids(&page.items), page.stats));
+        if cursor.is_none() {
+            break;
+        }
+    }
+    pages
+}
+
+#[tokio::test]
+async fn a_merged_page_costs_about_one_request_per_shard() {
+    let db = db().await;
+    let (group, order) = group(&db).await;
+    let plain = pages(&db, Note::query_plain(group).page_size(100), 5).await;
+    for (name, shards, sharded) in [
+        ("hash", 21, pages(&db, Note::query_by_title(group).page_size(100), 5).await),
+        ("random", 8, pages(&db, Note::query_scattered(group).page_size(100), 5).await),
+    ] {
+        let mut later = 0.0;
+        for (page, ((items, stats), (plain_items, plain_stats))) in sharded.iter().zip(&plain).enumerate() {
+            let context = format!("{name}, page {}: {stats:?} against {plain_stats:?}", page + 1);
+            assert_eq!(items, plain_items, "{context}");
+            assert_eq!(items[..], order[page * 100..(page + 1) * 100], "{context}");
+            // Every shard about once, each request about one read unit once the item size is
+            // known: the first page of a `Db` assumes 512 bytes, and these are a little larger.
+            assert!(stats.requests >= shards && stats.requests <= shards + shards / 2 + 1, "{context}");
+            let ratio = stats.capacity_units / plain_stats.capacity_units;
+            assert!(ratio <= if page == 0 { 3.5 } else { 2.5 }, "{context}");
+            assert!(stats.items_read <= 100 + 16 * shards, "{context}");
+            if page > 0 {
+                later += ratio / 4.0;
+            }
+        }
+        assert!(later <= 2.0, "{name}: pages 2 to 5 cost {later:.2}x the unsharded pages");
+    }
+}
+
+#[tokio::test]
+async fn descending_and_filtered_pages_are_exact() {
+    let db = db().await;
+    let (group, order) = group(&db).await;
+    let mut descending: Vec<(String, u32)> = order.clone();
+    descending.reverse();
+    let query = Note::query_by_title(group).descending().page_size(70);
+    let read: Vec<(String, u32)> =
+        pages(&db, query, 100).await.into_iter().flat_map(|(items, _)| items).collect();
+    assert_eq!(read, descending, "descending pages");
+    let early = Note::fields().title.lt(&"cedar".to_owned());
+    let filtered: Vec<(String, u32)> =
+        order.iter().filter(|(title, _)| title.as_str() < "cedar").cloned().collect();
+    let query = Note::query_scattered(group).filter(early).page_size(90);
+    let read: Vec<(String, u32)> =
+        pages(&db, query, 100).await.into_iter().flat_map(|(items, _)| items).collect();
+    assert_eq!(read, filtered, "filtered pages");
+}
+
+#[tokio::test]
+async fn a_stream_hands_back_the_cursor_where_it_stopped() {
+    let db = db().await;
+    let (group, order) = group(&db).await;
+    let mut stream = db.stream(Note::query_by_title(group));
+    let mut taken = Vec::new();
+    while let Some(note) = stream.next().await {
+        taken.push(note.expect("a note"));
+        if taken.len() == 777 {
+            break;
+        }
+    }
+    assert_eq!(ids(&taken), order[..777]);
+    let cursor = stream.cursor().expect("more notes");
+    let page = db.page(&Note::query_by_title(group).page_size(100), Some(&cursor)).await.expect("a page");
+    assert_eq!(ids(&page.items), order[777..877], "the page after the stream's last note");
+    let rest: Vec<Note> =
+        db.stream(Note::query_by_title(group).start_after(cursor)).try_collect().await.expect("the rest");
+    assert_eq!(ids(&rest), order[777..]);
+
+    // A stream that reached the end has nothing to resume; one not read yet starts over.
+    let mut whole = db.stream(Note::query_by_title(group).limit(5_000));
+    while whole.next().await.is_some() {}
+    assert_eq!(whole.cursor(), None);
+    let fresh = db.stream(Note::query_by_title(group));
+    let from_start = fresh.cursor().expect("a cursor at the beginning");
+    let first = db.page(&Note::query_by_title(group).page_size(3), Some(&from_start)).await.expect("a page");
+    assert_eq!(ids(&first.items), order[..3]);
+}

@@ -1,0 +1,58 @@
+//! Notes of about 500 bytes behind four copies of one index: hash shards, random shards, and
+//! one unsharded partition, all sorted by title; and minute buckets over four random shards,
+//! sorted by time. Every test writes under a group of its own.
+
+use dynashard::{Db, Entity, Table};
+use serde::{Deserialize, Serialize};
+
+#[derive(Table)]
+#[table(name = "ShardedFloor", pk = "pk", sk = "sk")]
+#[gsi(name = "ByTitle", pk = "title_pk", sk = "title_sk")]
+#[gsi(name = "Scattered", pk = "scattered_pk", sk = "scattered_sk")]
+#[gsi(name = "Plain", pk = "plain_pk", sk = "plain_sk")]
+#[gsi(name = "Feed", pk = "feed_pk", sk = "feed_sk")]
+pub struct Floor;
+
+/// One note; `n` tells notes of one group apart. The title mappings repeat one template, which
+/// clippy's `duplicated_attributes` reads as repeated arguments.
+#[allow(clippy::duplicated_attributes)]
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[entity(table = Floor, pk = "note#{group}", sk = "{n}")]
+#[gsi(ByTitle, pk = "{group}", sk = "{title}#{n}")]
+#[shard(ByTitle, hash = 21, by = title)]
+#[gsi(Scattered, pk = "{group}", sk = "{title}#{n}")]
+#[shard(Scattered, random = 8)]
+#[gsi(Plain, pk = "{group}", sk = "{title}#{n}")]
+#[gsi(Feed, pk = "{group}", sk = "{at}#{n}")]
+#[shard(Feed, random = 4, bucket = "minute", at = at)]
+pub struct Note {
+    pub group: String,
+    pub n: u32,
+    pub title: String,
+    pub at: i64,
+    pub body: String,
+}
+
+/// A small deterministic generator, so a failure can be replayed.
+pub struct Lcg(pub u64);
+
+impl Lcg {
+    pub fn below(&mut self, bound: u64) -> u64 {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (self.0 >> 33) % bound
+    }
+}
+
+/// Note `n` of `group`, with a title drawn from `random`, taken at `at`.
+pub fn note(group: &str, n: u32, random: &mut Lcg, at: i64) -> Note {
+    const WORDS: &[&str] = &["amber", "basalt", "cedar", "delta", "ember", "fjord", "granite", "harbor"];
+    let title: Vec<&str> = (0..4).map(|_| WORDS[random.below(WORDS.len() as u64) as usize]).collect();
+    let body = (0..28).map(|i| WORDS[(i * 7 + n as usize) % WORDS.len()]).collect::<Vec<_>>().join(" ");
+    Note { group: group.to_owned(), n, title: title.join(" "), at, body }
+}
+
+/// The table, created once.
+pub async fn floor(db: &Db) {
+    static CREATED: tokio::sync::OnceCell<()> = tokio::sync::OnceCell::const_new();
+    CREATED.get_or_init(|| async { db.create_table::<Floor>().await.expect("create ShardedFloor") }).await;
+}
