@@ -30,10 +30,12 @@ impl Db {
     /// repeated. A cursor from another query, index or table, or an edited one, is rejected with
     /// [`crate::Error::InvalidCursor`].
     ///
-    /// A sharded query's cursor holds a position per shard (for range shards, the shard and the
-    /// key within it) and a fingerprint of the shard layout: a cursor from another layout is
-    /// rejected with [`super::CursorError::LayoutChanged`]. A merged page reads up to a page from
-    /// every shard it needs; items read but not returned are read again by the next page.
+    /// A sharded query's cursor holds the page's last item and its shard, and a fingerprint of
+    /// the shard layout: a cursor from another layout is rejected with
+    /// [`super::CursorError::LayoutChanged`]. The next page resumes every shard at that item's
+    /// sort key, so it never returns an item sorting before it. A merged page asks each shard
+    /// for about its share of the page, in whole read units, and asks again only the shards the
+    /// merge waits on: about one request per shard, each about one read unit.
     pub async fn page<E: FromItem, F>(&self, query: &Query<E, F>, cursor: Option<&str>) -> Result<Page<E>> {
         let plan = query.plan.clone().with_window_named();
         // Nothing is sent for a plan that cannot run, nor for a page of nothing.

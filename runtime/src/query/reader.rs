@@ -88,7 +88,7 @@ impl Reader {
     /// Where a read resuming right after the last item read starts; `None` when nothing is left.
     pub(crate) fn position(&self) -> Option<Position> {
         let reader = self.source.as_ref()?;
-        let start = reader.position()?.clone();
+        let start = Arc::clone(reader.position()?);
         Some(Position { plan: Arc::clone(&self.plan), start, item_bytes: reader.item_bytes() })
     }
 
@@ -101,7 +101,7 @@ impl Reader {
 /// Where a read stands: enough to encode its cursor.
 pub(crate) struct Position {
     plan: Arc<QueryPlan>,
-    start: Start,
+    start: Arc<Start>,
     item_bytes: Option<u64>,
 }
 
@@ -113,11 +113,11 @@ impl Position {
         let signing_key = db.cursor_key();
         match &plan.shards {
             Some(shards) => {
-                let position = (&self.start, self.item_bytes);
+                let position = (self.start.as_ref(), self.item_bytes);
                 sharded_cursor::encode(&fingerprint, shards, plan.partition_attribute, position, signing_key)
             }
             None => {
-                let key = match &self.start {
+                let key = match self.start.as_ref() {
                     Start::After(end) => Some(&end.key),
                     Start::Beginning => None,
                 };

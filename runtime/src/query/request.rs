@@ -10,6 +10,8 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 pub(crate) struct RawPage {
     pub items: Vec<Item>,
     pub last_evaluated_key: Option<Item>,
+    /// The read capacity it consumed, as DynamoDB reported it.
+    pub capacity_units: f64,
 }
 
 /// One request: which partition (and the shard it counts under), the sort-key range when it is
@@ -83,7 +85,7 @@ pub(crate) async fn fetch(
     let items = output.items.unwrap_or_default();
     let capacity = output.consumed_capacity.and_then(|consumed| consumed.capacity_units).unwrap_or(0.0);
     stats.record_response(items.len(), capacity);
-    Ok(RawPage { items, last_evaluated_key: output.last_evaluated_key })
+    Ok(RawPage { items, last_evaluated_key: output.last_evaluated_key, capacity_units: capacity })
 }
 
 /// The key attributes a cursor needs to resume after `item`: the table's keys, plus the index's.

@@ -7,9 +7,10 @@ use std::ops::Range;
 /// The most partitions (buckets times shards) a time-bucketed query reads unless it says
 /// otherwise with [`Query::max_partitions`](crate::Query::max_partitions).
 ///
-/// A query reads each partition of its window with at least one request and keeps a position per
-/// partition, so a window of a year of minute buckets (525,600 buckets) is refused with
-/// [`Error::WindowTooWide`](crate::Error::WindowTooWide) instead of planned.
+/// A window read bucket after bucket names its partitions as the read reaches them, but a whole
+/// listing still sends a request to each, and a window merged as one (an index not sorted by
+/// time first) names them all before reading: a window of a year of minute buckets (525,600
+/// buckets) is refused with [`Error::WindowTooWide`](crate::Error::WindowTooWide) either way.
 pub const DEFAULT_MAX_PARTITIONS: u64 = 100_000;
 
 /// The partition key of one shard in one time bucket: `{partition}#{shard}#{bucket label}`.

@@ -238,7 +238,8 @@ impl<T, C: Clone> Merger<T, C> {
     }
 
     /// Items known to come before `place` (or at it): buffered, plus what requests in flight
-    /// for lanes of earlier groups are expected to bring.
+    /// for lanes of earlier groups are expected to bring, and what those for lanes of the same
+    /// group read before, whose next items start before `place`, asked for.
     fn known_before(&self, place: &Place) -> usize {
         // A request in flight brings what it asked for, or what whole lanes held, if less.
         let expected = |asked: usize| match self.finished {
@@ -256,8 +257,11 @@ impl<T, C: Clone> Merger<T, C> {
                     Place { group: state.group, key: Some(key.clone()), lane, descending } <= *place
                 };
                 let buffered = state.buffer.partition_point(|(key, _)| before(key));
+                // A lane read before whose next items start before `place` may bring all it asked.
+                let floor = Place { group: state.group, key: state.floor.clone(), lane, descending };
                 let in_flight = match state.pending {
                     Some(asked) if state.group < place.group => expected(asked),
+                    Some(asked) if state.floor.is_some() && floor < *place => asked,
                     _ => 0,
                 };
                 buffered + in_flight
@@ -265,16 +269,16 @@ impl<T, C: Clone> Merger<T, C> {
             .sum()
     }
 
-    /// Whether the lane at `place`, read before, waits on a lane of its group placed before it
-    /// with a request pending: what that brings decides whether it is needed at all. A lane never
-    /// read waits on nothing: the first requests to a group go out together.
+    /// Whether the lane at `place`, read before, waits on a first request to another lane of its
+    /// group: until that answers, nothing says where the other lane's items fall, so whether this
+    /// lane is needed at all is unknown. A lane never read waits on nothing (the first requests to
+    /// a group go out together), and later requests go out together too.
     fn waits_on_earlier(&self, place: &Place) -> bool {
         place.key.is_some()
-            && self.lanes.iter().any(|(&lane, state)| {
-                let floor =
-                    Place { group: state.group, key: state.floor.clone(), lane, descending: self.descending };
-                state.group == place.group && state.pending.is_some() && floor < *place
-            })
+            && self
+                .lanes
+                .values()
+                .any(|state| state.group == place.group && state.pending.is_some() && state.floor.is_none())
     }
 
     /// Picks up to `slots` requests to send and marks their lanes pending. With `wanted` (items

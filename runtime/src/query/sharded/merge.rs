@@ -32,8 +32,9 @@ pub(crate) struct Merge {
     resumed: Option<Resumed>,
     sizes: ItemSizes,
     tasks: JoinSet<(usize, Result<RawPage>)>,
-    /// Right after the last item emitted (tracked only when `track`), else where the read began.
-    end: Start,
+    /// Right after the last item emitted (tracked only when `track`), else where the read began;
+    /// shared, so a stream can hold on to it while the next item is read.
+    end: Arc<Start>,
     track: bool,
     /// Items still wanted, when the read has a limit.
     pub(crate) remaining: Option<usize>,
@@ -78,7 +79,7 @@ impl Merge {
             resumed,
             sizes: ItemSizes::starting_at(item_bytes),
             tasks: JoinSet::new(),
-            end: start,
+            end: Arc::new(start),
             track,
             remaining,
         }
@@ -97,7 +98,7 @@ impl Merge {
                 Step::Item(lane, item) => {
                     if self.track {
                         let key = resume_key(&self.plan, &item);
-                        self.end = Start::After(PageEnd { lane: self.lanes.natural(lane), key });
+                        self.end = Arc::new(Start::After(PageEnd { lane: self.lanes.natural(lane), key }));
                     }
                     return Some(Ok(item));
                 }
@@ -120,7 +121,12 @@ impl Merge {
         let page = page?;
         if self.remaining.is_some() && !page.items.is_empty() {
             let bytes = page.items.iter().map(|item| item_size(item) as u64).sum();
-            self.sizes.record(page.items.len(), bytes);
+            // A unit is 4 KB, charged half when eventually consistent; with a filter, the units
+            // paid for items that were not returned too.
+            let per_unit = if self.plan.consistent { 1.0 } else { 0.5 };
+            let units = (self.plan.filter.is_none() && page.capacity_units > 0.0)
+                .then(|| (page.capacity_units / per_unit).round() as u64);
+            self.sizes.record(page.items.len(), bytes, units);
             if let Some(mean) = self.sizes.mean() {
                 self.db.item_sizes.remember(self.plan.table.name, index_name(&self.plan), mean);
             }
@@ -176,7 +182,7 @@ impl Merge {
 
     /// Where a read resuming right after the last item emitted starts; `None` when nothing is
     /// left to read.
-    pub(crate) fn position(&self) -> Option<&Start> {
+    pub(crate) fn position(&self) -> Option<&Arc<Start>> {
         (!self.merger.is_exhausted()).then_some(&self.end)
     }
 

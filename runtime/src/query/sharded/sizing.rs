@@ -5,7 +5,8 @@
 //! one unit per request: a request for three items of 500 bytes costs what eight cost. So a
 //! request asks for its share of the shortfall, then for as many more as fit in the units that
 //! share pays for anyway. Before a partition was read, its share is an even one; after, it is
-//! the share of the output it supplied so far, so a skewed shard is asked for what it holds.
+//! twice the share of the output it supplied so far, so a skewed shard is asked for what it
+//! holds.
 
 use super::heap::Demand;
 use std::collections::HashMap;
@@ -20,31 +21,39 @@ pub(crate) const ASSUMED_ITEM_BYTES: u64 = 512;
 /// The key under which a table's last mean item size is remembered, whatever the index.
 const ANY_INDEX: &str = "\0any";
 
-/// The mean size of the items a read has seen (DynamoDB's item size arithmetic).
+/// The mean size of the items a read has seen (DynamoDB's item size arithmetic), corrected by
+/// what DynamoDB charged for them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct ItemSizes {
     bytes: u64,
     items: u64,
+    /// The least mean size the read units charged so far allow.
+    charged: u64,
 }
 
 impl ItemSizes {
     /// Sizes starting from a mean learnt earlier (`None`: nothing known yet).
     pub(crate) fn starting_at(mean: Option<u64>) -> Self {
         match mean {
-            Some(mean) => ItemSizes { bytes: mean.max(1), items: 1 },
+            Some(mean) => ItemSizes { bytes: mean.max(1), items: 1, charged: 0 },
             None => ItemSizes::default(),
         }
     }
 
-    /// Counts items of `bytes` in all.
-    pub(crate) fn record(&mut self, items: usize, bytes: u64) {
+    /// Counts items of `bytes` in all, for which DynamoDB charged `units` read units (4 KB each)
+    /// when known: `units` of them mean at least `units - 1` units' worth of bytes.
+    pub(crate) fn record(&mut self, items: usize, bytes: u64, units: Option<u64>) {
         self.items = self.items.saturating_add(items as u64);
         self.bytes = self.bytes.saturating_add(bytes);
+        if let Some(units) = units.filter(|units| *units > 1 && items > 0) {
+            let least = ((units - 1) * READ_UNIT_BYTES) / items as u64 + 1;
+            self.charged = self.charged.max(least);
+        }
     }
 
     /// The mean item size, if any item was seen.
     pub(crate) fn mean(&self) -> Option<u64> {
-        (self.items > 0).then(|| (self.bytes / self.items).max(1))
+        (self.items > 0).then(|| (self.bytes / self.items).max(self.charged).max(1))
     }
 }
 
@@ -76,8 +85,11 @@ pub(crate) fn limit(demand: &Demand, sizes: &ItemSizes, cap: Option<usize>) -> O
         return cap;
     }
     let share = match demand.supplied {
+        // A lane asked again ran out inside the page: it is likely denser there than it was on
+        // average, so it is asked for twice its share, which saves a third round more often
+        // than it costs a unit.
         Some((supplied, rank)) => {
-            let share = (demand.need as u128 * supplied as u128).div_ceil(rank.max(1) as u128);
+            let share = (2 * demand.need as u128 * supplied as u128).div_ceil(rank.max(1) as u128);
             usize::try_from(share).unwrap_or(demand.need).min(demand.need)
         }
         None => demand.need.div_ceil(demand.competing.max(1)),
@@ -94,12 +106,14 @@ pub(crate) fn limit(demand: &Demand, sizes: &ItemSizes, cap: Option<usize>) -> O
     })
 }
 
-/// The most items of `item_bytes` that fit in the read units `items` of them start.
+/// The most items of `item_bytes` that fit in the read units `items` of them start, keeping a
+/// hundredth of the last unit spare for items a little larger than the mean.
 pub(crate) fn fill_units(items: usize, item_bytes: u64) -> usize {
     let item_bytes = item_bytes.max(1);
     let bytes = (items as u64).saturating_mul(item_bytes);
     let units = bytes.div_ceil(READ_UNIT_BYTES).max(1);
-    let fitting = units.saturating_mul(READ_UNIT_BYTES) / item_bytes;
+    let usable = units.saturating_mul(READ_UNIT_BYTES).saturating_sub(READ_UNIT_BYTES / 100);
+    let fitting = usable / item_bytes;
     usize::try_from(fitting).unwrap_or(usize::MAX).max(items)
 }
 
@@ -131,9 +145,16 @@ mod tests {
     fn sizes_are_learnt() {
         let mut sizes = ItemSizes::default();
         assert_eq!(sizes.mean(), None);
-        assert_eq!(limit(&demand(100, 21), &sizes, None), Some(8), "512 bytes assumed");
-        sizes.record(4, 400);
+        assert_eq!(limit(&demand(100, 21), &sizes, None), Some(7), "512 bytes assumed, and a little spare");
+        sizes.record(4, 400, None);
         assert_eq!(limit(&demand(100, 21), &sizes, None), Some(40), "100-byte items: 40 a unit");
+        // DynamoDB charged two units for eight items of 505 bytes: they count as more than 512.
+        let mut counted = ItemSizes::default();
+        counted.record(8, 8 * 505, Some(2));
+        assert_eq!(counted.mean(), Some(513));
+        assert_eq!(limit(&demand(100, 21), &counted, None), Some(7));
+        counted.record(7, 7 * 505, Some(1));
+        assert_eq!(counted.mean(), Some(513), "one unit says nothing");
         let large = ItemSizes::starting_at(Some(10_000));
         assert_eq!(limit(&demand(100, 21), &large, None), Some(5), "large items: the share alone");
     }
@@ -144,10 +165,12 @@ mod tests {
         // It supplied all 8 of the first 8 items: it holds everything, so it gets the shortfall.
         let skewed = Demand { need: 92, competing: 21, supplied: Some((8, 8)) };
         assert_eq!(limit(&skewed, &sizes, Some(100)), Some(98));
-        // One twentieth of the output: a twentieth of the shortfall, filling its unit.
+        // One twentieth of the output: twice a twentieth of the shortfall, filling its unit.
         let even = Demand { need: 60, competing: 21, supplied: Some((5, 100)) };
         assert_eq!(limit(&even, &sizes, Some(100)), Some(8));
-        let alone = Demand { need: 10, competing: 1, supplied: Some((3, 6)) };
+        let dense = Demand { need: 60, competing: 21, supplied: Some((8, 60)) };
+        assert_eq!(limit(&dense, &sizes, Some(100)), Some(16), "two units for sixteen");
+        let alone = Demand { need: 10, competing: 1, supplied: Some((3, 12)) };
         assert_eq!(limit(&alone, &sizes, Some(100)), Some(5), "alone: exactly its share");
     }
 
@@ -157,8 +180,12 @@ mod tests {
             for bytes in [1, 100, 500, 4_096, 5_000, 400_000] {
                 let filled = fill_units(items, bytes);
                 assert!(filled >= items, "{items} of {bytes}");
-                let units = |n: usize| (n as u64 * bytes).div_ceil(READ_UNIT_BYTES).max(1);
-                assert_eq!(units(filled), units(items), "{items} of {bytes}: the same units");
+                let units = |n: usize, size: u64| (n as u64 * size).div_ceil(READ_UNIT_BYTES).max(1);
+                assert_eq!(units(filled, bytes), units(items, bytes), "{items} of {bytes}: the same units");
+                if filled > items {
+                    let spare = units(items, bytes) * READ_UNIT_BYTES - filled as u64 * bytes;
+                    assert!(spare >= READ_UNIT_BYTES / 100, "{items} of {bytes}: {spare} bytes to spare");
+                }
             }
         }
     }
