@@ -1,6 +1,7 @@
 //! `dynashard plan`: how many shards a workload needs, from DynamoDB's per-partition limits.
 
 pub mod capacity;
+pub mod pages;
 pub mod recommendation;
 pub mod report;
 

@@ -1,6 +1,7 @@
 //! The plan printed step by step, and which sharding strategy suits which access pattern.
 
 use super::capacity::{Load, Plan, PARTITION_RCU_PER_S, PARTITION_WCU_PER_S, RCU_BYTES, WCU_BYTES};
+use super::pages::PageCosts;
 use super::recommendation::Recommendation;
 use crate::format::count;
 use crate::limits::MAX_SHARDS;
@@ -126,7 +127,48 @@ pub fn render(plan: &Plan) -> String {
         count(plan.recommended_shards)
     );
     out.push_str(&limit(plan));
+    out.push_str(&pages(plan));
     out.push_str(STRATEGIES);
+    out
+}
+
+/// What a page of the workload's reads costs through each kind of layout.
+fn pages(plan: &Plan) -> String {
+    let costs = PageCosts::new(plan);
+    let work = &plan.workload;
+    let mut out = String::new();
+    let _ =
+        writeln!(out, "\nA page of {} items over {} shards", count(work.items_per_read), count(costs.shards));
+    let _ = writeln!(
+        out,
+        "  unsharded or range shards: 1 request (2 when the page crosses a shard), {} RCU",
+        format_half_units(costs.single_half_units)
+    );
+    let _ = writeln!(
+        out,
+        "  hash, random or dynamic shards (merged): about {} requests of {} items, {} RCU each = {} RCU ({}x)",
+        count(costs.shards),
+        count(costs.share),
+        format_half_units(costs.request_half_units),
+        format_half_units(costs.merged_half_units),
+        crate::format::fixed(costs.merged_ratio(), 2)
+    );
+    let load = format!(
+        "  every shard serves every merged page: {} pages/s x {} RCU = {} RCU/s per shard",
+        count(work.reads_per_s),
+        format_half_units(costs.request_half_units),
+        format_half_units(costs.shard_half_units_per_s)
+    );
+    if costs.merged_overloads_shards() {
+        let _ = writeln!(
+            out,
+            "{load},\n  over the {} RCU/s of one partition whatever the shard count: list through range shards\n  \
+             (a page reads one or two), or page a merged index less often",
+            count(PARTITION_RCU_PER_S)
+        );
+    } else {
+        let _ = writeln!(out, "{load}, within the {} RCU/s of one partition", count(PARTITION_RCU_PER_S));
+    }
     out
 }
 
@@ -209,6 +251,10 @@ mod tests {
             "  reads:  50,000 B per read = 13 x 4 KB = 6.5 RCU x 10,000/s = 65,000 RCU/s / 3,000 = 21.67 -> 22 partitions",
             "  writes: 500 B per item = 1 WCU x 10,000/s = 10,000 WCU/s / 1,000 = 10.00 -> 10 partitions",
             "  peak load 21.67 partitions (reads, by capacity units) + 20% headroom = 26 shards\n",
+            "A page of 100 items over 26 shards\n",
+            "  unsharded or range shards: 1 request (2 when the page crosses a shard), 6.5 RCU\n",
+            "  hash, random or dynamic shards (merged): about 26 requests of 4 items, 0.5 RCU each = 13 RCU (2.00x)\n",
+            "  every shard serves every merged page: 10,000 pages/s x 0.5 RCU = 5,000 RCU/s per shard,\n  over the 3,000 RCU/s",
         ] {
             assert!(text.contains(expected), "missing {expected:?} in\n{text}");
         }
