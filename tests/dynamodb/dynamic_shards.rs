@@ -202,3 +202,34 @@ async fn bad_configuration_and_bad_counts_are_typed_errors() {
         db.update(FileAccess::key(&item.id).unwrap()).set(FileAccess::fields().path, "/elsewhere").await;
     assert!(matches!(update, Err(Error::IndexKeyIncomplete { index: "ByFile", .. })), "{update:?}");
 }
+
+#[tokio::test]
+async fn pages_of_a_dynamic_count_ask_each_shard_about_once() {
+    let db = plain_db().await;
+    let path = unique("/logs/paged");
+    let query = || FileAccess::query_by_file(&path).page_size(50);
+    db.put(&access(&path, 0)).await.unwrap();
+    db.set_shard_count(&query(), 8).await.unwrap();
+    let writes: Vec<FileAccess> = (1..800).map(|n| access(&path, n)).collect();
+    db.batch_put(&writes).await.unwrap();
+    let read = listing(&db, &path).await;
+    assert_eq!(read.len(), 800);
+
+    let (mut cursor, mut paged) = (None::<String>, Vec::new());
+    loop {
+        let page = db.page(&query(), cursor.as_deref()).await.unwrap();
+        // Eight shards: each asked about once a page, a few again when they run out.
+        assert!(page.stats.requests <= 8 + 5, "{:?}", page.stats);
+        assert!(page.stats.items_read <= 50 + 8 * 16, "{:?}", page.stats);
+        paged.extend(page.items);
+        assert!(paged.len() <= read.len(), "the pages repeat items");
+        match page.cursor {
+            Some(next) => {
+                assert!(next.len() <= 512, "a cursor of {} characters", next.len());
+                cursor = Some(next);
+            }
+            None => break,
+        }
+    }
+    assert_eq!(paged, read, "page after page, in time order");
+}

@@ -75,7 +75,7 @@ async fn a_range_listing_costs_about_one_request_per_page() {
 }
 
 #[tokio::test]
-async fn a_limited_merge_asks_each_shard_at_most_once() {
+async fn a_limited_merge_asks_each_shard_about_once() {
     let db = db().await;
     let data = data(&db).await;
     for listing in data.listings().into_iter().filter(|listing| merged(listing)) {
@@ -85,9 +85,15 @@ async fn a_limited_merge_asks_each_shard_at_most_once() {
                 with_query!(listing, |query| run(&watched, directed(query().limit(10), descending)).await);
             let context = format!("{:?}, descending: {descending}", listing.strategy);
             assert_eq!(read, 10, "{context}");
+            // Every shard once, for its share of the ten filled to a read unit; again only a
+            // shard the merge waits on, which holds more of the first ten than it was asked for.
             let per_shard = limited.per_shard_requests();
-            assert!(per_shard.iter().all(|requests| *requests <= 1), "{context}: {per_shard:?}");
-            assert_eq!(requests.total(), listing.shards as usize, "{context}: every shard, once");
+            assert!(per_shard.iter().all(|requests| (1..=2).contains(requests)), "{context}: {per_shard:?}");
+            let total = requests.total();
+            assert!(
+                total >= listing.shards as usize && total <= listing.shards as usize + 2,
+                "{context}: {total}"
+            );
             assert!(limited.items_read() <= 10 * listing.shards as usize, "{context}: only what is wanted");
             assert!(limited.capacity_units() > 0.0, "{context}: capacity is reported");
         }
