@@ -120,6 +120,21 @@ impl SortRange {
         }
     }
 
+    /// Whether `key` is one the range selects (bounds, prefix and exclusion).
+    pub(crate) fn contains(&self, key: &str) -> bool {
+        let (lower, upper) = self.bounds();
+        let above = lower
+            .is_none_or(|(low, inclusive)| if inclusive { key >= low.as_str() } else { key > low.as_str() });
+        let below = upper.is_none_or(
+            |(high, inclusive)| if inclusive { key <= high.as_str() } else { key < high.as_str() },
+        );
+        let prefixed = match &self.condition {
+            Some(KeyCondition::BeginsWith(prefix)) => key.starts_with(prefix.as_str()),
+            _ => true,
+        };
+        !self.empty && above && below && prefixed && !self.excludes(Some(key))
+    }
+
     /// Whether no key can match.
     pub fn is_empty(&self) -> bool {
         self.empty
@@ -214,6 +229,24 @@ mod tests {
         assert!(raised.resumed_at("song#m", true).excludes(Some("song#c")));
         let equal = SortRange::equals("k").resumed_at("k", false);
         assert_eq!(rendered(&equal), ("#ds0 BETWEEN :ds0 AND :ds1".into(), vec![s("k"), s("k")]));
+    }
+
+    #[test]
+    fn ranges_know_their_keys() {
+        let prefix = SortRange::begins_with("song#2020");
+        assert!(
+            prefix.contains("song#2020#a") && !prefix.contains("song#1990") && !prefix.contains("song#2021")
+        );
+        let between = SortRange::between("b".into(), "d".into());
+        assert!(
+            between.contains("b") && between.contains("c") && between.contains("d") && !between.contains("e")
+        );
+        let below = SortRange::below("p#", "p#m".into(), false);
+        assert!(below.contains("p#a") && !below.contains("p#m") && !below.contains("a"));
+        let above = SortRange::with(KeyCondition::Gt("m".into()));
+        assert!(above.contains("n") && !above.contains("m"));
+        assert!(SortRange::all().contains("anything"));
+        assert!(!SortRange::between("b".into(), "a".into()).contains("a"));
     }
 
     #[test]

@@ -129,17 +129,30 @@ impl Position {
 
 /// Where a run of `plan` starts: after `cursor`, else after the query's own `start_after`, else at
 /// the beginning; and the item size the cursor carries.
+///
+/// A cursor whose item lies outside the query's sort-key range is malformed: every shard resumes
+/// at that item's sort key, so it must be one the query selects.
 fn resolve_start(db: &Db, plan: &QueryPlan, cursor: Option<&str>) -> Result<(Start, Option<u64>)> {
     let Some(cursor) = cursor.or(plan.start_after.as_deref()) else { return Ok((Start::Beginning, None)) };
     let fingerprint = cursor::fingerprint(plan);
     let invalid = |reason| Error::InvalidCursor { reason };
-    let Some(shards) = &plan.shards else {
-        let key = cursor::decode(cursor, &fingerprint, db.cursor_key()).map_err(invalid)?;
-        let start = key.map_or(Start::Beginning, |key| Start::After(PageEnd { lane: 0, key }));
-        return Ok((start, None));
+    let (start, item_bytes) = match &plan.shards {
+        None => {
+            let key = cursor::decode(cursor, &fingerprint, db.cursor_key()).map_err(invalid)?;
+            (key.map_or(Start::Beginning, |key| Start::After(PageEnd { lane: 0, key })), None)
+        }
+        Some(shards) => {
+            let lanes = super::sharded::lanes::Lanes::of(plan);
+            let partition = |natural| lanes.lane(natural).map(|lane| lanes.partition(plan, lane));
+            let key = db.cursor_key();
+            sharded_cursor::decode(cursor, &fingerprint, shards, plan.partition_attribute, partition, key)
+                .map_err(invalid)?
+        }
     };
-    let lanes = super::sharded::lanes::Lanes::of(plan);
-    let partition = |natural| lanes.lane(natural).map(|lane| lanes.partition(plan, lane));
-    sharded_cursor::decode(cursor, &fingerprint, shards, plan.partition_attribute, partition, db.cursor_key())
-        .map_err(invalid)
+    if let Start::After(end) = &start {
+        if sort_key_of(plan, &end.key).is_some_and(|sort_key| !plan.range.contains(sort_key)) {
+            return Err(invalid(super::CursorError::Malformed));
+        }
+    }
+    Ok((start, item_bytes))
 }

@@ -75,7 +75,9 @@ async fn a_merged_page_costs_about_one_request_per_shard() {
                 later += ratio / 4.0;
             }
         }
-        assert!(later <= 2.0, "{name}: pages 2 to 5 cost {later:.2}x the unsharded pages");
+        // Seven of these notes fill a unit, so a shard holding more than seven of a page is asked
+        // again: about 1.8x on average, against 21x when every shard was asked for a page.
+        assert!(later <= 2.25, "{name}: pages 2 to 5 cost {later:.2}x the unsharded pages");
     }
 }
 
@@ -126,4 +128,53 @@ async fn a_stream_hands_back_the_cursor_where_it_stopped() {
     let from_start = fresh.cursor().expect("a cursor at the beginning");
     let first = db.page(&Note::query_by_title(group).page_size(3), Some(&from_start)).await.expect("a page");
     assert_eq!(ids(&first.items), order[..3]);
+}
+
+/// `cursor` with its payload edited by `edit` and sealed again with the checksum an unsigned
+/// cursor carries: what a client without a cursor key can forge.
+fn forged(cursor: &str, edit: impl FnOnce(&mut serde_json::Value)) -> String {
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    use base64::Engine;
+    use sha2::{Digest, Sha256};
+    let (payload, _) = cursor.split_once('.').expect("a sealed cursor");
+    let payload = URL_SAFE_NO_PAD.decode(payload).expect("base64");
+    let mut value: serde_json::Value = serde_json::from_slice(&payload).expect("JSON");
+    edit(&mut value);
+    let payload = serde_json::to_vec(&value).expect("JSON");
+    let mut hasher = Sha256::new();
+    hasher.update(b"dynashard-cursor-v1");
+    hasher.update(&payload);
+    format!("{}.{}", URL_SAFE_NO_PAD.encode(&payload), URL_SAFE_NO_PAD.encode(&hasher.finalize()[..16]))
+}
+
+#[tokio::test]
+async fn a_forged_cursor_cannot_widen_the_range() {
+    let db = db().await;
+    let (group, _) = group(&db).await;
+    for query in [
+        Note::query_by_title(group).begins_with("delta").page_size(10),
+        Note::query_plain(group).begins_with("delta").page_size(10),
+    ] {
+        let page = db.page(&query, None).await.expect("a page");
+        assert!(page.items.iter().all(|note| note.title.starts_with("delta")));
+        let cursor = page.cursor.expect("more notes");
+        // The same cursor, re-sealed, still works: the forgery is sound.
+        let same = forged(&cursor, |_| {});
+        assert_eq!(db.page(&query, Some(&same)).await.expect("a page").items.len(), 10);
+        // Moved before the range, it would read what the query excludes.
+        let moved = forged(&cursor, |value| {
+            let key = if value.get("e").is_some() { &mut value["e"]["k"] } else { &mut value["k"] };
+            for (name, attribute) in key.as_object_mut().expect("key attributes") {
+                if name.ends_with("_sk") {
+                    attribute["S"] = serde_json::Value::from("amber amber amber amber#0000000000");
+                }
+            }
+        });
+        match db.page(&query, Some(&moved)).await {
+            Err(dynashard::Error::InvalidCursor { reason }) => {
+                assert_eq!(reason, dynashard::query::CursorError::Malformed)
+            }
+            other => panic!("a cursor outside the range was accepted: {other:?}"),
+        }
+    }
 }

@@ -95,6 +95,13 @@ impl<T, C> Lane<T, C> {
     }
 }
 
+/// What is known to come before a place: items buffered or expected in all, and buffered in
+/// the place's own group.
+struct Known {
+    items: usize,
+    in_group: usize,
+}
+
 /// A k-way merge over lanes of sort-keyed items `T`, continued with keys `C`.
 pub(crate) struct Merger<T, C> {
     descending: bool,
@@ -115,8 +122,8 @@ pub(crate) struct Merger<T, C> {
     /// later group may bring.
     finished: usize,
     finished_items: usize,
-    /// Items emitted so far.
-    emitted: usize,
+    /// Items emitted so far, per open group.
+    emitted: BTreeMap<u64, usize>,
 }
 
 impl<T, C: Clone> Merger<T, C> {
@@ -137,7 +144,7 @@ impl<T, C: Clone> Merger<T, C> {
             frontier: BTreeSet::new(),
             finished: 0,
             finished_items: 0,
-            emitted: 0,
+            emitted: BTreeMap::new(),
         };
         if first < groups.count {
             merger.blocked.insert(merger.unopened(first));
@@ -179,6 +186,7 @@ impl<T, C: Clone> Merger<T, C> {
                 *live -= 1;
                 if *live == 0 {
                     self.open.remove(&group);
+                    self.emitted.remove(&group);
                 }
             }
         }
@@ -240,33 +248,35 @@ impl<T, C: Clone> Merger<T, C> {
     /// Items known to come before `place` (or at it): buffered, plus what requests in flight
     /// for lanes of earlier groups are expected to bring, and what those for lanes of the same
     /// group read before, whose next items start before `place`, asked for.
-    fn known_before(&self, place: &Place) -> usize {
+    fn known_before(&self, place: &Place) -> Known {
         // A request in flight brings what it asked for, or what whole lanes held, if less.
         let expected = |asked: usize| match self.finished {
             0 => asked,
             finished => asked.min(self.finished_items.div_ceil(finished)),
         };
         let descending = self.descending;
-        self.lanes
-            .iter()
-            .map(|(&lane, state)| {
-                if state.group > place.group {
-                    return 0;
-                }
-                let before = |key: &Vec<u8>| {
-                    Place { group: state.group, key: Some(key.clone()), lane, descending } <= *place
-                };
-                let buffered = state.buffer.partition_point(|(key, _)| before(key));
-                // A lane read before whose next items start before `place` may bring all it asked.
-                let floor = Place { group: state.group, key: state.floor.clone(), lane, descending };
-                let in_flight = match state.pending {
-                    Some(asked) if state.group < place.group => expected(asked),
-                    Some(asked) if state.floor.is_some() && floor < *place => asked,
-                    _ => 0,
-                };
-                buffered + in_flight
-            })
-            .sum()
+        let mut known = Known { items: 0, in_group: 0 };
+        for (&lane, state) in &self.lanes {
+            if state.group > place.group {
+                continue;
+            }
+            let before = |key: &Vec<u8>| {
+                Place { group: state.group, key: Some(key.clone()), lane, descending } <= *place
+            };
+            let buffered = state.buffer.partition_point(|(key, _)| before(key));
+            // A lane read before whose next items start before `place` may bring all it asked.
+            let floor = Place { group: state.group, key: state.floor.clone(), lane, descending };
+            let in_flight = match state.pending {
+                Some(asked) if state.group < place.group => expected(asked),
+                Some(asked) if state.floor.is_some() && floor < *place => asked,
+                _ => 0,
+            };
+            known.items = known.items.saturating_add(buffered).saturating_add(in_flight);
+            if state.group == place.group {
+                known.in_group += buffered;
+            }
+        }
+        known
     }
 
     /// Whether the lane at `place`, read before, waits on a first request to another lane of its
@@ -301,7 +311,8 @@ impl<T, C: Clone> Merger<T, C> {
             let unopened = (self.next_group < self.groups.count).then(|| self.unopened(self.next_group));
             // The next group, when it comes before every lane left to read.
             if let Some(group) = unopened.filter(|group| candidate.as_ref().is_none_or(|lane| group < lane)) {
-                if wanted.is_some_and(|wanted| self.known_before(&group) >= wanted) || !self.open_next() {
+                if wanted.is_some_and(|wanted| self.known_before(&group).items >= wanted) || !self.open_next()
+                {
                     break;
                 }
                 continue;
@@ -310,14 +321,16 @@ impl<T, C: Clone> Merger<T, C> {
             let Some(state) = self.lanes.get(&place.lane) else { break };
             let demand = match wanted {
                 Some(wanted) => {
-                    let before = self.known_before(&place);
+                    let known = self.known_before(&place);
+                    let before = known.items;
                     if before >= wanted || self.waits_on_earlier(&place) {
                         break;
                     }
                     let group = state.group;
                     let competing =
                         self.lanes.values().filter(|lane| lane.group == group && lane.has_more()).count();
-                    let rank = self.emitted + before;
+                    // Its share of its own group's output: earlier groups are not its business.
+                    let rank = self.emitted.get(&state.group).copied().unwrap_or(0) + known.in_group;
                     let supplied = (state.floor.is_some() && rank > 0).then_some((state.supplied, rank));
                     Demand { need: wanted - before, competing: competing.max(1), supplied }
                 }
@@ -388,7 +401,9 @@ impl<T, C: Clone> Merger<T, C> {
         }
         let Some(Reverse(head)) = self.heads.pop() else { return Step::Blocked };
         let lane = head.lane;
-        self.emitted += 1;
+        if let Some(group) = self.lanes.get(&lane).map(|state| state.group) {
+            *self.emitted.entry(group).or_default() += 1;
+        }
         self.unindex(lane);
         let item = self.lanes.get_mut(&lane).and_then(|state| state.buffer.pop_front());
         self.push_head(lane);

@@ -157,7 +157,9 @@ impl Merge {
             return;
         }
         let cap = request_limit(&self.plan, self.remaining, 0);
-        let wanted = self.remaining.map(|remaining| remaining + usize::from(self.plan.range.excludes_any()));
+        let wanted = self
+            .remaining
+            .map(|remaining| remaining.saturating_add(usize::from(self.plan.range.excludes_any())));
         let sizes = self.sizes;
         let requests = self.merger.requests(wanted, slots, |demand| sizing::limit(demand, &sizes, cap));
         for request in requests {

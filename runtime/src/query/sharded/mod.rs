@@ -20,7 +20,7 @@ use super::QueryPlan;
 pub(crate) fn request_limit(plan: &QueryPlan, remaining: Option<usize>, buffered: usize) -> Option<usize> {
     let wanted = remaining.map(|remaining| {
         let missing = remaining.saturating_sub(buffered).max(1);
-        missing + usize::from(plan.range.excludes_any())
+        missing.saturating_add(usize::from(plan.range.excludes_any()))
     });
     match (plan.page_size, wanted) {
         (Some(size), Some(wanted)) => Some(size.min(wanted)),
