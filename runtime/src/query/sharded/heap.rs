@@ -87,6 +87,9 @@ struct Lane<T, C> {
     supplied: usize,
     /// Whether it was read from the beginning of its partition (not resumed).
     fresh: bool,
+    /// Whether its pending request asked for all that is still wanted: the lane is believed to
+    /// hold the rest of the output, and lanes after its floor wait for it.
+    covers: bool,
 }
 
 impl<T, C> Lane<T, C> {
@@ -234,6 +237,7 @@ impl<T, C: Clone> Merger<T, C> {
                 last_fill: 0,
                 supplied: 0,
                 fresh,
+                covers: false,
             };
             self.lanes.insert(lane, state);
             self.index(lane);
@@ -246,8 +250,8 @@ impl<T, C: Clone> Merger<T, C> {
     }
 
     /// Items known to come before `place` (or at it): buffered, plus what requests in flight
-    /// for lanes of earlier groups are expected to bring, and what those for lanes of the same
-    /// group read before, whose next items start before `place`, asked for.
+    /// for lanes of earlier groups are expected to bring, and what a request for a lane of the
+    /// same group that asked for all that was still wanted, from before `place`, asked for.
     fn known_before(&self, place: &Place) -> Known {
         // A request in flight brings what it asked for, or what whole lanes held, if less.
         let expected = |asked: usize| match self.finished {
@@ -268,7 +272,7 @@ impl<T, C: Clone> Merger<T, C> {
             let floor = Place { group: state.group, key: state.floor.clone(), lane, descending };
             let in_flight = match state.pending {
                 Some(asked) if state.group < place.group => expected(asked),
-                Some(asked) if state.floor.is_some() && floor < *place => asked,
+                Some(asked) if state.covers && floor < *place => asked,
                 _ => 0,
             };
             known.items = known.items.saturating_add(buffered).saturating_add(in_flight);
@@ -349,6 +353,7 @@ impl<T, C: Clone> Merger<T, C> {
             self.unindex(place.lane);
             if let Some(state) = self.lanes.get_mut(&place.lane) {
                 state.pending = Some(limit.unwrap_or(usize::MAX));
+                state.covers = demand.need > 0 && limit.is_none_or(|limit| limit >= demand.need);
             }
             self.index(place.lane);
             requests.push(Request { lane: place.lane, start, limit });

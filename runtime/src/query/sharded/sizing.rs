@@ -5,8 +5,8 @@
 //! one unit per request: a request for three items of 500 bytes costs what eight cost. So a
 //! request asks for its share of the shortfall, then for as many more as fit in the units that
 //! share pays for anyway. Before a partition was read, its share is an even one; after, it is
-//! twice the share of the output it supplied so far, so a skewed shard is asked for what it
-//! holds.
+//! one and a half times the share of the output it supplied so far, so a skewed shard is asked
+//! for what it holds.
 
 use super::heap::Demand;
 use std::collections::HashMap;
@@ -86,10 +86,10 @@ pub(crate) fn limit(demand: &Demand, sizes: &ItemSizes, cap: Option<usize>) -> O
     }
     let share = match demand.supplied {
         // A lane asked again ran out inside the page: it is likely denser there than it was on
-        // average, so it is asked for twice its share, which saves a third round more often
-        // than it costs a unit.
+        // average, so it is asked for half as much again as its share, which saves a third
+        // round more often than it costs a unit.
         Some((supplied, rank)) => {
-            let share = (2 * demand.need as u128 * supplied as u128).div_ceil(rank.max(1) as u128);
+            let share = (3 * demand.need as u128 * supplied as u128).div_ceil(2 * rank.max(1) as u128);
             usize::try_from(share).unwrap_or(demand.need).min(demand.need)
         }
         None => demand.need.div_ceil(demand.competing.max(1)),
@@ -165,13 +165,13 @@ mod tests {
         // It supplied all 8 of the first 8 items: it holds everything, so it gets the shortfall.
         let skewed = Demand { need: 92, competing: 21, supplied: Some((8, 8)) };
         assert_eq!(limit(&skewed, &sizes, Some(100)), Some(98));
-        // One twentieth of the output: twice a twentieth of the shortfall, filling its unit.
+        // One twentieth of the output: 1.5 times a twentieth of the shortfall, filling its unit.
         let even = Demand { need: 60, competing: 21, supplied: Some((5, 100)) };
         assert_eq!(limit(&even, &sizes, Some(100)), Some(8));
-        let dense = Demand { need: 60, competing: 21, supplied: Some((8, 60)) };
+        let dense = Demand { need: 80, competing: 21, supplied: Some((8, 60)) };
         assert_eq!(limit(&dense, &sizes, Some(100)), Some(16), "two units for sixteen");
         let alone = Demand { need: 10, competing: 1, supplied: Some((3, 12)) };
-        assert_eq!(limit(&alone, &sizes, Some(100)), Some(5), "alone: exactly its share");
+        assert_eq!(limit(&alone, &sizes, Some(100)), Some(4), "alone: exactly its share");
     }
 
     #[test]
