@@ -15,8 +15,9 @@ use std::sync::{Mutex, PoisonError};
 /// The bytes DynamoDB reads per unit of a query.
 pub(crate) const READ_UNIT_BYTES: u64 = 4_096;
 
-/// The item size assumed before any item was seen: eight items fill a read unit.
-pub(crate) const ASSUMED_ITEM_BYTES: u64 = 512;
+/// The item size assumed before any item was seen: eight items fill a read unit, with the spare
+/// [`fill_units`] keeps.
+pub(crate) const ASSUMED_ITEM_BYTES: u64 = 500;
 
 /// The key under which a table's last mean item size is remembered, whatever the index.
 const ANY_INDEX: &str = "\0any";
@@ -145,7 +146,7 @@ mod tests {
     fn sizes_are_learnt() {
         let mut sizes = ItemSizes::default();
         assert_eq!(sizes.mean(), None);
-        assert_eq!(limit(&demand(100, 21), &sizes, None), Some(7), "512 bytes assumed, and a little spare");
+        assert_eq!(limit(&demand(100, 21), &sizes, None), Some(8), "500 bytes assumed");
         sizes.record(4, 400, None);
         assert_eq!(limit(&demand(100, 21), &sizes, None), Some(40), "100-byte items: 40 a unit");
         // DynamoDB charged two units for eight items of 505 bytes: they count as more than 512.
