@@ -65,9 +65,9 @@ async fn a_merged_page_costs_about_one_request_per_shard() {
             let context = format!("{name}, page {}: {stats:?} against {plain_stats:?}", page + 1);
             assert_eq!(items, plain_items, "{context}");
             assert_eq!(items[..], order[page * 100..(page + 1) * 100], "{context}");
-            // Every shard about once, each request about one read unit once the item size is
-            // known: the first page of a `Db` assumes 512 bytes, and these are a little larger.
-            assert!(stats.requests >= shards && stats.requests <= shards + shards / 2 + 1, "{context}");
+            // Every shard once, and again the shards holding more of the page than a read unit
+            // brought: these notes repeat titles, which hashing puts on one shard.
+            assert!(stats.requests >= shards && stats.requests <= 2 * shards, "{context}");
             let ratio = stats.capacity_units / plain_stats.capacity_units;
             assert!(ratio <= if page == 0 { 3.5 } else { 2.5 }, "{context}");
             assert!(stats.items_read <= 100 + 16 * shards, "{context}");

@@ -97,9 +97,12 @@ pub(crate) fn limit(demand: &Demand, sizes: &ItemSizes, cap: Option<usize>) -> O
     };
     // A lane alone in its group is asked for exactly what is missing; among several, each
     // share is a guess, so it fills the units it pays for.
+    let mean = sizes.mean().unwrap_or(ASSUMED_ITEM_BYTES);
     let filled = match demand.competing {
         0 | 1 => share.max(1),
-        _ => fill_units(share.max(1), sizes.mean().unwrap_or(ASSUMED_ITEM_BYTES)),
+        // A lane believed to hold all that is missing is asked for all of it.
+        _ if share >= demand.need => fill_started_units(share.max(1), mean),
+        _ => fill_units(share.max(1), mean),
     };
     Some(match cap {
         Some(cap) => filled.min(cap.max(1)),
@@ -107,15 +110,28 @@ pub(crate) fn limit(demand: &Demand, sizes: &ItemSizes, cap: Option<usize>) -> O
     })
 }
 
-/// The most items of `item_bytes` that fit in the read units `items` of them start, keeping a
-/// hundredth of the last unit spare for items a little larger than the mean.
+/// The items of `item_bytes` that fill the whole read units nearest to what `items` of them take
+/// (at least one item), keeping a hundredth of the last unit spare for items a little larger
+/// than the mean. A share is a guess: rounding it up to whole units would cost a unit more as
+/// often as it saves a request.
 pub(crate) fn fill_units(items: usize, item_bytes: u64) -> usize {
+    fill(items, item_bytes, READ_UNIT_BYTES / 2)
+}
+
+/// The items of `item_bytes` that fill the whole read units `items` of them start: at least
+/// `items`, for a request that must bring all of them.
+pub(crate) fn fill_started_units(items: usize, item_bytes: u64) -> usize {
+    fill(items, item_bytes, READ_UNIT_BYTES - 1).max(items)
+}
+
+/// Fills the units `items` of `item_bytes` take, a unit counted once `round_at` bytes of it are.
+fn fill(items: usize, item_bytes: u64, round_at: u64) -> usize {
     let item_bytes = item_bytes.max(1);
     let bytes = (items as u64).saturating_mul(item_bytes);
-    let units = bytes.div_ceil(READ_UNIT_BYTES).max(1);
+    let units = bytes.saturating_add(round_at).div_euclid(READ_UNIT_BYTES).max(1);
     let usable = units.saturating_mul(READ_UNIT_BYTES).saturating_sub(READ_UNIT_BYTES / 100);
     let fitting = usable / item_bytes;
-    usize::try_from(fitting).unwrap_or(usize::MAX).max(items)
+    usize::try_from(fitting).unwrap_or(usize::MAX).max(1)
 }
 
 #[cfg(test)]
@@ -157,7 +173,7 @@ mod tests {
         counted.record(7, 7 * 505, Some(1));
         assert_eq!(counted.mean(), Some(513), "one unit says nothing");
         let large = ItemSizes::starting_at(Some(10_000));
-        assert_eq!(limit(&demand(100, 21), &large, None), Some(5), "large items: the share alone");
+        assert_eq!(limit(&demand(100, 21), &large, None), Some(4), "large items: the nearest whole units");
     }
 
     #[test]
@@ -176,18 +192,23 @@ mod tests {
     }
 
     #[test]
-    fn fill_units_never_gives_fewer_than_asked() {
-        for items in [1, 3, 7, 8, 9, 100, 1_000] {
+    fn fill_units_fills_the_nearest_whole_units() {
+        let units = |n: usize, size: u64| (n as u64 * size).div_ceil(READ_UNIT_BYTES).max(1);
+        for items in [1, 3, 7, 8, 9, 12, 13, 100, 1_000] {
             for bytes in [1, 100, 500, 4_096, 5_000, 400_000] {
                 let filled = fill_units(items, bytes);
-                assert!(filled >= items, "{items} of {bytes}");
-                let units = |n: usize, size: u64| (n as u64 * size).div_ceil(READ_UNIT_BYTES).max(1);
-                assert_eq!(units(filled, bytes), units(items, bytes), "{items} of {bytes}: the same units");
-                if filled > items {
-                    let spare = units(items, bytes) * READ_UNIT_BYTES - filled as u64 * bytes;
-                    assert!(spare >= READ_UNIT_BYTES / 100, "{items} of {bytes}: {spare} bytes to spare");
+                assert!(filled >= 1, "{items} of {bytes}");
+                let nearest = (items as f64 * bytes as f64 / READ_UNIT_BYTES as f64).round().max(1.0) as u64;
+                let wanted = nearest.max(units(1, bytes));
+                assert!(units(filled, bytes) <= wanted, "{items} of {bytes}: {filled} take more units");
+                if filled > 1 {
+                    let usable = wanted * READ_UNIT_BYTES - READ_UNIT_BYTES / 100;
+                    assert!(filled as u64 * bytes <= usable, "{items} of {bytes}: no spare");
+                    assert!((filled as u64 + 1) * bytes > usable, "{items} of {bytes}: one more would fit");
                 }
             }
         }
+        assert_eq!(fill_units(12, 485), 8, "12 of 485 bytes are nearer one unit than two");
+        assert_eq!(fill_units(13, 485), 16);
     }
 }
