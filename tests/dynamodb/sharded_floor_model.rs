@@ -1,4 +1,4 @@
-//! Notes of about 500 bytes behind four copies of one index: hash shards, random shards, and
+//! Notes of about 470 bytes behind four copies of one index: hash shards, random shards, and
 //! one unsharded partition, all sorted by title; and minute buckets over four random shards,
 //! sorted by time. Every test writes under a group of its own.
 
@@ -43,11 +43,19 @@ impl Lcg {
     }
 }
 
+/// A group name of a fixed length, unique to one test run: the notes' sizes, and so how many
+/// fit a read unit, do not depend on the process id.
+pub fn group(prefix: &str) -> String {
+    let unique = crate::unique(prefix);
+    let suffix = unique.trim_start_matches(prefix);
+    format!("{prefix}{suffix:0>24}")
+}
+
 /// Note `n` of `group`, with a title drawn from `random`, taken at `at`.
 pub fn note(group: &str, n: u32, random: &mut Lcg, at: i64) -> Note {
     const WORDS: &[&str] = &["amber", "basalt", "cedar", "delta", "ember", "fjord", "granite", "harbor"];
     let title: Vec<&str> = (0..4).map(|_| WORDS[random.below(WORDS.len() as u64) as usize]).collect();
-    let body = (0..28).map(|i| WORDS[(i * 7 + n as usize) % WORDS.len()]).collect::<Vec<_>>().join(" ");
+    let body = (0..4).map(|i| WORDS[(i * 7 + n as usize) % WORDS.len()]).collect::<Vec<_>>().join(" ");
     Note { group: group.to_owned(), n, title: title.join(" "), at, body }
 }
 

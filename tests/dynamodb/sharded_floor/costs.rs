@@ -1,7 +1,7 @@
 //! What a merged page costs next to an unsharded page of the same notes, and a stream's cursor.
 
-use super::model::{floor, note, Lcg, Note};
-use crate::{db, unique};
+use super::model::{self, floor, note, Lcg, Note};
+use crate::db;
 use dynashard::{Db, Query};
 use futures::{StreamExt, TryStreamExt};
 use tokio::sync::OnceCell;
@@ -14,7 +14,7 @@ async fn group(db: &Db) -> &'static (String, Vec<(String, u32)>) {
     GROUP
         .get_or_init(|| async {
             floor(db).await;
-            let group = unique("costs");
+            let group = model::group("costs");
             let mut random = Lcg(5);
             let notes: Vec<Note> = (0..NOTES).map(|n| note(&group, n, &mut random, 0)).collect();
             db.batch_put(&notes).await.expect("the notes are written");

@@ -33,10 +33,11 @@ pub(crate) struct ItemSizes {
 }
 
 impl ItemSizes {
-    /// Sizes starting from a mean learnt earlier (`None`: nothing known yet).
+    /// Sizes starting from a mean learnt earlier (`None`: nothing known yet), which stays the
+    /// least mean: it may come from what DynamoDB charged, which item sizes alone do not show.
     pub(crate) fn starting_at(mean: Option<u64>) -> Self {
         match mean {
-            Some(mean) => ItemSizes { bytes: mean.max(1), items: 1, charged: 0 },
+            Some(mean) => ItemSizes { bytes: mean.max(1), items: 1, charged: mean },
             None => ItemSizes::default(),
         }
     }
@@ -172,6 +173,9 @@ mod tests {
         assert_eq!(limit(&demand(100, 21), &counted, None), Some(7));
         counted.record(7, 7 * 505, Some(1));
         assert_eq!(counted.mean(), Some(513), "one unit says nothing");
+        let mut resumed = ItemSizes::starting_at(counted.mean());
+        resumed.record(7, 7 * 505, Some(1));
+        assert_eq!(resumed.mean(), Some(513), "a later read keeps what the charge taught");
         let large = ItemSizes::starting_at(Some(10_000));
         assert_eq!(limit(&demand(100, 21), &large, None), Some(4), "large items: the nearest whole units");
     }
