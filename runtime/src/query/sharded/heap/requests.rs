@@ -1,0 +1,146 @@
+//! Which lanes a merge reads next, and what it knows when it asks: the items known to come
+//! before a lane, and the demand a request is sized for.
+
+use super::{Continuation, Merger, Place};
+use std::ops::Bound::{Excluded, Unbounded};
+
+/// What the merge knows when it asks a lane for items, for sizing the request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Demand {
+    /// Items still wanted beyond those known to come before the lane (0 without a limit).
+    pub need: usize,
+    /// Lanes of the group that may still hold some of them, this one included (at least 1).
+    pub competing: usize,
+    /// What the lane supplied so far, and how many items of the output come before its floor:
+    /// its share of the output, once it was read.
+    pub supplied: Option<(usize, usize)>,
+}
+
+/// A request the merge wants sent: a lane, the key to start after, and its `Limit`.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Request<C> {
+    pub lane: usize,
+    pub start: Option<C>,
+    pub limit: Option<usize>,
+}
+
+/// What is known to come before a place: items buffered or expected in all, and buffered in
+/// the place's own group.
+struct Known {
+    items: usize,
+    in_group: usize,
+}
+
+impl<T, C: Clone> Merger<T, C> {
+    /// Items known to come before `place` (or at it): buffered, plus what requests in flight
+    /// for lanes of earlier groups are expected to bring, and what a request for a lane of the
+    /// same group that asked for all that was still wanted, from before `place`, asked for.
+    fn known_before(&self, place: &Place) -> Known {
+        // A request in flight brings what it asked for, or what whole lanes held, if less.
+        let expected = |asked: usize| match self.finished {
+            0 => asked,
+            finished => asked.min(self.finished_items.div_ceil(finished)),
+        };
+        let descending = self.descending;
+        let mut known = Known { items: 0, in_group: 0 };
+        for (&lane, state) in &self.lanes {
+            if state.group > place.group {
+                continue;
+            }
+            let before = |key: &Vec<u8>| {
+                Place { group: state.group, key: Some(key.clone()), lane, descending } <= *place
+            };
+            let buffered = state.buffer.partition_point(|(key, _)| before(key));
+            // A lane read before whose next items start before `place` may bring all it asked.
+            let floor = Place { group: state.group, key: state.floor.clone(), lane, descending };
+            let in_flight = match state.pending {
+                Some(asked) if state.group < place.group => expected(asked),
+                Some(asked) if state.covers && floor < *place => asked,
+                _ => 0,
+            };
+            known.items = known.items.saturating_add(buffered).saturating_add(in_flight);
+            if state.group == place.group {
+                known.in_group += buffered;
+            }
+        }
+        known
+    }
+
+    /// Whether the lane at `place`, read before, waits on a first request to another lane of its
+    /// group: until that answers, nothing says where the other lane's items fall, so whether this
+    /// lane is needed at all is unknown. A lane never read waits on nothing (the first requests to
+    /// a group go out together), and later requests go out together too.
+    fn waits_on_earlier(&self, place: &Place) -> bool {
+        place.key.is_some()
+            && self
+                .lanes
+                .values()
+                .any(|state| state.group == place.group && state.pending.is_some() && state.floor.is_none())
+    }
+
+    /// Picks up to `slots` requests to send and marks their lanes pending. With `wanted` (items
+    /// still wanted), a lane is read only while fewer are known to come before it; without, every
+    /// blocked lane is read, and every other one read ahead by a page, earliest first. `size`
+    /// turns a [`Demand`] into a request's `Limit`.
+    pub(crate) fn requests(
+        &mut self,
+        wanted: Option<usize>,
+        slots: usize,
+        size: impl Fn(&Demand) -> Option<usize>,
+    ) -> Vec<Request<C>> {
+        let mut requests = Vec::new();
+        let mut after: Option<Place> = None;
+        while requests.len() < slots {
+            let candidate = match &after {
+                None => self.frontier.first().cloned(),
+                Some(after) => self.frontier.range((Excluded(after), Unbounded)).next().cloned(),
+            };
+            let unopened = (self.next_group < self.groups.count).then(|| self.unopened(self.next_group));
+            // The next group, when it comes before every lane left to read.
+            if let Some(group) = unopened.filter(|group| candidate.as_ref().is_none_or(|lane| group < lane)) {
+                if wanted.is_some_and(|wanted| self.known_before(&group).items >= wanted) || !self.open_next()
+                {
+                    break;
+                }
+                continue;
+            }
+            let Some(place) = candidate else { break };
+            let Some(state) = self.lanes.get(&place.lane) else { break };
+            let demand = match wanted {
+                Some(wanted) => {
+                    let known = self.known_before(&place);
+                    let before = known.items;
+                    if before >= wanted || self.waits_on_earlier(&place) {
+                        break;
+                    }
+                    let group = state.group;
+                    let competing =
+                        self.lanes.values().filter(|lane| lane.group == group && lane.has_more()).count();
+                    // Its share of its own group's output: earlier groups are not its business.
+                    let rank = self.emitted.get(&state.group).copied().unwrap_or(0) + known.in_group;
+                    let supplied = (state.floor.is_some() && rank > 0).then_some((state.supplied, rank));
+                    Demand { need: wanted - before, competing: competing.max(1), supplied }
+                }
+                None if !state.buffer.is_empty() && state.buffer.len() > state.last_fill => {
+                    after = Some(place);
+                    continue;
+                }
+                None => Demand { need: 0, competing: 1, supplied: None },
+            };
+            let start = match &state.next {
+                Continuation::Start(start) => start.clone(),
+                Continuation::After(key) => Some(key.clone()),
+                Continuation::Done => break,
+            };
+            let limit = size(&demand);
+            self.unindex(place.lane);
+            if let Some(state) = self.lanes.get_mut(&place.lane) {
+                state.pending = Some(limit.unwrap_or(usize::MAX));
+                state.covers = demand.need > 0 && limit.is_none_or(|limit| limit >= demand.need);
+            }
+            self.index(place.lane);
+            requests.push(Request { lane: place.lane, start, limit });
+        }
+        requests
+    }
+}
