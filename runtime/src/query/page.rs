@@ -47,7 +47,7 @@ impl Db {
         // A limit of 0 reads nothing: an empty page without a cursor.
         let size = plan.page_size.unwrap_or(DEFAULT_PAGE_SIZE).min(plan.limit.unwrap_or(usize::MAX));
         let stats = QueryStats::new(plan.shard_count());
-        let mut reader = Reader::open(self, plan, cursor, Some(size), &stats, true)?;
+        let mut reader = Reader::open(self, plan, cursor, Some(size), &stats)?;
         let mut items = Vec::with_capacity(size.min(1_000));
         while let Some(item) = reader.next::<E>().await {
             items.push(item?);

@@ -21,20 +21,18 @@ pub(crate) struct Reader {
 impl Reader {
     /// Checks `plan` and resolves where it starts (after `cursor`, else after the query's
     /// `start_after`); nothing is sent until [`Reader::next`]. At most `limit` items are read;
-    /// with `track`, the reader can tell where it stopped ([`Reader::cursor`]).
+    /// the reader can tell where it stopped ([`Reader::cursor`]).
     pub(crate) fn open(
         db: &Db,
         plan: Arc<QueryPlan>,
         cursor: Option<&str>,
         limit: Option<usize>,
         stats: &QueryStats,
-        track: bool,
     ) -> Result<Self> {
         check(&plan)?;
         let (start, item_bytes) = resolve_start(db, &plan, cursor)?;
-        let source = (!plan.range.is_empty() && limit != Some(0)).then(|| {
-            Merge::new(db.clone(), Arc::clone(&plan), stats.clone(), start, item_bytes, limit, track)
-        });
+        let source = (!plan.range.is_empty() && limit != Some(0))
+            .then(|| Merge::new(db.clone(), Arc::clone(&plan), stats.clone(), start, item_bytes, limit));
         Ok(Reader { plan, source, finished: false })
     }
 

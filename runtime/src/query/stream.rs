@@ -156,7 +156,7 @@ impl Db {
             // The shards to read may come from the metadata table, read on the first poll.
             State::Opening(open(self.clone(), plan, stats.clone()).boxed())
         } else {
-            match Reader::open(self, plan, None, limit, &stats, true) {
+            match Reader::open(self, plan, None, limit, &stats) {
                 Ok(reader) => State::Idle(Box::new(reader)),
                 Err(error) => State::Failed(error),
             }
@@ -180,5 +180,5 @@ async fn open(db: Db, plan: Arc<QueryPlan>, stats: QueryStats) -> Result<Box<Rea
     let plan = db.resolve_plan(plan).await?;
     stats.set_shards(plan.shard_count());
     let limit = plan.limit;
-    Reader::open(&db, plan, None, limit, &stats, true).map(Box::new)
+    Reader::open(&db, plan, None, limit, &stats).map(Box::new)
 }

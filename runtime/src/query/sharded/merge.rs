@@ -32,17 +32,16 @@ pub(crate) struct Merge {
     resumed: Option<Resumed>,
     sizes: ItemSizes,
     tasks: JoinSet<(usize, Result<RawPage>)>,
-    /// Right after the last item emitted (tracked only when `track`), else where the read began;
-    /// shared, so a stream can hold on to it while the next item is read.
+    /// Right after the last item emitted, else where the read began; shared, so a stream can
+    /// hold on to it while the next item is read.
     end: Arc<Start>,
-    track: bool,
     /// Items still wanted, when the read has a limit.
     pub(crate) remaining: Option<usize>,
 }
 
 impl Merge {
-    /// A reader starting at `start`, with items of about `item_bytes` when known; with `track`,
-    /// it can report where it stopped.
+    /// A reader starting at `start`, with items of about `item_bytes` when known; it can report
+    /// where it stopped.
     pub(crate) fn new(
         db: Db,
         plan: Arc<QueryPlan>,
@@ -50,7 +49,6 @@ impl Merge {
         start: Start,
         item_bytes: Option<u64>,
         remaining: Option<usize>,
-        track: bool,
     ) -> Self {
         let item_bytes = item_bytes.or_else(|| db.item_sizes.recall(plan.table.name, index_name(&plan)));
         let lanes = Lanes::of(&plan);
@@ -80,7 +78,6 @@ impl Merge {
             sizes: ItemSizes::starting_at(item_bytes),
             tasks: JoinSet::new(),
             end: Arc::new(start),
-            track,
             remaining,
         }
     }
@@ -96,10 +93,8 @@ impl Merge {
             self.dispatch();
             match self.merger.pop() {
                 Step::Item(lane, item) => {
-                    if self.track {
-                        let key = resume_key(&self.plan, &item);
-                        self.end = Arc::new(Start::After(PageEnd { lane: self.lanes.natural(lane), key }));
-                    }
+                    let key = resume_key(&self.plan, &item);
+                    self.end = Arc::new(Start::After(PageEnd { lane: self.lanes.natural(lane), key }));
                     return Some(Ok(item));
                 }
                 Step::Done => return None,
@@ -156,7 +151,7 @@ impl Merge {
         if slots == 0 {
             return;
         }
-        let cap = request_limit(&self.plan, self.remaining, 0);
+        let cap = request_limit(&self.plan, self.remaining);
         let wanted = self
             .remaining
             .map(|remaining| remaining.saturating_add(usize::from(self.plan.range.excludes_any())));
