@@ -157,30 +157,33 @@ async fn partition_limits_throttle_a_hot_key_and_the_hottest_partitions_are_list
         start(&["--port", &port.to_string(), "--partition-limits", "--scale", "0.01"]);
     assert_eq!(endpoint, format!("http://127.0.0.1:{port}"));
 
-    // Ten write units a second per partition: thirty puts to one key at once go over it.
+    // Ten write units a second per partition, a burst of one second's worth: sixty puts to one
+    // key sent together go over it. Sent one after another on a slow machine, they would not.
     let base = dynashard::client_for_endpoint(&endpoint);
     let config =
         base.config().to_builder().retry_config(aws_sdk_dynamodb::config::retry::RetryConfig::disabled());
     let client = aws_sdk_dynamodb::Client::from_conf(config.build());
     let table = "cli-limits-test";
     create_table(&client, table, &["pk", "sk"]).await;
-    let mut throttled = 0;
-    for n in 0..30 {
+    let mut puts = tokio::task::JoinSet::new();
+    for n in 0..60 {
         let put = client
             .put_item()
             .table_name(table)
             .item("pk", aws_sdk_dynamodb::types::AttributeValue::S("hot".into()))
-            .item("sk", aws_sdk_dynamodb::types::AttributeValue::S(format!("{n:03}")))
-            .send()
-            .await;
-        if let Err(error) = put {
+            .item("sk", aws_sdk_dynamodb::types::AttributeValue::S(format!("{n:03}")));
+        puts.spawn(put.send());
+    }
+    let mut throttled = 0;
+    while let Some(put) = puts.join_next().await {
+        if let Err(error) = put.expect("the put task ran") {
             let error = dynashard::Error::from_sdk("PutItem", error);
             assert!(error.is_key_range_throttled(), "{error}");
             assert_eq!(error.throttling_reasons()[0].reason(), "TableWriteKeyRangeThroughputExceeded");
             throttled += 1;
         }
     }
-    assert!(throttled >= 15, "{throttled} of 30 throttled");
+    assert!(throttled >= 30, "{throttled} of 60 throttled");
 
     let (code, stderr) = interrupt(&mut running, pid);
     assert_eq!(code, Some(0), "{stderr}");
