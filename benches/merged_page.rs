@@ -5,15 +5,19 @@
 //! unsharded partition (`GSI3`). Against the unsharded index, in the same run:
 //!
 //! - read units (as DynamoDB Local reports them) of the first five pages of 100 through the hash
-//!   shards, page by page (targets: at most 2.0x each, at most 26 requests for the first), and of
-//!   a page of 1,000 (at most 1.3x);
+//!   shards, page by page (targets: at most 2.0x each, at most 26 requests for the first), next
+//!   to the least any merge could read for the same page, and of a page of 1,000 (at most 1.3x);
 //! - a whole listing through the hash shards against 21 concurrent paginators written by hand:
 //!   read units within 5%, time at most 1.15x;
 //! - with 20 ms of latency on every response (a local proxy): the first hash page's time (at
 //!   most 1.5x the unsharded page's; and, without a target, against one round of 21 requests
 //!   sent by hand, the least a merged page can take where DynamoDB Local answers all 21 on the
 //!   benchmark's own cores), and a whole listing through the range shards against one through
-//!   the hash shards (at most 1.2x).
+//!   the hash shards (at most 1.2x);
+//! - the same first five pages and first page's time with
+//!   [`RequestSizing::OneRoundTrip`](dynashard::query::RequestSizing::OneRoundTrip), which trades
+//!   read units for one round trip (no targets: the two bounds above cannot both hold for items
+//!   of 500 bytes, see the README).
 //!
 //! The last line sums it up for scripts: `merged_page: ...`.
 //!
@@ -33,7 +37,7 @@ mod titles;
 
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 use aws_sdk_dynamodb::Client;
-use dynashard::query::StatsSnapshot;
+use dynashard::query::{RequestSizing, StatsSnapshot};
 use dynashard::{item_size, Db, Entity, Item, Query, Table};
 use futures::TryStreamExt;
 use serde::{Deserialize, Serialize};
@@ -85,6 +89,35 @@ async fn pages<F>(db: &Db, query: Query<Album, F>, count: usize, size: usize) ->
         cursor = Some(page.cursor.expect("more pages"));
     }
     costs
+}
+
+/// The hash-sharded title index, each shard asked at once for enough that a page rarely needs a
+/// second round trip.
+fn one_round_trip() -> Query<Album, impl Sized> {
+    Album::query_gsi1().request_sizing(RequestSizing::OneRoundTrip)
+}
+
+/// The items of the first `count` pages of `size` of `query`.
+async fn page_items<F>(db: &Db, query: Query<Album, F>, count: usize, size: usize) -> Vec<Vec<Album>> {
+    let query = query.page_size(size);
+    let (mut cursor, mut pages) = (None::<String>, Vec::new());
+    for _ in 0..count {
+        let page = db.page(&query, cursor.as_deref()).await.expect("a page");
+        cursor = page.cursor;
+        pages.push(page.items);
+    }
+    pages
+}
+
+/// The eventually consistent read units a merge of `page` (items of `item_bytes`) over the hash
+/// shards reads at the least: each shard's items of the page plus one, at least a unit a shard.
+fn floor_units(page: &[Album], item_bytes: u64) -> f64 {
+    let mut per_shard = [0u64; SHARDS];
+    for album in page {
+        per_shard[dynashard::shard::hash_shard(&album.title, SHARDS as u32) as usize] += 1;
+    }
+    let units: u64 = per_shard.iter().map(|items| ((items + 1) * item_bytes).div_ceil(4_096).max(1)).sum();
+    units as f64 / 2.0
 }
 
 /// Every item of one shard partition of `GSI1` by hand, and the read units it took.
@@ -185,13 +218,26 @@ fn main() {
         let plain = pages(&db, Album::query_gsi3(), PAGES, PAGE).await;
         (hash, range, plain)
     });
-    println!("page  | unsharded: requests, items, units | 21 hash shards            | 21 range shards");
+    // The least a merged page can read: every shard's items of the page and one more (until then,
+    // nothing says its next item falls after the page), at least one read unit a shard.
+    let floors: Vec<f64> = runtime
+        .block_on(page_items(&db, Album::query_gsi3(), PAGES, PAGE))
+        .iter()
+        .map(|page| floor_units(page, mean as u64))
+        .collect();
+    println!(
+        "page  | unsharded: requests, items, units | 21 hash shards            | their floor | 21 range shards"
+    );
     let mut page_ratios = Vec::new();
-    for (page, ((hash, range), plain)) in hash.iter().zip(&range).zip(&plain).enumerate() {
+    let mut floor_ratios = Vec::new();
+    for (page, (((hash, range), plain), floor)) in
+        hash.iter().zip(&range).zip(&plain).zip(&floors).enumerate()
+    {
         let ratio = hash.capacity_units / plain.capacity_units;
         page_ratios.push(ratio);
+        floor_ratios.push(floor / plain.capacity_units);
         println!(
-            "{:>5} | {:>3} {:>6} {:>6.1}                  | {:>3} {:>6} {:>6.1} ({ratio:.2}x) | {:>3} {:>6} {:>6.1}",
+            "{:>5} | {:>3} {:>6} {:>6.1}                  | {:>3} {:>6} {:>6.1} ({ratio:.2}x) | {floor:>4.1} ({:.2}x) | {:>3} {:>6} {:>6.1}",
             page + 1,
             plain.requests,
             plain.items_read,
@@ -199,6 +245,7 @@ fn main() {
             hash.requests,
             hash.items_read,
             hash.capacity_units,
+            floor / plain.capacity_units,
             range.requests,
             range.items_read,
             range.capacity_units,
@@ -213,7 +260,23 @@ fn main() {
         verdict(first_requests as f64, 26.0)
     );
     let later = page_ratios[1..].iter().copied().fold(0.0, f64::max);
-    println!("pages 2 to {PAGES}: at most {later:.2}x ({} the 2.0x bound)", verdict(later, 2.0));
+    let later_floor = floor_ratios[1..].iter().copied().fold(0.0, f64::max);
+    println!(
+        "pages 2 to {PAGES}: at most {later:.2}x ({} the 2.0x bound; the floor of these pages is up to {later_floor:.2}x)",
+        verdict(later, 2.0)
+    );
+    let one_round = runtime.block_on(pages(&db, one_round_trip(), PAGES, PAGE));
+    let one_round_units: Vec<f64> = one_round
+        .iter()
+        .zip(&plain)
+        .map(|(fast, plain)| fast.capacity_units / plain.capacity_units)
+        .collect();
+    let one_round_requests: Vec<usize> = one_round.iter().map(|page| page.requests).collect();
+    let one_round_worst = one_round_units.iter().copied().fold(0.0, f64::max);
+    println!(
+        "one round trip: pages 1 to {PAGES} at most {one_round_worst:.2}x the unsharded read units, \
+         requests {one_round_requests:?} (no target)"
+    );
     let (large_hash, large_plain) = runtime.block_on(async {
         let hash = pages(&db, Album::query_gsi1(), 1, LARGE_PAGE).await;
         let plain = pages(&db, Album::query_gsi3(), 1, LARGE_PAGE).await;
@@ -262,6 +325,21 @@ fn main() {
         1.5,
     );
     watch.report();
+    let watch = machine::Watch::start();
+    let one_round_time = ratio::compare(
+        21,
+        3,
+        || runtime.block_on(pages(&delayed, one_round_trip(), 1, PAGE)),
+        || runtime.block_on(pages(&delayed, Album::query_gsi3(), 1, PAGE)),
+    );
+    ratio::report(
+        &format!(
+            "first page of {PAGE} with {LATENCY:?} latency, one round trip to 21 hash shards vs unsharded"
+        ),
+        &one_round_time,
+        1.5,
+    );
+    watch.report();
     // What one round of 21 requests takes here: DynamoDB Local answers them on the same two
     // cores, where DynamoDB would answer each from its own partition.
     let watch = machine::Watch::start();
@@ -295,14 +373,16 @@ fn main() {
     watch.report();
 
     println!(
-        "merged_page: first_page_units={:.2}x first_page_requests={first_requests} later_pages_units<={later:.2}x \
+        "merged_page: first_page_units={:.2}x first_page_requests={first_requests} later_pages_units<={later:.2}x later_pages_floor<={later_floor:.2}x \
          page_{LARGE_PAGE}_units={large:.2}x listing_units={listing_units:.3}x listing_time={:.2}x \
-         first_page_time_20ms={:.2}x first_page_vs_one_round_20ms={:.2}x range_vs_hash_listing_20ms={:.2}x",
+         first_page_time_20ms={:.2}x first_page_vs_one_round_20ms={:.2}x range_vs_hash_listing_20ms={:.2}x \
+         one_round_trip_units<={one_round_worst:.2}x one_round_trip_time_20ms={:.2}x",
         page_ratios[0],
         listing_time.value(),
         first_page.value(),
         round.value(),
         range_listing.value(),
+        one_round_time.value(),
     );
     runtime.block_on(db.delete_table::<Bench>()).expect("delete table");
     drop(connection);

@@ -39,6 +39,7 @@ pub use native::{same_kind, Native, NativeKeyPart};
 pub use page::Page;
 pub(crate) use range::SortRange;
 pub use routing::{Normalized, Routing};
+pub use sharded::sizing::RequestSizing;
 pub(crate) use sharded::sizing::SizeMemory;
 pub use shards::{ShardMode, Shards};
 pub use sort::{Done, End, Next};
@@ -97,6 +98,7 @@ pub struct QueryPlan {
     pub(crate) native_range: Option<(&'static str, NativeCondition)>,
     pub(crate) shards: Option<Shards>,
     pub(crate) concurrency: usize,
+    pub(crate) sizing: RequestSizing,
     pub(crate) max_partitions: u64,
     pub(crate) routing: Option<Routing>,
 }
@@ -162,6 +164,7 @@ impl<E, F> Query<E, F> {
             native_range: None,
             shards: None,
             concurrency: DEFAULT_CONCURRENCY,
+            sizing: RequestSizing::Floor,
             max_partitions: crate::shard::DEFAULT_MAX_PARTITIONS,
             routing: None,
         };

@@ -2,6 +2,7 @@
 
 use super::model::{self, floor, note, Lcg, Note};
 use crate::db;
+use dynashard::query::RequestSizing::OneRoundTrip;
 use dynashard::{Db, Query};
 use futures::{StreamExt, TryStreamExt};
 use tokio::sync::OnceCell;
@@ -78,6 +79,43 @@ async fn a_merged_page_costs_about_one_request_per_shard() {
         // Seven of these notes fill a unit, so a shard holding more than seven of a page is asked
         // again: about 1.8x on average, against 21x when every shard was asked for a page.
         assert!(later <= 2.25, "{name}: pages 2 to 5 cost {later:.2}x the unsharded pages");
+    }
+}
+
+#[tokio::test]
+async fn one_round_trip_pages_ask_each_shard_once_at_more_units() {
+    let db = db().await;
+    let (group, _) = group(&db).await;
+    let plain = pages(&db, Note::query_plain(group).page_size(100), 5).await;
+    for (name, shards, floor, fast) in [
+        (
+            "hash",
+            21,
+            pages(&db, Note::query_by_title(group).page_size(100), 5).await,
+            pages(&db, Note::query_by_title(group).page_size(100).request_sizing(OneRoundTrip), 5).await,
+        ),
+        (
+            "random",
+            8,
+            pages(&db, Note::query_scattered(group).page_size(100), 5).await,
+            pages(&db, Note::query_scattered(group).page_size(100).request_sizing(OneRoundTrip), 5).await,
+        ),
+    ] {
+        let rounds = |pages: &[(Vec<(String, u32)>, dynashard::query::StatsSnapshot)]| {
+            pages.iter().filter(|(_, stats)| stats.requests == shards).count()
+        };
+        let requests: Vec<usize> = fast.iter().map(|(_, stats)| stats.requests).collect();
+        for (page, (((items, stats), (plain_items, plain_stats)), (floor_items, _))) in
+            fast.iter().zip(&plain).zip(&floor).enumerate()
+        {
+            let context = format!("{name}, page {}: {stats:?} against {plain_stats:?}", page + 1);
+            assert_eq!(items, plain_items, "{context}");
+            assert_eq!(items, floor_items, "{context}");
+            assert!(stats.capacity_units <= 4.5 * plain_stats.capacity_units, "{context}");
+        }
+        // One page in twenty may still need a second round; the floor needs one most times.
+        assert!(rounds(&fast) >= 4, "{name}: requests {requests:?}");
+        assert!(rounds(&fast) > rounds(&floor), "{name}: requests {requests:?}");
     }
 }
 

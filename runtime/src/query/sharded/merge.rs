@@ -156,7 +156,8 @@ impl Merge {
             .remaining
             .map(|remaining| remaining.saturating_add(usize::from(self.plan.range.excludes_any())));
         let sizes = self.sizes;
-        let requests = self.merger.requests(wanted, slots, |demand| sizing::limit(demand, &sizes, cap));
+        let mode = self.plan.sizing;
+        let requests = self.merger.requests(wanted, slots, |demand| sizing::limit(demand, &sizes, cap, mode));
         for request in requests {
             let (group, _) = self.lanes.split(request.lane);
             let range = self

@@ -22,6 +22,26 @@ pub(crate) const ASSUMED_ITEM_BYTES: u64 = 500;
 /// The key under which a table's last mean item size is remembered, whatever the index.
 const ANY_INDEX: &str = "\0any";
 
+/// How a merge sizes its first request to each shard of a page.
+///
+/// A page of `n` items over `s` shards needs about `n / s` items of each, but which shards hold
+/// more is only known once they answered: a shard that held more than it was asked for is asked
+/// again, a second round trip.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum RequestSizing {
+    /// Each shard is first asked for its even share, filled to the nearest whole read unit: the
+    /// fewest read units, usually with a second round trip to a few shards (a page of 100 items
+    /// of 500 bytes over 21 shards: about 1.8 times the read units of an unsharded page).
+    #[default]
+    Floor,
+    /// Each shard is first asked for as many items as any one of them holds in all but one page
+    /// in twenty, rounded up to whole read units: one round trip, at more read units (the same
+    /// page: about 3 times those of an unsharded page). For pages whose latency matters more
+    /// than their cost.
+    OneRoundTrip,
+}
+
 /// The mean size of the items a read has seen (DynamoDB's item size arithmetic), corrected by
 /// what DynamoDB charged for them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -82,9 +102,22 @@ impl SizeMemory {
 
 /// The `Limit` of a request for `demand`, with items of `sizes`, at most `cap` (the page size,
 /// or what is still wanted); without a limit on the read (`need` 0), `cap` alone.
-pub(crate) fn limit(demand: &Demand, sizes: &ItemSizes, cap: Option<usize>) -> Option<usize> {
+pub(crate) fn limit(
+    demand: &Demand,
+    sizes: &ItemSizes,
+    cap: Option<usize>,
+    sizing: RequestSizing,
+) -> Option<usize> {
     if demand.need == 0 {
         return cap;
+    }
+    let mean = sizes.mean().unwrap_or(ASSUMED_ITEM_BYTES);
+    let capped = |items: usize| match cap {
+        Some(cap) => items.min(cap.max(1)),
+        None => items,
+    };
+    if sizing == RequestSizing::OneRoundTrip && demand.supplied.is_none() && demand.competing > 1 {
+        return Some(capped(fill_started_units(one_round_share(demand.need, demand.competing), mean)));
     }
     let share = match demand.supplied {
         // A lane asked again ran out inside the page: it is likely denser there than it was on
@@ -98,17 +131,52 @@ pub(crate) fn limit(demand: &Demand, sizes: &ItemSizes, cap: Option<usize>) -> O
     };
     // A lane alone in its group is asked for exactly what is missing; among several, each
     // share is a guess, so it fills the units it pays for.
-    let mean = sizes.mean().unwrap_or(ASSUMED_ITEM_BYTES);
     let filled = match demand.competing {
         0 | 1 => share.max(1),
         // A lane believed to hold all that is missing is asked for all of it.
         _ if share >= demand.need => fill_started_units(share.max(1), mean),
         _ => fill_units(share.max(1), mean),
     };
-    Some(match cap {
-        Some(cap) => filled.min(cap.max(1)),
-        None => filled,
-    })
+    Some(capped(filled))
+}
+
+/// How often a first round of [`RequestSizing::OneRoundTrip`] may leave some lane short: one
+/// page in twenty.
+const SECOND_ROUND_ODDS: f64 = 0.05;
+
+/// Above this many items wanted, the binomial tail is taken from its normal approximation.
+const EXACT_TAIL_UP_TO: usize = 10_000;
+
+/// The items a lane's first request asks for so that no lane of `competing` (items spread
+/// evenly over them) holds more of the `need` wanted, but one page in twenty: the least `k`
+/// with `P(X >= k) <= SECOND_ROUND_ODDS / competing` for `X ~ Binomial(need, 1 / competing)`.
+pub(crate) fn one_round_share(need: usize, competing: usize) -> usize {
+    let competing = competing.max(1);
+    if competing == 1 || need == 0 {
+        return need;
+    }
+    let p = 1.0 / competing as f64;
+    let odds = SECOND_ROUND_ODDS / competing as f64;
+    let n = need as f64;
+    if need > EXACT_TAIL_UP_TO {
+        // Four standard deviations above the mean: a tail far below `odds` for any lane count
+        // a read holds, at a few percent more items than the mean at this size.
+        let share = n * p + 4.0 * (n * p * (1.0 - p)).sqrt();
+        return (share.ceil() as usize).min(need);
+    }
+    // The probability of each count in turn, in logarithms so that the first terms (as small
+    // as (1 - p)^10000) do not vanish before they grow.
+    let mut log_term = n * (1.0 - p).ln();
+    let ratio = (p / (1.0 - p)).ln();
+    let mut below = 0.0;
+    for count in 0..need {
+        below += log_term.exp();
+        if 1.0 - below <= odds {
+            return count + 1;
+        }
+        log_term += ((n - count as f64) / (count as f64 + 1.0)).ln() + ratio;
+    }
+    need
 }
 
 /// The items of `item_bytes` that fill the whole read units nearest to what `items` of them take
@@ -143,41 +211,94 @@ mod tests {
         Demand { need, competing, supplied: None }
     }
 
+    fn limit_floor(demand: &Demand, sizes: &ItemSizes, cap: Option<usize>) -> Option<usize> {
+        limit(demand, sizes, cap, RequestSizing::Floor)
+    }
+
+    /// `P(X >= k)` for `X ~ Binomial(n, p)`, summed directly.
+    fn tail(n: usize, p: f64, k: usize) -> f64 {
+        let mut choose = 1.0f64;
+        let mut sum = 0.0;
+        for i in 0..=n {
+            if i > 0 {
+                choose = choose * (n - i + 1) as f64 / i as f64;
+            }
+            if i >= k {
+                sum += choose * p.powi(i as i32) * (1.0 - p).powi((n - i) as i32);
+            }
+        }
+        sum
+    }
+
+    #[test]
+    fn one_round_shares_leave_a_lane_short_one_page_in_twenty() {
+        for (need, competing) in [(100, 21), (100, 2), (20, 4), (1_000, 21), (50, 100), (300, 8)] {
+            let share = one_round_share(need, competing);
+            let odds = SECOND_ROUND_ODDS / competing as f64;
+            let p = 1.0 / competing as f64;
+            assert!(tail(need, p, share) <= odds, "{need} over {competing}: {share} too few");
+            assert!(tail(need, p, share - 1) > odds, "{need} over {competing}: {share} more than needed");
+        }
+        assert_eq!(one_round_share(100, 21), 13);
+        assert_eq!(one_round_share(100, 1), 100);
+        assert_eq!(one_round_share(0, 21), 0);
+        let wide = one_round_share(1_000_000, 21);
+        assert!((47_619..49_000).contains(&wide), "{wide}");
+        let halves = one_round_share(20_000, 2);
+        assert!((10_100..=10_283).contains(&halves), "{halves}");
+    }
+
+    #[test]
+    fn one_round_trip_fills_the_units_of_its_share_on_the_first_request_only() {
+        let sizes = ItemSizes::starting_at(Some(485));
+        let one_round = |demand: &Demand| limit(demand, &sizes, Some(100), RequestSizing::OneRoundTrip);
+        // Thirteen items of 485 bytes start a second unit, which holds sixteen.
+        assert_eq!(one_round(&demand(100, 21)), Some(16));
+        assert_eq!(one_round(&demand(100, 1)), Some(100), "alone: exactly what is missing");
+        let again = Demand { need: 60, competing: 21, supplied: Some((5, 100)) };
+        assert_eq!(one_round(&again), limit_floor(&again, &sizes, Some(100)), "later rounds as the floor");
+        assert_eq!(limit(&demand(0, 21), &sizes, Some(7), RequestSizing::OneRoundTrip), Some(7));
+    }
+
     #[test]
     fn a_share_fills_the_units_it_pays_for() {
         let sizes = ItemSizes::starting_at(Some(500));
         // A page of 100 over 21 shards: five items each, eight fit in one unit.
-        assert_eq!(limit(&demand(100, 21), &sizes, Some(100)), Some(8));
+        assert_eq!(limit_floor(&demand(100, 21), &sizes, Some(100)), Some(8));
         // A page of 1,000: 48 items take six units, which hold 49.
-        assert_eq!(limit(&demand(1_000, 21), &sizes, Some(1_000)), Some(49));
+        assert_eq!(limit_floor(&demand(1_000, 21), &sizes, Some(1_000)), Some(49));
         // One shard: exactly what is missing, never more than the cap.
-        assert_eq!(limit(&demand(100, 1), &sizes, Some(100)), Some(100));
-        assert_eq!(limit(&demand(3, 1), &sizes, Some(100)), Some(3));
-        assert_eq!(limit(&demand(300, 1), &sizes, Some(100)), Some(100));
+        assert_eq!(limit_floor(&demand(100, 1), &sizes, Some(100)), Some(100));
+        assert_eq!(limit_floor(&demand(3, 1), &sizes, Some(100)), Some(3));
+        assert_eq!(limit_floor(&demand(300, 1), &sizes, Some(100)), Some(100));
         // No limit on the read: the cap alone.
-        assert_eq!(limit(&demand(0, 1), &sizes, None), None);
-        assert_eq!(limit(&demand(0, 1), &sizes, Some(25)), Some(25));
+        assert_eq!(limit_floor(&demand(0, 1), &sizes, None), None);
+        assert_eq!(limit_floor(&demand(0, 1), &sizes, Some(25)), Some(25));
     }
 
     #[test]
     fn sizes_are_learnt() {
         let mut sizes = ItemSizes::default();
         assert_eq!(sizes.mean(), None);
-        assert_eq!(limit(&demand(100, 21), &sizes, None), Some(8), "500 bytes assumed");
+        assert_eq!(limit_floor(&demand(100, 21), &sizes, None), Some(8), "500 bytes assumed");
         sizes.record(4, 400, None);
-        assert_eq!(limit(&demand(100, 21), &sizes, None), Some(40), "100-byte items: 40 a unit");
+        assert_eq!(limit_floor(&demand(100, 21), &sizes, None), Some(40), "100-byte items: 40 a unit");
         // DynamoDB charged two units for eight items of 505 bytes: they count as more than 512.
         let mut counted = ItemSizes::default();
         counted.record(8, 8 * 505, Some(2));
         assert_eq!(counted.mean(), Some(513));
-        assert_eq!(limit(&demand(100, 21), &counted, None), Some(7));
+        assert_eq!(limit_floor(&demand(100, 21), &counted, None), Some(7));
         counted.record(7, 7 * 505, Some(1));
         assert_eq!(counted.mean(), Some(513), "one unit says nothing");
         let mut resumed = ItemSizes::starting_at(counted.mean());
         resumed.record(7, 7 * 505, Some(1));
         assert_eq!(resumed.mean(), Some(513), "a later read keeps what the charge taught");
         let large = ItemSizes::starting_at(Some(10_000));
-        assert_eq!(limit(&demand(100, 21), &large, None), Some(4), "large items: the nearest whole units");
+        assert_eq!(
+            limit_floor(&demand(100, 21), &large, None),
+            Some(4),
+            "large items: the nearest whole units"
+        );
     }
 
     #[test]
@@ -185,14 +306,14 @@ mod tests {
         let sizes = ItemSizes::starting_at(Some(500));
         // It supplied all 8 of the first 8 items: it holds everything, so it gets the shortfall.
         let skewed = Demand { need: 92, competing: 21, supplied: Some((8, 8)) };
-        assert_eq!(limit(&skewed, &sizes, Some(100)), Some(98));
+        assert_eq!(limit_floor(&skewed, &sizes, Some(100)), Some(98));
         // One twentieth of the output: 1.5 times a twentieth of the shortfall, filling its unit.
         let even = Demand { need: 60, competing: 21, supplied: Some((5, 100)) };
-        assert_eq!(limit(&even, &sizes, Some(100)), Some(8));
+        assert_eq!(limit_floor(&even, &sizes, Some(100)), Some(8));
         let dense = Demand { need: 80, competing: 21, supplied: Some((8, 60)) };
-        assert_eq!(limit(&dense, &sizes, Some(100)), Some(16), "two units for sixteen");
+        assert_eq!(limit_floor(&dense, &sizes, Some(100)), Some(16), "two units for sixteen");
         let alone = Demand { need: 10, competing: 1, supplied: Some((3, 12)) };
-        assert_eq!(limit(&alone, &sizes, Some(100)), Some(4), "alone: exactly its share");
+        assert_eq!(limit_floor(&alone, &sizes, Some(100)), Some(4), "alone: exactly its share");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! sort; pages resumed at their page end, checked against the same sort.
 
 use super::super::place::ties_before;
-use super::super::sizing::{limit, ItemSizes};
+use super::super::sizing::{self, ItemSizes, RequestSizing};
 use super::*;
 use proptest::prelude::*;
 
@@ -60,6 +60,7 @@ struct Setup {
     descending: bool,
     concurrency: usize,
     open_at_once: u64,
+    sizing: RequestSizing,
 }
 
 impl Setup {
@@ -137,7 +138,10 @@ fn run(setup: &Setup, end: Option<Id>, limit: Option<usize>, choices: &[usize]) 
             return run;
         }
         let slots = setup.concurrency - pending.len();
-        for request in merger.requests(remaining, slots, |demand| limit_for(demand, &sizes, remaining)) {
+        let mode = setup.sizing;
+        for request in
+            merger.requests(remaining, slots, |demand| sizing::limit(demand, &sizes, remaining, mode))
+        {
             let start = request.start.map_or(0, |At(position)| position);
             pending.push((request.lane, start, request.limit));
             run.requests += 1;
@@ -177,10 +181,6 @@ fn run(setup: &Setup, end: Option<Id>, limit: Option<usize>, choices: &[usize]) 
     }
 }
 
-fn limit_for(demand: &Demand, sizes: &ItemSizes, remaining: Option<usize>) -> Option<usize> {
-    limit(demand, sizes, remaining)
-}
-
 /// Keys from a small alphabet (many equal keys), some lanes empty, some holding everything.
 fn partitions(lanes: usize) -> impl Strategy<Value = Vec<Partition>> {
     let keys =
@@ -208,14 +208,16 @@ fn grouped(groups: usize, width: usize, descending: bool) -> impl Strategy<Value
 }
 
 fn setup_strategy() -> impl Strategy<Value = Setup> {
-    (1usize..5, 1usize..6, any::<bool>(), 1usize..8, 1u64..4).prop_flat_map(
-        |(groups, width, descending, concurrency, open)| {
+    (1usize..5, 1usize..6, any::<bool>(), 1usize..8, 1u64..4, any::<bool>()).prop_flat_map(
+        |(groups, width, descending, concurrency, open, one_round)| {
+            let sizing = if one_round { RequestSizing::OneRoundTrip } else { RequestSizing::Floor };
             grouped(groups, width, descending).prop_map(move |partitions| Setup {
                 partitions,
                 width,
                 descending,
                 concurrency,
                 open_at_once: open,
+                sizing,
             })
         },
     )
@@ -274,7 +276,7 @@ fn uniform(lanes: usize, per_lane: usize, seed: u64) -> Vec<Partition> {
 
 fn merge_of(partitions: Vec<Partition>, concurrency: usize) -> Setup {
     let width = partitions.len();
-    Setup { partitions, width, descending: false, concurrency, open_at_once: 1 }
+    Setup { partitions, width, descending: false, concurrency, open_at_once: 1, sizing: RequestSizing::Floor }
 }
 
 #[test]
@@ -298,6 +300,29 @@ fn a_merged_page_asks_each_shard_about_once() {
         assert!(large.items_read <= 1_250, "seed {seed}: {} items for 1,000", large.items_read);
     }
     assert!(requests <= 25 * pages + pages / 2, "{requests} requests for {pages} pages");
+}
+
+#[test]
+fn one_round_trip_pages_rarely_need_a_second_round() {
+    // The same pages, first sized at the floor, then for one round trip.
+    let (mut pages, mut floor_again, mut fast_again) = (0, 0, 0);
+    for seed in 0..20 {
+        let floor = merge_of(uniform(21, 1_000, seed), 32);
+        let fast = Setup { sizing: RequestSizing::OneRoundTrip, ..floor.clone() };
+        let expected = floor.expected();
+        let mut end = None;
+        for page in 0..5 {
+            let (slow, quick) = (run(&floor, end, Some(100), &[1]), run(&fast, end, Some(100), &[1]));
+            assert_eq!(quick.output, expected[page * 100..(page + 1) * 100]);
+            assert!(quick.items_read <= 21 * 16 + 16, "seed {seed} page {page}: {} items", quick.items_read);
+            pages += 1;
+            floor_again += usize::from(slow.requests > 21);
+            fast_again += usize::from(quick.requests > 21);
+            end = quick.output.last().copied();
+        }
+    }
+    assert!(fast_again * 10 <= pages, "{fast_again} of {pages} pages took a second round");
+    assert!(floor_again * 2 >= pages, "{floor_again} of {pages} pages took a second round at the floor");
 }
 
 #[test]
@@ -328,7 +353,14 @@ fn groups_are_opened_lazily_and_at_most_a_few_at_once() {
             partitions.push(Partition { keys, page: 2_000 });
         }
     }
-    let setup = Setup { partitions, width: 4, descending: false, concurrency: 8, open_at_once: 2 };
+    let setup = Setup {
+        partitions,
+        width: 4,
+        descending: false,
+        concurrency: 8,
+        open_at_once: 2,
+        sizing: RequestSizing::Floor,
+    };
     let page = run(&setup, None, Some(20), &[0]);
     assert_eq!(page.output, setup.expected()[..20]);
     assert!(page.requests <= 4 * 4, "{} requests", page.requests);
