@@ -16,8 +16,9 @@
 //!   the hash shards (at most 1.2x);
 //! - the same first five pages and first page's time with
 //!   [`RequestSizing::OneRoundTrip`](dynashard::query::RequestSizing::OneRoundTrip), which trades
-//!   read units for one round trip (no targets: the two bounds above cannot both hold for items
-//!   of 500 bytes, see the README).
+//!   read units for one round trip (the 1.5x time bound applies to it; its read units have no
+//!   bound: at 8 items a unit, the 2.0x units bound and one round trip cannot both hold, see the
+//!   README).
 //!
 //! The last line sums it up for scripts: `merged_page: ...`.
 //!

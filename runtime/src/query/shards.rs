@@ -84,8 +84,9 @@ impl<E, F> super::Query<E, F> {
     /// How a merged page sizes its first request to each shard (default
     /// [`RequestSizing::Floor`](super::RequestSizing::Floor), the fewest read units):
     /// [`RequestSizing::OneRoundTrip`](super::RequestSizing::OneRoundTrip) asks each for more,
-    /// so that a page rarely waits on a second round trip. Reads that are not merged (range
-    /// shards, an unsharded partition) ask for what is missing either way.
+    /// so that a page rarely waits on a second round trip, as long as the
+    /// [`concurrency`](Self::concurrency) lets every shard be asked at once. Reads that are not
+    /// merged (range shards, an unsharded partition) ask for what is missing either way.
     ///
     /// ```
     /// # use dynashard::{Entity, Table};

@@ -6,7 +6,8 @@
 //! request asks for its share of the shortfall, then for as many more as fit in the units that
 //! share pays for anyway. Before a partition was read, its share is an even one; after, it is
 //! one and a half times the share of the output it supplied so far, so a skewed shard is asked
-//! for what it holds.
+//! for what it holds. With [`RequestSizing::OneRoundTrip`], a shard that supplied nothing yet is
+//! asked instead for a binomial quantile of the page, so that a second round is rare.
 
 use super::heap::Demand;
 use std::collections::HashMap;
@@ -35,10 +36,10 @@ pub enum RequestSizing {
     /// of 500 bytes over 21 shards: about 1.8 times the read units of an unsharded page).
     #[default]
     Floor,
-    /// Each shard is first asked for as many items as any one of them holds in all but one page
-    /// in twenty, rounded up to whole read units: one round trip, at more read units (the same
-    /// page: about 3 times those of an unsharded page). For pages whose latency matters more
-    /// than their cost.
+    /// Each shard that has supplied nothing yet is asked for as many items as any one of them
+    /// holds in all but one page in twenty, rounded up to whole read units: one round trip, at
+    /// more read units (the same page: about 3 times those of an unsharded page). For pages
+    /// whose latency matters more than their cost.
     OneRoundTrip,
 }
 
@@ -144,8 +145,10 @@ pub(crate) fn limit(
 /// page in twenty.
 const SECOND_ROUND_ODDS: f64 = 0.05;
 
-/// Above this many items wanted, the binomial tail is taken from its normal approximation.
-const EXACT_TAIL_UP_TO: usize = 10_000;
+/// Above this many items expected of a lane, the binomial tail is taken from its normal
+/// approximation, whose skew is then negligible; below, it is summed term by term (at most about
+/// this many terms).
+const EXACT_TAIL_UP_TO: f64 = 10_000.0;
 
 /// The items a lane's first request asks for so that no lane of `competing` (items spread
 /// evenly over them) holds more of the `need` wanted, but one page in twenty: the least `k`
@@ -158,10 +161,11 @@ pub(crate) fn one_round_share(need: usize, competing: usize) -> usize {
     let p = 1.0 / competing as f64;
     let odds = SECOND_ROUND_ODDS / competing as f64;
     let n = need as f64;
-    if need > EXACT_TAIL_UP_TO {
-        // Four standard deviations above the mean: a tail far below `odds` for any lane count
-        // a read holds, at a few percent more items than the mean at this size.
-        let share = n * p + 4.0 * (n * p * (1.0 - p)).sqrt();
+    if n * p > EXACT_TAIL_UP_TO {
+        // `z` standard deviations above the mean, with `P(Z > z) <= exp(-z^2 / 2) = odds`: a
+        // bound on the normal tail, so a little above the exact quantile.
+        let z = (2.0 * (1.0 / odds).ln()).sqrt();
+        let share = n * p + z * (n * p * (1.0 - p)).sqrt();
         return (share.ceil() as usize).min(need);
     }
     // The probability of each count in turn, in logarithms so that the first terms (as small
@@ -242,10 +246,16 @@ mod tests {
         assert_eq!(one_round_share(100, 21), 13);
         assert_eq!(one_round_share(100, 1), 100);
         assert_eq!(one_round_share(0, 21), 0);
+        // Many lanes with few items each: the exact sum, skew and all.
+        for (need, competing, exact) in [(10_001, 10_000, 9), (10_000, 10_000, 9), (100_000, 2_000, 82)] {
+            assert_eq!(one_round_share(need, competing), exact, "{need} over {competing}");
+        }
+        // Many items a lane: the normal bound, a little above the mean plus its spread.
         let wide = one_round_share(1_000_000, 21);
-        assert!((47_619..49_000).contains(&wide), "{wide}");
-        let halves = one_round_share(20_000, 2);
-        assert!((10_100..=10_283).contains(&halves), "{halves}");
+        let (mean, spread) = (1_000_000.0 / 21.0, (1_000_000.0f64 / 21.0 * 20.0 / 21.0).sqrt());
+        assert!(wide as f64 > mean + 3.0 * spread && (wide as f64) < mean + 4.5 * spread, "{wide}");
+        let halves = one_round_share(40_000, 2);
+        assert!((20_200..=20_500).contains(&halves), "{halves}");
     }
 
     #[test]

@@ -136,7 +136,11 @@ impl<T, C: Clone> Merger<T, C> {
             self.unindex(place.lane);
             if let Some(state) = self.lanes.get_mut(&place.lane) {
                 state.pending = Some(limit.unwrap_or(usize::MAX));
-                state.covers = demand.need > 0 && limit.is_none_or(|limit| limit >= demand.need);
+                // Only a lane read before is believed to hold what it was asked for: a first
+                // request as large as the page is a guess, and the other lanes' first requests
+                // go out with it.
+                let believed = demand.supplied.is_some() || demand.competing == 1;
+                state.covers = believed && demand.need > 0 && limit.is_none_or(|limit| limit >= demand.need);
             }
             self.index(place.lane);
             requests.push(Request { lane: place.lane, start, limit });

@@ -98,6 +98,8 @@ struct Run {
     requests: usize,
     items_read: usize,
     max_lanes: usize,
+    /// Requests sent before any answered.
+    first_round: usize,
 }
 
 /// Reads up to `limit` items (all without one) after `end` (the previous page's last item),
@@ -130,7 +132,7 @@ fn run(setup: &Setup, end: Option<Id>, limit: Option<usize>, choices: &[usize]) 
     let mut merger: Merger<Id, At> = Merger::new(descending, setup.groups(), first, starts);
     let sizes = ItemSizes::starting_at(Some(500));
     let mut pending: Vec<(usize, usize, Option<usize>)> = Vec::new();
-    let mut run = Run { output: Vec::new(), requests: 0, items_read: 0, max_lanes: 0 };
+    let mut run = Run { output: Vec::new(), requests: 0, items_read: 0, max_lanes: 0, first_round: 0 };
     let mut choice = choices.iter().cycle();
     loop {
         let remaining = limit.map(|limit| limit - run.output.len());
@@ -145,6 +147,9 @@ fn run(setup: &Setup, end: Option<Id>, limit: Option<usize>, choices: &[usize]) 
             let start = request.start.map_or(0, |At(position)| position);
             pending.push((request.lane, start, request.limit));
             run.requests += 1;
+        }
+        if run.first_round == 0 {
+            run.first_round = run.requests;
         }
         assert_eq!(merger.pending(), pending.len());
         run.max_lanes = run.max_lanes.max(merger.lanes());
@@ -314,6 +319,7 @@ fn one_round_trip_pages_rarely_need_a_second_round() {
         for page in 0..5 {
             let (slow, quick) = (run(&floor, end, Some(100), &[1]), run(&fast, end, Some(100), &[1]));
             assert_eq!(quick.output, expected[page * 100..(page + 1) * 100]);
+            assert_eq!((slow.first_round, quick.first_round), (21, 21), "seed {seed} page {page}");
             assert!(quick.items_read <= 21 * 16 + 16, "seed {seed} page {page}: {} items", quick.items_read);
             pages += 1;
             floor_again += usize::from(slow.requests > 21);
@@ -323,6 +329,20 @@ fn one_round_trip_pages_rarely_need_a_second_round() {
     }
     assert!(fast_again * 10 <= pages, "{fast_again} of {pages} pages took a second round");
     assert!(floor_again * 2 >= pages, "{floor_again} of {pages} pages took a second round at the floor");
+}
+
+#[test]
+fn small_pages_ask_every_shard_at_once() {
+    for lanes in 2..=21 {
+        for page in 1..=40 {
+            for sizing in [RequestSizing::Floor, RequestSizing::OneRoundTrip] {
+                let setup = Setup { sizing, ..merge_of(uniform(lanes, 100, lanes as u64), 32) };
+                let read = run(&setup, None, Some(page), &[0]);
+                assert_eq!(read.output, setup.expected()[..page]);
+                assert_eq!(read.first_round, lanes, "{lanes} lanes, a page of {page}, {sizing:?}");
+            }
+        }
+    }
 }
 
 #[test]
