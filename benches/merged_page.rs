@@ -39,7 +39,7 @@ mod titles;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 use aws_sdk_dynamodb::Client;
 use dynashard::query::{RequestSizing, StatsSnapshot};
-use dynashard::{item_size, Db, Entity, Item, Query, Table};
+use dynashard::{item_size, Db, Entity, Item, Page, Query, Table};
 use futures::TryStreamExt;
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
@@ -81,33 +81,26 @@ struct Album {
 
 /// What the first `count` pages of `size` of `query` cost, page by page.
 async fn pages<F>(db: &Db, query: Query<Album, F>, count: usize, size: usize) -> Vec<StatsSnapshot> {
+    read_pages(db, query, count, size).await.into_iter().map(|page| page.stats).collect()
+}
+
+/// The first `count` pages of `size` of `query`, each full.
+async fn read_pages<F>(db: &Db, query: Query<Album, F>, count: usize, size: usize) -> Vec<Page<Album>> {
     let query = query.page_size(size);
-    let (mut cursor, mut costs) = (None::<String>, Vec::new());
+    let (mut cursor, mut pages) = (None::<String>, Vec::new());
     for _ in 0..count {
         let page = db.page(&query, cursor.as_deref()).await.expect("a page");
         assert_eq!(page.items.len(), size);
-        costs.push(page.stats);
-        cursor = Some(page.cursor.expect("more pages"));
+        cursor = Some(page.cursor.clone().expect("more pages"));
+        pages.push(page);
     }
-    costs
+    pages
 }
 
 /// The hash-sharded title index, each shard asked at once for enough that a page rarely needs a
 /// second round trip.
 fn one_round_trip() -> Query<Album, impl Sized> {
     Album::query_gsi1().request_sizing(RequestSizing::OneRoundTrip)
-}
-
-/// The items of the first `count` pages of `size` of `query`.
-async fn page_items<F>(db: &Db, query: Query<Album, F>, count: usize, size: usize) -> Vec<Vec<Album>> {
-    let query = query.page_size(size);
-    let (mut cursor, mut pages) = (None::<String>, Vec::new());
-    for _ in 0..count {
-        let page = db.page(&query, cursor.as_deref()).await.expect("a page");
-        cursor = page.cursor;
-        pages.push(page.items);
-    }
-    pages
 }
 
 /// The eventually consistent read units a merge of `page` (items of `item_bytes`) over the hash
@@ -222,9 +215,9 @@ fn main() {
     // The least a merged page can read: every shard's items of the page and one more (until then,
     // nothing says its next item falls after the page), at least one read unit a shard.
     let floors: Vec<f64> = runtime
-        .block_on(page_items(&db, Album::query_gsi3(), PAGES, PAGE))
+        .block_on(read_pages(&db, Album::query_gsi3(), PAGES, PAGE))
         .iter()
-        .map(|page| floor_units(page, mean as u64))
+        .map(|page| floor_units(&page.items, mean as u64))
         .collect();
     println!(
         "page  | unsharded: requests, items, units | 21 hash shards            | their floor | 21 range shards"
