@@ -14,7 +14,7 @@
 mod ratio;
 
 use dynashard::shard::reshard::{Backfill, NewLayout};
-use dynashard::shard::DynamicShards;
+use dynashard::shard::ShardMetadata;
 use dynashard::{Db, Entity, Table};
 use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};
@@ -23,7 +23,7 @@ const ITEMS: usize = 20_000;
 const ROUNDS: usize = 5;
 
 #[derive(Table)]
-#[table(name = "BackfillBench", pk = "pk", sk = "sk")]
+#[table(name = "BackfillBench", pk = "pk", sk = "sk", shard_metadata = "BackfillBenchMetadata")]
 #[gsi(name = "ByTitle", pk = "title_pk", sk = "title_sk")]
 #[gsi(name = "ByTitleNext", pk = "next_pk", sk = "next_sk")]
 struct Bench;
@@ -59,11 +59,11 @@ fn main() {
     let mut backfills = vec![Vec::new(); modes.len()];
     for round in 0..ROUNDS {
         for (mode, (name, options)) in modes.iter().enumerate() {
-            let metadata = DynamicShards::new(format!("BackfillBenchMetadata{round}{name}"))
+            let metadata = ShardMetadata::new(format!("BackfillBenchMetadata{round}{name}"))
                 .cache_for(Duration::from_millis(10));
             let db = Db::new(connection.client().clone())
                 .with_table_name::<Bench>(format!("BackfillBench{round}{name}-{}", std::process::id()))
-                .with_dynamic_shards(metadata);
+                .with_shard_metadata(metadata);
             runtime.block_on(async {
                 db.create_table::<Bench>().await.expect("create table");
                 db.create_shard_metadata_table().await.expect("create metadata table");

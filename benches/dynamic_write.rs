@@ -11,7 +11,7 @@
 #[allow(dead_code)] // the rate report is not used here
 mod ratio;
 
-use dynashard::shard::DynamicShards;
+use dynashard::shard::ShardMetadata;
 use dynashard::{Db, Entity, Table};
 use futures::stream::{self, StreamExt};
 use serde::{Deserialize, Serialize};
@@ -81,8 +81,8 @@ async fn put_all<E: Entity>(db: &Db, items: &[E]) {
 fn main() {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime");
     let connection = runtime.block_on(dynashard::local::connect()).expect("DynamoDB Local");
-    let shards = DynamicShards::new("DynamicWriteBenchMetadata").cache_for(Duration::from_secs(3_600));
-    let db = Db::new(connection.client().clone()).with_dynamic_shards(shards);
+    let shards = ShardMetadata::new("DynamicWriteBenchMetadata").cache_for(Duration::from_secs(3_600));
+    let db = Db::new(connection.client().clone()).with_shard_metadata(shards);
     runtime.block_on(async {
         db.create_table::<Bench>().await.expect("create table");
         db.create_shard_metadata_table().await.expect("create metadata table");

@@ -28,7 +28,7 @@
 use aws_sdk_dynamodb::config::retry::RetryConfig;
 use dynashard::emulator::{Emulator, PartitionLimits, TableLimit};
 use dynashard::query::FromItem;
-use dynashard::shard::DynamicShards;
+use dynashard::shard::ShardMetadata;
 use dynashard::{Db, Entity, Error, Query, RetryPolicy, Table};
 use futures::TryStreamExt;
 use serde::{Deserialize, Serialize};
@@ -237,7 +237,7 @@ fn main() {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime");
     let connection = runtime.block_on(dynashard::local::connect()).expect("DynamoDB Local");
     // Reads back past the emulator, so that they are not throttled.
-    let direct = Db::new(connection.client().clone()).with_dynamic_shards(DynamicShards::new(METADATA));
+    let direct = Db::new(connection.client().clone()).with_shard_metadata(ShardMetadata::new(METADATA));
     runtime.block_on(async {
         direct.create_table::<Bench>().await.expect("create table");
         direct.create_shard_metadata_table().await.expect("metadata table");
@@ -249,11 +249,11 @@ fn main() {
     let client = aws_sdk_dynamodb::Client::from_conf(
         client.config().to_builder().retry_config(RetryConfig::disabled()).build(),
     );
-    let shards = DynamicShards::new(METADATA)
+    let shards = ShardMetadata::new(METADATA)
         .cooldown(Duration::from_millis(1_500))
         .backoff(Duration::from_millis(100))
         .cache_for(Duration::from_millis(250));
-    let db = Db::new(client).with_dynamic_shards(shards).with_retry_policy(RetryPolicy::new(
+    let db = Db::new(client).with_shard_metadata(shards).with_retry_policy(RetryPolicy::new(
         8,
         Duration::from_millis(10),
         Duration::from_millis(200),

@@ -24,7 +24,7 @@
 
 use dynashard::emulator::{Emulator, PartitionLimits};
 use dynashard::shard::reshard::{Backfill, NewLayout};
-use dynashard::shard::{DynamicShards, ShardState};
+use dynashard::shard::{ShardMetadata, ShardState};
 use dynashard::{Db, Entity, RetryPolicy, Table};
 use futures::TryStreamExt;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -33,7 +33,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 #[derive(Table)]
-#[table(name = "AuditLog", pk = "pk", sk = "sk")]
+#[table(name = "AuditLog", pk = "pk", sk = "sk", shard_metadata = "AuditShardMetadata")]
 #[gsi(name = "ByFile", pk = "file_pk", sk = "file_sk")]
 #[gsi(name = "Feed", pk = "feed_pk", sk = "feed_sk")]
 #[gsi(name = "FeedNext", pk = "feed_next_pk", sk = "feed_next_sk")]
@@ -66,8 +66,8 @@ const SCALE: f64 = 0.04;
 /// 2019-07-11T15:28:32Z, the seed's last change of the hot file's count.
 const START: u64 = 1_562_858_912_000;
 
-fn metadata() -> DynamicShards {
-    DynamicShards::new("AuditShardMetadata")
+fn metadata() -> ShardMetadata {
+    ShardMetadata::new("AuditShardMetadata")
         .cooldown(Duration::from_millis(400))
         .backoff(Duration::from_millis(50))
         .cache_for(Duration::from_millis(100))
@@ -76,7 +76,7 @@ fn metadata() -> DynamicShards {
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let connection = dynashard::local::connect().await?;
-    let db = Db::new(connection.client().clone()).with_dynamic_shards(metadata());
+    let db = Db::new(connection.client().clone()).with_shard_metadata(metadata());
     db.create_table::<AuditLog>().await?;
     db.create_shard_metadata_table().await?;
 
@@ -90,7 +90,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // The hot file: 32 writers offering 160 accesses a second, through the emulator.
     let emulator = Emulator::start(connection.url(), PartitionLimits::dynamodb().scaled(SCALE))?;
     let limited = Db::new(dynashard::client_for_endpoint(emulator.endpoint()))
-        .with_dynamic_shards(metadata())
+        .with_shard_metadata(metadata())
         .with_retry_policy(RetryPolicy::new(50, Duration::from_millis(5), Duration::from_millis(100)));
     let limit = PartitionLimits::dynamodb().scaled(SCALE).partition_write_units();
     println!(

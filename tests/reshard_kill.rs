@@ -6,7 +6,7 @@
 //! environment variable). Runs without the libtest harness, so it prints its own summary line.
 
 use dynashard::shard::reshard::{Backfill, NewLayout, Phase};
-use dynashard::shard::{hash_shard, DynamicShards};
+use dynashard::shard::{hash_shard, ShardMetadata};
 use dynashard::{Db, Entity, Table};
 use futures::TryStreamExt;
 use serde::{Deserialize, Serialize};
@@ -18,7 +18,7 @@ const METADATA: &str = "ReshardKillMetadata";
 const ITEMS: usize = 3_000;
 
 #[derive(Table)]
-#[table(name = "ReshardKillTests", pk = "pk", sk = "sk")]
+#[table(name = "ReshardKillTests", pk = "pk", sk = "sk", shard_metadata = "ReshardKillMetadata")]
 #[gsi(name = "ByTitle", pk = "title_pk", sk = "title_sk")]
 #[gsi(name = "ByTitleNext", pk = "next_pk", sk = "next_sk")]
 struct Catalogue;
@@ -34,7 +34,7 @@ struct Record {
 
 fn db(endpoint: &str) -> Db {
     Db::new(dynashard::client_for_endpoint(endpoint))
-        .with_dynamic_shards(DynamicShards::new(METADATA).cache_for(Duration::from_millis(50)))
+        .with_shard_metadata(ShardMetadata::new(METADATA).cache_for(Duration::from_millis(50)))
 }
 
 fn main() {

@@ -5,7 +5,7 @@ use crate::entity::Entity;
 use crate::table::Table;
 use aws_sdk_dynamodb::Client;
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// The entry point for reads and writes: wraps an `aws_sdk_dynamodb::Client`.
 ///
@@ -17,7 +17,10 @@ pub struct Db {
     table_names: Arc<HashMap<&'static str, String>>,
     cursor_key: Option<Arc<[u8]>>,
     retry_policy: RetryPolicy,
-    pub(crate) dynamic: Option<Arc<crate::shard::DynamicShards>>,
+    /// The shard metadata it was given, for every table it writes.
+    pub(crate) metadata: Option<Arc<crate::shard::ShardMetadata>>,
+    /// The shard metadata tables declared by the tables it wrote, by name, shared by its clones.
+    pub(crate) declared_metadata: Arc<Mutex<HashMap<&'static str, Arc<crate::shard::ShardMetadata>>>>,
     /// The item sizes its limited reads have seen, shared by its clones.
     pub(crate) item_sizes: Arc<crate::query::SizeMemory>,
 }
@@ -30,7 +33,8 @@ impl Db {
             table_names: Arc::default(),
             cursor_key: None,
             retry_policy: RetryPolicy::DEFAULT,
-            dynamic: None,
+            metadata: None,
+            declared_metadata: Arc::default(),
             item_sizes: Arc::default(),
         }
     }

@@ -164,7 +164,7 @@ pub enum Error {
 
     /// The shard metadata table does not exist.
     #[error(
-        "the shard metadata table `{table}` does not exist: create it with `Db::create_shard_metadata_table`"
+        "the shard metadata table `{table}` does not exist: create it with `Db::create_table` (of a table declaring it) or `Db::create_shard_metadata_table`"
     )]
     ShardMetadataMissing {
         /// The table's name.
@@ -191,9 +191,26 @@ pub enum Error {
         max: u32,
     },
 
-    /// The entity has a dynamic-sharded index, and the `Db` has no dynamic shard configuration.
-    #[error("dynamic shards need a metadata table: configure one with `Db::with_dynamic_shards`")]
-    DynamicShardsNotConfigured,
+    /// The entity has a dynamic-sharded index, and neither its table declares a shard metadata
+    /// table nor the `Db` was given one.
+    #[error("dynamic shards need a metadata table: declare one with `#[table(shard_metadata = \"...\")]` or configure one with `Db::with_shard_metadata`")]
+    ShardMetadataNotConfigured,
+
+    /// A resharding of a table that declares no shard metadata table: a process writing the
+    /// table could not know of the resharding, and would skip its dual writes.
+    #[error("resharding `{table}` needs its shard metadata table declared with it (`#[table(shard_metadata = \"...\")]`), so that every process writing it fills the new layout")]
+    ShardMetadataUndeclared {
+        /// The table's declared name.
+        table: &'static str,
+    },
+
+    /// A write of an entity whose index may be under resharding was built before the
+    /// resharding's state was read (in a transaction, call `Db::resolve_shards` first).
+    #[error("the resharding state of index `{index}` is not known here: write the entity with `Db::put` or `Db::batch_put`, or call `Db::resolve_shards` first")]
+    ReshardingUnresolved {
+        /// The index.
+        index: &'static str,
+    },
 
     /// An item of a dynamic-sharded index was built without its shard count at hand (outside a
     /// put or batch write, or in a transaction before the count was read).

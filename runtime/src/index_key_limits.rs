@@ -104,6 +104,7 @@ mod tests {
             sort_key: &[KeyAttribute { name: "title_sk", kind: ScalarKind::String }],
         }],
         billing: Billing::PayPerRequest,
+        shard_metadata: None,
     };
 
     fn item(pairs: &[(&str, &str)]) -> Item {

@@ -42,6 +42,9 @@ pub struct TableDefinition {
     pub indexes: &'static [IndexDefinition],
     /// How the table is billed.
     pub billing: Billing,
+    /// The shard metadata table that every `Db` writing this table consults for resharding
+    /// phases and dynamic shard counts (`#[table(shard_metadata = "...")]`), if declared.
+    pub shard_metadata: Option<&'static str>,
 }
 
 /// A global secondary index.

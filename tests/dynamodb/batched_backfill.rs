@@ -9,7 +9,7 @@ use aws_sdk_dynamodb::types::{
     ScalarAttributeType,
 };
 use dynashard::shard::reshard::{Backfill, NewLayout, Phase, ReshardState};
-use dynashard::shard::DynamicShards;
+use dynashard::shard::ShardMetadata;
 use dynashard::{Db, Entity, Error, Table, Unprocessed};
 use futures::TryStreamExt;
 use serde::{Deserialize, Serialize};
@@ -20,7 +20,7 @@ use std::time::Duration;
 const METADATA: &str = "BatchedBackfillMetadata";
 
 #[derive(Table)]
-#[table(name = "BatchedBackfillTests", pk = "pk", sk = "sk")]
+#[table(name = "BatchedBackfillTests", pk = "pk", sk = "sk", shard_metadata = "BatchedBackfillMetadata")]
 #[gsi(name = "ByFeed", pk = "feed_pk", sk = "feed_sk")]
 #[gsi(name = "ByFeedNext", pk = "next_pk", sk = "next_sk")]
 struct Logs;
@@ -50,7 +50,7 @@ async fn setup(table: &str) -> Db {
     let db = db()
         .await
         .with_table_name::<Logs>(table)
-        .with_dynamic_shards(DynamicShards::new(METADATA).cache_for(Duration::from_millis(100)));
+        .with_shard_metadata(ShardMetadata::new(METADATA).cache_for(Duration::from_millis(100)));
     db.create_table::<Logs>().await.unwrap();
     db.create_shard_metadata_table().await.unwrap();
     db
@@ -234,7 +234,7 @@ async fn an_interrupted_batched_backfill_is_finished_conditionally_and_unfrozen(
 #[tokio::test]
 async fn a_batched_backfill_reads_whole_items_from_the_table_whatever_the_index_projects() {
     let table = unique("BatchedKeysOnly");
-    let db = db().await.with_table_name::<Logs>(&table).with_dynamic_shards(DynamicShards::new(METADATA));
+    let db = db().await.with_table_name::<Logs>(&table).with_shard_metadata(ShardMetadata::new(METADATA));
     db.create_shard_metadata_table().await.unwrap();
     let string = |name: &str| {
         AttributeDefinition::builder()

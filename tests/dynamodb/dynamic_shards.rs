@@ -4,7 +4,7 @@
 use crate::{db, unique};
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynashard::faults::FaultInjector;
-use dynashard::shard::DynamicShards;
+use dynashard::shard::ShardMetadata;
 use dynashard::{Db, Entity, Error, RetryPolicy, Table};
 use futures::TryStreamExt;
 use serde::{Deserialize, Serialize};
@@ -30,15 +30,15 @@ struct FileAccess {
     user: String,
 }
 
-fn shards() -> DynamicShards {
-    DynamicShards::new(METADATA)
+fn shards() -> ShardMetadata {
+    ShardMetadata::new(METADATA)
         .cooldown(COOLDOWN)
         .backoff(Duration::from_millis(30))
         .cache_for(Duration::from_millis(50))
 }
 
 async fn plain_db() -> Db {
-    let db = db().await.with_dynamic_shards(shards());
+    let db = db().await.with_shard_metadata(shards());
     db.create_table::<Audit>().await.unwrap();
     db.create_shard_metadata_table().await.unwrap();
     db
@@ -76,7 +76,7 @@ async fn throttled_writers_grow_the_count_once_per_cooldown_and_lose_nothing() {
     let endpoint = dynashard::local::shared_endpoint().await.unwrap();
     let db = Db::new(faults.client_for_endpoint(&endpoint))
         .with_retry_policy(RetryPolicy::new(60, Duration::from_millis(1), Duration::from_millis(20)))
-        .with_dynamic_shards(shards());
+        .with_shard_metadata(shards());
     let path = unique("/shared/firetvGen2.txt");
 
     let writers = (0..32u64).map(|writer| {
@@ -163,8 +163,8 @@ async fn bad_configuration_and_bad_counts_are_typed_errors() {
     let item = access(&path, 1);
 
     let unconfigured = crate::db().await;
-    assert!(matches!(unconfigured.put(&item).await, Err(Error::DynamicShardsNotConfigured)));
-    let missing = crate::db().await.with_dynamic_shards(DynamicShards::new("NoSuchShardMetadata"));
+    assert!(matches!(unconfigured.put(&item).await, Err(Error::ShardMetadataNotConfigured)));
+    let missing = crate::db().await.with_shard_metadata(ShardMetadata::new("NoSuchShardMetadata"));
     let error = missing.put(&item).await.unwrap_err();
     assert!(
         matches!(&error, Error::ShardMetadataMissing { table } if table == "NoSuchShardMetadata"),

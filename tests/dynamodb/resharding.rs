@@ -4,7 +4,7 @@
 use crate::{db, unique};
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynashard::shard::reshard::{Backfill, NewLayout, Phase};
-use dynashard::shard::{Boundaries, DynamicShards, Normalization};
+use dynashard::shard::{Boundaries, Normalization, ShardMetadata};
 use dynashard::{Db, Entity, Error, Table};
 use futures::TryStreamExt;
 use serde::{Deserialize, Serialize};
@@ -16,7 +16,7 @@ use std::time::Duration;
 const METADATA: &str = "ReshardMetadataTests";
 
 #[derive(Table)]
-#[table(name = "ReshardTests", pk = "pk", sk = "sk")]
+#[table(name = "ReshardTests", pk = "pk", sk = "sk", shard_metadata = "ReshardMetadataTests")]
 #[gsi(name = "ByTitle", pk = "title_pk", sk = "title_sk")]
 #[gsi(name = "ByTitleNext", pk = "next_pk", sk = "next_sk")]
 #[gsi(name = "ByName", pk = "name_pk", sk = "name_sk")]
@@ -42,7 +42,7 @@ fn record(shelf: &str, n: usize) -> Record {
 
 async fn setup() -> Db {
     let db =
-        db().await.with_dynamic_shards(DynamicShards::new(METADATA).cache_for(Duration::from_millis(200)));
+        db().await.with_shard_metadata(ShardMetadata::new(METADATA).cache_for(Duration::from_millis(200)));
     db.create_table::<Catalogue>().await.unwrap();
     db.create_shard_metadata_table().await.unwrap();
     db

@@ -6,7 +6,7 @@
 use crate::{db, unique};
 use dynashard::faults::FaultInjector;
 use dynashard::shard::reshard::{Backfill, NewLayout};
-use dynashard::shard::DynamicShards;
+use dynashard::shard::ShardMetadata;
 use dynashard::{Db, Entity, Error, RetryPolicy, Table};
 use futures::TryStreamExt;
 use serde::{Deserialize, Serialize};
@@ -16,7 +16,7 @@ const METADATA: &str = "ReshardWritesMetadata";
 const CACHE: Duration = Duration::from_millis(100);
 
 #[derive(Table)]
-#[table(name = "ReshardWritesTests", pk = "pk", sk = "sk")]
+#[table(name = "ReshardWritesTests", pk = "pk", sk = "sk", shard_metadata = "ReshardWritesMetadata")]
 #[gsi(name = "ByShelf", pk = "shelf_pk", sk = "shelf_sk")]
 #[gsi(name = "ByShelfNext", pk = "next_pk", sk = "next_sk")]
 struct Library;
@@ -35,7 +35,7 @@ async fn process(table: &str) -> Db {
     let db = db()
         .await
         .with_table_name::<Library>(table)
-        .with_dynamic_shards(DynamicShards::new(METADATA).cache_for(CACHE));
+        .with_shard_metadata(ShardMetadata::new(METADATA).cache_for(CACHE));
     db.create_table::<Library>().await.unwrap();
     db.create_shard_metadata_table().await.unwrap();
     db
@@ -98,7 +98,7 @@ async fn a_batch_write_retrying_across_a_resharding_step_stops_with_its_writes()
     let endpoint = dynashard::local::shared_endpoint().await.unwrap();
     let writer = Db::new(faults.client_for_endpoint(&endpoint))
         .with_table_name::<Library>(&table)
-        .with_dynamic_shards(DynamicShards::new(METADATA).cache_for(CACHE))
+        .with_shard_metadata(ShardMetadata::new(METADATA).cache_for(CACHE))
         .with_retry_policy(RetryPolicy::new(40, Duration::from_millis(50), Duration::from_millis(50)));
     let book = Book { isbn: unique("isbn"), shelf: unique("shelf") };
     let retrying = tokio::spawn(async move { writer.batch_put(std::slice::from_ref(&book)).await });
@@ -114,4 +114,50 @@ async fn a_batch_write_retrying_across_a_resharding_step_stops_with_its_writes()
         _ => panic!("a batch stopped by the resharding: {stopped:?}"),
     }
     assert!(faults.stats().total().attempts < 40, "it stopped before its retries ran out");
+}
+
+#[tokio::test]
+async fn a_process_given_no_shard_metadata_still_dual_writes() {
+    let table = unique("ReshardUnconfigured");
+    let operator = process(&table).await;
+    // Another process, told nothing of shard metadata: the table declares where it lives.
+    let writer = db().await.with_table_name::<Library>(&table);
+    assert!(matches!(writer.shard_metadata(), Err(Error::ShardMetadataNotConfigured)));
+    operator.start_resharding::<Book>("ByShelf", "ByShelfNext", NewLayout::hash(8)).await.unwrap();
+    operator.backfill::<Book>("ByShelf", Backfill::default()).await.unwrap();
+
+    // Written after the backfill: only the writer's own dual write places it in the new layout.
+    let book = Book { isbn: unique("isbn"), shelf: unique("shelf") };
+    writer.put(&book).await.unwrap();
+    operator.cut_over::<Book>("ByShelf").await.unwrap();
+    tokio::time::sleep(CACHE * 2).await;
+    assert_eq!(shelf(&operator, &book.shelf).await, [book], "readable from the new layout");
+}
+
+#[derive(Table)]
+#[table(name = "ReshardUndeclaredTests", pk = "pk", sk = "sk")]
+#[gsi(name = "ByShelf", pk = "shelf_pk", sk = "shelf_sk")]
+#[gsi(name = "ByShelfNext", pk = "next_pk", sk = "next_sk")]
+struct Undeclared;
+
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+#[entity(table = Undeclared, pk = "book#{isbn}", sk = "book")]
+#[gsi(ByShelf, pk = "shelf#{shelf}", sk = "{isbn}")]
+#[shard(ByShelf, hash = 4, by = isbn)]
+struct LooseBook {
+    isbn: String,
+    shelf: String,
+}
+
+#[tokio::test]
+async fn a_table_declaring_no_shard_metadata_cannot_be_resharded() {
+    // Even through a `Db` given shard metadata: another process writing the table could not know.
+    let db = db().await.with_shard_metadata(ShardMetadata::new(METADATA));
+    let refused = db.start_resharding::<LooseBook>("ByShelf", "ByShelfNext", NewLayout::hash(8)).await;
+    assert!(
+        matches!(refused, Err(Error::ShardMetadataUndeclared { table: "ReshardUndeclaredTests" })),
+        "{refused:?}"
+    );
+    let unknown = db.resharding::<LooseBook>("ByShelf").await;
+    assert!(matches!(unknown, Err(Error::ShardMetadataUndeclared { .. })), "{unknown:?}");
 }

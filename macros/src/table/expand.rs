@@ -35,7 +35,12 @@ pub fn expand(model: &TableModel) -> TokenStream {
         }
         None => quote!(::dynashard::Billing::PayPerRequest),
     };
+    let shard_metadata = match &model.shard_metadata {
+        Some(name) => quote!(::dynashard::__private::Some(#name)),
+        None => quote!(::dynashard::__private::None),
+    };
     quote! {
+        #[automatically_derived]
         impl ::dynashard::Table for #ident {
             const DEFINITION: ::dynashard::TableDefinition = ::dynashard::TableDefinition {
                 name: #name,
@@ -44,6 +49,7 @@ pub fn expand(model: &TableModel) -> TokenStream {
                 type_attribute: #type_attribute,
                 indexes: &[#(#indexes),*],
                 billing: #billing,
+                shard_metadata: #shard_metadata,
             };
         }
     }

@@ -30,9 +30,12 @@ pub struct TableModel {
     pub type_attribute: String,
     pub indexes: Vec<IndexModel>,
     pub capacity: Option<Capacity>,
+    /// The shard metadata table every `Db` writing this table consults.
+    pub shard_metadata: Option<String>,
 }
 
-const TABLE_KEYS: &[&str] = &["name", "pk", "sk", "type_attribute", "read_capacity", "write_capacity"];
+const TABLE_KEYS: &[&str] =
+    &["name", "pk", "sk", "type_attribute", "read_capacity", "write_capacity", "shard_metadata"];
 const GSI_KEYS: &[&str] = &["name", "pk", "sk"];
 
 #[derive(Default)]
@@ -43,6 +46,7 @@ struct TableArgs {
     type_attribute: Option<LitStr>,
     read: Option<LitInt>,
     write: Option<LitInt>,
+    shard_metadata: Option<LitStr>,
     /// The first `#[table(...)]` attribute, where a missing `pk` is reported.
     attr: Option<Attribute>,
     /// An attribute failed to parse; its error is reported, so missing keys are not.
@@ -131,6 +135,13 @@ impl TableModel {
                 None
             }
         };
+        let shard_metadata =
+            args.shard_metadata.as_ref().map(|literal| checked_name(literal, 3, &mut errors));
+        if shard_metadata.as_ref() == Some(&name) {
+            if let Some(literal) = &args.shard_metadata {
+                errors.push(literal.span(), "the shard metadata table must be another table than this one");
+            }
+        }
         errors.finish(TableModel {
             ident: input.ident.clone(),
             name,
@@ -139,6 +150,7 @@ impl TableModel {
             type_attribute,
             indexes,
             capacity,
+            shard_metadata,
         })
     }
 }
@@ -163,6 +175,9 @@ fn parse_table_attr(attr: &syn::Attribute, args: &mut TableArgs, errors: &mut Er
         } else if meta.path.is_ident("write_capacity") {
             let value = value(&meta, "a number of capacity units", "write_capacity = 5")?.parse()?;
             set_once(errors, &meta, &mut args.write, value);
+        } else if meta.path.is_ident("shard_metadata") {
+            let value = value(&meta, "a table name", "shard_metadata = \"ShardMetadata\"")?.parse()?;
+            set_once(errors, &meta, &mut args.shard_metadata, value);
         } else {
             unknown_key(errors, &meta, "table", TABLE_KEYS)?;
         }

@@ -6,7 +6,7 @@ use crate::db::Db;
 use crate::entity::{Entity, Key};
 use crate::error::{Error, Result};
 use crate::item::{key_item, table_of, to_item, to_item_with};
-use crate::shard::reshard::MigrationGuard;
+use crate::shard::reshard::ReshardGuard;
 use crate::shard::CachedShards;
 use aws_sdk_dynamodb::types::{DeleteRequest, PutRequest, WriteRequest};
 use futures::future::BoxFuture;
@@ -147,15 +147,17 @@ impl<'a, E: Entity> BatchWrite<'a, E> {
         let count = self.puts.len() + self.deletes.len();
         let mut keys = HashSet::with_capacity(count);
         let mut requests = Vec::with_capacity(count);
+        let metadata =
+            if E::DYNAMIC_SHARDS { self.db.metadata_of(crate::item::table_of::<E>()) } else { None };
         let chooser =
-            self.db.dynamic.as_deref().map(|shards| CachedShards { shards, table: self.db.table_of::<E>() });
+            metadata.as_deref().map(|shards| CachedShards { shards, table: self.db.table_of::<E>() });
         for entity in &self.puts {
             let item = match &chooser {
-                Some(chooser) if E::DYNAMIC_SHARDS => to_item_with(*entity, chooser)?,
-                _ => to_item(*entity)?,
+                Some(chooser) => to_item_with(*entity, chooser)?,
+                None => to_item(*entity)?,
             };
             let mut item = item;
-            if crate::ops::reshardable::<E>(self.db) {
+            if crate::ops::reshardable::<E>() {
                 self.db.mirror_item::<E>(&mut item)?;
             }
             if let Some(key) = keys.replace(entity.primary_key()?) {
@@ -183,8 +185,8 @@ impl<'a, E: Entity> BatchWrite<'a, E> {
     }
 
     async fn execute(self) -> Result<()> {
-        if crate::ops::reshardable::<E>(self.db) {
-            self.db.resolve_migrations::<E>().await?;
+        if crate::ops::reshardable::<E>() {
+            self.db.resolve_reshards::<E>().await?;
         }
         if E::DYNAMIC_SHARDS {
             // Every put picks its shard from the counts read here; retries keep their shard.
@@ -193,13 +195,11 @@ impl<'a, E: Entity> BatchWrite<'a, E> {
             }
         }
         let chunks = self.requests()?;
-        if let Some(index) =
-            crate::ops::reshardable::<E>(self.db).then(|| self.db.frozen_index::<E>()).flatten()
-        {
+        if let Some(index) = crate::ops::reshardable::<E>().then(|| self.db.frozen_index::<E>()).flatten() {
             return self.create_each(index, chunks.into_iter().flatten().collect()).await;
         }
-        let migrations = MigrationGuard::of::<E>(self.db);
-        let sender = Sender { db: self.db, retry: self.retry, migrations: migrations.as_ref() };
+        let reshards = ReshardGuard::of::<E>(self.db);
+        let sender = Sender { db: self.db, retry: self.retry, reshards: reshards.as_ref() };
         send_requests(&sender, self.db.table_of::<E>(), chunks, self.concurrency).await
     }
 
@@ -288,7 +288,7 @@ pub(crate) struct Sender<'a> {
     pub db: &'a Db,
     pub retry: RetryPolicy,
     /// The reshardings the writes were built for: a retry is sent only while they hold.
-    pub migrations: Option<&'a MigrationGuard>,
+    pub reshards: Option<&'a ReshardGuard>,
 }
 
 impl Sender<'_> {
@@ -318,7 +318,7 @@ impl Sender<'_> {
 
     /// Checks the reshardings again before a retry (`None`: there are none to check).
     async fn retry_allowed(&self) -> Option<Result<()>> {
-        Some(self.migrations?.check(self.db).await)
+        Some(self.reshards?.check(self.db).await)
     }
 
     /// One `BatchWriteItem` request; returns the writes DynamoDB left unprocessed.

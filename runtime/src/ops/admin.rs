@@ -15,11 +15,16 @@ use std::time::{Duration, Instant};
 const ACTIVE_TIMEOUT: Duration = Duration::from_secs(300);
 
 impl Db {
-    /// Creates table `T` unless it exists, then waits until it and its indexes are active.
+    /// Creates table `T` unless it exists, then waits until it and its indexes are active; the
+    /// same for the shard metadata table it declares (or the one this `Db` was given).
     ///
     /// Idempotent: safe to call from several tests or processes at once.
     pub async fn create_table<T: Table>(&self) -> Result<()> {
-        self.create_table_named(self.table_name::<T>(), &T::DEFINITION).await
+        self.create_table_named(self.table_name::<T>(), &T::DEFINITION).await?;
+        if T::DEFINITION.shard_metadata.is_some() {
+            self.create_metadata_table_of(&T::DEFINITION).await?;
+        }
+        Ok(())
     }
 
     /// Creates the table `definition` describes, named `name`, unless it exists; then waits

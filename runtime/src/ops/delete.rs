@@ -45,7 +45,7 @@ impl<'a, E: Entity> Delete<'a, E> {
 
     /// The request parts: key and condition (versions, the caller's condition).
     pub(crate) fn request(self) -> Result<WriteRequest<DeleteAction>> {
-        if super::reshardable::<E>(self.db) {
+        if super::reshardable::<E>() {
             self.db.refuse_if_frozen::<E>()?;
         }
         let action = DeleteAction { key: key_item(table_of::<E>(), self.key.primary()) };
@@ -55,8 +55,8 @@ impl<'a, E: Entity> Delete<'a, E> {
 
     async fn execute(self) -> Result<Option<E>> {
         let db = self.db;
-        if super::reshardable::<E>(db) {
-            db.resolve_migrations::<E>().await?;
+        if super::reshardable::<E>() {
+            db.resolve_reshards::<E>().await?;
         }
         let request = self.request()?;
         let explain = request.explain;

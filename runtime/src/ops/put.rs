@@ -6,7 +6,7 @@ use crate::db::Db;
 use crate::entity::Entity;
 use crate::error::{Error, Result};
 use crate::expression::{Condition, Placeholders};
-use crate::item::{to_item, to_item_with};
+use crate::item::{table_of, to_item, to_item_with};
 use crate::shard::dynamic::growth;
 use crate::shard::CachedShards;
 use aws_sdk_dynamodb::operation::put_item::PutItemError;
@@ -68,13 +68,14 @@ impl<'a, E: Entity> Put<'a, E> {
     /// While a batched backfill holds existing items of `E` frozen, the put must create.
     pub(crate) fn request(&self) -> Result<(WriteRequest<PutAction>, u64)> {
         let key = self.entity.primary_key()?;
-        let mut item = match self.db.dynamic.as_deref() {
-            Some(shards) if E::DYNAMIC_SHARDS => {
+        let metadata = if E::DYNAMIC_SHARDS { self.db.metadata_of(table_of::<E>()) } else { None };
+        let mut item = match metadata.as_deref() {
+            Some(shards) => {
                 to_item_with(self.entity, &CachedShards { shards, table: self.db.table_of::<E>() })?
             }
-            _ => to_item(self.entity)?,
+            None => to_item(self.entity)?,
         };
-        if reshardable::<E>(self.db) {
+        if reshardable::<E>() {
             self.db.mirror_item::<E>(&mut item)?;
         }
         let mut stored_version = 0;
@@ -83,7 +84,7 @@ impl<'a, E: Entity> Put<'a, E> {
             item.insert(attribute.to_owned(), next_version(version));
         }
         let action = PutAction { item };
-        let frozen = reshardable::<E>(self.db).then(|| self.db.frozen_index::<E>()).flatten();
+        let frozen = reshardable::<E>().then(|| self.db.frozen_index::<E>()).flatten();
         let guards = Guards { frozen, ..self.guards };
         let request = WriteRequest::new::<E>(
             self.db,
@@ -99,11 +100,11 @@ impl<'a, E: Entity> Put<'a, E> {
     /// Sends the put; returns the version now stored (`0` for unversioned entities).
     ///
     /// With dynamic-sharded indexes: reads their counts first, and when the put is throttled by
-    /// a hot partition of one of them, raises its count (see [`crate::shard::DynamicShards`]);
+    /// a hot partition of one of them, raises its count (see [`crate::shard::ShardMetadata`]);
     /// then retries on the new shard space, up to the `Db`'s retry policy.
     async fn execute(self) -> Result<u64> {
-        if reshardable::<E>(self.db) {
-            self.db.resolve_migrations::<E>().await?;
+        if reshardable::<E>() {
+            self.db.resolve_reshards::<E>().await?;
         }
         if !E::DYNAMIC_SHARDS {
             return self.send().await;
@@ -111,20 +112,20 @@ impl<'a, E: Entity> Put<'a, E> {
         let policy = self.db.retry_policy();
         let mut attempt = 0;
         loop {
-            if reshardable::<E>(self.db) {
+            if reshardable::<E>() {
                 // A retry is built again: for the reshardings as they are now.
-                self.db.resolve_migrations::<E>().await?;
+                self.db.resolve_reshards::<E>().await?;
             }
             let targets = self.db.resolve_dynamic(self.entity).await?;
             match self.send().await {
                 Err(error) if error.is_throttled() && attempt + 1 < policy.max_attempts.max(1) => {
                     let table = self.db.table_of::<E>();
-                    let shards = self.db.dynamic_shards()?;
+                    let shards = self.db.require_metadata(table_of::<E>())?;
                     shards.note_caps(&error);
                     growth::warn_unrelieved(&error, table);
                     for target in growth::targets_to_grow(&error, table, &targets) {
                         if !shards.capped(table, target.index) {
-                            self.db.grow_after_throttle(&target.key, target.max).await?;
+                            self.db.grow_after_throttle(&shards, &target.key, target.max).await?;
                         }
                     }
                     tokio::time::sleep(policy.backoff(attempt)).await;
@@ -162,10 +163,11 @@ impl<'a, E: Entity> Put<'a, E> {
     }
 }
 
-/// Whether writes of `E` through `db` may have to fill a resharding's target layout: the `Db`
-/// keeps shard metadata and `E` has hash- or range-sharded mappings.
-pub(crate) fn reshardable<E: Entity>(db: &Db) -> bool {
-    db.dynamic.is_some() && !E::shard_mappings().is_empty()
+/// Whether writes of `E` may have to fill a resharding's target layout: its table declares shard
+/// metadata (only such a table can be resharded, so that every `Db` writing it knows where to
+/// look) and `E` has hash- or range-sharded mappings.
+pub(crate) fn reshardable<E: Entity>() -> bool {
+    table_of::<E>().shard_metadata.is_some() && !E::shard_mappings().is_empty()
 }
 
 impl<'a, E: Entity> IntoFuture for Put<'a, E> {

@@ -167,7 +167,7 @@ impl<'a, E: Entity> Update<'a, E> {
     /// The request parts: key, update expression (with index-key maintenance and the version
     /// increment) and condition (the must-exist guard, versions, the caller's condition).
     pub(crate) fn request(mut self) -> Result<WriteRequest<UpdateAction>> {
-        if super::reshardable::<E>(self.db) {
+        if super::reshardable::<E>() {
             self.db.refuse_if_frozen::<E>()?;
         }
         let mut placeholders = Placeholders::default();
@@ -179,9 +179,9 @@ impl<'a, E: Entity> Update<'a, E> {
 
     async fn execute(self) -> Result<E> {
         let db = self.db;
-        let reshardable = super::reshardable::<E>(db);
+        let reshardable = super::reshardable::<E>();
         if reshardable {
-            db.resolve_migrations::<E>().await?;
+            db.resolve_reshards::<E>().await?;
         }
         let request = self.request()?;
         let explain = request.explain;

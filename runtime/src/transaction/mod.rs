@@ -28,7 +28,7 @@ use crate::error::{Error, Result};
 use crate::expression::Condition;
 use crate::ops::request::{condition_check, WriteRequest};
 use crate::ops::{Delete, Put, Update};
-use crate::shard::reshard::{follow_up, FollowUp, MigrationGuard};
+use crate::shard::reshard::{follow_up, FollowUp, ReshardGuard};
 use futures::future::BoxFuture;
 use send::{Pending, TransactAction};
 use std::future::IntoFuture;
@@ -53,7 +53,7 @@ pub struct Transaction<'a> {
     actions: Vec<Pending>,
     after_commit: Vec<Box<dyn FnOnce() + Send + 'a>>,
     /// The reshardings the actions were built for, checked again before sending.
-    migrations: Vec<MigrationGuard>,
+    reshards: Vec<ReshardGuard>,
     /// Updated items to place in the target layout of a resharding, after the commit.
     follow_ups: Vec<(FollowUp, PrimaryKey)>,
     error: Option<Error>,
@@ -112,7 +112,7 @@ impl Db {
             db: self,
             actions: Vec::new(),
             after_commit: Vec::new(),
-            migrations: Vec::new(),
+            reshards: Vec::new(),
             follow_ups: Vec::new(),
             error: None,
             token: None,
@@ -148,7 +148,7 @@ impl<'a> Transaction<'a> {
     /// it requires the item to exist and maintains version and index keys.
     pub fn update<E: Entity>(mut self, update: Update<'_, E>) -> Self {
         let request = update.request();
-        if let (Ok(request), Some(follow_up)) = (&request, follow_up::<E>(self.db)) {
+        if let (Ok(request), Some(follow_up)) = (&request, follow_up::<E>()) {
             self.follow_ups.push((follow_up, request.key.clone()));
         }
         self.guard::<E>().push(request)
@@ -189,7 +189,7 @@ impl<'a> Transaction<'a> {
 
     /// Remembers the reshardings of `E` as the actions are built now.
     fn guard<E: Entity>(mut self) -> Self {
-        self.migrations.extend(MigrationGuard::of::<E>(self.db));
+        self.reshards.extend(ReshardGuard::of::<E>(self.db));
         self
     }
 
@@ -215,8 +215,8 @@ impl<'a> Transaction<'a> {
         if self.actions.is_empty() {
             return Ok(());
         }
-        for migrations in &self.migrations {
-            migrations.check(self.db).await?;
+        for reshards in &self.reshards {
+            reshards.check(self.db).await?;
         }
         send::send(self.db, self.actions, self.token).await?;
         self.after_commit.into_iter().for_each(|advance| advance());

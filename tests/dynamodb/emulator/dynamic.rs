@@ -1,7 +1,7 @@
 //! Dynamic shard counts under real partition limits: they grow on key-range throttling of their
 //! own index, and on nothing else.
 
-use super::model::{client, dynamic_emulator, dynamic_shards, SharedAccess};
+use super::model::{client, dynamic_emulator, shard_metadata, SharedAccess};
 use crate::unique;
 use dynashard::emulator::{PartitionLimits, TableLimit};
 use dynashard::{Db, RetryPolicy};
@@ -9,7 +9,7 @@ use futures::TryStreamExt;
 use std::time::Duration;
 
 fn db(emulator: &dynashard::emulator::Emulator) -> Db {
-    Db::new(client(emulator)).with_dynamic_shards(dynamic_shards()).with_retry_policy(RetryPolicy::new(
+    Db::new(client(emulator)).with_shard_metadata(shard_metadata()).with_retry_policy(RetryPolicy::new(
         200,
         Duration::from_millis(5),
         Duration::from_millis(100),

@@ -78,9 +78,9 @@ pub struct SharedAccess {
 pub const METADATA: &str = "EmulatorShardMetadata";
 
 /// Dynamic shards that react within a test's time: a 300 ms cooldown.
-pub fn dynamic_shards() -> dynashard::shard::DynamicShards {
+pub fn shard_metadata() -> dynashard::shard::ShardMetadata {
     use std::time::Duration;
-    dynashard::shard::DynamicShards::new(METADATA)
+    dynashard::shard::ShardMetadata::new(METADATA)
         .cooldown(Duration::from_millis(300))
         .backoff(Duration::from_millis(30))
         .cache_for(Duration::from_millis(50))
@@ -90,7 +90,7 @@ pub fn dynamic_shards() -> dynashard::shard::DynamicShards {
 /// metadata table created.
 pub async fn dynamic_emulator(limits: PartitionLimits) -> Emulator {
     let endpoint = dynashard::local::shared_endpoint().await.expect("DynamoDB Local starts");
-    let db = Db::new(dynashard::client_for_endpoint(&endpoint)).with_dynamic_shards(dynamic_shards());
+    let db = Db::new(dynashard::client_for_endpoint(&endpoint)).with_shard_metadata(shard_metadata());
     db.create_table::<SharedLog>().await.expect("create EmulatorDynamicTests");
     db.create_shard_metadata_table().await.expect("create the metadata table");
     Emulator::start(&endpoint, limits).expect("the emulator starts")

@@ -1,7 +1,7 @@
 //! How an item being built gets the shard of a dynamic-sharded index: from counts resolved
 //! before the item is built.
 
-use super::DynamicShards;
+use super::ShardMetadata;
 use crate::error::{Error, Result};
 use crate::shard::random_shard;
 use std::sync::Mutex;
@@ -28,13 +28,13 @@ impl ShardChooser for NoDynamicShards {
 
 /// Chooses from the counts a `Db` has cached: a random shard in `0..count`.
 pub(crate) struct CachedShards<'a> {
-    pub shards: &'a DynamicShards,
+    pub shards: &'a ShardMetadata,
     pub table: &'a str,
 }
 
 impl ShardChooser for CachedShards<'_> {
     fn dynamic_shard(&self, index: &'static str, partition: &str, max: u32) -> Result<u32> {
-        let key = DynamicShards::key(self.table, index, partition);
+        let key = ShardMetadata::key(self.table, index, partition);
         match self.shards.cached(&key) {
             Some(state) => Ok(random_shard(state.count.clamp(1, max.max(1)))),
             None => Err(Error::DynamicShardsUnresolved { index, partition: partition.to_owned() }),
@@ -58,7 +58,7 @@ pub(crate) struct Recorder<'a> {
 
 impl ShardChooser for Recorder<'_> {
     fn dynamic_shard(&self, index: &'static str, partition: &str, max: u32) -> Result<u32> {
-        let key = DynamicShards::key(self.table, index, partition);
+        let key = ShardMetadata::key(self.table, index, partition);
         let mut needed = self.needed.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if !needed.iter().any(|known| known.key == key) {
             needed.push(DynamicTarget { index, key, max });

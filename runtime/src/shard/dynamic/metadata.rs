@@ -31,6 +31,7 @@ pub(crate) const DEFINITION: TableDefinition = TableDefinition {
     type_attribute: "_type",
     indexes: &[],
     billing: Billing::PayPerRequest,
+    shard_metadata: None,
 };
 
 /// The outcome of a conditional change.
@@ -42,7 +43,7 @@ pub(crate) enum Change {
 }
 
 /// Reads and writes the metadata items of one table.
-pub(crate) struct Metadata<'a> {
+pub(crate) struct MetadataTable<'a> {
     pub db: &'a Db,
     pub table: &'a str,
 }
@@ -112,7 +113,7 @@ where
     }
 }
 
-impl Metadata<'_> {
+impl MetadataTable<'_> {
     /// The stored state of `key`, if any (a strongly consistent read).
     pub async fn read(&self, key: &str, max: u32) -> Result<Option<ShardState>> {
         retrying(self.db, || self.read_once(key, max)).await

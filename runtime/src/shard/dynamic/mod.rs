@@ -4,13 +4,13 @@
 //! `#[shard(INDEX, dynamic, max = 64)]` spreads an index's partition over a count of shards that
 //! starts at 1 and grows with load:
 //!
-//! - **Writers** read the count (cached for [`DynamicShards::cache_for`]) and write to a random
+//! - **Writers** read the count (cached for [`ShardMetadata::cache_for`]) and write to a random
 //!   shard in `0..count`. When a put is throttled because a partition of the index was over its
 //!   limit (`IndexWriteKeyRangeThroughputExceeded` for that index, see
 //!   [`crate::throttling`]), the writer waits a random back-off (up to
-//!   [`DynamicShards::backoff`]), reads the metadata again, and raises the count by one with a
+//!   [`ShardMetadata::backoff`]), reads the metadata again, and raises the count by one with a
 //!   conditional update on its last-change time, unless another writer changed it first or the
-//!   last change is more recent than [`DynamicShards::cooldown`]. A crowd of throttled writers
+//!   last change is more recent than [`ShardMetadata::cooldown`]. A crowd of throttled writers
 //!   therefore raises the count once per cooldown. The put is then retried on the new shard
 //!   space.
 //! - **Limits more shards cannot lift** (the table's or index's provisioned capacity, an
@@ -44,31 +44,31 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Where dynamic shard counts live and how they change. Give it to a `Db` with
-/// [`crate::Db::with_dynamic_shards`].
+/// [`crate::Db::with_shard_metadata`].
 ///
 /// ```no_run
 /// # async fn example(client: aws_sdk_dynamodb::Client) -> dynashard::Result<()> {
-/// use dynashard::shard::DynamicShards;
+/// use dynashard::shard::ShardMetadata;
 /// use std::time::Duration;
 ///
-/// let shards = DynamicShards::new("ShardMetadata").cooldown(Duration::from_secs(30));
-/// let db = dynashard::Db::new(client).with_dynamic_shards(shards);
+/// let shards = ShardMetadata::new("ShardMetadata").cooldown(Duration::from_secs(30));
+/// let db = dynashard::Db::new(client).with_shard_metadata(shards);
 /// db.create_shard_metadata_table().await?;
 /// # Ok(()) }
 /// ```
 #[derive(Debug)]
-pub struct DynamicShards {
+pub struct ShardMetadata {
     table: String,
     cache_for: Duration,
     cooldown: Duration,
     backoff: Duration,
     cache: Mutex<HashMap<String, Cached>>,
-    migrations: Mutex<HashMap<String, CachedMigration>>,
+    reshards: Mutex<HashMap<String, CachedRecord>>,
     caps: caps::Caps,
 }
 
 /// A resharding record (`None`: none) and when it was read.
-type CachedMigration = (Option<Arc<CachedReshard>>, Instant);
+type CachedRecord = (Option<Arc<CachedReshard>>, Instant);
 
 #[derive(Debug, Clone)]
 struct Cached {
@@ -76,7 +76,7 @@ struct Cached {
     read_at: Instant,
 }
 
-impl DynamicShards {
+impl ShardMetadata {
     /// Counts kept in the metadata table `table`; counts cached for 5 s, a 10 s cooldown between
     /// raises, a back-off of up to 1 s before one.
     pub fn new(table: impl Into<String>) -> Self {
@@ -86,7 +86,7 @@ impl DynamicShards {
             cooldown: Duration::from_secs(10),
             backoff: Duration::from_secs(1),
             cache: Mutex::default(),
-            migrations: Mutex::default(),
+            reshards: Mutex::default(),
             caps: caps::Caps::default(),
         }
     }
@@ -159,27 +159,27 @@ impl DynamicShards {
     /// answer came: a process waiting one cache time after changing a record then knows that no
     /// one acts on the record from before the change. A read sent before the cached one does
     /// not replace it.
-    pub(crate) fn remember_migration(&self, key: &str, state: Option<Arc<CachedReshard>>, read_at: Instant) {
-        let mut migrations = self.migrations.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        match migrations.get(key) {
+    pub(crate) fn remember_reshard(&self, key: &str, state: Option<Arc<CachedReshard>>, read_at: Instant) {
+        let mut reshards = self.reshards.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        match reshards.get(key) {
             Some((_, cached_at)) if *cached_at > read_at => {}
             _ => {
-                migrations.insert(key.to_owned(), (state, read_at));
+                reshards.insert(key.to_owned(), (state, read_at));
             }
         }
     }
 
     /// The cached resharding record under `key`, if cached within the cache time.
-    pub(crate) fn fresh_migration(&self, key: &str) -> Option<Option<Arc<CachedReshard>>> {
-        let migrations = self.migrations.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let (state, read_at) = migrations.get(key)?;
+    pub(crate) fn fresh_reshard(&self, key: &str) -> Option<Option<Arc<CachedReshard>>> {
+        let reshards = self.reshards.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let (state, read_at) = reshards.get(key)?;
         (read_at.elapsed() < self.cache_for).then(|| state.clone())
     }
 
     /// The cached resharding record under `key`, however old; `None` when never read.
-    pub(crate) fn cached_migration(&self, key: &str) -> Option<Option<Arc<CachedReshard>>> {
-        let migrations = self.migrations.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        migrations.get(key).map(|(state, _)| state.clone())
+    pub(crate) fn cached_reshard(&self, key: &str) -> Option<Option<Arc<CachedReshard>>> {
+        let reshards = self.reshards.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        reshards.get(key).map(|(state, _)| state.clone())
     }
 
     /// How long processes may act on a cached record before they re-read it.
@@ -212,28 +212,28 @@ mod tests {
         }))
     }
 
-    fn frozen(shards: &DynamicShards) -> Option<bool> {
-        Some(shards.cached_migration("k")??.state.frozen)
+    fn frozen(shards: &ShardMetadata) -> Option<bool> {
+        Some(shards.cached_reshard("k")??.state.frozen)
     }
 
     #[test]
     fn a_record_is_as_old_as_the_request_that_read_it() {
-        let shards = DynamicShards::new("Meta").cache_for(Duration::from_secs(60));
+        let shards = ShardMetadata::new("Meta").cache_for(Duration::from_secs(60));
         let long_ago = Instant::now() - Duration::from_secs(61);
-        shards.remember_migration("k", record(false), long_ago);
-        assert!(shards.fresh_migration("k").is_none(), "sent a cache time ago: stale, however late it came");
+        shards.remember_reshard("k", record(false), long_ago);
+        assert!(shards.fresh_reshard("k").is_none(), "sent a cache time ago: stale, however late it came");
         let sent = Instant::now();
-        shards.remember_migration("k", record(true), sent);
-        assert!(shards.fresh_migration("k").is_some());
-        shards.remember_migration("k", record(false), sent - Duration::from_millis(1));
+        shards.remember_reshard("k", record(true), sent);
+        assert!(shards.fresh_reshard("k").is_some());
+        shards.remember_reshard("k", record(false), sent - Duration::from_millis(1));
         assert_eq!(frozen(&shards), Some(true), "an answer to an earlier request does not replace it");
-        shards.remember_migration("k", record(false), Instant::now());
+        shards.remember_reshard("k", record(false), Instant::now());
         assert_eq!(frozen(&shards), Some(false), "a later one does");
     }
 
     #[test]
     fn a_count_is_as_old_as_the_request_that_read_it() {
-        let shards = DynamicShards::new("Meta").cache_for(Duration::from_secs(60));
+        let shards = ShardMetadata::new("Meta").cache_for(Duration::from_secs(60));
         shards.remember("k", &ShardState::first(100), Instant::now() - Duration::from_secs(61));
         assert!(shards.fresh("k").is_none(), "sent a cache time ago: stale, however late it came");
         let mut raised = ShardState::first(100);

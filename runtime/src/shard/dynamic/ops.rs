@@ -2,45 +2,75 @@
 //! throttling, and setting them by hand.
 
 use super::chooser::{DynamicTarget, Recorder};
-use super::metadata::{Change, Metadata, DEFINITION};
+use super::metadata::{Change, MetadataTable, DEFINITION};
 use super::state::{now_ms, ShardState};
-use super::DynamicShards;
+use super::ShardMetadata;
 use crate::db::Db;
 use crate::entity::Entity;
 use crate::error::{Error, Result};
+use crate::item::table_of;
 use crate::query::{Query, QueryPlan};
 use crate::shard::shard_partition;
+use crate::table::TableDefinition;
 use rand::RngExt;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 impl Db {
-    /// Keeps dynamic shard counts as `shards` describes.
-    pub fn with_dynamic_shards(mut self, shards: DynamicShards) -> Self {
-        self.dynamic = Some(Arc::new(shards));
+    /// Keeps shard metadata (dynamic shard counts, resharding phases) as `metadata` describes,
+    /// for every table this `Db` writes: its table name replaces the one a table declares
+    /// (`#[table(shard_metadata = "...")]`), so give every process of a deployment the same.
+    pub fn with_shard_metadata(mut self, metadata: ShardMetadata) -> Self {
+        self.metadata = Some(Arc::new(metadata));
         self
     }
 
-    /// The dynamic shard configuration; [`Error::DynamicShardsNotConfigured`] without one.
-    pub fn dynamic_shards(&self) -> Result<&DynamicShards> {
-        self.dynamic.as_deref().ok_or(Error::DynamicShardsNotConfigured)
+    /// The shard metadata this `Db` was given; [`Error::ShardMetadataNotConfigured`] without one.
+    pub fn shard_metadata(&self) -> Result<&ShardMetadata> {
+        self.metadata.as_deref().ok_or(Error::ShardMetadataNotConfigured)
     }
 
-    fn metadata(&self) -> Result<(Metadata<'_>, &DynamicShards)> {
-        let shards = self.dynamic_shards()?;
-        Ok((Metadata { db: self, table: shards.table() }, shards))
+    /// The shard metadata of `table`: the one this `Db` was given, else the one the table
+    /// declares (with default settings), else none.
+    pub(crate) fn metadata_of(&self, table: &TableDefinition) -> Option<Arc<ShardMetadata>> {
+        if let Some(metadata) = &self.metadata {
+            return Some(Arc::clone(metadata));
+        }
+        let name = table.shard_metadata?;
+        let mut declared = self.declared_metadata.lock().unwrap_or_else(PoisonError::into_inner);
+        Some(Arc::clone(declared.entry(name).or_insert_with(|| Arc::new(ShardMetadata::new(name)))))
     }
 
-    /// Creates the shard metadata table unless it exists (on-demand capacity), and waits until
-    /// it is active.
+    /// [`Db::metadata_of`], or [`Error::ShardMetadataNotConfigured`].
+    pub(crate) fn require_metadata(&self, table: &TableDefinition) -> Result<Arc<ShardMetadata>> {
+        self.metadata_of(table).ok_or(Error::ShardMetadataNotConfigured)
+    }
+
+    /// Creates the shard metadata table this `Db` was given unless it exists (on-demand
+    /// capacity), and waits until it is active. ([`Db::create_table`] creates the one a table
+    /// declares.)
     pub async fn create_shard_metadata_table(&self) -> Result<()> {
-        let table = self.dynamic_shards()?.table().to_owned();
+        let table = self.shard_metadata()?.table().to_owned();
         self.create_table_named(&table, &DEFINITION).await
     }
 
-    /// The state of `key`: cached if fresh, else read, and created with one shard if missing.
-    async fn current_state(&self, key: &str, max: u32) -> Result<ShardState> {
-        let (metadata, shards) = self.metadata()?;
+    /// Creates the shard metadata table of `table`, if it has one, unless it exists.
+    pub(crate) async fn create_metadata_table_of(&self, table: &TableDefinition) -> Result<()> {
+        match self.metadata_of(table) {
+            Some(metadata) => self.create_table_named(metadata.table(), &DEFINITION).await,
+            None => Ok(()),
+        }
+    }
+
+    /// The state of `key` in `shards`: cached if fresh, else read, and created with one shard if
+    /// missing.
+    pub(crate) async fn current_state(
+        &self,
+        shards: &ShardMetadata,
+        key: &str,
+        max: u32,
+    ) -> Result<ShardState> {
+        let metadata = MetadataTable { db: self, table: shards.table() };
         if let Some(state) = shards.fresh(key) {
             return Ok(state);
         }
@@ -64,7 +94,7 @@ impl Db {
     /// Reads the shard counts of `entity`'s dynamic-sharded indexes into this `Db`'s cache, so
     /// that a transaction can then write it (puts and batch writes do this by themselves).
     pub async fn resolve_shards<E: Entity>(&self, entity: &E) -> Result<()> {
-        self.resolve_migrations::<E>().await?;
+        self.resolve_reshards::<E>().await?;
         self.resolve_dynamic(entity).await.map(|_| ())
     }
 
@@ -73,20 +103,28 @@ impl Db {
     pub(crate) async fn resolve_dynamic<E: Entity>(&self, entity: &E) -> Result<Vec<DynamicTarget>> {
         let recorder = Recorder { table: self.table_of::<E>(), needed: Mutex::default() };
         crate::item::to_item_with(entity, &recorder)?;
-        let needed = recorder.needed.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
-        for target in &needed {
-            self.current_state(&target.key, target.max).await?;
+        let needed = recorder.needed.into_inner().unwrap_or_else(PoisonError::into_inner);
+        if !needed.is_empty() {
+            let shards = self.require_metadata(table_of::<E>())?;
+            for target in &needed {
+                self.current_state(&shards, &target.key, target.max).await?;
+            }
         }
         Ok(needed)
     }
 
     /// After a throttled write to `key`'s shards: waits a random back-off, then raises the count
     /// by one unless it changed since it was read, changed within the cooldown, or is at `max`.
-    pub(crate) async fn grow_after_throttle(&self, key: &str, max: u32) -> Result<()> {
-        let (metadata, shards) = self.metadata()?;
+    pub(crate) async fn grow_after_throttle(
+        &self,
+        shards: &ShardMetadata,
+        key: &str,
+        max: u32,
+    ) -> Result<()> {
+        let metadata = MetadataTable { db: self, table: shards.table() };
         let observed = match shards.cached(key) {
             Some(state) => state,
-            None => self.current_state(key, max).await?,
+            None => self.current_state(shards, key, max).await?,
         };
         let cooldown = shards.cooldown.as_millis() as u64;
         if observed.count >= max || !observed.cooled_down(now_ms(), cooldown) {
@@ -136,15 +174,16 @@ impl Db {
         if let Some(error) = &plan.error {
             return Err(error.clone().into_error());
         }
-        let key = DynamicShards::key(self.name_of(plan.table.name), index.name, &plan.partition_value);
+        let key = ShardMetadata::key(self.name_of(plan.table.name), index.name, &plan.partition_value);
         Ok((key, max))
     }
 
     /// The shard state of the partition `query` reads (a strongly consistent read).
     pub async fn shard_state<E, F>(&self, query: &Query<E, F>) -> Result<ShardState> {
         let (key, max) = self.dynamic_target(&query.plan)?;
-        self.dynamic_shards()?.forget(&key);
-        self.current_state(&key, max).await
+        let shards = self.require_metadata(query.plan.table)?;
+        shards.forget(&key);
+        self.current_state(&shards, &key, max).await
     }
 
     /// Sets the shard count of the partition `query` reads to `count` (1 to the index's
@@ -155,8 +194,9 @@ impl Db {
         if count == 0 || count > max {
             return Err(Error::InvalidShardCount { partition: key, count: u64::from(count), max });
         }
-        self.current_state(&key, max).await?;
-        let (metadata, shards) = self.metadata()?;
+        let shards = self.require_metadata(query.plan.table)?;
+        self.current_state(&shards, &key, max).await?;
+        let metadata = MetadataTable { db: self, table: shards.table() };
         let sent = Instant::now();
         let state = match metadata.change(&key, count, now_ms(), None, max).await? {
             Change::Written(state) => state,
@@ -180,7 +220,8 @@ impl Db {
             return Ok(plan);
         }
         let (key, max) = self.dynamic_target(&plan)?;
-        let (metadata, shards) = self.metadata()?;
+        let shards = self.require_metadata(plan.table)?;
+        let metadata = MetadataTable { db: self, table: shards.table() };
         let state = match shards.fresh(&key) {
             Some(state) => state,
             // Reads do not create metadata: a key never written has one shard.
@@ -204,7 +245,7 @@ fn unreachable_lost(key: &str) -> Result<ShardState> {
     })
 }
 
-impl DynamicShards {
+impl ShardMetadata {
     /// Drops `key`'s cached state.
     pub(crate) fn forget(&self, key: &str) {
         self.lock().remove(key);

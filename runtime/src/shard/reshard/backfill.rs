@@ -10,6 +10,7 @@ use crate::error::{Error, Item, Result};
 use crate::item::table_of;
 use crate::query::cursor::{json_to_key, key_to_json};
 use crate::shard::dynamic::state::now_ms;
+use crate::shard::ShardMetadata;
 use aws_sdk_dynamodb::types::AttributeValue;
 use futures::stream::{self, StreamExt, TryStreamExt};
 use std::sync::Arc;
@@ -136,7 +137,7 @@ impl Db {
         if state.phase >= Phase::Backfilled {
             return Ok(state);
         }
-        self.wait_for_writers(state.started).await?;
+        self.wait_for_writers(&*self.reshard_metadata::<E>()?, state.started).await?;
         let run = Run { owner: run_id(), lease: options.freeze_lease };
         self.set_frozen::<E>(&state, &options, &run).await?;
         self.scan_all::<E>(&state, &options, Pass::Place, &run).await?;
@@ -150,7 +151,7 @@ impl Db {
         let mut state = self.resharding::<E>(index).await?.ok_or_else(|| not_started(index))?;
         if state.phase == Phase::CutOver {
             state = self.advance::<E>(index, Phase::CutOver, Phase::Done).await?;
-            self.wait_for_writers(now_ms()).await?;
+            self.wait_for_writers(&*self.reshard_metadata::<E>()?, now_ms()).await?;
         } else if state.phase != Phase::Done {
             return Err(Error::Resharding { index: index.to_owned(), reason: "cut over first".into() });
         }
@@ -169,14 +170,14 @@ impl Db {
     /// lifts the freeze of a batched backfill that has been silent for the freeze lease.
     async fn set_frozen<E: Entity>(&self, state: &ReshardState, options: &Backfill, run: &Run) -> Result<()> {
         let refuse = |reason: String| Error::Resharding { index: state.source.clone(), reason };
-        let (records, key) = (self.records()?, self.reshard_key::<E>(&state.source));
+        let (records, key) = (self.records::<E>()?, self.reshard_key::<E>(&state.source));
         let now = now_ms();
         if options.batched {
             if !records.freeze(&key, now, &run.owner).await? {
                 return Err(refuse("the resharding left its dual-writes phase".into()));
             }
             tracing::info!(target: "dynashard::reshard", index = state.source, "existing items frozen for a batched backfill");
-            return self.wait_for_writers(now_ms()).await;
+            return self.wait_for_writers(&records.shards, now_ms()).await;
         }
         if !state.frozen {
             return Ok(());
@@ -196,8 +197,8 @@ impl Db {
     }
 
     /// Waits until one metadata cache time has passed since `since` (unix ms).
-    async fn wait_for_writers(&self, since: u64) -> Result<()> {
-        let cache = self.dynamic_shards()?.cache_time().as_millis() as u64;
+    async fn wait_for_writers(&self, shards: &ShardMetadata, since: u64) -> Result<()> {
+        let cache = shards.cache_time().as_millis() as u64;
         let now = now_ms();
         let wait = (since + cache + 1).saturating_sub(now);
         tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
@@ -223,7 +224,7 @@ impl Db {
         let segments = match pass {
             Pass::Place if resumed => state.segments.len() as u32,
             Pass::Place => {
-                self.records()?.start_segments(&key, options.segments, scan_table).await?;
+                self.records::<E>()?.start_segments(&key, options.segments, scan_table).await?;
                 options.segments
             }
             Pass::Clean => options.segments,
@@ -270,7 +271,7 @@ impl Db {
             // Whole-item puts are safe only while this run holds the freeze: renew it before the
             // page is read, and write the page only well within the lease.
             let deadline = std::time::Instant::now() + scan.run.lease / 2;
-            if scan.scan_table && !self.records()?.renew_freeze(key, now_ms(), &scan.run.owner).await? {
+            if scan.scan_table && !self.records::<E>()?.renew_freeze(key, now_ms(), &scan.run.owner).await? {
                 return Err(refuse("another backfill took the freeze over; this run stopped"));
             }
             let request = self
@@ -302,7 +303,7 @@ impl Db {
                 None => (progress.after, progress.done) = (None, true),
             }
             if let Pass::Place = pass {
-                let records = self.records()?;
+                let records = self.records::<E>()?;
                 records.save_progress(key, segment, &progress).await?;
                 if let (Some(report), Some(state)) = (&options.progress, records.read(key).await?) {
                     report(&state);

@@ -21,15 +21,15 @@ pub(crate) type FollowUp = for<'a> fn(&'a Db, &'a PrimaryKey) -> BoxFuture<'a, R
 /// The check of one entity type's reshardings, type-erased so that a transaction or batch of
 /// several entity types can hold it.
 #[derive(Debug, Clone)]
-pub(crate) struct MigrationGuard {
+pub(crate) struct ReshardGuard {
     check: Check,
     seen: Seen,
 }
 
-impl MigrationGuard {
+impl ReshardGuard {
     /// The guard of a write of `E` built now; `None` when `E`'s writes never fill a resharding.
     pub fn of<E: Entity>(db: &Db) -> Option<Self> {
-        crate::ops::reshardable::<E>(db).then(|| Self { check: check::<E>, seen: db.seen_migrations::<E>() })
+        crate::ops::reshardable::<E>().then(|| Self { check: check::<E>, seen: db.seen_reshards::<E>() })
     }
 
     /// Reads the reshardings again where the cache is stale; fails with [`Error::Resharding`]
@@ -42,8 +42,8 @@ impl MigrationGuard {
 
 fn check<'a, E: Entity>(db: &'a Db, seen: &'a Seen) -> BoxFuture<'a, Result<()>> {
     Box::pin(async move {
-        db.resolve_migrations::<E>().await?;
-        let now = db.seen_migrations::<E>();
+        db.resolve_reshards::<E>().await?;
+        let now = db.seen_reshards::<E>();
         match E::shard_mappings().iter().zip(now.0.iter().zip(&seen.0)).find(|(_, (now, then))| now != then) {
             Some((mapping, _)) => Err(Error::Resharding {
                 index: mapping.index.to_owned(),
@@ -58,8 +58,8 @@ fn check<'a, E: Entity>(db: &'a Db, seen: &'a Seen) -> BoxFuture<'a, Result<()>>
 
 /// After an update of `E` in a transaction: the work [`Db::mirror_stored`] does after a single
 /// update (the transaction does not return the item, so it is read, strongly consistent).
-pub(crate) fn follow_up<E: Entity>(db: &Db) -> Option<FollowUp> {
-    crate::ops::reshardable::<E>(db).then_some(place_updated::<E> as FollowUp)
+pub(crate) fn follow_up<E: Entity>() -> Option<FollowUp> {
+    crate::ops::reshardable::<E>().then_some(place_updated::<E> as FollowUp)
 }
 
 fn place_updated<'a, E: Entity>(db: &'a Db, key: &'a PrimaryKey) -> BoxFuture<'a, Result<()>> {
@@ -82,13 +82,13 @@ fn place_updated<'a, E: Entity>(db: &'a Db, key: &'a PrimaryKey) -> BoxFuture<'a
 
 impl Db {
     /// What the cache holds of `E`'s reshardings, however old.
-    pub(crate) fn seen_migrations<E: Entity>(&self) -> Seen {
-        let Some(shards) = self.dynamic.as_deref() else { return Seen(Vec::new()) };
+    pub(crate) fn seen_reshards<E: Entity>(&self) -> Seen {
+        let Some(shards) = self.reshard_cache::<E>() else { return Seen(Vec::new()) };
         Seen(
             E::shard_mappings()
                 .iter()
                 .map(|mapping| {
-                    let cached = shards.cached_migration(&self.reshard_key::<E>(mapping.index)).flatten()?;
+                    let cached = shards.cached_reshard(&self.reshard_key::<E>(mapping.index)).flatten()?;
                     Some((cached.state.phase, cached.state.frozen))
                 })
                 .collect(),

@@ -4,7 +4,7 @@
 //! The new layout lives in a spare index of the same table (declared with `#[gsi(...)]` like the
 //! source, string keys). Each phase is an explicit step, recorded in the shard metadata table so
 //! that every process agrees on it (processes re-read it every
-//! [`DynamicShards::cache_for`](crate::shard::DynamicShards::cache_for)):
+//! [`ShardMetadata::cache_for`](crate::shard::ShardMetadata::cache_for)):
 //!
 //! 1. [`Db::start_resharding`](crate::Db::start_resharding): **dual writes**. Every put also
 //!    writes the item's place in the new layout (same logical partition and sort key, the shard
@@ -36,7 +36,7 @@ mod rewrite;
 mod state;
 
 pub use backfill::Backfill;
-pub(crate) use guard::{follow_up, FollowUp, MigrationGuard};
+pub(crate) use guard::{follow_up, FollowUp, ReshardGuard};
 pub use layout::{NewLayout, Placement, ShardMapping};
 pub(crate) use ops::CachedReshard;
 pub(crate) use state::Records;

@@ -9,11 +9,18 @@ use crate::error::{Error, Item, Result};
 use crate::index_keys::find_index;
 use crate::item::table_of;
 use crate::shard::dynamic::state::now_ms;
+use crate::shard::ShardMetadata;
 use crate::table::{IndexDefinition, ScalarKind};
 use aws_sdk_dynamodb::types::AttributeValue;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Instant;
+
+/// The metadata key of the resharding of `index` of the entity `type_name` in the table named
+/// `table` (as deployed).
+pub(crate) fn reshard_key(table: &str, index: &str, type_name: &str) -> String {
+    format!("reshard/{table}/{index}/{type_name}")
+}
 
 /// The key attributes of a string-keyed index: `(partition, sort)`.
 pub(crate) fn string_keys(index: &IndexDefinition) -> Option<(&'static str, &'static str)> {
@@ -111,11 +118,27 @@ impl CachedReshard {
 impl Db {
     /// The metadata key of `E`'s resharding of `index`.
     pub(crate) fn reshard_key<E: Entity>(&self, index: &str) -> String {
-        format!("reshard/{}/{index}/{}", self.table_of::<E>(), E::TYPE_NAME)
+        reshard_key(self.table_of::<E>(), index, E::TYPE_NAME)
     }
 
-    pub(crate) fn records(&self) -> Result<Records<'_>> {
-        Ok(Records { db: self, table: self.dynamic_shards()?.table() })
+    /// The shard metadata `E`'s reshardings are recorded in: the one its table declares (or the
+    /// one this `Db` was given in its place). A table that declares none cannot be resharded.
+    pub(crate) fn reshard_metadata<E: Entity>(&self) -> Result<Arc<ShardMetadata>> {
+        let table = table_of::<E>();
+        match table.shard_metadata {
+            Some(_) => self.require_metadata(table),
+            None => Err(Error::ShardMetadataUndeclared { table: table.name }),
+        }
+    }
+
+    /// The records of `E`'s reshardings.
+    pub(crate) fn records<E: Entity>(&self) -> Result<Records<'_>> {
+        Ok(Records { db: self, shards: self.reshard_metadata::<E>()? })
+    }
+
+    /// The cache of `E`'s reshardings, if its table can be resharded at all.
+    pub(crate) fn reshard_cache<E: Entity>(&self) -> Option<Arc<ShardMetadata>> {
+        self.reshard_metadata::<E>().ok()
     }
 
     /// Starts resharding `E`'s mapping of `index` into the spare index `target` with `layout`:
@@ -139,7 +162,9 @@ impl Db {
             scan_table: false,
         };
         Checked::new::<E>(&state)?;
-        let (records, key) = (self.records()?, self.reshard_key::<E>(index));
+        let shards = self.reshard_metadata::<E>()?;
+        let (records, key) =
+            (Records { db: self, shards: Arc::clone(&shards) }, self.reshard_key::<E>(index));
         let sent = Instant::now();
         if !records.create(&key, &state).await? {
             let existing = records.read(&key).await?.ok_or_else(|| refuse(index, "its record vanished"))?;
@@ -152,15 +177,16 @@ impl Db {
             return Ok(existing);
         }
         tracing::info!(target: "dynashard::reshard", index, into = target, layout = state.layout.describe(), "dual writes started");
-        self.dynamic_shards()?.remember_migration(&key, Some(CachedReshard::of::<E>(state.clone())), sent);
+        shards.remember_reshard(&key, Some(CachedReshard::of::<E>(state.clone())), sent);
         Ok(state)
     }
 
     /// The recorded resharding of `E`'s mapping of `index`, if any.
     pub async fn resharding<E: Entity>(&self, index: &str) -> Result<Option<ReshardState>> {
+        let shards = self.reshard_metadata::<E>()?;
         let (key, sent) = (self.reshard_key::<E>(index), Instant::now());
-        let state = self.records()?.read(&key).await?;
-        self.dynamic_shards()?.remember_migration(&key, state.clone().map(CachedReshard::of::<E>), sent);
+        let state = Records { db: self, shards: Arc::clone(&shards) }.read(&key).await?;
+        shards.remember_reshard(&key, state.clone().map(CachedReshard::of::<E>), sent);
         Ok(state)
     }
 
@@ -175,7 +201,9 @@ impl Db {
         from: Phase,
         to: Phase,
     ) -> Result<ReshardState> {
-        let (records, key) = (self.records()?, self.reshard_key::<E>(index));
+        let shards = self.reshard_metadata::<E>()?;
+        let (records, key) =
+            (Records { db: self, shards: Arc::clone(&shards) }, self.reshard_key::<E>(index));
         if !records.advance(&key, from, to).await? {
             let found = records.read(&key).await?.map(|state| state.phase);
             return Err(refuse(index, format!("expected phase {from:?} to move to {to:?}, found {found:?}")));
@@ -186,14 +214,14 @@ impl Db {
     }
 
     /// Reads the resharding records of `E`'s sharded mappings into the cache, where stale.
-    pub(crate) async fn resolve_migrations<E: Entity>(&self) -> Result<()> {
-        let Some(shards) = self.dynamic.as_deref() else { return Ok(()) };
+    pub(crate) async fn resolve_reshards<E: Entity>(&self) -> Result<()> {
+        let Some(shards) = self.reshard_cache::<E>() else { return Ok(()) };
         for mapping in E::shard_mappings() {
             let key = self.reshard_key::<E>(mapping.index);
-            if shards.fresh_migration(&key).is_none() {
+            if shards.fresh_reshard(&key).is_none() {
                 let sent = Instant::now();
-                let state = self.records()?.read(&key).await?;
-                shards.remember_migration(&key, state.map(CachedReshard::of::<E>), sent);
+                let state = Records { db: self, shards: Arc::clone(&shards) }.read(&key).await?;
+                shards.remember_reshard(&key, state.map(CachedReshard::of::<E>), sent);
             }
         }
         Ok(())
@@ -201,20 +229,15 @@ impl Db {
 
     /// Places `item` in the target layouts of `E`'s reshardings under way (from the cache).
     pub(crate) fn mirror_item<E: Entity>(&self, item: &mut Item) -> Result<()> {
-        let Some(shards) = self.dynamic.as_deref() else { return Ok(()) };
+        let Some(shards) = self.reshard_cache::<E>() else { return Ok(()) };
         for mapping in E::shard_mappings() {
             let key = self.reshard_key::<E>(mapping.index);
-            match shards.cached_migration(&key) {
+            match shards.cached_reshard(&key) {
                 Some(Some(cached)) => {
                     cached.with_checked::<E, _>(|checked| checked.mirror(item, cached.state.phase))?
                 }
                 Some(None) => {}
-                None => {
-                    return Err(Error::DynamicShardsUnresolved {
-                        index: mapping.index,
-                        partition: String::new(),
-                    })
-                }
+                None => return Err(Error::ReshardingUnresolved { index: mapping.index }),
             }
         }
         crate::index_key_limits::check_item(crate::item::table_of::<E>(), item)
@@ -233,9 +256,9 @@ impl Db {
 
     /// The index of `E` whose batched backfill holds existing items frozen, if any.
     pub(crate) fn frozen_index<E: Entity>(&self) -> Option<&'static str> {
-        let shards = self.dynamic.as_deref()?;
+        let shards = self.reshard_cache::<E>()?;
         E::shard_mappings().iter().map(|mapping| mapping.index).find(|index| {
-            matches!(shards.cached_migration(&self.reshard_key::<E>(index)),
+            matches!(shards.cached_reshard(&self.reshard_key::<E>(index)),
                 Some(Some(cached)) if cached.state.frozen && cached.state.phase == Phase::DualWrites)
         })
     }
@@ -244,9 +267,9 @@ impl Db {
     /// layouts of `E`'s reshardings under way where it changed, unless a writer changed the item
     /// again meanwhile (that writer then placed it).
     pub(crate) async fn mirror_stored<E: Entity>(&self, item: &Item) -> Result<()> {
-        let Some(shards) = self.dynamic.as_deref() else { return Ok(()) };
+        let Some(shards) = self.reshard_cache::<E>() else { return Ok(()) };
         for mapping in E::shard_mappings() {
-            let Some(Some(cached)) = shards.cached_migration(&self.reshard_key::<E>(mapping.index)) else {
+            let Some(Some(cached)) = shards.cached_reshard(&self.reshard_key::<E>(mapping.index)) else {
                 continue;
             };
             let checked = Checked::new::<E>(&cached.state)?;

@@ -2,9 +2,10 @@
 //! index, whose items are laid out by the new layout.
 
 use super::layout::NewLayout;
-use super::ops::string_keys;
+use super::ops::{reshard_key, string_keys};
 use super::state::Phase;
 use super::CachedReshard;
+use super::Records;
 use crate::db::Db;
 use crate::error::Result;
 use crate::index_keys::find_index;
@@ -16,7 +17,7 @@ impl Db {
     /// Whether running `plan` may involve shard metadata (a resharding or a dynamic count).
     pub(crate) fn plan_needs_metadata(&self, plan: &QueryPlan) -> bool {
         let dynamic = plan.shards.as_ref().is_some_and(|shards| shards.dynamic.is_some());
-        dynamic || (self.dynamic.is_some() && plan.index.is_some() && plan.shards.is_some())
+        dynamic || (plan.table.shard_metadata.is_some() && plan.index.is_some() && plan.shards.is_some())
     }
 
     /// `plan` as it runs now: redirected to a resharding's target after its cut-over, and with
@@ -27,16 +28,18 @@ impl Db {
     }
 
     async fn redirect_plan(&self, plan: Arc<QueryPlan>) -> Result<Arc<QueryPlan>> {
-        let (Some(shards), Some(index), Some(_)) = (self.dynamic.as_deref(), plan.index, &plan.shards) else {
+        let (Some(_), Some(index), Some(_)) = (plan.table.shard_metadata, plan.index, &plan.shards) else {
             return Ok(plan);
         };
-        let key = format!("reshard/{}/{}/{}", self.name_of(plan.table.name), index.name, plan.type_name);
-        let state = match shards.fresh_migration(&key) {
+        let shards = self.require_metadata(plan.table)?;
+        let key = reshard_key(self.name_of(plan.table.name), index.name, plan.type_name);
+        let state = match shards.fresh_reshard(&key) {
             Some(state) => state,
             None => {
                 let sent = std::time::Instant::now();
-                let state = self.records()?.read(&key).await?.map(CachedReshard::unchecked);
-                shards.remember_migration(&key, state.clone(), sent);
+                let records = Records { db: self, shards: Arc::clone(&shards) };
+                let state = records.read(&key).await?.map(CachedReshard::unchecked);
+                shards.remember_reshard(&key, state.clone(), sent);
                 state
             }
         };

@@ -168,7 +168,7 @@ impl Db {
         }
         let written = requests.len() as u64;
         let chunks = requests.chunks(MAX_STATEMENTS).map(<[WriteRequest]>::to_vec).collect();
-        let sender = crate::batch::Sender { db: self, retry: self.retry_policy(), migrations: None };
+        let sender = crate::batch::Sender { db: self, retry: self.retry_policy(), reshards: None };
         crate::batch::send_requests(&sender, table, chunks, in_flight).await?;
         Ok(written)
     }

@@ -7,9 +7,11 @@ use crate::error::{Error, Result};
 use crate::shard::dynamic::metadata::{
     metadata_error, read_item, retrying, unless_condition_failed, PARTITION,
 };
+use crate::shard::ShardMetadata;
 use aws_sdk_dynamodb::types::AttributeValue;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 /// The phases of a resharding, in order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -102,7 +104,8 @@ fn number(value: Option<&AttributeValue>) -> u64 {
 /// Reads and writes resharding records in the metadata table `table`.
 pub(crate) struct Records<'a> {
     pub db: &'a Db,
-    pub table: &'a str,
+    /// The shard metadata the records are kept in, and cached by.
+    pub shards: Arc<ShardMetadata>,
 }
 
 impl Records<'_> {
@@ -112,7 +115,7 @@ impl Records<'_> {
     }
 
     async fn read_once(&self, key: &str) -> Result<Option<ReshardState>> {
-        let Some(item) = read_item(self.db, self.table, key).await? else { return Ok(None) };
+        let Some(item) = read_item(self.db, self.shards.table(), key).await? else { return Ok(None) };
         let segments = match item.get(SEGMENTS) {
             Some(AttributeValue::M(segments)) => segments
                 .iter()
@@ -145,7 +148,7 @@ impl Records<'_> {
             .db
             .client()
             .put_item()
-            .table_name(self.table)
+            .table_name(self.shards.table())
             .item(PARTITION, AttributeValue::S(key.to_owned()))
             .item(SOURCE, text(&state.source))
             .item(TARGET, text(&state.target))
@@ -157,8 +160,8 @@ impl Records<'_> {
             .expression_attribute_names("#p", PARTITION)
             .send()
             .await;
-        let applied =
-            unless_condition_failed(result).map_err(|error| metadata_error(self.table, "PutItem", error))?;
+        let applied = unless_condition_failed(result)
+            .map_err(|error| metadata_error(self.shards.table(), "PutItem", error))?;
         Ok(applied.is_some())
     }
 
@@ -168,7 +171,7 @@ impl Records<'_> {
             .db
             .client()
             .update_item()
-            .table_name(self.table)
+            .table_name(self.shards.table())
             .key(PARTITION, AttributeValue::S(key.to_owned()))
             .update_expression("SET #phase = :to REMOVE #frozen, #seen, #by")
             .condition_expression("#phase = :from")
@@ -181,7 +184,7 @@ impl Records<'_> {
             .send()
             .await;
         let applied = unless_condition_failed(result)
-            .map_err(|error| metadata_error(self.table, "UpdateItem", error))?;
+            .map_err(|error| metadata_error(self.shards.table(), "UpdateItem", error))?;
         Ok(applied.is_some())
     }
 
@@ -217,7 +220,7 @@ impl Records<'_> {
             .db
             .client()
             .update_item()
-            .table_name(self.table)
+            .table_name(self.shards.table())
             .key(PARTITION, AttributeValue::S(key.to_owned()))
             .update_expression(update)
             .condition_expression(condition);
@@ -242,7 +245,7 @@ impl Records<'_> {
             }
         }
         let applied = unless_condition_failed(request.send().await)
-            .map_err(|error| metadata_error(self.table, "UpdateItem", error))?;
+            .map_err(|error| metadata_error(self.shards.table(), "UpdateItem", error))?;
         Ok(applied.is_some())
     }
 
@@ -254,7 +257,7 @@ impl Records<'_> {
             self.db
                 .client()
                 .update_item()
-                .table_name(self.table)
+                .table_name(self.shards.table())
                 .key(PARTITION, AttributeValue::S(key.to_owned()))
                 .update_expression("SET #segments = :segments, #scan = :scan")
                 .expression_attribute_names("#segments", SEGMENTS)
@@ -264,7 +267,10 @@ impl Records<'_> {
                 .send()
         };
         retrying(self.db, || async {
-            request().await.map(|_| ()).map_err(|error| metadata_error(self.table, "UpdateItem", error))
+            request()
+                .await
+                .map(|_| ())
+                .map_err(|error| metadata_error(self.shards.table(), "UpdateItem", error))
         })
         .await
     }
@@ -278,7 +284,7 @@ impl Records<'_> {
         self.db
             .client()
             .update_item()
-            .table_name(self.table)
+            .table_name(self.shards.table())
             .key(PARTITION, AttributeValue::S(key.to_owned()))
             .update_expression("SET #segments.#n = :progress")
             .expression_attribute_names("#segments", SEGMENTS)
@@ -286,7 +292,7 @@ impl Records<'_> {
             .expression_attribute_values(":progress", text(progress))
             .send()
             .await
-            .map_err(|error| metadata_error(self.table, "UpdateItem", error))?;
+            .map_err(|error| metadata_error(self.shards.table(), "UpdateItem", error))?;
         Ok(())
     }
 }
