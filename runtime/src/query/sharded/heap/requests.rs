@@ -56,6 +56,9 @@ impl<T, C: Clone> Merger<T, C> {
             let in_flight = match state.pending {
                 Some(asked) if state.group < place.group => expected(asked),
                 Some(asked) if state.covers && floor < *place => asked,
+                Some(asked) if state.floor.is_some() && floor < *place => {
+                    self.expected_between(state.supplied, &floor, place).min(asked)
+                }
                 _ => 0,
             };
             known.items = known.items.saturating_add(buffered).saturating_add(in_flight);
@@ -64,6 +67,29 @@ impl<T, C: Clone> Merger<T, C> {
             }
         }
         known
+    }
+
+    /// What a lane read before, asked again from `floor`, will likely bring at least before
+    /// `place` (both in one group): its share of the output so far (`supplied` of the items up to
+    /// its floor) of the items buffered between the two, less one standard deviation. Low on
+    /// purpose: the items of other lanes still unread there are not counted, and a lane not asked
+    /// because of a guess too high waits a round trip for it.
+    fn expected_between(&self, supplied: usize, floor: &Place, place: &Place) -> usize {
+        let (mut up_to_floor, mut between) = (0usize, 0usize);
+        for (&lane, state) in self.lanes.iter().filter(|(_, state)| state.group == place.group) {
+            let descending = self.descending;
+            let at = |key: &Vec<u8>| Place { group: state.group, key: Some(key.clone()), lane, descending };
+            let before_place = state.buffer.partition_point(|(key, _)| at(key) <= *place);
+            let before_floor = state.buffer.partition_point(|(key, _)| at(key) <= *floor);
+            up_to_floor += before_floor;
+            between += before_place.saturating_sub(before_floor);
+        }
+        let rank = self.emitted.get(&place.group).copied().unwrap_or(0) + up_to_floor;
+        if rank == 0 {
+            return 0;
+        }
+        let expected = between as f64 * supplied as f64 / rank as f64;
+        (expected - expected.sqrt()).max(0.0) as usize
     }
 
     /// Whether the lane at `place`, read before, waits on a first request to another lane of its
