@@ -43,6 +43,7 @@ mod error;
 mod expression;
 #[cfg(feature = "fault-injection")]
 pub mod faults;
+mod fingerprint;
 pub(crate) mod index_key_limits;
 pub mod index_keys;
 pub mod item;

@@ -141,12 +141,11 @@ pub fn layout(
 ) -> TokenStream {
     let shards = shard.strategy.shards();
     if let (Some(one), None) = (&one_shard, &shard.bucket) {
-        let layout = format!("hash:{shards}");
         return quote! {
             ::dynashard::query::Shards {
                 partitions: ::std::vec![::dynashard::shard::shard_partition(&#partition, #one)],
                 mode: ::dynashard::query::ShardMode::InOrder,
-                layout: ::std::string::String::from(#layout),
+                layout: ::dynashard::query::ShardLayout::Hash { shards: #shards },
                 window: ::dynashard::__private::None,
                 dynamic: ::dynashard::__private::None,
             }
@@ -161,11 +160,10 @@ pub fn layout(
             None => quote!(::dynashard::shard::BucketTime::unix_seconds(&#value)),
         };
         let (from_seconds, to_seconds) = (seconds(quote!(from)), seconds(quote!(to)));
-        let (layout, strategy_shards) = match &shard.strategy {
-            Strategy::Random { shards } => ("random", *shards),
-            _ => ("hash", shards),
+        let random = matches!(shard.strategy, Strategy::Random { .. });
+        let layout = quote! {
+            ::dynashard::query::ShardLayout::Bucketed { bucket: #variant, shards: #shards, random: #random }
         };
-        let layout = format!("{layout}:{strategy_shards}:bucket:{bucket}");
         let (shard_range, mode) = match one_shard {
             Some(one) => (quote!(#one..#one + 1), quote!(Buckets)),
             None if sorted_by_time => (quote!(0..#shards), quote!(Buckets)),
@@ -181,7 +179,7 @@ pub fn layout(
                     #to_seconds,
                 ),
                 ::dynashard::query::ShardMode::#mode,
-                ::std::string::String::from(#layout),
+                #layout,
             )
         };
     }
@@ -191,19 +189,21 @@ pub fn layout(
                 ::dynashard::query::Shards {
                     partitions: ::std::vec::Vec::new(),
                     mode: ::dynashard::query::ShardMode::Merge,
-                    layout: ::std::string::String::from("dynamic"),
+                    layout: ::dynashard::query::ShardLayout::Dynamic { readable: ::dynashard::__private::None },
                     window: ::dynashard::__private::None,
                     dynamic: ::dynashard::__private::Some(#max),
                 }
             };
         }
-        Strategy::Hash { shards } => (quote!(Merge), quote!(::std::format!("hash:{}", #shards))),
-        Strategy::Random { shards } => (quote!(Merge), quote!(::std::format!("random:{}", #shards))),
+        Strategy::Hash { shards } => {
+            (quote!(Merge), quote!(::dynashard::query::ShardLayout::Hash { shards: #shards }))
+        }
+        Strategy::Random { shards } => {
+            (quote!(Merge), quote!(::dynashard::query::ShardLayout::Random { shards: #shards }))
+        }
         Strategy::Range { normalize, overflow, .. } if *overflow > 1 => {
             let local = boundaries_local();
-            let layout = quote!(
-                ::std::format!("range:{}:{}:overflow:{}", #normalize, #local.fingerprint(), #overflow)
-            );
+            let layout = range_layout(normalize, *overflow);
             return quote! {
                 ::dynashard::query::Shards {
                     partitions: (0..#local.shards())
@@ -217,10 +217,7 @@ pub fn layout(
                 }
             };
         }
-        Strategy::Range { normalize, .. } => {
-            let local = boundaries_local();
-            (quote!(InOrder), quote!(::std::format!("range:{}:{}", #normalize, #local.fingerprint())))
-        }
+        Strategy::Range { normalize, overflow, .. } => (quote!(InOrder), range_layout(normalize, *overflow)),
     };
     let shards = match &shard.strategy {
         Strategy::Range { .. } => {
@@ -236,6 +233,18 @@ pub fn layout(
             layout: #layout,
             window: ::dynashard::__private::None,
             dynamic: ::dynashard::__private::None,
+        }
+    }
+}
+
+/// The layout of range shards cut at the boundaries in scope, normalized by `normalize`.
+fn range_layout(normalize: &str, overflow: u32) -> TokenStream {
+    let (local, normalization) = (boundaries_local(), normalization(normalize));
+    quote! {
+        ::dynashard::query::ShardLayout::Range {
+            normalization: #normalization,
+            boundaries: ::std::borrow::ToOwned::to_owned(#local.fingerprint()),
+            overflow: #overflow,
         }
     }
 }

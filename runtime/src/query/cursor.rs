@@ -7,21 +7,24 @@
 //! a cursor key ([`crate::Db::with_cursor_key`]), so edited cursors are rejected and, with a key,
 //! cannot be forged.
 
-use super::QueryPlan;
+use super::native::NativeRecord;
+use super::{QueryPlan, SortRange};
 use crate::error::Item;
+use crate::fingerprint;
+use crate::shard::BucketWindow;
 use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::AttributeValue;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use hmac::{Hmac, Mac};
-use serde::de::DeserializeOwned;
+use serde::de::{DeserializeOwned, IgnoredAny};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 
-/// The version of an unsharded query's cursor.
-pub(crate) const VERSION: u64 = 1;
+/// The version of an unsharded query's cursor; version 1 bound it to a fingerprint of text.
+pub(crate) const VERSION: u64 = 2;
 const CHECKSUM_CONTEXT: &[u8] = b"dynashard-cursor-v1";
 
 /// Why a cursor was rejected.
@@ -47,29 +50,46 @@ pub enum CursorError {
     Outdated,
 }
 
+/// What a query's fingerprint is computed from: everything that selects and orders its items.
+#[derive(Serialize)]
+struct QueryRecord<'a> {
+    v: u8,
+    table: &'a str,
+    index: Option<&'a str>,
+    entity: &'a str,
+    partition: &'a str,
+    range: &'a SortRange,
+    native_partition: Vec<(&'static str, Option<AttributeRecord>)>,
+    native_sort: Vec<(&'static str, Option<AttributeRecord>)>,
+    native_range: Option<(&'a str, NativeRecord)>,
+    descending: bool,
+    sharded: bool,
+    /// A time window is part of the query: a cursor of another window belongs to another query.
+    window: Option<&'a BucketWindow>,
+}
+
 /// The fingerprint of a query: what a cursor must match to be used with it.
 pub(crate) fn fingerprint(plan: &QueryPlan) -> String {
-    let mut hasher = Sha256::new();
-    let sharded = plan.shards.as_ref().map(|_| "sharded");
-    // A time window is part of the query: a cursor of another window belongs to another query.
-    let window = plan.shards.as_ref().and_then(|shards| shards.window.as_ref());
-    let window = window.map(|window| {
-        format!("{}..={}:{}..{}", window.from, window.to, window.shards.start, window.shards.end)
-    });
-    let parts = [
-        plan.table.name,
-        plan.queried_index.map_or("", |index| index.name),
-        plan.type_name,
-        plan.partition_value.as_str(),
-        &format!("{:?}", plan.range),
-        &format!("{:?}{:?}{:?}", plan.native_partition, plan.native_sort, plan.native_range),
-        if plan.descending { "desc" } else { "asc" },
-    ];
-    for part in parts.into_iter().chain(sharded).chain(window.as_deref()) {
-        hasher.update((part.len() as u64).to_be_bytes());
-        hasher.update(part.as_bytes());
-    }
-    hex(&hasher.finalize()[..12])
+    let record = QueryRecord {
+        v: 1,
+        table: plan.table.name,
+        index: plan.queried_index.map(|index| index.name),
+        entity: plan.type_name,
+        partition: &plan.partition_value,
+        range: &plan.range,
+        native_partition: natives(&plan.native_partition),
+        native_sort: natives(&plan.native_sort),
+        native_range: plan.native_range.as_ref().map(|(name, condition)| (*name, condition.record())),
+        descending: plan.descending,
+        sharded: plan.shards.is_some(),
+        window: plan.shards.as_ref().and_then(|shards| shards.window.as_ref()),
+    };
+    fingerprint::fingerprint(&record, 12)
+}
+
+/// Native key attribute values as a fingerprint records them.
+fn natives(values: &[(&'static str, AttributeValue)]) -> Vec<(&'static str, Option<AttributeRecord>)> {
+    values.iter().map(|(name, value)| (*name, attribute_record(value))).collect()
 }
 
 /// One key attribute as a cursor stores it: `{"S": text}`, `{"N": digits}` or `{"B": base64url}`.
@@ -93,11 +113,23 @@ struct KeyCursor {
     k: Option<KeyRecord>,
 }
 
-/// What every cursor payload starts with: its version and its query's fingerprint.
+/// What every cursor payload starts with: its version and its query's fingerprint, and for a
+/// sharded query's cursor, its layout's fingerprint.
 #[derive(Deserialize)]
 struct Header {
     v: u64,
     f: String,
+    #[serde(default)]
+    l: Option<IgnoredAny>,
+}
+
+/// Which kind of cursor a query takes: each has versions of its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// An unsharded query's: the key to resume after.
+    Key,
+    /// A sharded query's: a layout fingerprint and a page end.
+    Sharded,
 }
 
 /// Encodes a cursor resuming after the item with key attributes `key` (`None`: at the
@@ -113,7 +145,7 @@ pub(crate) fn decode(
     fingerprint: &str,
     signing_key: Option<&[u8]>,
 ) -> Result<Option<Item>, CursorError> {
-    let payload: KeyCursor = open(cursor, fingerprint, VERSION, signing_key)?;
+    let payload: KeyCursor = open(cursor, fingerprint, (Kind::Key, VERSION), signing_key)?;
     payload.k.map(key_from_record).transpose()
 }
 
@@ -125,11 +157,11 @@ pub(crate) fn seal(payload: &impl Serialize, signing_key: Option<&[u8]>) -> Stri
     format!("{}.{}", URL_SAFE_NO_PAD.encode(payload), URL_SAFE_NO_PAD.encode(tag))
 }
 
-/// Checks a cursor's tag, query fingerprint and version, returning its payload.
+/// Checks a cursor's tag, kind, version and query fingerprint, returning its payload.
 pub(crate) fn open<P: DeserializeOwned>(
     cursor: &str,
     fingerprint: &str,
-    version: u64,
+    (kind, version): (Kind, u64),
     signing_key: Option<&[u8]>,
 ) -> Result<P, CursorError> {
     let (payload, given_tag) = cursor.split_once('.').ok_or(CursorError::Malformed)?;
@@ -139,29 +171,33 @@ pub(crate) fn open<P: DeserializeOwned>(
         return Err(CursorError::Tampered);
     }
     let header: Header = serde_json::from_slice(&payload).map_err(|_| CursorError::Malformed)?;
-    if header.f != fingerprint {
+    let sharded = header.l.is_some();
+    if sharded != (kind == Kind::Sharded) {
         return Err(CursorError::WrongQuery);
     }
+    // A cursor of an earlier version is bound to its query another way: it is outdated, whether
+    // its fingerprint still matches or not.
     match header.v {
         v if v < version => Err(CursorError::Outdated),
         v if v > version => Err(CursorError::Malformed),
+        _ if header.f != fingerprint => Err(CursorError::WrongQuery),
         _ => serde_json::from_slice(&payload).map_err(|_| CursorError::Malformed),
+    }
+}
+
+/// A key attribute's value as a cursor stores it; `None` for a type no key attribute has.
+pub(crate) fn attribute_record(value: &AttributeValue) -> Option<AttributeRecord> {
+    match value {
+        AttributeValue::S(text) => Some(AttributeRecord::S(text.clone())),
+        AttributeValue::N(number) => Some(AttributeRecord::N(number.clone())),
+        AttributeValue::B(blob) => Some(AttributeRecord::B(URL_SAFE_NO_PAD.encode(blob.as_ref()))),
+        _ => None,
     }
 }
 
 /// The key attributes of an item as a cursor stores them (string, number and binary ones).
 pub(crate) fn key_record(key: &Item) -> KeyRecord {
-    key.iter()
-        .filter_map(|(name, value)| {
-            let record = match value {
-                AttributeValue::S(text) => AttributeRecord::S(text.clone()),
-                AttributeValue::N(number) => AttributeRecord::N(number.clone()),
-                AttributeValue::B(blob) => AttributeRecord::B(URL_SAFE_NO_PAD.encode(blob.as_ref())),
-                _ => return None,
-            };
-            Some((name.clone(), record))
-        })
-        .collect()
+    key.iter().filter_map(|(name, value)| Some((name.clone(), attribute_record(value)?))).collect()
 }
 
 /// Key attributes back from [`key_record`]; an empty record, a number that is not one or bad
@@ -223,10 +259,6 @@ fn tags_match(payload: &[u8], given: &[u8], signing_key: Option<&[u8]>) -> bool 
     }
 }
 
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -260,12 +292,18 @@ mod tests {
     }
 
     #[test]
-    fn cursors_of_the_earlier_encoding_still_decode() {
-        // The payload as the first release wrote it: a JSON object with sorted keys.
-        let payload = r#"{"f":"fp1","k":{"pk":{"S":"artist"},"sk":{"S":"song#a#b"}},"v":1}"#;
-        let tag = tag(payload.as_bytes(), None);
-        let cursor = format!("{}.{}", URL_SAFE_NO_PAD.encode(payload), URL_SAFE_NO_PAD.encode(tag));
-        assert_eq!(decode(&cursor, "fp1", None), Ok(Some(key())));
+    fn cursors_keep_their_encoding_and_earlier_versions_are_outdated() {
+        // A JSON object with sorted keys, as every version wrote it.
+        let sealed = |payload: &str| {
+            let tag = tag(payload.as_bytes(), None);
+            format!("{}.{}", URL_SAFE_NO_PAD.encode(payload), URL_SAFE_NO_PAD.encode(tag))
+        };
+        let current = sealed(r#"{"f":"fp1","k":{"pk":{"S":"artist"},"sk":{"S":"song#a#b"}},"v":2}"#);
+        assert_eq!(decode(&current, "fp1", None), Ok(Some(key())));
+        // Version 1 bound a cursor to a fingerprint of text: outdated, whatever its fingerprint.
+        let first = sealed(r#"{"f":"fp1","k":{"pk":{"S":"artist"},"sk":{"S":"song#a#b"}},"v":1}"#);
+        assert_eq!(decode(&first, "fp1", None), Err(CursorError::Outdated));
+        assert_eq!(decode(&first, "other", None), Err(CursorError::Outdated));
     }
 
     #[test]

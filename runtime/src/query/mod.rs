@@ -19,8 +19,11 @@
 mod conditions;
 pub(crate) mod cursor;
 mod decode;
+mod layout;
 mod native;
 mod page;
+#[cfg(test)]
+mod pinned_tests;
 mod range;
 mod reader;
 mod request;
@@ -34,6 +37,7 @@ mod stream;
 pub use conditions::{Narrow, PrefixCondition, RangeCondition};
 pub use cursor::CursorError;
 pub use decode::FromItem;
+pub use layout::ShardLayout;
 pub(crate) use native::NativeCondition;
 pub use native::{same_kind, Native, NativeKeyPart};
 pub use page::Page;

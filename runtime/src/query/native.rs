@@ -5,6 +5,7 @@
 //! range condition; after a range condition nothing more can be added.
 
 use super::conditions::{Narrow, PrefixCondition, RangeCondition, Sealed};
+use super::cursor::{attribute_record, AttributeRecord};
 use super::{Done, Query, QueryTarget};
 use crate::error::Error;
 use crate::table::ScalarKind;
@@ -81,6 +82,33 @@ pub(crate) enum NativeCondition {
     Ge(AttributeValue),
     Between(AttributeValue, AttributeValue),
     BeginsWith(AttributeValue),
+}
+
+/// A native comparison as a query's fingerprint records it.
+#[derive(serde::Serialize)]
+pub(crate) enum NativeRecord {
+    Lt(Option<AttributeRecord>),
+    Le(Option<AttributeRecord>),
+    Gt(Option<AttributeRecord>),
+    Ge(Option<AttributeRecord>),
+    Between(Option<AttributeRecord>, Option<AttributeRecord>),
+    BeginsWith(Option<AttributeRecord>),
+}
+
+impl NativeCondition {
+    /// This condition as a query's fingerprint records it.
+    pub(crate) fn record(&self) -> NativeRecord {
+        match self {
+            NativeCondition::Lt(value) => NativeRecord::Lt(attribute_record(value)),
+            NativeCondition::Le(value) => NativeRecord::Le(attribute_record(value)),
+            NativeCondition::Gt(value) => NativeRecord::Gt(attribute_record(value)),
+            NativeCondition::Ge(value) => NativeRecord::Ge(attribute_record(value)),
+            NativeCondition::Between(low, high) => {
+                NativeRecord::Between(attribute_record(low), attribute_record(high))
+            }
+            NativeCondition::BeginsWith(value) => NativeRecord::BeginsWith(attribute_record(value)),
+        }
+    }
 }
 
 impl<E, F> Query<E, F> {

@@ -6,7 +6,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 
 /// A key condition on the sort key, plus a value to drop client-side when an exclusive bound had
 /// to be sent as an inclusive `BETWEEN`.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 pub struct SortRange {
     condition: Option<KeyCondition>,
     exclude: Option<String>,
@@ -16,7 +16,7 @@ pub struct SortRange {
 /// One end of a range: a key, and whether it is included.
 type Bound = (String, bool);
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 enum KeyCondition {
     Eq(String),
     BeginsWith(String),

@@ -1,9 +1,12 @@
 //! The shard layout a query reads: which partitions, and how their results combine.
 
+use super::ShardLayout;
 use crate::shard::BucketWindow;
+use serde::Serialize;
 
 /// How the partitions of a sharded query combine into one ordered result.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ShardMode {
     /// Range shards: each holds a contiguous slice of the sort order, so reading them one after
     /// another (reversed when descending) is one sorted sequence.
@@ -29,9 +32,9 @@ pub struct Shards {
     pub window: Option<BucketWindow>,
     /// How their results combine.
     pub mode: ShardMode,
-    /// A fingerprint of the layout (strategy, shard count, boundaries), so a cursor from another
-    /// layout is rejected.
-    pub layout: String,
+    /// The layout (strategy, shard count, boundaries), so a cursor from another layout is
+    /// rejected.
+    pub layout: ShardLayout,
     /// For a dynamic-sharded index, its maximum shard count: the partitions are read from the
     /// shard metadata when the query runs.
     pub dynamic: Option<u32>,
@@ -52,7 +55,7 @@ impl Shards {
 
     /// The partitions of a time window, named when the query runs. Generated code calls this.
     #[doc(hidden)]
-    pub fn bucketed(window: BucketWindow, mode: ShardMode, layout: String) -> Self {
+    pub fn bucketed(window: BucketWindow, mode: ShardMode, layout: ShardLayout) -> Self {
         Shards { partitions: Vec::new(), window: Some(window), mode, layout, dynamic: None }
     }
 }

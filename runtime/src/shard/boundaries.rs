@@ -6,7 +6,6 @@
 //! order therefore reads normalized values in order.
 
 use super::normalize::Normalization;
-use sha2::{Digest, Sha256};
 
 /// Validated range boundaries: the first is `""`, each is strictly greater than the one before
 /// in UTF-8 byte order.
@@ -120,13 +119,15 @@ impl Boundaries {
     }
 }
 
+/// What the boundaries' fingerprint is computed from.
+#[derive(serde::Serialize)]
+struct BoundariesRecord<'a> {
+    v: u8,
+    boundaries: &'a [String],
+}
+
 fn fingerprint(values: &[String]) -> String {
-    let mut hasher = Sha256::new();
-    for value in values {
-        hasher.update((value.len() as u64).to_be_bytes());
-        hasher.update(value.as_bytes());
-    }
-    hasher.finalize()[..8].iter().map(|b| format!("{b:02x}")).collect()
+    crate::fingerprint::fingerprint(&BoundariesRecord { v: 1, boundaries: values }, 8)
 }
 
 #[cfg(test)]

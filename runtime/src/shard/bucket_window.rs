@@ -35,7 +35,7 @@ pub fn bucket_partition(partition: &str, shard: u32, bucket: TimeBucket, unix_se
 /// let far = BucketWindow::new("reading", 0..16, TimeBucket::Minute, i64::MIN, i64::MAX);
 /// assert_eq!(far.partitions(), 16 * 307_445_734_561_825_862);
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize)]
 pub struct BucketWindow {
     /// The logical partition key, before the shard and the bucket.
     pub partition: String,

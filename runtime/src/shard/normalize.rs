@@ -1,9 +1,11 @@
 //! The normalization that range routing compares values by.
 
+use serde::Serialize;
 use unicode_normalization::UnicodeNormalization;
 
 /// How a routing value is normalized before it is compared with range boundaries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Normalization {
     /// NFKD of the lowercased value (Python: `unicodedata.normalize('NFKD', s.lower())`): case,
     /// compatibility forms and accents no longer split equal titles apart. The default.

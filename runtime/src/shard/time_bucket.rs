@@ -1,7 +1,8 @@
 //! UTC time buckets (seed pattern: a time bucket plus a hash of the entity in the partition key).
 
 /// The width of a time bucket.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum TimeBucket {
     /// `2023-10-27T15:04`
     Minute,

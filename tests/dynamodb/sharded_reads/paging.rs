@@ -1,11 +1,11 @@
 //! Pages of sharded queries: exact resumption with random page sizes, streams resumed from a
 //! page cursor, and cursors of other layouts or queries rejected.
 
-use super::fixture::{assert_same, datasets, ids, Dataset, Lcg};
+use super::fixture::{assert_same, datasets, ids, Dataset, Lcg, SHARDS};
 use super::listings::directed;
 use super::shard_model::Entry;
 use crate::db;
-use dynashard::query::{CursorError, ShardMode};
+use dynashard::query::{CursorError, ShardLayout, ShardMode};
 use dynashard::{Db, Error, Page};
 
 /// Reads `data` page by page with random page sizes up to `largest`; returns the items and the
@@ -116,18 +116,21 @@ async fn cursors_of_other_layouts_and_queries_are_rejected() {
         let cursor = db.page(&query, None).await.expect("a page").cursor.expect("more pages");
         assert_eq!(db.page(&query, Some(&cursor)).await.expect("the same layout").items.len(), 50);
 
-        let relaid = Entry::query("unused").sharded(data.layout("layout-2")).page_size(50);
+        let relaid = Entry::query("unused")
+            .sharded(data.layout(ShardLayout::Random { shards: SHARDS as u32 }))
+            .page_size(50);
         assert_eq!(reason(db.page(&relaid, Some(&cursor)).await), CursorError::LayoutChanged);
-        let mut other_mode = data.layout("layout-1");
+        let mut other_mode = data.layout(ShardLayout::Hash { shards: SHARDS as u32 });
         other_mode.mode = if data.mode == ShardMode::Merge { ShardMode::InOrder } else { ShardMode::Merge };
         let other_mode = Entry::query("unused").sharded(other_mode).page_size(50);
         assert_eq!(reason(db.page(&other_mode, Some(&cursor)).await), CursorError::LayoutChanged);
-        let mut fewer = data.layout("layout-1");
+        let mut fewer = data.layout(ShardLayout::Hash { shards: SHARDS as u32 });
         fewer.partitions.pop();
         let fewer = Entry::query("unused").sharded(fewer).page_size(50);
         assert_eq!(reason(db.page(&fewer, Some(&cursor)).await), CursorError::LayoutChanged);
-        let relaid_stream =
-            Entry::query("unused").sharded(data.layout("layout-2")).start_after(cursor.clone());
+        let relaid_stream = Entry::query("unused")
+            .sharded(data.layout(ShardLayout::Random { shards: SHARDS as u32 }))
+            .start_after(cursor.clone());
         let streamed: Result<Vec<Entry>, _> =
             futures::TryStreamExt::try_collect(db.stream(relaid_stream)).await;
         assert!(matches!(streamed, Err(Error::InvalidCursor { reason: CursorError::LayoutChanged })));

@@ -6,14 +6,15 @@
 
 use super::resume::{PageEnd, Start};
 use crate::error::Item;
-use crate::query::cursor::{hex, key_from_record, key_record, open, seal, CursorError, KeyRecord};
-use crate::query::{ShardMode, Shards};
+use crate::fingerprint::fingerprint;
+use crate::query::cursor::{key_from_record, key_record, open, seal, CursorError, KeyRecord, Kind};
+use crate::query::{ShardLayout, ShardMode, Shards};
 use aws_sdk_dynamodb::types::AttributeValue;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
-/// The version of a sharded query's cursor; version 1 held a position per shard.
-pub(crate) const VERSION: u64 = 2;
+/// The version of a sharded query's cursor; version 1 held a position per shard, version 2 a
+/// layout fingerprint of text.
+pub(crate) const VERSION: u64 = 3;
 
 /// The payload of a sharded query's cursor.
 #[derive(Serialize, Deserialize)]
@@ -39,20 +40,20 @@ struct EndRecord {
     k: KeyRecord,
 }
 
-/// A fingerprint of a shard layout: its declared fingerprint, mode and partitions.
+/// What a layout fingerprint is computed from.
+#[derive(Serialize)]
+struct LayoutRecord<'a> {
+    v: u8,
+    layout: &'a ShardLayout,
+    mode: ShardMode,
+    partitions: &'a [String],
+}
+
+/// A fingerprint of a shard layout: the layout, its mode and its partitions.
 pub(crate) fn layout_fingerprint(shards: &Shards) -> String {
-    let mut hasher = Sha256::new();
-    let mode = match shards.mode {
-        ShardMode::InOrder => "in-order",
-        ShardMode::Merge => "merge",
-        ShardMode::Buckets => "buckets",
-    };
-    for part in [shards.layout.as_str(), mode].into_iter().chain(shards.partitions.iter().map(String::as_str))
-    {
-        hasher.update((part.len() as u64).to_be_bytes());
-        hasher.update(part.as_bytes());
-    }
-    hex(&hasher.finalize()[..12])
+    let record =
+        LayoutRecord { v: 1, layout: &shards.layout, mode: shards.mode, partitions: &shards.partitions };
+    fingerprint(&record, 12)
 }
 
 /// Encodes a cursor for the query with `fingerprint` over `shards`, resuming at `start`, with
@@ -95,7 +96,7 @@ pub(crate) fn decode(
     partition: impl Fn(u64) -> Option<String>,
     signing_key: Option<&[u8]>,
 ) -> Result<(Start, Option<u64>), CursorError> {
-    let payload: ShardedCursor = open(cursor, fingerprint, VERSION, signing_key)?;
+    let payload: ShardedCursor = open(cursor, fingerprint, (Kind::Sharded, VERSION), signing_key)?;
     if payload.l != layout_fingerprint(shards) {
         return Err(CursorError::LayoutChanged);
     }
@@ -114,11 +115,11 @@ pub(crate) fn decode(
 mod tests {
     use super::*;
 
-    fn shards(mode: ShardMode, layout: &str) -> Shards {
+    fn shards(mode: ShardMode, shards: u32) -> Shards {
         Shards {
             partitions: (0..3).map(|i| format!("b#{i}")).collect(),
             mode,
-            layout: layout.into(),
+            layout: ShardLayout::Hash { shards },
             window: None,
             dynamic: None,
         }
@@ -139,7 +140,7 @@ mod tests {
 
     #[test]
     fn page_ends_round_trip_without_their_partition() {
-        let merge = shards(ShardMode::Merge, "hash:3");
+        let merge = shards(ShardMode::Merge, 3);
         for start in [Start::Beginning, Start::After(PageEnd { lane: 1, key: key(1, "é#1") })] {
             for bytes in [None, Some(512)] {
                 let cursor = encode("fp", &merge, "pk", (&start, bytes), Some(b"k"));
@@ -154,12 +155,12 @@ mod tests {
 
     #[test]
     fn other_layouts_queries_and_versions_are_rejected() {
-        let merge = shards(ShardMode::Merge, "hash:3");
+        let merge = shards(ShardMode::Merge, 3);
         let end = Start::After(PageEnd { lane: 0, key: key(0, "a") });
         let cursor = encode("fp", &merge, "pk", (&end, None), None);
         let decode_with = |shards: &Shards| decode(&cursor, "fp", shards, "pk", partition, None);
-        assert_eq!(decode_with(&shards(ShardMode::Merge, "hash:4")), Err(CursorError::LayoutChanged));
-        assert_eq!(decode_with(&shards(ShardMode::InOrder, "hash:3")), Err(CursorError::LayoutChanged));
+        assert_eq!(decode_with(&shards(ShardMode::Merge, 4)), Err(CursorError::LayoutChanged));
+        assert_eq!(decode_with(&shards(ShardMode::InOrder, 3)), Err(CursorError::LayoutChanged));
         let mut fewer = merge.clone();
         fewer.partitions.pop();
         assert_eq!(decode_with(&fewer), Err(CursorError::LayoutChanged));
@@ -173,7 +174,7 @@ mod tests {
 
     #[test]
     fn lanes_out_of_range_and_smuggled_partitions_are_malformed() {
-        let merge = shards(ShardMode::Merge, "h");
+        let merge = shards(ShardMode::Merge, 3);
         let far = Start::After(PageEnd { lane: 3, key: key(3, "a") });
         let far = encode("fp", &merge, "pk", (&far, None), None);
         assert_eq!(decode(&far, "fp", &merge, "pk", partition, None), Err(CursorError::Malformed));
@@ -184,7 +185,7 @@ mod tests {
 
     #[test]
     fn a_cursor_of_twenty_one_shards_is_small() {
-        let mut merge = shards(ShardMode::Merge, "hash:21");
+        let mut merge = shards(ShardMode::Merge, 21);
         merge.partitions = (0..21).map(|i| format!("album#{i}")).collect();
         let mut key = Item::new();
         key.insert("pk".into(), AttributeValue::S("album#0f8e2c6a-5d8b-4d5e-9c1e-0123456789ab".into()));

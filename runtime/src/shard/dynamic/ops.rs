@@ -9,7 +9,7 @@ use crate::db::Db;
 use crate::entity::Entity;
 use crate::error::{Error, Result};
 use crate::item::table_of;
-use crate::query::{Query, QueryPlan};
+use crate::query::{Query, QueryPlan, ShardLayout};
 use crate::shard::shard_partition;
 use crate::table::TableDefinition;
 use rand::RngExt;
@@ -232,7 +232,7 @@ impl Db {
             let readable = state.readable();
             shards.partitions =
                 (0..readable).map(|shard| shard_partition(&plan.partition_value, shard)).collect();
-            shards.layout = format!("dynamic:{readable}");
+            shards.layout = ShardLayout::Dynamic { readable: Some(readable) };
         }
         Ok(Arc::new(plan))
     }

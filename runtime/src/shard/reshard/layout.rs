@@ -19,7 +19,7 @@ pub struct ShardMapping {
 }
 
 /// The layout an index is resharded into.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum NewLayout {
     /// `hash = shards`, routed by the mapping's `by` fields.

@@ -9,7 +9,7 @@ use super::Records;
 use crate::db::Db;
 use crate::error::Result;
 use crate::index_keys::find_index;
-use crate::query::{QueryPlan, ShardMode};
+use crate::query::{QueryPlan, ShardLayout, ShardMode};
 use crate::shard::shard_partition;
 use std::sync::Arc;
 
@@ -62,7 +62,8 @@ impl Db {
                 NewLayout::Hash { .. } => ShardMode::Merge,
                 NewLayout::Range { .. } => ShardMode::InOrder,
             };
-            shards.layout = format!("resharded:{}:{}", state.target, state.layout.describe());
+            shards.layout =
+                ShardLayout::Resharded { index: state.target.clone(), layout: state.layout.clone() };
         }
         Ok(Arc::new(plan))
     }

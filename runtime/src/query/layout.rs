@@ -1,0 +1,60 @@
+//! The shard layout of a sharded query, as data: what its cursors are bound to.
+
+use crate::shard::reshard::NewLayout;
+use crate::shard::{Normalization, TimeBucket};
+use serde::Serialize;
+
+/// How the partitions of a sharded query were laid out: a cursor of one layout is rejected by a
+/// query of another ([`CursorError::LayoutChanged`](super::CursorError::LayoutChanged)), since
+/// its position means nothing there.
+///
+/// ```
+/// use dynashard::query::ShardLayout;
+/// assert_ne!(ShardLayout::Hash { shards: 8 }, ShardLayout::Hash { shards: 16 });
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[serde(tag = "strategy", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ShardLayout {
+    /// `hash = shards`: shards chosen by a hash of the `by` fields.
+    Hash {
+        /// The shard count.
+        shards: u32,
+    },
+    /// `random = shards`: shards chosen at random.
+    Random {
+        /// The shard count.
+        shards: u32,
+    },
+    /// Range shards, each a slice of the sort order, split `overflow` ways.
+    Range {
+        /// How routing values are normalized before they are compared with the boundaries.
+        normalization: Normalization,
+        /// The boundaries' [fingerprint](crate::shard::Boundaries::fingerprint).
+        boundaries: String,
+        /// Sub-shards per range shard (1: not split).
+        overflow: u32,
+    },
+    /// Time buckets, each with hash (or random) shards.
+    Bucketed {
+        /// The width of the buckets.
+        bucket: TimeBucket,
+        /// Shards per bucket.
+        shards: u32,
+        /// Whether the shards are chosen at random rather than by a hash.
+        random: bool,
+    },
+    /// Dynamic shards: as many as the shard metadata says may hold items, once the query has
+    /// read it (`None` before).
+    Dynamic {
+        /// The shards read.
+        readable: Option<u32>,
+    },
+    /// The target index of a resharding, past its cut-over.
+    Resharded {
+        /// The target index.
+        index: String,
+        /// Its layout.
+        layout: NewLayout,
+    },
+}
