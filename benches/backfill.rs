@@ -1,7 +1,7 @@
 //! The backfill of a resharding (hash 16 to 32) against a plain batch import of the same
 //! 20,000 items, in both modes: conditional (25 conditional updates per `BatchExecuteStatement`)
 //! and batched (`BatchWriteItem`, existing items frozen). Every round and mode uses a table of
-//! its own on the same DynamoDB Local (`DYNAMODB_ENDPOINT`, or one started here): the import is
+//! its own on the same DynamoDB Local (`AWS_ENDPOINT_URL_DYNAMODB`, or one started here): the import is
 //! timed, then the backfill of what it imported. The report is the ratio of the median item
 //! rates. Target: at least 0.8x for the batched backfill; the conditional one is reported.
 //!

@@ -1,7 +1,7 @@
 //! Importing 20,000 items with `Db::batch_put`, against the same import written by hand:
 //! `serde_dynamo` plus the key and entity-type attributes, `BatchWriteItem` requests of 25 sent
 //! with the same concurrency through `buffer_unordered`, unprocessed items resent. Both run
-//! against the same DynamoDB Local (`DYNAMODB_ENDPOINT`, or one started here), in alternating
+//! against the same DynamoDB Local (`AWS_ENDPOINT_URL_DYNAMODB`, or one started here), in alternating
 //! rounds; the report is the ratio of the median item rates. Target: at least 0.9x.
 //!
 //! ```text

@@ -1,6 +1,6 @@
 //! A write to a dynamic-sharded index, with its shard count cached, against the same write to a
 //! static hash-sharded index: 2,000 puts per round, 16 in flight, alternating rounds on the same
-//! DynamoDB Local (`DYNAMODB_ENDPOINT`, or one started here). The report is the ratio of the
+//! DynamoDB Local (`AWS_ENDPOINT_URL_DYNAMODB`, or one started here). The report is the ratio of the
 //! median round times. Target: at most 1.1x.
 //!
 //! ```text

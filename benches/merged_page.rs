@@ -177,7 +177,8 @@ async fn one_round_by_hand(client: &Client, table: &str) -> usize {
 }
 
 async fn listing<F>(db: &Db, query: Query<Album, F>) -> (Vec<Album>, f64) {
-    let (stream, stats) = db.stream_with_stats(query);
+    let stream = db.stream(query);
+    let stats = stream.stats().clone();
     let albums: Vec<Album> = stream.try_collect().await.expect("a listing");
     (albums, stats.capacity_units())
 }

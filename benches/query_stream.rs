@@ -1,6 +1,6 @@
 //! Streaming 20,000 items through a typed query, against the same read written by hand with the
 //! SDK's `into_paginator()` and `serde_dynamo`. Both read the same partition of the same
-//! DynamoDB Local (`DYNAMODB_ENDPOINT`, or one started here) in alternating rounds; the report is
+//! DynamoDB Local (`AWS_ENDPOINT_URL_DYNAMODB`, or one started here) in alternating rounds; the report is
 //! the ratio of the median wall times. Target: at most 1.1x.
 //!
 //! ```text

@@ -3,7 +3,7 @@
 //! 20,000 albums (titles skewed like a real catalogue, some in other scripts) are imported into
 //! one table with three copies of a title index: 21 hash shards (`GSI1`), 21 range shards over the
 //! seed's boundaries (`GSI2`) and one unsharded partition (`GSI3`). Everything runs against the
-//! same DynamoDB Local (`DYNAMODB_ENDPOINT`, or one started here), in alternating rounds; each
+//! same DynamoDB Local (`AWS_ENDPOINT_URL_DYNAMODB`, or one started here), in alternating rounds; each
 //! report is the ratio of the median wall times.
 //!
 //! - Listing all 20,000 in index order through the hash shards: `db.stream(query_gsi1())`
@@ -196,7 +196,8 @@ fn main() {
             assert_eq!(concurrent_by_hand(&client, &table, &partitions).await, reference);
             assert_eq!(sequential_by_hand(&client, &table, &partitions).await, reference);
         }
-        let (stream, stats) = db.stream_with_stats(Album::query_gsi1());
+        let stream = db.stream(Album::query_gsi1());
+        let stats = stream.stats().clone();
         let _: Vec<Album> = stream.try_collect().await.expect("listing with stats");
         let per_shard: Vec<usize> = stats.per_shard_requests();
         eprintln!(

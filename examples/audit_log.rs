@@ -157,7 +157,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
 
     // Every access of the hot file, back in time order from all its shards.
-    let (stream, stats) = db.stream_with_stats(FileAccess::query_by_file(HOT));
+    let stream = db.stream(FileAccess::query_by_file(HOT));
+    let stats = stream.stats().clone();
     let log: Vec<FileAccess> = stream.try_collect().await?;
     let in_order = log.windows(2).all(|pair| (pair[0].at, &pair[0].id) < (pair[1].at, &pair[1].id));
     println!(
@@ -232,7 +233,9 @@ async fn reshard_feed(db: &Db) -> Result<(), Box<dyn std::error::Error>> {
         done.phase
     );
 
-    let (stream, stats) = db.stream_with_stats(FileAccess::query_feed());
+    let stream = db.stream(FileAccess::query_feed());
+
+    let stats = stream.stats().clone();
     let after: Vec<FileAccess> = stream.try_collect().await?;
     let in_order = after.windows(2).all(|pair| (pair[0].at, &pair[0].id) < (pair[1].at, &pair[1].id));
     println!(

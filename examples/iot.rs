@@ -287,7 +287,8 @@ impl Run {
 }
 
 async fn run<F>(db: &Db, query: Query<Reading, F>) -> Result<Run, Box<dyn std::error::Error>> {
-    let (stream, stats) = db.stream_with_stats(query);
+    let stream = db.stream(query);
+    let stats = stream.stats().clone();
     Ok(Run { readings: stream.try_collect().await?, stats })
 }
 

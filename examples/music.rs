@@ -158,7 +158,8 @@ async fn by_prefix(db: &Db) -> Result<(), Box<dyn std::error::Error>> {
     for prefix in ["lea", "live in", "Ｇｏ", "се"] {
         let query = Album::query_by_title().begins_with(prefix);
         let shards = query.plan_shards().map_or(1, |shards| shards.partitions.len());
-        let (stream, stats) = db.stream_with_stats(query);
+        let stream = db.stream(query);
+        let stats = stream.stats().clone();
         let albums: Vec<Album> = stream.try_collect().await?;
         let mut titles: Vec<&str> = albums.iter().map(|album| album.title.as_str()).collect();
         titles.dedup();
@@ -170,7 +171,8 @@ async fn by_prefix(db: &Db) -> Result<(), Box<dyn std::error::Error>> {
             if titles.len() > 5 { ", ..." } else { "" }
         );
     }
-    let (stream, stats) = db.stream_with_stats(Album::query_by_title_hash().eq("Greatest Hits"));
+    let stream = db.stream(Album::query_by_title_hash().eq("Greatest Hits"));
+    let stats = stream.stats().clone();
     let hits: Vec<Album> = stream.try_collect().await?;
     println!(
         "\n\"Greatest Hits\" through the hash index: {} albums, {} request(s) to shard {}",
@@ -237,7 +239,8 @@ async fn streamed<F>(
     db: &Db,
     query: Query<Album, F>,
 ) -> Result<(usize, dynashard::query::QueryStats), Box<dyn std::error::Error>> {
-    let (stream, stats) = db.stream_with_stats(query.page_size(PAGE));
+    let stream = db.stream(query.page_size(PAGE));
+    let stats = stream.stats().clone();
     let albums: Vec<Album> = stream.try_collect().await?;
     Ok((albums.len(), stats))
 }

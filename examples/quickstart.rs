@@ -7,10 +7,10 @@
 //! cargo run --example quickstart
 //! ```
 //!
-//! Runs against `DYNAMODB_ENDPOINT` when set; otherwise it installs (once) and starts DynamoDB
+//! Runs against `AWS_ENDPOINT_URL_DYNAMODB` when set; otherwise it installs (once) and starts DynamoDB
 //! Local by itself, and stops it on exit.
 
-use aws_sdk_dynamodb::types::AttributeValue;
+use dynashard::AttributeValue;
 use dynashard::{Db, Entity, Error, Table};
 use serde::{Deserialize, Serialize};
 

@@ -69,7 +69,7 @@ fn child(mode: &str) {
     }
     if mode == "endpoint" {
         let connection = runtime.block_on(dynashard::local::connect()).expect("connect");
-        assert!(connection.endpoint().is_none(), "nothing is started when DYNAMODB_ENDPOINT is set");
+        assert!(connection.endpoint().is_none(), "nothing is started when AWS_ENDPOINT_URL_DYNAMODB is set");
         let tables = runtime.block_on(connection.client().list_tables().send());
         assert!(tables.is_ok(), "the endpoint from the environment is used: {tables:?}");
         // The standard chain with no AWS configuration at all: a loopback endpoint gets dummy
@@ -102,7 +102,7 @@ fn child(mode: &str) {
 fn spawn_child(mode: &str) -> std::process::Child {
     Command::new(std::env::current_exe().expect("current exe"))
         .env(CHILD_MODE, mode)
-        .env_remove("DYNAMODB_ENDPOINT")
+        .env_remove("AWS_ENDPOINT_URL_DYNAMODB")
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()
@@ -138,7 +138,7 @@ fn parent(mode: &str) {
 /// with it, and the program's later exit leaves nothing behind either.
 fn sigkill_of_the_watchdog_stops_java(path: Option<PathBuf>) {
     let mut command = Command::new(std::env::current_exe().expect("current exe"));
-    command.env(CHILD_MODE, "sleep").env_remove("DYNAMODB_ENDPOINT").stdout(Stdio::piped());
+    command.env(CHILD_MODE, "sleep").env_remove("AWS_ENDPOINT_URL_DYNAMODB").stdout(Stdio::piped());
     if let Some(path) = &path {
         command.env("PATH", path);
     }
@@ -218,7 +218,7 @@ fn endpoint_variable_starts_nothing() {
     let local = dynashard::local::LocalDynamo::start_blocking(&Default::default()).expect("start");
     let output = Command::new(std::env::current_exe().expect("current exe"))
         .env(CHILD_MODE, "endpoint")
-        .env("DYNAMODB_ENDPOINT", local.endpoint())
+        .env("AWS_ENDPOINT_URL_DYNAMODB", local.endpoint())
         .env_remove("AWS_ACCESS_KEY_ID")
         .env_remove("AWS_SECRET_ACCESS_KEY")
         .env_remove("AWS_SESSION_TOKEN")
@@ -240,7 +240,7 @@ fn missing_java_is_a_clear_error() {
     let error = dynashard::local::LocalDynamo::start_blocking(&options).expect_err("no java");
     assert!(matches!(error, dynashard::local::LocalError::JavaNotFound { .. }), "{error:?}");
     let message = error.to_string();
-    assert!(message.contains("Java") && message.contains("DYNAMODB_ENDPOINT"), "{message}");
+    assert!(message.contains("Java") && message.contains("AWS_ENDPOINT_URL_DYNAMODB"), "{message}");
 }
 
 fn missing_npm_is_a_clear_error() {
@@ -254,7 +254,7 @@ fn missing_npm_is_a_clear_error() {
     let _ = std::fs::remove_dir_all(cache_dir);
     assert!(matches!(error, dynashard::local::LocalError::NpmNotFound { .. }), "{error:?}");
     let message = error.to_string();
-    assert!(message.contains("npm") && message.contains("DYNAMODB_ENDPOINT"), "{message}");
+    assert!(message.contains("npm") && message.contains("AWS_ENDPOINT_URL_DYNAMODB"), "{message}");
 }
 
 fn concurrent_first_installs_share_one_install() {

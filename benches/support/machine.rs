@@ -43,7 +43,7 @@ pub fn machine_busy_seconds() -> f64 {
 }
 
 /// CPU seconds (user and system) used so far by this process, and by the processes it started
-/// (DynamoDB Local, unless `DYNAMODB_ENDPOINT` points elsewhere). Linux only; zeros elsewhere.
+/// (DynamoDB Local, unless `AWS_ENDPOINT_URL_DYNAMODB` points elsewhere). Linux only; zeros elsewhere.
 pub fn cpu_seconds() -> (f64, f64) {
     // Fields after the command name in /proc/<pid>/stat: state, ppid, ..., utime (12th), stime.
     let stat = |pid: &str| -> Option<(u32, f64)> {

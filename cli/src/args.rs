@@ -62,7 +62,7 @@ pub struct ConnectionArgs {
     /// DynamoDB endpoint: an http:// or https:// URL with a host, e.g. http://127.0.0.1:8000 for
     /// DynamoDB Local. Loopback endpoints get a fixed region and dummy credentials; without it,
     /// the standard AWS configuration (environment, profile, SSO, instance role) is used.
-    #[arg(long, env = "DYNAMODB_ENDPOINT", value_name = "URL", value_parser = validate::endpoint)]
+    #[arg(long, env = "AWS_ENDPOINT_URL_DYNAMODB", value_name = "URL", value_parser = validate::endpoint)]
     pub endpoint: Option<String>,
     /// Parallel scan segments (Scan's TotalSegments).
     #[arg(long, default_value_t = 8, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]

@@ -10,7 +10,7 @@ const NOWHERE: &str = "http://127.0.0.1:9";
 fn bad_usage(args: &[&str], message: &str) {
     cargo_bin_cmd!("dynashard")
         .args(args)
-        .env_remove("DYNAMODB_ENDPOINT")
+        .env_remove("AWS_ENDPOINT_URL_DYNAMODB")
         .write_stdin("a\nb\nc\n")
         .timeout(std::time::Duration::from_secs(60))
         .assert()
@@ -84,7 +84,7 @@ fn endpoints_are_http_urls_with_a_host() {
     bad_usage(&["inspect", "--table", "Music", "--endpoint", "not-a-url"], "--endpoint");
     cargo_bin_cmd!("dynashard")
         .args(["inspect", "--table", "Music"])
-        .env("DYNAMODB_ENDPOINT", "not-a-url")
+        .env("AWS_ENDPOINT_URL_DYNAMODB", "not-a-url")
         .assert()
         .code(2)
         .stdout("")

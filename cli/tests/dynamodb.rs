@@ -1,5 +1,5 @@
 //! The commands that read DynamoDB (`inspect`, `boundaries --from-table`), against the
-//! DynamoDB Local that dynashard starts for this test binary (or `DYNAMODB_ENDPOINT`).
+//! DynamoDB Local that dynashard starts for this test binary (or `AWS_ENDPOINT_URL_DYNAMODB`).
 
 use assert_cmd::cargo::cargo_bin_cmd;
 use aws_sdk_dynamodb::types::{

@@ -35,7 +35,7 @@ fn start(args: &[&str]) -> (Running, u32, String) {
     let child = Command::new(env!("CARGO_BIN_EXE_dynashard"))
         .arg("local")
         .args(args)
-        .env_remove("DYNAMODB_ENDPOINT")
+        .env_remove("AWS_ENDPOINT_URL_DYNAMODB")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0)

@@ -8,8 +8,9 @@ use aws_sdk_dynamodb::Client;
 use std::time::Duration;
 
 /// The environment variable that points every client dynashard builds at an endpoint of your
-/// choice (DynamoDB Local, for example) instead of AWS.
-pub const ENDPOINT_VARIABLE: &str = "DYNAMODB_ENDPOINT";
+/// choice (DynamoDB Local, for example) instead of AWS: the AWS SDKs' standard variable for
+/// DynamoDB's endpoint, which the AWS CLI and every other SDK honour too.
+pub const ENDPOINT_VARIABLE: &str = "AWS_ENDPOINT_URL_DYNAMODB";
 
 /// How long a client waits for DynamoDB before it gives up with
 /// [`Error::Timeout`](crate::Error::Timeout).
@@ -98,7 +99,7 @@ impl Default for Timeouts {
 /// A client from the standard aws-config chain (environment, profile, SSO, instance role, ...),
 /// with the default [`Timeouts`].
 ///
-/// When `DYNAMODB_ENDPOINT` is set, requests go to that endpoint instead of AWS. A loopback
+/// When `AWS_ENDPOINT_URL_DYNAMODB` is set, requests go to that endpoint instead of AWS. A loopback
 /// endpoint (`localhost`, `127.x.x.x`, `[::1]`: DynamoDB Local) gets the same fixed region and
 /// dummy credentials as [`client_for_endpoint`], so it works without any AWS configuration and
 /// sees the tables that dynashard's other local clients create.

@@ -79,6 +79,19 @@ pub use table::{
     Billing, IndexDefinition, KeyAttribute, ScalarKind, Table, TableDefinition, DEFAULT_TYPE_ATTRIBUTE,
 };
 pub use throttling::ThrottlingReason;
+
+/// A DynamoDB attribute value, for raw expressions ([`RawExpression::value`]) and raw items
+/// ([`Item`]): the AWS SDK's own type, re-exported so that no direct dependency on
+/// `aws-sdk-dynamodb` is needed.
+///
+/// ```
+/// use dynashard::{AttributeValue, Condition, RawExpression};
+/// let longer = Condition::raw(
+///     RawExpression::new("#s > :v").name("#s", "seconds").value(":v", AttributeValue::N("300".into())),
+/// );
+/// # drop(longer);
+/// ```
+pub use aws_sdk_dynamodb::types::AttributeValue;
 pub use transaction::{
     CancellationReason, IntoDelete, IntoPut, ReasonCode, Transaction, MAX_TRANSACTION_ACTIONS,
     MAX_TRANSACTION_BYTES,

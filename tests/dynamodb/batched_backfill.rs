@@ -186,7 +186,8 @@ async fn a_batched_backfill_freezes_existing_items_and_takes_new_ones() {
     let mut expected = written.lock().unwrap().clone();
     expected.sort_by(|a, b| (&a.at, &a.file).cmp(&(&b.at, &b.file)));
     assert!(expected.len() > 1_000, "the appender wrote during the backfill");
-    let (stream, stats) = db.stream_with_stats(Access::query_by_feed(&volume));
+    let stream = db.stream(Access::query_by_feed(&volume));
+    let stats = stream.stats().clone();
     let listed: Vec<Access> = stream.try_collect().await.unwrap();
     assert_eq!(listed, expected, "the new layout holds every item once, in order");
     let per_shard = stats.per_shard_requests();

@@ -1,5 +1,5 @@
 //! Integration tests against DynamoDB Local, which the suite starts by itself (or
-//! `DYNAMODB_ENDPOINT`, when set).
+//! `AWS_ENDPOINT_URL_DYNAMODB`, when set).
 
 mod batch;
 mod batched_backfill;

@@ -63,7 +63,8 @@ async fn titles_on_shelf<F>(
     shelf: &str,
     query: dynashard::Query<Record, F>,
 ) -> (Vec<String>, usize) {
-    let (stream, stats) = db.stream_with_stats(query);
+    let stream = db.stream(query);
+    let stats = stream.stats().clone();
     let records: Vec<Record> = stream.try_collect().await.unwrap();
     let titles = records.into_iter().filter(|record| record.shelf == shelf).map(|record| record.title);
     (titles.collect(), stats.requests())

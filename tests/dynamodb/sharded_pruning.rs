@@ -43,7 +43,8 @@ async fn titles_of<F>(
     artist: &str,
     query: dynashard::Query<ShardedAlbum, F>,
 ) -> (Vec<String>, usize) {
-    let (stream, stats) = db.stream_with_stats(query);
+    let stream = db.stream(query);
+    let stats = stream.stats().clone();
     let albums: Vec<ShardedAlbum> = stream.try_collect().await.unwrap();
     let titles = albums.into_iter().filter(|album| album.artist == artist).map(|album| album.title).collect();
     (titles, stats.requests())

@@ -84,7 +84,8 @@ async fn a_partition_is_listed_across_its_shards_in_sort_key_order() {
 
     let query = Access::query(&path);
     assert_eq!(query.plan_shards().unwrap().partitions.len(), 8);
-    let (stream, stats) = db.stream_with_stats(query.page_size(50));
+    let stream = db.stream(query.page_size(50));
+    let stats = stream.stats().clone();
     let listed: Vec<Access> = stream.try_collect().await.unwrap();
     assert_eq!(listed, all, "every item once, in (at, event) order");
     assert!(stats.requests() >= 8, "{} requests", stats.requests());

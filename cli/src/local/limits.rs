@@ -52,7 +52,7 @@ pub async fn serve(args: LocalArgs) -> Result<(), CliError> {
         limits.partition_read_units()
     );
     eprintln!(
-        "DynamoDB Local is running in memory behind the emulator: export DYNAMODB_ENDPOINT={endpoint}; \\
+        "DynamoDB Local is running in memory behind the emulator: export AWS_ENDPOINT_URL_DYNAMODB={endpoint}; \\
          press Ctrl-C to stop"
     );
     let outcome = shutdown_signal().await;

@@ -48,7 +48,7 @@ async fn serve(args: LocalArgs) -> Result<(), CliError> {
     };
     println!("{endpoint}");
     eprintln!(
-        "DynamoDB Local is running in memory: export DYNAMODB_ENDPOINT={endpoint}; press Ctrl-C to stop"
+        "DynamoDB Local is running in memory: export AWS_ENDPOINT_URL_DYNAMODB={endpoint}; press Ctrl-C to stop"
     );
     let outcome = match listener {
         Some(listener) => tokio::select! {

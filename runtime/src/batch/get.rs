@@ -37,6 +37,17 @@ pub struct BatchGet<'a, E: Entity> {
     retry: RetryPolicy,
 }
 
+impl<E: Entity> std::fmt::Debug for BatchGet<'_, E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BatchGet")
+            .field("keys", &self.keys)
+            .field("consistent", &self.consistent)
+            .field("concurrency", &self.concurrency)
+            .field("retry", &self.retry)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Db {
     /// Reads the entities stored under `keys`, aligned with the input order.
     ///

@@ -41,6 +41,18 @@ pub struct BatchWrite<'a, E: Entity> {
     retry: RetryPolicy,
 }
 
+impl<E: Entity> std::fmt::Debug for BatchWrite<'_, E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BatchWrite")
+            .field("entity", &std::any::type_name::<E>())
+            .field("puts", &self.puts.len())
+            .field("deletes", &self.deletes)
+            .field("concurrency", &self.concurrency)
+            .field("retry", &self.retry)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Db {
     /// Writes `entities`, replacing any items with the same keys.
     ///

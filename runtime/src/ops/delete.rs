@@ -21,6 +21,16 @@ pub struct Delete<'a, E: Entity> {
     condition: Option<Condition>,
 }
 
+impl<E: Entity> std::fmt::Debug for Delete<'_, E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Delete")
+            .field("key", &self.key)
+            .field("guards", &self.guards)
+            .field("condition", &self.condition)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Db {
     /// Deletes the item stored under `key`; deleting a missing item is not an error.
     pub fn delete<E: Entity>(&self, key: Key<E>) -> Delete<'_, E> {

@@ -15,6 +15,15 @@ pub struct Get<'a, E: Entity> {
     consistent: bool,
 }
 
+impl<E: Entity> std::fmt::Debug for Get<'_, E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Get")
+            .field("key", &self.key)
+            .field("consistent", &self.consistent)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Db {
     /// Reads the entity stored under `key`.
     ///

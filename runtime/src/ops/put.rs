@@ -27,6 +27,16 @@ pub struct Put<'a, E: Entity> {
     condition: Option<Condition>,
 }
 
+impl<E: Entity> std::fmt::Debug for Put<'_, E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Put")
+            .field("entity", &std::any::type_name::<E>())
+            .field("guards", &self.guards)
+            .field("condition", &self.condition)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Db {
     /// Writes `entity`, replacing any item with the same key.
     ///

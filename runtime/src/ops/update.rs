@@ -51,6 +51,20 @@ pub struct Update<'a, E: Entity> {
     condition: Option<Condition>,
 }
 
+impl<E: Entity> std::fmt::Debug for Update<'_, E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Update")
+            .field("key", &self.key)
+            .field("sets", &self.sets)
+            .field("adds", &self.adds)
+            .field("removes", &self.removes)
+            .field("raw_sets", &self.raw_sets)
+            .field("guards", &self.guards)
+            .field("condition", &self.condition)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Db {
     /// Starts an update of the item stored under `key`.
     pub fn update<E: Entity>(&self, key: Key<E>) -> Update<'_, E> {

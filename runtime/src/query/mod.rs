@@ -72,6 +72,18 @@ pub struct Query<E, F = Done> {
     marker: PhantomData<fn() -> (E, F)>,
 }
 
+impl<E, F> Clone for Query<E, F> {
+    fn clone(&self) -> Self {
+        Query { plan: self.plan.clone(), marker: PhantomData }
+    }
+}
+
+impl<E, F> std::fmt::Debug for Query<E, F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Query").field("plan", &self.plan).finish()
+    }
+}
+
 /// Everything a query run needs; built by generated code.
 #[doc(hidden)]
 #[derive(Clone, Debug)]

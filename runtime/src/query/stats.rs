@@ -6,7 +6,8 @@ use std::sync::{Arc, Mutex};
 /// A live view of what a query run has cost so far, shared with the running stream.
 ///
 /// Cheap to clone: every clone reads the same counters, which the stream updates as its requests
-/// are sent and answered. Returned by [`crate::Db::stream_with_stats`].
+/// are sent and answered. Handed out by [`QueryStream::stats`](super::QueryStream::stats) and
+/// with every [`Page`](super::Page).
 ///
 /// ```no_run
 /// # use dynashard::{Db, Entity, Table};
@@ -17,7 +18,8 @@ use std::sync::{Arc, Mutex};
 /// # struct Song { artist: String, title: String }
 /// # async fn example(db: Db) -> dynashard::Result<()> {
 /// use futures::TryStreamExt;
-/// let (songs, stats) = db.stream_with_stats(Song::query("Solar Fields"));
+/// let songs = db.stream(Song::query("Solar Fields"));
+/// let stats = songs.stats().clone(); // keeps counting after the stream is consumed
 /// let songs: Vec<Song> = songs.try_collect().await?;
 /// println!("{} songs, {} requests, {} RCU", songs.len(), stats.requests(), stats.capacity_units());
 /// # Ok(()) }

@@ -163,16 +163,6 @@ impl Db {
         };
         QueryStream { db: self.clone(), stats, state, marker: PhantomData }
     }
-
-    /// Like [`Db::stream`], with the stream's [`QueryStats`] handed out beside it.
-    pub fn stream_with_stats<E: FromItem + Send + 'static, F>(
-        &self,
-        query: Query<E, F>,
-    ) -> (QueryStream<E>, QueryStats) {
-        let stream = self.stream(query);
-        let stats = stream.stats.clone();
-        (stream, stats)
-    }
 }
 
 /// Resolves the shards of `plan` from the shard metadata, then opens its reader.

@@ -46,6 +46,12 @@ pub struct Scan<T> {
     decode: Decode<T>,
 }
 
+impl<T> std::fmt::Debug for Scan<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Scan").field("plan", &self.plan).finish_non_exhaustive()
+    }
+}
+
 /// What a scan reads, and how.
 #[derive(Clone, Debug)]
 pub(crate) struct ScanPlan {

@@ -60,6 +60,16 @@ pub struct Transaction<'a> {
     token: Option<String>,
 }
 
+impl std::fmt::Debug for Transaction<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Transaction")
+            .field("actions", &self.actions.len())
+            .field("error", &self.error)
+            .field("token", &self.token)
+            .finish_non_exhaustive()
+    }
+}
+
 /// What [`Transaction::put`] accepts: an entity (a plain put, version-checked for `#[version]`
 /// entities) or a [`Put`] configured with its options (`db.put(&e).create_only()`).
 pub trait IntoPut<'e, E: Entity> {

@@ -90,7 +90,8 @@ async fn every_sensor_in_time_order_across_midnight() {
     let want = expected(readings, FROM, TO, |_| true);
     assert!(want.len() > 2_000 && want.iter().any(|(_, _, seq)| *seq > 0), "{} readings", want.len());
     let (watched, requests) = watched(&db);
-    let (stream, stats) = watched.stream_with_stats(E2eReading::query_readings(FROM, TO));
+    let stream = watched.stream(E2eReading::query_readings(FROM, TO));
+    let stats = stream.stats().clone();
     let got: Vec<E2eReading> = stream.try_collect().await.expect("the stream reads");
     let got: Vec<Id> = got.iter().map(id).collect();
     assert_eq!(got.len(), want.len());
@@ -119,7 +120,8 @@ async fn one_sensor_reads_only_its_shard_one_request_per_bucket() {
     for sensor in SENSORS {
         let want = expected(readings, FROM, TO, |r| r.sensor == sensor);
         let (watched, requests) = watched(&db);
-        let (stream, stats) = watched.stream_with_stats(E2eReading::query_readings_for(sensor, FROM, TO));
+        let stream = watched.stream(E2eReading::query_readings_for(sensor, FROM, TO));
+        let stats = stream.stats().clone();
         let got: Vec<E2eReading> = stream.try_collect().await.expect("the stream reads");
         let got: Vec<Id> = got.iter().map(id).collect();
         assert!(got == want, "{sensor}: its readings in time order ({} of {})", got.len(), want.len());

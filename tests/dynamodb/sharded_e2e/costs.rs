@@ -11,7 +11,8 @@ use futures::TryStreamExt;
 
 /// Streams `query` to the end: how many records it yielded and what it cost.
 async fn run<F>(db: &Db, query: Query<E2eRecord, F>) -> (usize, QueryStats) {
-    let (stream, stats) = db.stream_with_stats(query);
+    let stream = db.stream(query);
+    let stats = stream.stats().clone();
     let records: Vec<E2eRecord> = stream.try_collect().await.expect("the stream reads");
     (records.len(), stats)
 }

@@ -19,7 +19,8 @@ fn counted(db: &Db) -> (Db, Arc<crate::requests::Requests>) {
 
 /// Streams `query` to the end, returning how many entries it yielded and what it cost.
 async fn run<F>(db: &Db, query: Query<Entry, F>) -> (usize, QueryStats) {
-    let (stream, stats) = db.stream_with_stats(query);
+    let stream = db.stream(query);
+    let stats = stream.stats().clone();
     let entries: Vec<Entry> = stream.try_collect().await.expect("the stream reads");
     (entries.len(), stats)
 }
@@ -89,7 +90,8 @@ async fn an_in_order_read_requests_the_next_page_while_one_drains() {
     let db = db().await;
     let (_, ranged) = datasets(&db).await;
     // One request at a time: the next page of the shard, and nothing more.
-    let (mut stream, stats) = db.stream_with_stats(ranged.query().page_size(100).concurrency(1));
+    let mut stream = db.stream(ranged.query().page_size(100).concurrency(1));
+    let stats = stream.stats().clone();
     let first = stream.next().await.expect("an item").expect("no error");
     assert_eq!(first.shard, 0);
     // 99 items of the first page are still buffered, yet the next request goes out.
@@ -99,7 +101,8 @@ async fn an_in_order_read_requests_the_next_page_while_one_drains() {
     assert_eq!(stats.requests(), 2, "no more than one request ahead");
 
     // Four at a time: four shards read ahead, each at most a page beyond what it buffers.
-    let (mut stream, stats) = db.stream_with_stats(ranged.query().page_size(100).concurrency(4));
+    let mut stream = db.stream(ranged.query().page_size(100).concurrency(4));
+    let stats = stream.stats().clone();
     stream.next().await.expect("an item").expect("no error");
     settle(&stats, 4).await;
     tokio::time::sleep(Duration::from_millis(200)).await;
