@@ -69,14 +69,7 @@ pub trait Entity: Serialize + DeserializeOwned + Send + Sync + Sized + 'static {
     }
 }
 
-/// A composed primary key: partition key value and, for tables with one, sort key value.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct PrimaryKey {
-    /// The partition key value.
-    pub pk: String,
-    /// The sort key value.
-    pub sk: Option<String>,
-}
+pub use crate::primary_key::PrimaryKey;
 
 /// The primary key of one entity type, as built by the generated key builders
 /// (e.g. `Song::key(artist, album, title)`).

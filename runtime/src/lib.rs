@@ -52,6 +52,7 @@ pub mod key;
 #[cfg(feature = "local")]
 pub mod local;
 mod ops;
+mod primary_key;
 pub mod query;
 mod scan;
 pub mod shard;

@@ -15,13 +15,12 @@
 mod attempts;
 mod get;
 mod retry;
-mod unprocessed;
 mod write;
 
+pub use crate::error::Unprocessed;
 pub(crate) use attempts::Failure;
 pub use get::BatchGet;
 pub use retry::RetryPolicy;
-pub use unprocessed::Unprocessed;
 pub use write::BatchWrite;
 pub(crate) use write::{send_requests, Sender};
 

@@ -2,6 +2,8 @@
 
 use super::escape::{escape_into, unescape_prefix};
 
+pub use crate::error::KeyPartDecodeError;
+
 /// A type whose values can stand in a key template placeholder.
 ///
 /// Implemented for `String`, `char` and every integer type. Integers use an order-preserving
@@ -41,22 +43,6 @@ pub trait DecodeKeyPart: Sized {
     /// Reads one value from the start of `encoded` (up to a bare `#` or the end) and returns it
     /// with the rest of the input.
     fn decode_prefix(encoded: &str) -> Result<(Self, &str), KeyPartDecodeError>;
-}
-
-/// Why a key part could not be decoded.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("cannot decode key part `{encoded}`: {reason}")]
-pub struct KeyPartDecodeError {
-    /// The encoded text that failed to decode.
-    pub encoded: String,
-    /// What was wrong with it.
-    pub reason: &'static str,
-}
-
-impl KeyPartDecodeError {
-    fn new(encoded: &str, reason: &'static str) -> Self {
-        Self { encoded: encoded.to_owned(), reason }
-    }
 }
 
 impl KeyPart for String {

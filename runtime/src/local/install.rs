@@ -3,7 +3,7 @@
 //! Several processes (test binaries run in parallel) may install at once: the install runs under
 //! an exclusive file lock, into a staging directory that is renamed into place when complete.
 
-use super::error::LocalError;
+use crate::error::LocalError;
 use std::fs::{self, File};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -13,11 +13,10 @@
 //! # Ok(()) }
 //! ```
 
-mod error;
 mod install;
 mod process;
 
-pub use error::LocalError;
+pub use crate::error::LocalError;
 pub use install::{default_cache_dir, ensure_installed, NPM_PACKAGE, NPM_PACKAGE_VERSION};
 
 use crate::client::{client_for_endpoint, client_for_endpoint_with, endpoint_from_env, Timeouts};

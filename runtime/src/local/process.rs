@@ -11,7 +11,7 @@
 //! missing, a poller started by the watchdog kills Java within a second of the watchdog's death
 //! (its `ps` must support `-o stat= -p` to see a watchdog that was killed but not yet reaped).
 
-use super::error::LocalError;
+use crate::error::LocalError;
 use std::io::{Read, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};

@@ -23,32 +23,11 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 
+pub use crate::error::CursorError;
+
 /// The version of an unsharded query's cursor; version 1 bound it to a fingerprint of text.
 pub(crate) const VERSION: u64 = 2;
 const CHECKSUM_CONTEXT: &[u8] = b"dynashard-cursor-v1";
-
-/// Why a cursor was rejected.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum CursorError {
-    /// Not a cursor at all (bad encoding, truncated, wrong shape).
-    #[error("the cursor is malformed")]
-    Malformed,
-    /// The cursor's checksum or signature does not match its content.
-    #[error("the cursor was altered or signed with another key")]
-    Tampered,
-    /// The cursor belongs to another query, index or table.
-    #[error("the cursor belongs to a different query")]
-    WrongQuery,
-    /// The cursor belongs to the same query over another shard layout (another strategy, shard
-    /// count or boundaries), so its per-shard positions mean nothing here.
-    #[error("the cursor belongs to another shard layout")]
-    LayoutChanged,
-    /// The cursor was made by an earlier version of dynashard, in a format this one no longer
-    /// reads: start the listing again.
-    #[error("the cursor was made by an earlier version of dynashard; start the listing again")]
-    Outdated,
-}
 
 /// What a query's fingerprint is computed from: everything that selects and orders its items.
 #[derive(Serialize)]

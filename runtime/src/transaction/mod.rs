@@ -16,11 +16,9 @@
 //! # Ok(()) }
 //! ```
 
-mod cancel;
 mod send;
 
-pub(crate) use cancel::{any_condition_failed, any_version_conflict, describe};
-pub use cancel::{CancellationReason, ReasonCode};
+pub use crate::error::{CancellationReason, ReasonCode};
 
 use crate::db::Db;
 use crate::entity::{Entity, Key, PrimaryKey};

@@ -1,10 +1,10 @@
 //! Turning write requests into `TransactWriteItem`s, checking a transaction before it is sent,
 //! sending it, and explaining a cancellation per action.
 
-use super::cancel::{CancellationReason, ReasonCode};
 use super::{MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES};
 use crate::db::Db;
 use crate::entity::PrimaryKey;
+use crate::error::{CancellationReason, ReasonCode};
 use crate::error::{Error, Result};
 use crate::item_size::{item_size, value_size};
 use crate::ops::request::{CheckAction, DeleteAction, Explain, PutAction, UpdateAction, WriteRequest};

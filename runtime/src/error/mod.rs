@@ -1,8 +1,26 @@
-//! The one error type of dynashard.
+//! The one error type of dynashard, and the errors and records it carries.
+//!
+//! A leaf of the crate: it depends only on plain data ([`PrimaryKey`], [`ThrottlingReason`]),
+//! never on the modules that return its errors.
 
-use crate::throttling::{reasons_in_body, ThrottlingReason};
-use aws_sdk_dynamodb::config::http::HttpResponse;
-use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
+mod cancel;
+mod cursor;
+mod key;
+#[cfg(feature = "local")]
+mod local;
+mod predicates;
+mod sdk;
+mod unprocessed;
+
+pub use cancel::{CancellationReason, ReasonCode};
+pub use cursor::CursorError;
+pub use key::{KeyError, KeyPartDecodeError};
+#[cfg(feature = "local")]
+pub use local::LocalError;
+pub use unprocessed::Unprocessed;
+
+use crate::primary_key::PrimaryKey;
+use crate::throttling::ThrottlingReason;
 use std::error::Error as StdError;
 
 /// A DynamoDB item: attribute names to values.
@@ -266,12 +284,12 @@ pub enum Error {
     #[error("invalid cursor: {reason}")]
     InvalidCursor {
         /// Why it was rejected.
-        reason: crate::query::CursorError,
+        reason: CursorError,
     },
 
     /// A stored key does not decode with its template.
     #[error(transparent)]
-    KeyDecode(#[from] crate::key::KeyPartDecodeError),
+    KeyDecode(#[from] KeyPartDecodeError),
 
     /// A collection read an item whose entity type is not one of its variants.
     #[error("item of unknown entity type {found:?} in a collection of {expected:?}")]
@@ -301,14 +319,14 @@ pub enum Error {
     /// Starting or installing DynamoDB Local failed.
     #[cfg(feature = "local")]
     #[error(transparent)]
-    Local(#[from] crate::local::LocalError),
+    Local(#[from] LocalError),
 
     /// Two writes of one batch call address the same key; nothing was sent. DynamoDB refuses
     /// such a request, and applying only one of the writes would silently lose the other.
     #[error("the batch writes key {key:?} more than once")]
     DuplicateBatchKey {
         /// The key written more than once.
-        key: crate::entity::PrimaryKey,
+        key: PrimaryKey,
     },
 
     /// A batch write of an entity type with a `#[version]` field; nothing was sent. Batch writes
@@ -329,7 +347,7 @@ pub enum Error {
         /// The API operation, `BatchWriteItem` or `BatchGetItem`.
         operation: &'static str,
         /// What was not processed.
-        unprocessed: crate::batch::Unprocessed,
+        unprocessed: Unprocessed,
         /// How many writes, or distinct keys, were processed.
         succeeded: usize,
         /// The last error of a request, if any request failed.
@@ -339,11 +357,11 @@ pub enum Error {
 
     /// DynamoDB cancelled a transaction; nothing was written. Holds one reason per action, in
     /// the order the actions were added.
-    #[error("the transaction was cancelled: {}", crate::transaction::describe(reasons))]
+    #[error("the transaction was cancelled: {}", cancel::describe(reasons))]
     TransactionCanceled {
         /// Per action: its item, DynamoDB's reason code, and for a failed condition the precise
         /// error (version conflict, already exists, not found, condition failed).
-        reasons: Vec<crate::transaction::CancellationReason>,
+        reasons: Vec<CancellationReason>,
     },
 
     /// A transaction has more actions than DynamoDB allows; nothing was sent.
@@ -372,155 +390,8 @@ pub enum Error {
         /// The real table name.
         table: String,
         /// The key addressed more than once.
-        key: crate::entity::PrimaryKey,
+        key: PrimaryKey,
     },
-}
-
-/// Why a key could not be composed.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum KeyError {
-    /// A placeholder value is empty.
-    #[error("the value of `{field}` is empty")]
-    EmptyValue {
-        /// The placeholder's field.
-        field: &'static str,
-    },
-    /// The composed key is empty.
-    #[error("the key is empty")]
-    EmptyKey,
-    /// A value contains U+10FFFF, a Unicode noncharacter that dynashard reserves as the upper
-    /// bound of sort-key ranges.
-    #[error("the value of `{field}` contains the reserved character U+10FFFF")]
-    ReservedCharacter {
-        /// The placeholder's field.
-        field: &'static str,
-    },
-    /// The composed key is over DynamoDB's size limit.
-    #[error("the key is {bytes} bytes, over the limit of {max} bytes")]
-    TooLong {
-        /// The composed key's size.
-        bytes: usize,
-        /// The limit for its role.
-        max: usize,
-    },
-}
-
-const THROTTLING_CODES: &[&str] =
-    &["ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded", "Throttling"];
-
-impl Error {
-    /// Wraps an SDK error from `operation`, keeping its code and the error itself as the source.
-    pub fn from_sdk<E>(operation: &'static str, error: SdkError<E, HttpResponse>) -> Self
-    where
-        E: ProvideErrorMetadata + StdError + Send + Sync + 'static,
-    {
-        let timed_out = match &error {
-            SdkError::TimeoutError(_) => true,
-            SdkError::DispatchFailure(failure) => failure.is_timeout(),
-            _ => false,
-        };
-        if timed_out {
-            let message = aws_sdk_dynamodb::error::DisplayErrorContext(&error).to_string();
-            return Error::Timeout { operation, message, source: Box::new(error) };
-        }
-        let code = error.code().map(str::to_owned);
-        let message = match error.message() {
-            Some(message) => message.to_owned(),
-            None => aws_sdk_dynamodb::error::DisplayErrorContext(&error).to_string(),
-        };
-        match code {
-            Some(code) if THROTTLING_CODES.contains(&code.as_str()) => {
-                // The SDK keeps the error response's body; the reasons are read from it, so that
-                // every operation and every throttling exception is read the same way.
-                let body = error.raw_response().and_then(|response| response.body().bytes());
-                let reasons = body.map(reasons_in_body).unwrap_or_default();
-                Error::Throttled { operation, code, message, reasons, source: Box::new(error) }
-            }
-            code => Error::Service { operation, code, message, source: Box::new(error) },
-        }
-    }
-
-    /// The DynamoDB error code, when this is a service error.
-    pub fn code(&self) -> Option<&str> {
-        match self {
-            Error::Service { code, .. } => code.as_deref(),
-            Error::Throttled { code, .. } => Some(code),
-            _ => None,
-        }
-    }
-
-    /// Whether a write's condition did not hold (including create-only puts that found an item
-    /// and optimistic-lock conflicts), for a transaction: of any of its actions.
-    pub fn is_conditional_failed(&self) -> bool {
-        matches!(self, Error::ConditionFailed { .. } | Error::AlreadyExists | Error::VersionConflict { .. })
-            || self.code() == Some("ConditionalCheckFailedException")
-            || matches!(self, Error::TransactionCanceled { reasons } if crate::transaction::any_condition_failed(reasons))
-    }
-
-    /// Whether this is an optimistic-lock conflict, for a transaction: of any of its actions.
-    pub fn is_version_conflict(&self) -> bool {
-        matches!(self, Error::VersionConflict { .. })
-            || matches!(self, Error::TransactionCanceled { reasons } if crate::transaction::any_version_conflict(reasons))
-    }
-
-    /// Whether the addressed item does not exist.
-    pub fn is_not_found(&self) -> bool {
-        matches!(self, Error::NotFound)
-    }
-
-    /// Whether DynamoDB throttled the request (throughput exceeded, throttling, request limit).
-    pub fn is_throttled(&self) -> bool {
-        self.code().is_some_and(|code| THROTTLING_CODES.contains(&code))
-    }
-
-    /// The reasons DynamoDB gave for throttling the request; empty when it was not throttled or
-    /// the endpoint gave none. For [`Error::BatchIncomplete`], those of its last error.
-    pub fn throttling_reasons(&self) -> &[ThrottlingReason] {
-        match self {
-            Error::Throttled { reasons, .. } => reasons,
-            Error::BatchIncomplete { last_error: Some(error), .. } => error.throttling_reasons(),
-            _ => &[],
-        }
-    }
-
-    /// Whether the request was throttled because one partition key value of a table or index was
-    /// over its partition's limit (`...KeyRangeThroughputExceeded`): a hot key, which more shards
-    /// relieve. Limits of a whole table, index or account are not key-range throttling.
-    pub fn is_key_range_throttled(&self) -> bool {
-        self.throttling_reasons().iter().any(ThrottlingReason::is_key_range)
-    }
-
-    /// Whether DynamoDB did not answer within the client's [`Timeouts`](crate::Timeouts).
-    pub fn is_timeout(&self) -> bool {
-        match self {
-            Error::Timeout { .. } => true,
-            Error::BatchIncomplete { last_error: Some(error), .. } => error.is_timeout(),
-            _ => false,
-        }
-    }
-
-    /// Whether the request was rejected before anything was sent (invalid key, item too large,
-    /// reserved attribute).
-    pub fn is_invalid_input(&self) -> bool {
-        matches!(
-            self,
-            Error::InvalidKey { .. }
-                | Error::InvalidIndexKey { .. }
-                | Error::InvalidQuery { .. }
-                | Error::WindowTooWide { .. }
-                | Error::InvalidCursor { .. }
-                | Error::ItemTooLarge { .. }
-                | Error::ReservedAttribute { .. }
-                | Error::IndexKeyIncomplete { .. }
-                | Error::NotRangeSharded { .. }
-                | Error::DuplicateBatchKey { .. }
-                | Error::VersionedBatchWrite { .. }
-                | Error::TransactionTooLarge { .. }
-                | Error::TransactionTooBig { .. }
-                | Error::DuplicateTransactionKey { .. }
-        )
-    }
 }
 
 fn describe_reasons(reasons: &[ThrottlingReason]) -> String {

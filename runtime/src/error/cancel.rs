@@ -1,7 +1,7 @@
 //! Why DynamoDB cancelled a transaction, per action.
 
-use crate::entity::PrimaryKey;
-use crate::error::{Error, Item};
+use super::{Error, Item};
+use crate::primary_key::PrimaryKey;
 use std::fmt;
 
 /// Why one action of a cancelled transaction did not apply, as DynamoDB reported it.

@@ -1,7 +1,7 @@
 //! What a batch call hands back when it gives up: everything DynamoDB did not process.
 
-use crate::entity::PrimaryKey;
-use crate::error::{Error, Item};
+use super::{Error, Item};
+use crate::primary_key::PrimaryKey;
 
 /// The part of a batch call that was not processed when the call gave up, carried by
 /// [`Error::BatchIncomplete`]. Nothing is dropped: resend these later, or inspect them.

@@ -1,0 +1,88 @@
+//! What an error means, asked without matching on its variants.
+
+use super::sdk::THROTTLING_CODES;
+use super::{cancel, Error};
+use crate::throttling::ThrottlingReason;
+
+impl Error {
+    /// The DynamoDB error code, when this is a service error.
+    pub fn code(&self) -> Option<&str> {
+        match self {
+            Error::Service { code, .. } => code.as_deref(),
+            Error::Throttled { code, .. } => Some(code),
+            _ => None,
+        }
+    }
+
+    /// Whether a write's condition did not hold (including create-only puts that found an item
+    /// and optimistic-lock conflicts), for a transaction: of any of its actions.
+    pub fn is_conditional_failed(&self) -> bool {
+        matches!(self, Error::ConditionFailed { .. } | Error::AlreadyExists | Error::VersionConflict { .. })
+            || self.code() == Some("ConditionalCheckFailedException")
+            || matches!(self, Error::TransactionCanceled { reasons } if cancel::any_condition_failed(reasons))
+    }
+
+    /// Whether this is an optimistic-lock conflict, for a transaction: of any of its actions.
+    pub fn is_version_conflict(&self) -> bool {
+        matches!(self, Error::VersionConflict { .. })
+            || matches!(self, Error::TransactionCanceled { reasons } if cancel::any_version_conflict(reasons))
+    }
+
+    /// Whether the addressed item does not exist.
+    pub fn is_not_found(&self) -> bool {
+        matches!(self, Error::NotFound)
+    }
+
+    /// Whether DynamoDB throttled the request (throughput exceeded, throttling, request limit).
+    pub fn is_throttled(&self) -> bool {
+        self.code().is_some_and(|code| THROTTLING_CODES.contains(&code))
+    }
+
+    /// The reasons DynamoDB gave for throttling the request; empty when it was not throttled or
+    /// the endpoint gave none. For [`Error::BatchIncomplete`], those of its last error.
+    pub fn throttling_reasons(&self) -> &[ThrottlingReason] {
+        match self {
+            Error::Throttled { reasons, .. } => reasons,
+            Error::BatchIncomplete { last_error: Some(error), .. } => error.throttling_reasons(),
+            _ => &[],
+        }
+    }
+
+    /// Whether the request was throttled because one partition key value of a table or index was
+    /// over its partition's limit (`...KeyRangeThroughputExceeded`): a hot key, which more shards
+    /// relieve. Limits of a whole table, index or account are not key-range throttling.
+    pub fn is_key_range_throttled(&self) -> bool {
+        self.throttling_reasons().iter().any(ThrottlingReason::is_key_range)
+    }
+
+    /// Whether DynamoDB did not answer within the client's [`Timeouts`](crate::Timeouts).
+    pub fn is_timeout(&self) -> bool {
+        match self {
+            Error::Timeout { .. } => true,
+            Error::BatchIncomplete { last_error: Some(error), .. } => error.is_timeout(),
+            _ => false,
+        }
+    }
+
+    /// Whether the request was rejected before anything was sent (invalid key, item too large,
+    /// reserved attribute).
+    pub fn is_invalid_input(&self) -> bool {
+        matches!(
+            self,
+            Error::InvalidKey { .. }
+                | Error::InvalidIndexKey { .. }
+                | Error::InvalidQuery { .. }
+                | Error::WindowTooWide { .. }
+                | Error::InvalidCursor { .. }
+                | Error::ItemTooLarge { .. }
+                | Error::ReservedAttribute { .. }
+                | Error::IndexKeyIncomplete { .. }
+                | Error::NotRangeSharded { .. }
+                | Error::DuplicateBatchKey { .. }
+                | Error::VersionedBatchWrite { .. }
+                | Error::TransactionTooLarge { .. }
+                | Error::TransactionTooBig { .. }
+                | Error::DuplicateTransactionKey { .. }
+        )
+    }
+}

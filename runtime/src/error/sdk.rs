@@ -1,0 +1,43 @@
+//! Errors of the AWS SDK, classified: timeouts, throttling with its reasons, service errors.
+
+use super::Error;
+use crate::throttling::reasons_in_body;
+use aws_sdk_dynamodb::config::http::HttpResponse;
+use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
+use std::error::Error as StdError;
+
+pub(super) const THROTTLING_CODES: &[&str] =
+    &["ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded", "Throttling"];
+
+impl Error {
+    /// Wraps an SDK error from `operation`, keeping its code and the error itself as the source.
+    pub fn from_sdk<E>(operation: &'static str, error: SdkError<E, HttpResponse>) -> Self
+    where
+        E: ProvideErrorMetadata + StdError + Send + Sync + 'static,
+    {
+        let timed_out = match &error {
+            SdkError::TimeoutError(_) => true,
+            SdkError::DispatchFailure(failure) => failure.is_timeout(),
+            _ => false,
+        };
+        if timed_out {
+            let message = aws_sdk_dynamodb::error::DisplayErrorContext(&error).to_string();
+            return Error::Timeout { operation, message, source: Box::new(error) };
+        }
+        let code = error.code().map(str::to_owned);
+        let message = match error.message() {
+            Some(message) => message.to_owned(),
+            None => aws_sdk_dynamodb::error::DisplayErrorContext(&error).to_string(),
+        };
+        match code {
+            Some(code) if THROTTLING_CODES.contains(&code.as_str()) => {
+                // The SDK keeps the error response's body; the reasons are read from it, so that
+                // every operation and every throttling exception is read the same way.
+                let body = error.raw_response().and_then(|response| response.body().bytes());
+                let reasons = body.map(reasons_in_body).unwrap_or_default();
+                Error::Throttled { operation, code, message, reasons, source: Box::new(error) }
+            }
+            code => Error::Service { operation, code, message, source: Box::new(error) },
+        }
+    }
+}
