@@ -2,6 +2,7 @@
 
 use crate::entity::Field;
 use crate::error::{Item, Result};
+use crate::field_value::FieldValue;
 use aws_sdk_dynamodb::types::AttributeValue;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -178,8 +179,8 @@ impl Condition {
         Condition(Node::Compare(name, Comparison::Eq, AttributeValue::N(value.to_string())))
     }
 
-    fn compare<T: Serialize>(name: &'static str, op: Comparison, value: &T) -> Self {
-        match serde_dynamo::to_attribute_value(value) {
+    fn compare(name: &'static str, op: Comparison, value: Result<AttributeValue>) -> Self {
+        match value {
             Ok(value) => Condition(Node::Compare(name, op, value)),
             Err(error) => Condition(Node::Invalid(error.to_string())),
         }
@@ -212,28 +213,28 @@ fn render(node: &Node, p: &mut Placeholders) -> Result<String> {
 
 impl<E, T: Serialize> Field<E, T> {
     /// The attribute equals `value`.
-    pub fn eq(self, value: &T) -> Condition {
-        Condition::compare(self.name(), Comparison::Eq, value)
+    pub fn eq(self, value: impl FieldValue<T>) -> Condition {
+        Condition::compare(self.name(), Comparison::Eq, value.to_attribute())
     }
     /// The attribute differs from `value`.
-    pub fn ne(self, value: &T) -> Condition {
-        Condition::compare(self.name(), Comparison::Ne, value)
+    pub fn ne(self, value: impl FieldValue<T>) -> Condition {
+        Condition::compare(self.name(), Comparison::Ne, value.to_attribute())
     }
     /// The attribute is less than `value`.
-    pub fn lt(self, value: &T) -> Condition {
-        Condition::compare(self.name(), Comparison::Lt, value)
+    pub fn lt(self, value: impl FieldValue<T>) -> Condition {
+        Condition::compare(self.name(), Comparison::Lt, value.to_attribute())
     }
     /// The attribute is at most `value`.
-    pub fn le(self, value: &T) -> Condition {
-        Condition::compare(self.name(), Comparison::Le, value)
+    pub fn le(self, value: impl FieldValue<T>) -> Condition {
+        Condition::compare(self.name(), Comparison::Le, value.to_attribute())
     }
     /// The attribute is greater than `value`.
-    pub fn gt(self, value: &T) -> Condition {
-        Condition::compare(self.name(), Comparison::Gt, value)
+    pub fn gt(self, value: impl FieldValue<T>) -> Condition {
+        Condition::compare(self.name(), Comparison::Gt, value.to_attribute())
     }
     /// The attribute is at least `value`.
-    pub fn ge(self, value: &T) -> Condition {
-        Condition::compare(self.name(), Comparison::Ge, value)
+    pub fn ge(self, value: impl FieldValue<T>) -> Condition {
+        Condition::compare(self.name(), Comparison::Ge, value.to_attribute())
     }
     /// The attribute exists.
     pub fn exists(self) -> Condition {

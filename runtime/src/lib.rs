@@ -43,6 +43,7 @@ mod error;
 mod expression;
 #[cfg(feature = "fault-injection")]
 pub mod faults;
+mod field_value;
 mod fingerprint;
 pub(crate) mod index_key_limits;
 pub mod index_keys;
@@ -71,6 +72,7 @@ pub use dynashard_macros::{Collection, Entity, Table};
 pub use entity::{Entity, Field, Key, PrimaryKey};
 pub use error::{Error, Item, KeyError, Result};
 pub use expression::{Condition, Placeholders, RawExpression};
+pub use field_value::FieldValue;
 pub use item_size::{item_size, MAX_ITEM_BYTES};
 pub use key::KeyPart;
 pub use ops::{Delete, Get, Numeric, Put, Update};

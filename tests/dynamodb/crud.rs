@@ -77,12 +77,12 @@ async fn conditional_put_checks_the_stored_item() {
     let mut item = song(&artist, "A", "One");
     db.put(&item).await.unwrap();
     item.length_seconds = 10;
-    let longer = Song::fields().length_seconds.gt(&1000);
+    let longer = Song::fields().length_seconds.gt(1000);
     let error = db.put(&item).condition(longer).await.unwrap_err();
     assert!(error.is_conditional_failed());
     let Error::ConditionFailed { current: Some(current) } = &error else { panic!("{error:?}") };
     assert_eq!(current["lengthSeconds"].as_n().unwrap(), "300");
-    let shorter = Song::fields().length_seconds.lt(&1000).and(Song::fields().lyrics.not_exists());
+    let shorter = Song::fields().length_seconds.lt(1000).and(Song::fields().lyrics.not_exists());
     db.put(&item).condition(shorter).await.unwrap();
     let read = db.get(Song::key(&artist, "A", "One").unwrap()).await.unwrap().unwrap();
     assert_eq!(read.length_seconds, 10);
@@ -166,10 +166,10 @@ async fn conditional_delete() {
     let artist = unique("CondDelete");
     db.put(&song(&artist, "A", "One")).await.unwrap();
     let key = Song::key(&artist, "A", "One").unwrap();
-    let error = db.delete(key.clone()).condition(Song::fields().track_number.eq(&9)).await.unwrap_err();
+    let error = db.delete(key.clone()).condition(Song::fields().track_number.eq(9)).await.unwrap_err();
     assert!(error.is_conditional_failed());
     assert!(db.get(key.clone()).await.unwrap().is_some());
-    db.delete(key.clone()).condition(Song::fields().track_number.eq(&1)).await.unwrap();
+    db.delete(key.clone()).condition(Song::fields().track_number.eq(1)).await.unwrap();
     assert!(db.get(key).await.unwrap().is_none());
 }
 

@@ -88,7 +88,7 @@ async fn limit_filter_and_consistent_reads() {
         titles(&db, Song::query(&artist).eq("Leaving Home").gt("Air Song").limit(1)).await,
         ["Breathe"]
     );
-    let short = Song::fields().length_seconds.lt(&300);
+    let short = Song::fields().length_seconds.lt(300);
     assert!(titles(&db, Song::query(&artist).filter(short)).await.is_empty());
     assert_eq!(titles(&db, Song::query(&artist).consistent().page_size(2)).await.len(), 7);
 }

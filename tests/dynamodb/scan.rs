@@ -121,7 +121,7 @@ async fn filters_and_limits() {
     let mine = || attribute_is("artist", &artist);
 
     let long =
-        db.scan::<Song>().filter(mine()).filter(Song::fields().length_seconds.gt(&1450)).page_size(1000);
+        db.scan::<Song>().filter(mine()).filter(Song::fields().length_seconds.gt(1450)).page_size(1000);
     let lengths: BTreeSet<u32> = collect(long).await.into_iter().map(|song| song.length_seconds).collect();
     assert_eq!(lengths, (15..20).map(|n| n * 100).collect());
 

@@ -93,7 +93,7 @@ async fn a_failing_condition_on_either_side_leaves_both_unchanged() {
         .update(
             db.update(album_key())
                 .add(Album::fields().song_count, 1)
-                .condition(Album::fields().year.eq(&1900)),
+                .condition(Album::fields().year.eq(1900)),
         )
         .await
         .unwrap_err();
@@ -141,7 +141,7 @@ async fn updates_and_deletes_keep_their_guards() {
     );
     db.put(&Artist { name: artist.clone(), country: Some("SE".into()) }).await.unwrap();
     let artist_key = Artist::key(&artist).unwrap();
-    let country = |code: &str| Artist::fields().country.eq(&Some(code.to_owned()));
+    let country = |code: &str| Artist::fields().country.eq(Some(code.to_owned()));
     let error =
         db.transaction().put(&new_song).condition_check(artist_key.clone(), country("NO")).await.unwrap_err();
     assert!(error.is_conditional_failed(), "{error:?}");

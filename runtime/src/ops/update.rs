@@ -6,6 +6,7 @@ use crate::db::Db;
 use crate::entity::{Entity, Field, Key};
 use crate::error::{Error, Result};
 use crate::expression::{Condition, Placeholders, RawExpression};
+use crate::field_value::FieldValue;
 use crate::index_keys::{FieldChanges, IndexKeyUpdate};
 use crate::item::{from_item, key_item, table_of};
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
@@ -88,8 +89,8 @@ fn attribute_value<T: Serialize>(value: &T) -> Result<AttributeValue> {
 impl<'a, E: Entity> Update<'a, E> {
     /// Sets `field` to `value`; a value that serializes to NULL (`None`) removes the attribute,
     /// as a put would leave it out.
-    pub fn set<T: Serialize>(mut self, field: Field<E, T>, value: impl Into<T>) -> Self {
-        match attribute_value(&value.into()) {
+    pub fn set<T: Serialize>(mut self, field: Field<E, T>, value: impl FieldValue<T>) -> Self {
+        match value.to_attribute() {
             Ok(value) if value.is_null() => self.removes.push(field.name()),
             value => self.sets.push((field.name(), value)),
         }

@@ -129,7 +129,7 @@ async fn descending_and_filtered_pages_are_exact() {
     let read: Vec<(String, u32)> =
         pages(&db, query, 100).await.into_iter().flat_map(|(items, _)| items).collect();
     assert_eq!(read, descending, "descending pages");
-    let early = Note::fields().title.lt(&"cedar".to_owned());
+    let early = Note::fields().title.lt("cedar".to_owned());
     let filtered: Vec<(String, u32)> =
         order.iter().filter(|(title, _)| title.as_str() < "cedar").cloned().collect();
     let query = Note::query_scattered(group).filter(early).page_size(90);
