@@ -19,6 +19,8 @@ pub struct IndexMappingModel {
     pub sparse: bool,
     /// A predicate `fn(&Self) -> bool` that decides whether a sparse index applies.
     pub when: Option<Path>,
+    /// The name of the generated query method, when not `query_<index>`.
+    pub method: Option<Ident>,
 }
 
 /// How an entity fills an index keyed on its own attributes (a multi-attribute key):
@@ -30,6 +32,8 @@ pub struct NativeMappingModel {
     pub pk: Vec<Ident>,
     pub sk: Vec<Ident>,
     pub sparse: bool,
+    /// The name of the generated query method, when not `query_<index>`.
+    pub method: Option<Ident>,
 }
 
 /// An index mapping as written: with key templates, or with attribute lists.
@@ -47,6 +51,11 @@ pub struct IndexField<'a> {
 }
 
 impl IndexMappingModel {
+    /// The name of the generated query method.
+    pub fn query_method(&self) -> Ident {
+        self.method.clone().unwrap_or_else(|| query_fn_name(&self.name))
+    }
+
     /// The distinct template fields, pk first, in order of appearance.
     pub fn fields<'a>(&self, fields: &'a [FieldModel]) -> Vec<IndexField<'a>> {
         let mut seen: Vec<&str> = Vec::new();
@@ -65,8 +74,15 @@ impl IndexMappingModel {
     }
 }
 
-const GSI_KEYS: &[&str] = &["pk", "sk"];
-const SPARSE_GSI_KEYS: &[&str] = &["pk", "sk", "when"];
+impl NativeMappingModel {
+    /// The name of the generated query method.
+    pub fn query_method(&self) -> Ident {
+        self.method.clone().unwrap_or_else(|| query_fn_name(&self.name))
+    }
+}
+
+const GSI_KEYS: &[&str] = &["pk", "sk", "method"];
+const SPARSE_GSI_KEYS: &[&str] = &["pk", "sk", "when", "method"];
 
 /// Parses every index mapping attribute; `fields` is `None` when the struct has no named fields.
 pub fn parse(
@@ -107,7 +123,31 @@ pub fn parse(
             }
         }
     }
+    check_methods(&composed, &native, errors);
     (composed, native)
+}
+
+/// Two mappings cannot generate the same query method, nor one named like the base query.
+fn check_methods(composed: &[IndexMappingModel], native: &[NativeMappingModel], errors: &mut Errors) {
+    let span = |method: &Option<Ident>, name_span: Span| method.as_ref().map_or(name_span, Ident::span);
+    let methods = composed
+        .iter()
+        .map(|mapping| (mapping.query_method(), &mapping.name, span(&mapping.method, mapping.name_span)))
+        .chain(native.iter().map(|mapping| {
+            (mapping.query_method(), &mapping.name, span(&mapping.method, mapping.name_span))
+        }));
+    let mut seen: Vec<(Ident, &String)> = Vec::new();
+    for (method, index, span) in methods {
+        if method == "query" {
+            errors.push(span, "`query` is the base table's query method; name this one otherwise");
+        } else if let Some((_, other)) = seen.iter().find(|(known, _)| *known == method) {
+            errors.push(
+                span,
+                format!("the mappings of `{other}` and `{index}` both generate `{method}`; rename one with `method = \"...\"`"),
+            );
+        }
+        seen.push((method, index));
+    }
 }
 
 /// Either a key template (`"album#{title}"`) or a list of fields (`[status, placed_at]`, with
@@ -180,6 +220,7 @@ fn parse_one(attr: &Attribute, sparse: bool, errors: &mut Errors) -> Option<Mapp
     let mut name: Option<(String, Span)> = None;
     let (mut pk, mut sk): (Option<KeySpec>, Option<KeySpec>) = (None, None);
     let mut when: Option<Path> = None;
+    let mut method: Option<Ident> = None;
     let mut malformed = false;
     let result = attr.parse_nested_meta(|meta| {
         let is_bare = !meta.input.peek(syn::Token![=]) && !meta.input.peek(syn::token::Paren);
@@ -197,6 +238,20 @@ fn parse_one(attr: &Attribute, sparse: bool, errors: &mut Errors) -> Option<Mapp
         } else if meta.path.is_ident("sk") {
             let value = key_spec(&meta)?;
             set_once(errors, &meta, &mut sk, value);
+        } else if meta.path.is_ident("method") {
+            let text: LitStr = value(&meta, "a method name", "method = \"query_by_title\"")?.parse()?;
+            match syn::parse_str::<Ident>(&text.value()) {
+                Ok(ident) => {
+                    set_once(errors, &meta, &mut method, Ident::new(&ident.to_string(), text.span()))
+                }
+                Err(_) => errors.push(
+                    text.span(),
+                    format!(
+                        "`{}` is not a method name; write e.g. `method = \"query_by_title\"`",
+                        text.value()
+                    ),
+                ),
+            }
         } else if sparse && meta.path.is_ident("when") {
             let value = value(&meta, "a predicate function", "when = path::to::predicate")?.parse()?;
             set_once(errors, &meta, &mut when, value);
@@ -231,9 +286,11 @@ fn parse_one(attr: &Attribute, sparse: bool, errors: &mut Errors) -> Option<Mapp
         return None;
     };
     match (pk, sk) {
-        (KeySpec::Template(pk), None) => composed((name, name_span), &pk, None, sparse, when, errors),
+        (KeySpec::Template(pk), None) => {
+            composed((name, name_span), (&pk, None), sparse, (when, method), errors)
+        }
         (KeySpec::Template(pk), Some(KeySpec::Template(sk))) => {
-            composed((name, name_span), &pk, Some(&sk), sparse, when, errors)
+            composed((name, name_span), (&pk, Some(&sk)), sparse, (when, method), errors)
         }
         (KeySpec::Fields(pk, pk_span), sk) => {
             let (sk, sk_span) = match sk {
@@ -260,7 +317,7 @@ fn parse_one(attr: &Attribute, sparse: bool, errors: &mut Errors) -> Option<Mapp
                 errors.push(sk_span, "a multi-attribute key has up to four sort fields");
                 valid = false;
             }
-            valid.then_some(Mapping::Native(NativeMappingModel { name, name_span, pk, sk, sparse }))
+            valid.then_some(Mapping::Native(NativeMappingModel { name, name_span, pk, sk, sparse, method }))
         }
         (KeySpec::Template(_), Some(KeySpec::Fields(_, span))) => {
             errors.push(span, "a template `pk = \"...\"` takes a template for `sk` too");
@@ -271,10 +328,9 @@ fn parse_one(attr: &Attribute, sparse: bool, errors: &mut Errors) -> Option<Mapp
 
 fn composed(
     (name, name_span): (String, Span),
-    pk: &LitStr,
-    sk: Option<&LitStr>,
+    (pk, sk): (&LitStr, Option<&LitStr>),
     sparse: bool,
-    when: Option<Path>,
+    (when, method): (Option<Path>, Option<Ident>),
     errors: &mut Errors,
 ) -> Option<Mapping> {
     let pk = template::parse(pk).map_err(|e| errors.add(e)).ok()?;
@@ -282,7 +338,7 @@ fn composed(
         Some(sk) => Some(template::parse(sk).map_err(|e| errors.add(e)).ok()?),
         None => None,
     };
-    Some(Mapping::Composed(IndexMappingModel { name, name_span, pk, sk, sparse, when }))
+    Some(Mapping::Composed(IndexMappingModel { name, name_span, pk, sk, sparse, when, method }))
 }
 
 fn check_fields(

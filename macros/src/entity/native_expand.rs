@@ -3,7 +3,7 @@
 //! declaration, the put-time check for empty strings, and the `query_<index>` entry point.
 
 use super::index_lookup::index_declared_check;
-use super::index_model::{query_fn_name, NativeMappingModel};
+use super::index_model::NativeMappingModel;
 use super::model::{option_inner, EntityModel, FieldModel};
 use crate::const_check::{path_text, ConstCheck};
 use proc_macro2::{Ident, TokenStream};
@@ -187,7 +187,7 @@ fn entry_point(
     type_name: &str,
 ) -> TokenStream {
     let index = index_const(position);
-    let name = query_fn_name(&mapping.name);
+    let name = mapping.query_method();
     let resolved: Vec<(&Ident, &Type)> = mapping
         .pk
         .iter()

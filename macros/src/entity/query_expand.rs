@@ -3,7 +3,6 @@
 
 use super::expand::{pk_static, sk_static};
 use super::index_expand::{index_const, index_statics};
-use super::index_model::query_fn_name;
 use super::keys::{compose, sort_walk, KeyArg};
 use super::model::EntityModel;
 use super::shard_expand;
@@ -91,7 +90,7 @@ pub fn expand(model: &EntityModel) -> TokenStream {
         );
         let query = entry_point(EntryPoint {
             model,
-            name: query_fn_name(&mapping.name),
+            name: mapping.query_method(),
             doc,
             pk: &mapping.pk,
             pk_static: pk_ident,
@@ -116,7 +115,7 @@ pub fn expand(model: &EntityModel) -> TokenStream {
             );
             entry_point(EntryPoint {
                 model,
-                name: format_ident!("{}_for", query_fn_name(&mapping.name)),
+                name: format_ident!("{}_for", mapping.query_method()),
                 doc,
                 pk: &mapping.pk,
                 pk_static: index_statics(position).0,
