@@ -70,12 +70,12 @@ fn main() {
                 let started = Instant::now();
                 db.batch_put(&albums).await.expect("import");
                 imports.push(started.elapsed());
-                db.start_resharding::<Album>("ByTitle", "ByTitleNext", NewLayout::hash(32))
+                db.start_resharding::<Album>(Bench::BY_TITLE, Bench::BY_TITLE_NEXT, NewLayout::hash(32))
                     .await
                     .expect("start");
                 tokio::time::sleep(Duration::from_millis(20)).await; // past the metadata cache time
                 let started = Instant::now();
-                let state = db.backfill::<Album>("ByTitle", options.clone()).await.expect("backfill");
+                let state = db.backfill::<Album>(Bench::BY_TITLE, options.clone()).await.expect("backfill");
                 backfills[mode].push(started.elapsed());
                 assert_eq!(state.backfill_totals().1, ITEMS as u64, "every item placed once");
             });

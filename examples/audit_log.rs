@@ -206,7 +206,8 @@ async fn reshard_feed(db: &Db) -> Result<(), Box<dyn std::error::Error>> {
             Ok::<u64, dynashard::Error>(n - 200_000)
         })
     };
-    let started = db.start_resharding::<FileAccess>("Feed", "FeedNext", NewLayout::hash(32)).await?;
+    let started =
+        db.start_resharding::<FileAccess>(AuditLog::FEED, AuditLog::FEED_NEXT, NewLayout::hash(32)).await?;
     println!("  1. {:?}: writes fill Feed (16 shards) and FeedNext (32)", started.phase);
     let bar = ProgressBar::new(before.len() as u64)
         .with_style(ProgressStyle::with_template("     backfill {bar:40} {pos}/{len} scanned")?);
@@ -216,16 +217,16 @@ async fn reshard_feed(db: &Db) -> Result<(), Box<dyn std::error::Error>> {
     let options = Backfill::default()
         .batched()
         .on_progress(move |state| progress.set_position(state.backfill_totals().0));
-    let backfilled = db.backfill::<FileAccess>("Feed", options).await?;
+    let backfilled = db.backfill::<FileAccess>(AuditLog::FEED, options).await?;
     bar.finish_and_clear();
     let (scanned, written) = backfilled.backfill_totals();
     println!(
         "  2. {:?}: {scanned} items scanned, {written} placed in batches (the rest were dual-written)",
         backfilled.phase
     );
-    let cut = db.cut_over::<FileAccess>("Feed").await?;
+    let cut = db.cut_over::<FileAccess>(AuditLog::FEED).await?;
     println!("  3. {:?}: queries of Feed read the 32 shards of FeedNext", cut.phase);
-    let done = db.finish_resharding::<FileAccess>("Feed", Backfill::default()).await?;
+    let done = db.finish_resharding::<FileAccess>(AuditLog::FEED, Backfill::default()).await?;
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     let live = writer.await??;
     println!(

@@ -42,7 +42,7 @@ fn main() {
     if let Ok(endpoint) = std::env::var(CHILD_MODE) {
         // The first backfill, slow on purpose: one update at a time; killed before it ends.
         let options = Backfill::default().segments(4).in_flight(1).page_size(50);
-        let result = runtime.block_on(db(&endpoint).backfill::<Record>("ByTitle", options));
+        let result = runtime.block_on(db(&endpoint).backfill::<Record>(Catalogue::BY_TITLE, options));
         eprintln!("the child's backfill ended before it was killed: {result:?}");
         std::process::exit(3);
     }
@@ -73,7 +73,9 @@ async fn killed_backfill_resumes() {
     let records: Vec<Record> =
         (0..ITEMS).map(|n| Record { shelf: shelf.clone(), title: format!("t{n:05}") }).collect();
     db.batch_put(&records).await.expect("import");
-    db.start_resharding::<Record>("ByTitle", "ByTitleNext", NewLayout::hash(32)).await.expect("start");
+    db.start_resharding::<Record>(Catalogue::BY_TITLE, Catalogue::BY_TITLE_NEXT, NewLayout::hash(32))
+        .await
+        .expect("start");
 
     let mut child = Command::new(std::env::current_exe().expect("this test binary"))
         .env(CHILD_MODE, &endpoint)
@@ -83,7 +85,7 @@ async fn killed_backfill_resumes() {
     // Kill it once it has recorded some progress, well before it can finish.
     let started = Instant::now();
     loop {
-        let state = db.resharding::<Record>("ByTitle").await.expect("state").expect("started");
+        let state = db.resharding::<Record>(Catalogue::BY_TITLE).await.expect("state").expect("started");
         if state.backfill_totals().1 > 0 {
             break;
         }
@@ -94,13 +96,14 @@ async fn killed_backfill_resumes() {
     child.kill().expect("SIGKILL");
     child.wait().expect("reaped");
 
-    let halfway = db.resharding::<Record>("ByTitle").await.expect("state").expect("started");
+    let halfway = db.resharding::<Record>(Catalogue::BY_TITLE).await.expect("state").expect("started");
     assert_eq!(halfway.phase, Phase::DualWrites);
     assert_eq!(halfway.segments.len(), 4);
     let (scanned_before, _) = halfway.backfill_totals();
     assert!(scanned_before < 2 * ITEMS as u64);
 
-    let done = db.backfill::<Record>("ByTitle", Backfill::default()).await.expect("resumed backfill");
+    let done =
+        db.backfill::<Record>(Catalogue::BY_TITLE, Backfill::default()).await.expect("resumed backfill");
     assert_eq!(done.phase, Phase::Backfilled);
     assert!(done.segments.values().all(|segment| segment.done));
     let (_, written) = done.backfill_totals();
@@ -125,7 +128,7 @@ async fn killed_backfill_resumes() {
         let expected = format!("titles#{}", hash_shard(title, 32));
         assert_eq!(item.get("next_pk").and_then(|v| v.as_s().ok()), Some(&expected), "{title}");
     }
-    db.cut_over::<Record>("ByTitle").await.expect("cut over");
+    db.cut_over::<Record>(Catalogue::BY_TITLE).await.expect("cut over");
     let listed: Vec<Record> = db.stream(Record::query_by_title()).try_collect().await.expect("listing");
     let ours: Vec<Record> = listed.into_iter().filter(|record| record.shelf == shelf).collect();
     assert_eq!(ours, records, "every item once, in order, from the new layout");

@@ -8,6 +8,7 @@ mod collection;
 mod const_check;
 mod entity;
 mod errors;
+mod names;
 mod serde_attrs;
 mod table;
 mod template;

@@ -107,7 +107,7 @@ async fn paused_backfill(
         }
     });
     let db = db.clone();
-    let running = tokio::spawn(async move { db.backfill::<Access>("ByFeed", options).await });
+    let running = tokio::spawn(async move { db.backfill::<Access>(Logs::BY_FEED, options).await });
     tokio::task::spawn_blocking(move || paused.recv().unwrap()).await.unwrap();
     (running, resume)
 }
@@ -118,7 +118,7 @@ async fn a_batched_backfill_freezes_existing_items_and_takes_new_ones() {
     let db = setup(&table).await;
     let existing: Vec<Access> = (0..1_000).map(|n| access(&volume, n)).collect();
     db.batch_put(&existing).await.unwrap();
-    db.start_resharding::<Access>("ByFeed", "ByFeedNext", NewLayout::hash(16)).await.unwrap();
+    db.start_resharding::<Access>(Logs::BY_FEED, Logs::BY_FEED_NEXT, NewLayout::hash(16)).await.unwrap();
 
     // An appender creating new items throughout, singly and in batches.
     let written = Arc::new(Mutex::new(existing.clone()));
@@ -181,7 +181,7 @@ async fn a_batched_backfill_freezes_existing_items_and_takes_new_ones() {
     tokio::time::sleep(Duration::from_millis(150)).await; // writers see the end of the freeze
     db.update(key.clone()).set(Access::fields().bytes, old.bytes).await.expect("changes are allowed again");
 
-    db.cut_over::<Access>("ByFeed").await.unwrap();
+    db.cut_over::<Access>(Logs::BY_FEED).await.unwrap();
     tokio::time::sleep(Duration::from_millis(150)).await;
     let mut expected = written.lock().unwrap().clone();
     expected.sort_by(|a, b| (&a.at, &a.file).cmp(&(&b.at, &b.file)));
@@ -201,33 +201,33 @@ async fn an_interrupted_batched_backfill_is_finished_conditionally_and_unfrozen(
     let db = setup(&table).await;
     let existing: Vec<Access> = (0..400).map(|n| access(&volume, n)).collect();
     db.batch_put(&existing).await.unwrap();
-    db.start_resharding::<Access>("ByFeed", "ByFeedNext", NewLayout::hash(16)).await.unwrap();
+    db.start_resharding::<Access>(Logs::BY_FEED, Logs::BY_FEED_NEXT, NewLayout::hash(16)).await.unwrap();
 
     // Killed after its first page, as a process that died.
     let options = Backfill::default().batched().page_size(20).on_progress(|_| panic!("killed"));
     let killed = tokio::spawn({
         let db = db.clone();
-        async move { db.backfill::<Access>("ByFeed", options).await }
+        async move { db.backfill::<Access>(Logs::BY_FEED, options).await }
     });
     assert!(killed.await.unwrap_err().is_panic());
-    let halfway = db.resharding::<Access>("ByFeed").await.unwrap().unwrap();
+    let halfway = db.resharding::<Access>(Logs::BY_FEED).await.unwrap().unwrap();
     assert!(halfway.frozen && halfway.phase == Phase::DualWrites, "{halfway:?}");
     tokio::time::sleep(Duration::from_millis(150)).await;
     let key = Access::key(&existing[3].file, &existing[3].at).unwrap();
     assert_frozen(db.update(key.clone()).add(Access::fields().bytes, 1).await, "an update");
 
-    let refused = db.backfill::<Access>("ByFeed", Backfill::default()).await;
+    let refused = db.backfill::<Access>(Logs::BY_FEED, Backfill::default()).await;
     assert!(
         matches!(&refused, Err(Error::Resharding { reason, .. }) if reason.contains("holds existing items frozen")),
         "a conditional run waits out the freeze lease (60 s): {refused:?}"
     );
     let taken_over = Backfill::default().freeze_lease(Duration::ZERO);
-    let state = db.backfill::<Access>("ByFeed", taken_over).await.unwrap();
+    let state = db.backfill::<Access>(Logs::BY_FEED, taken_over).await.unwrap();
     assert!(!state.frozen && state.phase == Phase::Backfilled);
     assert_eq!(state.backfill_totals().0, 400, "the conditional run went on from the checkpoints");
     tokio::time::sleep(Duration::from_millis(150)).await;
     db.update(key).set(Access::fields().bytes, 3u64).await.expect("the freeze is lifted");
-    db.cut_over::<Access>("ByFeed").await.unwrap();
+    db.cut_over::<Access>(Logs::BY_FEED).await.unwrap();
     tokio::time::sleep(Duration::from_millis(150)).await;
     assert_eq!(feed(&db, &volume).await.len(), 400);
 }
@@ -271,8 +271,8 @@ async fn a_batched_backfill_reads_whole_items_from_the_table_whatever_the_index_
         .unwrap();
     let existing: Vec<Access> = (0..60).map(|n| access("v", n)).collect();
     db.batch_put(&existing).await.unwrap();
-    db.start_resharding::<Access>("ByFeed", "ByFeedNext", NewLayout::hash(16)).await.unwrap();
-    let state = db.backfill::<Access>("ByFeed", Backfill::default().batched()).await.unwrap();
+    db.start_resharding::<Access>(Logs::BY_FEED, Logs::BY_FEED_NEXT, NewLayout::hash(16)).await.unwrap();
+    let state = db.backfill::<Access>(Logs::BY_FEED, Backfill::default().batched()).await.unwrap();
     assert_eq!(state.backfill_totals(), (60, 60));
     assert!(state.scan_table, "a batched backfill scans the table");
     for item in &existing {
@@ -287,7 +287,7 @@ async fn a_batched_backfill_whose_freeze_was_taken_over_stops() {
     let db = setup(&table).await;
     let existing: Vec<Access> = (0..300).map(|n| access(&volume, n)).collect();
     db.batch_put(&existing).await.unwrap();
-    db.start_resharding::<Access>("ByFeed", "ByFeedNext", NewLayout::hash(16)).await.unwrap();
+    db.start_resharding::<Access>(Logs::BY_FEED, Logs::BY_FEED_NEXT, NewLayout::hash(16)).await.unwrap();
     let batched = || Backfill::default().batched().page_size(10);
     let (first, resume_first) = paused_backfill(&db, batched(), |_| {}).await;
     // A second batched run takes the freeze over while the first one waits.
@@ -299,13 +299,13 @@ async fn a_batched_backfill_whose_freeze_was_taken_over_stops() {
         matches!(&stopped, Err(Error::Resharding { reason, .. }) if reason.contains("took the freeze over")),
         "{stopped:?}"
     );
-    let state = db.resharding::<Access>("ByFeed").await.unwrap().unwrap();
+    let state = db.resharding::<Access>(Logs::BY_FEED).await.unwrap().unwrap();
     assert!(state.frozen && state.phase == Phase::DualWrites, "the second run holds the freeze");
 
     resume_second.send(()).unwrap();
     let state = second.await.unwrap().unwrap();
     assert!(!state.frozen && state.phase == Phase::Backfilled);
-    db.cut_over::<Access>("ByFeed").await.unwrap();
+    db.cut_over::<Access>(Logs::BY_FEED).await.unwrap();
     tokio::time::sleep(Duration::from_millis(150)).await;
     assert_eq!(feed(&db, &volume).await, existing);
 }

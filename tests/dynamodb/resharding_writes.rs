@@ -53,7 +53,10 @@ async fn a_transaction_built_before_dual_writes_is_refused_then_built_again() {
     writer.resolve_shards(&book).await.unwrap(); // the writer knows of no resharding
     let built_early = writer.transaction().put(&book);
 
-    operator.start_resharding::<Book>("ByShelf", "ByShelfNext", NewLayout::hash(8)).await.unwrap();
+    operator
+        .start_resharding::<Book>(Library::BY_SHELF, Library::BY_SHELF_NEXT, NewLayout::hash(8))
+        .await
+        .unwrap();
     tokio::time::sleep(CACHE * 2).await;
     let refused = built_early.await;
     assert!(
@@ -62,8 +65,8 @@ async fn a_transaction_built_before_dual_writes_is_refused_then_built_again() {
     );
     writer.transaction().put(&book).await.expect("built again, for dual writes");
 
-    operator.backfill::<Book>("ByShelf", Backfill::default()).await.unwrap();
-    let state = operator.resharding::<Book>("ByShelf").await.unwrap().unwrap();
+    operator.backfill::<Book>(Library::BY_SHELF, Backfill::default()).await.unwrap();
+    let state = operator.resharding::<Book>(Library::BY_SHELF).await.unwrap().unwrap();
     assert_eq!(state.backfill_totals(), (1, 0), "the transaction's put was dual-written");
 }
 
@@ -75,14 +78,14 @@ async fn an_update_in_a_transaction_moves_its_item_in_the_new_layout() {
     let books: Vec<Book> =
         (0..6).map(|n| Book { isbn: format!("{}-{n}", unique("isbn")), shelf: old_shelf.clone() }).collect();
     db.batch_put(&books).await.unwrap();
-    db.start_resharding::<Book>("ByShelf", "ByShelfNext", NewLayout::hash(8)).await.unwrap();
-    db.backfill::<Book>("ByShelf", Backfill::default()).await.unwrap();
+    db.start_resharding::<Book>(Library::BY_SHELF, Library::BY_SHELF_NEXT, NewLayout::hash(8)).await.unwrap();
+    db.backfill::<Book>(Library::BY_SHELF, Backfill::default()).await.unwrap();
 
     let moved = &books[2];
     let key = Book::key(&moved.isbn).unwrap();
     db.transaction().update(db.update(key).set(Book::fields().shelf, new_shelf.clone())).await.unwrap();
 
-    db.cut_over::<Book>("ByShelf").await.unwrap();
+    db.cut_over::<Book>(Library::BY_SHELF).await.unwrap();
     tokio::time::sleep(CACHE * 2).await;
     let expected = Book { isbn: moved.isbn.clone(), shelf: new_shelf.clone() };
     assert_eq!(shelf(&db, &new_shelf).await, [expected], "read from the new layout");
@@ -103,7 +106,10 @@ async fn a_batch_write_retrying_across_a_resharding_step_stops_with_its_writes()
     let book = Book { isbn: unique("isbn"), shelf: unique("shelf") };
     let retrying = tokio::spawn(async move { writer.batch_put(std::slice::from_ref(&book)).await });
     tokio::time::sleep(CACHE).await;
-    operator.start_resharding::<Book>("ByShelf", "ByShelfNext", NewLayout::hash(8)).await.unwrap();
+    operator
+        .start_resharding::<Book>(Library::BY_SHELF, Library::BY_SHELF_NEXT, NewLayout::hash(8))
+        .await
+        .unwrap();
 
     let stopped = retrying.await.unwrap();
     match &stopped {
@@ -123,13 +129,16 @@ async fn a_process_given_no_shard_metadata_still_dual_writes() {
     // Another process, told nothing of shard metadata: the table declares where it lives.
     let writer = db().await.with_table_name::<Library>(&table);
     assert!(matches!(writer.shard_metadata(), Err(Error::ShardMetadataNotConfigured)));
-    operator.start_resharding::<Book>("ByShelf", "ByShelfNext", NewLayout::hash(8)).await.unwrap();
-    operator.backfill::<Book>("ByShelf", Backfill::default()).await.unwrap();
+    operator
+        .start_resharding::<Book>(Library::BY_SHELF, Library::BY_SHELF_NEXT, NewLayout::hash(8))
+        .await
+        .unwrap();
+    operator.backfill::<Book>(Library::BY_SHELF, Backfill::default()).await.unwrap();
 
     // Written after the backfill: only the writer's own dual write places it in the new layout.
     let book = Book { isbn: unique("isbn"), shelf: unique("shelf") };
     writer.put(&book).await.unwrap();
-    operator.cut_over::<Book>("ByShelf").await.unwrap();
+    operator.cut_over::<Book>(Library::BY_SHELF).await.unwrap();
     tokio::time::sleep(CACHE * 2).await;
     assert_eq!(shelf(&operator, &book.shelf).await, [book], "readable from the new layout");
 }
@@ -153,11 +162,13 @@ struct LooseBook {
 async fn a_table_declaring_no_shard_metadata_cannot_be_resharded() {
     // Even through a `Db` given shard metadata: another process writing the table could not know.
     let db = db().await.with_shard_metadata(ShardMetadata::new(METADATA));
-    let refused = db.start_resharding::<LooseBook>("ByShelf", "ByShelfNext", NewLayout::hash(8)).await;
+    let refused = db
+        .start_resharding::<LooseBook>(Undeclared::BY_SHELF, Undeclared::BY_SHELF_NEXT, NewLayout::hash(8))
+        .await;
     assert!(
         matches!(refused, Err(Error::ShardMetadataUndeclared { table: "ReshardUndeclaredTests" })),
         "{refused:?}"
     );
-    let unknown = db.resharding::<LooseBook>("ByShelf").await;
+    let unknown = db.resharding::<LooseBook>(Undeclared::BY_SHELF).await;
     assert!(matches!(unknown, Err(Error::ShardMetadataUndeclared { .. })), "{unknown:?}");
 }

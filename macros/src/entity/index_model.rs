@@ -393,36 +393,5 @@ fn check_fields(
 /// The identifier of the `query_*` entry point for an index name (`GSI1` -> `query_gsi1`,
 /// `OpenOrders` -> `query_open_orders`).
 pub fn query_fn_name(index: &str) -> Ident {
-    let mut snake = String::new();
-    let chars: Vec<char> = index.chars().collect();
-    for (position, c) in chars.iter().enumerate() {
-        if c.is_ascii_uppercase() {
-            let after_lower = position > 0
-                && (chars[position - 1].is_ascii_lowercase() || chars[position - 1].is_ascii_digit());
-            let before_lower = chars.get(position + 1).is_some_and(|next| next.is_ascii_lowercase());
-            let after_upper = position > 0 && chars[position - 1].is_ascii_uppercase();
-            if after_lower || (after_upper && before_lower) {
-                snake.push('_');
-            }
-            snake.push(c.to_ascii_lowercase());
-        } else if c.is_ascii_alphanumeric() {
-            snake.push(*c);
-        } else if !snake.ends_with('_') {
-            snake.push('_');
-        }
-    }
-    quote::format_ident!("query_{}", snake.trim_matches('_'))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::query_fn_name;
-
-    #[test]
-    fn query_names_are_snake_case() {
-        assert_eq!(query_fn_name("GSI1").to_string(), "query_gsi1");
-        assert_eq!(query_fn_name("OpenOrders").to_string(), "query_open_orders");
-        assert_eq!(query_fn_name("by-customer.v2").to_string(), "query_by_customer_v2");
-        assert_eq!(query_fn_name("HTTPRequests").to_string(), "query_http_requests");
-    }
+    quote::format_ident!("query_{}", crate::names::snake_case(index))
 }

@@ -39,7 +39,24 @@ pub fn expand(model: &TableModel) -> TokenStream {
         Some(name) => quote!(::dynashard::__private::Some(#name)),
         None => quote!(::dynashard::__private::None),
     };
+    let constants = model.indexes.iter().map(|index| {
+        let (name, constant) = (&index.name, &index.constant);
+        let doc = format!("The index `{name}`, for the operations that name one (resharding, boundaries).");
+        quote! {
+            #[doc = #doc]
+            pub const #constant: ::dynashard::Index<Self> = ::dynashard::Index::new(#name);
+        }
+    });
+    let constants = (!model.indexes.is_empty()).then(|| {
+        quote! {
+            #[automatically_derived]
+            impl #ident {
+                #(#constants)*
+            }
+        }
+    });
     quote! {
+        #constants
         #[automatically_derived]
         impl ::dynashard::Table for #ident {
             const DEFINITION: ::dynashard::TableDefinition = ::dynashard::TableDefinition {

@@ -8,6 +8,8 @@ use syn::{Attribute, DeriveInput, Ident, LitInt, LitStr};
 /// A global secondary index declaration.
 pub struct IndexModel {
     pub name: String,
+    /// The associated constant naming it (`BY_TITLE` for `ByTitle`).
+    pub constant: Ident,
     /// Partition key attributes and their kinds (`String`, `Number`, `Binary`): one, or up to
     /// four for a multi-attribute key.
     pub pk: Vec<(String, &'static str)>,
@@ -72,6 +74,23 @@ impl TableModel {
                 if let Some(index) = parse_gsi_attr(attr, &mut errors) {
                     if indexes.iter().any(|known: &IndexModel| known.name == index.name) {
                         errors.push_spanned(attr, format!("duplicate index name `{}`", index.name));
+                    } else if let Some(known) = indexes.iter().find(|known| known.constant == index.constant)
+                    {
+                        errors.push_spanned(
+                            attr,
+                            format!(
+                                "indexes `{}` and `{}` would both be named `{}::{}`; rename one",
+                                known.name, index.name, input.ident, index.constant
+                            ),
+                        );
+                    } else if index.constant == "DEFINITION" || index.constant == "DEFINITION_REF" {
+                        errors.push_spanned(
+                            attr,
+                            format!(
+                                "index `{}` would be named like `Table::{}`; rename it",
+                                index.name, index.constant
+                            ),
+                        );
                     }
                     indexes.push(index);
                 }
@@ -224,8 +243,10 @@ fn parse_gsi_attr(attr: &syn::Attribute, errors: &mut Errors) -> Option<IndexMod
         errors.push(sk.span, "an index key has up to four sort key attributes");
     }
     let (pk, sk) = (pk.attributes, sk.map(|sk| sk.attributes).unwrap_or_default());
+    let name = checked_name(&name, 3, errors);
     Some(IndexModel {
-        name: checked_name(&name, 3, errors),
+        constant: Ident::new(&crate::names::constant_case(&name), Span::call_site()),
+        name,
         pk: pk.iter().map(|literal| key_attribute(literal, errors)).collect(),
         sk: sk.iter().map(|literal| key_attribute(literal, errors)).collect(),
     })

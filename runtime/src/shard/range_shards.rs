@@ -15,6 +15,7 @@
 use super::boundaries::Boundaries;
 use crate::entity::Entity;
 use crate::error::{Error, Result};
+use crate::index::Index;
 use arc_swap::{ArcSwap, Guard};
 use std::sync::Arc;
 
@@ -79,13 +80,13 @@ impl RangeShards {
 ///     title: String,
 /// }
 ///
-/// let shards = dynashard::shard::range_shards::<Album>("GSI1")?;
+/// let shards = dynashard::shard::range_shards::<Album>(Music::GSI1)?;
 /// assert_eq!(shards.current().values(), ["", "h", "p"]);
 /// # Ok::<(), dynashard::Error>(())
 /// ```
-pub fn range_shards<E: Entity>(index: &str) -> Result<&'static RangeShards> {
-    E::range_shards(index)
-        .ok_or_else(|| Error::NotRangeSharded { entity: E::TYPE_NAME, index: index.to_owned() })
+pub fn range_shards<E: Entity>(index: Index<E::Table>) -> Result<&'static RangeShards> {
+    E::range_shards(index.name())
+        .ok_or_else(|| Error::NotRangeSharded { entity: E::TYPE_NAME, index: index.name().to_owned() })
 }
 
 /// Routes `E`'s range-sharded index `index` by `boundaries` from now on, in this process;
@@ -112,13 +113,13 @@ pub fn range_shards<E: Entity>(index: &str) -> Result<&'static RangeShards> {
 /// // For example the output of `dynashard boundaries`, read from configuration.
 /// let json = r#"["", "d", "h", "m", "s"]"#;
 /// let boundaries = Boundaries::from_json(json).expect("valid boundaries");
-/// let compiled = use_boundaries::<Album>("GSI1", boundaries)?;
+/// let compiled = use_boundaries::<Album>(Music::GSI1, boundaries)?;
 /// assert_eq!(compiled.shards(), 3);
 /// let query = Album::query_gsi1();
 /// assert_eq!(query.plan_shards().map(|shards| shards.partitions.len()), Some(5));
 /// # Ok::<(), dynashard::Error>(())
 /// ```
-pub fn use_boundaries<E: Entity>(index: &str, boundaries: Boundaries) -> Result<Arc<Boundaries>> {
+pub fn use_boundaries<E: Entity>(index: Index<E::Table>, boundaries: Boundaries) -> Result<Arc<Boundaries>> {
     range_shards::<E>(index).map(|shards| shards.replace(boundaries))
 }
 

@@ -20,7 +20,7 @@ struct Album {
 }
 
 fn main() {
-    let boundaries = range_shards::<Album>("ByTitle").expect("range-sharded").current();
+    let boundaries = range_shards::<Album>(Music::BY_TITLE).expect("range-sharded").current();
     assert_eq!(boundaries.shards(), 21);
     let query = Album::query_by_title();
     assert_eq!(query.plan_shards().map(|shards| shards.partitions.len()), Some(21));

@@ -7,6 +7,7 @@ use super::state::{Phase, ReshardState, SegmentProgress};
 use crate::db::Db;
 use crate::entity::Entity;
 use crate::error::{Error, Item, Result};
+use crate::index::Index;
 use crate::item::table_of;
 use crate::query::cursor::{json_to_key, key_to_json};
 use crate::shard::dynamic::state::now_ms;
@@ -132,8 +133,13 @@ impl Db {
     /// Gives every item already in the source index its place in the target layout, then moves
     /// the resharding to [`Phase::Backfilled`]. Waits first until every writer dual-writes (one
     /// metadata cache time after the start). Resumes an interrupted backfill where it stopped.
-    pub async fn backfill<E: Entity>(&self, index: &str, options: Backfill) -> Result<ReshardState> {
-        let state = self.resharding::<E>(index).await?.ok_or_else(|| not_started(index))?;
+    pub async fn backfill<E: Entity>(
+        &self,
+        index: Index<E::Table>,
+        options: Backfill,
+    ) -> Result<ReshardState> {
+        let index = index.name();
+        let state = self.reshard_state::<E>(index).await?.ok_or_else(|| not_started(index))?;
         if state.phase >= Phase::Backfilled {
             return Ok(state);
         }
@@ -147,8 +153,13 @@ impl Db {
     /// Ends a cut-over resharding: writes stop filling the source index, and a scan removes the
     /// source attributes from every item. Returns the final state ([`Phase::Done`]); then declare
     /// the target index with the new layout in code.
-    pub async fn finish_resharding<E: Entity>(&self, index: &str, options: Backfill) -> Result<ReshardState> {
-        let mut state = self.resharding::<E>(index).await?.ok_or_else(|| not_started(index))?;
+    pub async fn finish_resharding<E: Entity>(
+        &self,
+        index: Index<E::Table>,
+        options: Backfill,
+    ) -> Result<ReshardState> {
+        let index = index.name();
+        let mut state = self.reshard_state::<E>(index).await?.ok_or_else(|| not_started(index))?;
         if state.phase == Phase::CutOver {
             state = self.advance::<E>(index, Phase::CutOver, Phase::Done).await?;
             self.wait_for_writers(&*self.reshard_metadata::<E>()?, now_ms()).await?;

@@ -6,6 +6,7 @@ use super::Records;
 use crate::db::Db;
 use crate::entity::Entity;
 use crate::error::{Error, Item, Result};
+use crate::index::Index;
 use crate::index_keys::find_index;
 use crate::item::table_of;
 use crate::shard::dynamic::state::now_ms;
@@ -146,10 +147,11 @@ impl Db {
     /// resharding again returns its state; another one on the same index is refused.
     pub async fn start_resharding<E: Entity>(
         &self,
-        index: &str,
-        target: &str,
+        index: Index<E::Table>,
+        target: Index<E::Table>,
         layout: NewLayout,
     ) -> Result<ReshardState> {
+        let (index, target) = (index.name(), target.name());
         let state = ReshardState {
             source: index.to_owned(),
             target: target.to_owned(),
@@ -182,7 +184,12 @@ impl Db {
     }
 
     /// The recorded resharding of `E`'s mapping of `index`, if any.
-    pub async fn resharding<E: Entity>(&self, index: &str) -> Result<Option<ReshardState>> {
+    pub async fn resharding<E: Entity>(&self, index: Index<E::Table>) -> Result<Option<ReshardState>> {
+        self.reshard_state::<E>(index.name()).await
+    }
+
+    /// The recorded resharding of `E`'s mapping of the index called `index`, if any.
+    pub(crate) async fn reshard_state<E: Entity>(&self, index: &str) -> Result<Option<ReshardState>> {
         let shards = self.reshard_metadata::<E>()?;
         let (key, sent) = (self.reshard_key::<E>(index), Instant::now());
         let state = Records { db: self, shards: Arc::clone(&shards) }.read(&key).await?;
@@ -191,8 +198,8 @@ impl Db {
     }
 
     /// Moves a backfilled resharding to the cut-over: queries of the source index read the target.
-    pub async fn cut_over<E: Entity>(&self, index: &str) -> Result<ReshardState> {
-        self.advance::<E>(index, Phase::Backfilled, Phase::CutOver).await
+    pub async fn cut_over<E: Entity>(&self, index: Index<E::Table>) -> Result<ReshardState> {
+        self.advance::<E>(index.name(), Phase::Backfilled, Phase::CutOver).await
     }
 
     pub(crate) async fn advance<E: Entity>(
@@ -209,7 +216,7 @@ impl Db {
             return Err(refuse(index, format!("expected phase {from:?} to move to {to:?}, found {found:?}")));
         }
         tracing::info!(target: "dynashard::reshard", index, phase = ?to, "resharding moved on");
-        let state = self.resharding::<E>(index).await?;
+        let state = self.reshard_state::<E>(index).await?;
         state.ok_or_else(|| refuse(index, "its record vanished"))
     }
 
