@@ -16,22 +16,21 @@ mod template;
 use proc_macro::TokenStream;
 use syn::parse_macro_input;
 
-/// Binds a struct to a table as one entity type. See the `dynashard` crate documentation.
+/// The derive of `dynashard::Entity`.
 #[proc_macro_derive(Entity, attributes(entity, version, gsi, sparse_gsi, shard))]
 pub fn derive_entity(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as syn::DeriveInput);
     errors::into_tokens(entity::derive(input)).into()
 }
 
-/// Declares a DynamoDB table. See the `dynashard` crate documentation.
+/// The derive of `dynashard::Table`.
 #[proc_macro_derive(Table, attributes(table, gsi))]
 pub fn derive_table(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as syn::DeriveInput);
     errors::into_tokens(table::derive(input)).into()
 }
 
-/// Reads several entity types that share a partition key as one enum. See the `dynashard`
-/// crate documentation.
+/// The derive of `dynashard::Collection`.
 #[proc_macro_derive(Collection)]
 pub fn derive_collection(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as syn::DeriveInput);

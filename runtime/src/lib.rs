@@ -69,7 +69,125 @@ pub use client::{
 };
 pub use collection::Collection;
 pub use db::Db;
-pub use dynashard_macros::{Collection, Entity, Table};
+/// Declares a DynamoDB table: `#[derive(Table)]` on a unit struct.
+///
+/// `#[table(...)]`:
+///
+/// | key | meaning | default |
+/// |---|---|---|
+/// | `name = "..."` | table name (3 to 255 of `a-z A-Z 0-9 _ - .`) | the struct's name |
+/// | `pk = "..."` | partition key attribute (a string) | required |
+/// | `sk = "..."` | sort key attribute (a string) | none |
+/// | `type_attribute = "..."` | attribute holding each item's entity type | `_type` |
+/// | `read_capacity = N`, `write_capacity = N` | provisioned billing (both or neither) | on-demand |
+/// | `shard_metadata = "..."` | the table every `Db` keeps dynamic shard counts and resharding phases in | none |
+///
+/// `#[gsi(name = "...", pk = "...", sk = "...")]` declares a global secondary index keyed on
+/// string attributes; `pk = ["a", "b:N"]` (up to four each, `:N` number, `:B` binary) keys it on
+/// the items' own attributes. Each index is also an associated constant in upper snake case
+/// ([`Index`]), for the operations that name an index.
+///
+/// ```
+/// use dynashard::{Index, Table};
+///
+/// #[derive(Table)]
+/// #[table(name = "Music", pk = "pk", sk = "sk", shard_metadata = "MusicShards")]
+/// #[gsi(name = "ByTitle", pk = "title_pk", sk = "title_sk")]
+/// #[gsi(name = "ByStatus", pk = ["carrier"], sk = ["status", "weight:N"])]
+/// struct Music;
+///
+/// assert_eq!(Music::DEFINITION.indexes.len(), 2);
+/// let by_title: Index<Music> = Music::BY_TITLE;
+/// assert_eq!(by_title.name(), "ByTitle");
+/// ```
+pub use dynashard_macros::Table;
+
+/// Binds a struct to a table as one entity type: `#[derive(Entity, Serialize, Deserialize)]`.
+///
+/// `#[entity(table = Table, pk = "...", sk = "...", name = "...")]`: `pk` and `sk` are key
+/// templates of literal text and `{field}` placeholders (`sk` exactly when the table has a sort
+/// key); `name` is the entity-type attribute's value (default: the struct's name).
+///
+/// On fields: `#[version]` on one `u64` field enables optimistic locking. serde's `rename`,
+/// `rename_all`, `skip` and `flatten` are honoured.
+///
+/// Index mappings, one per index of the table the entity is stored in:
+///
+/// | attribute | meaning |
+/// |---|---|
+/// | `#[gsi(Index, pk = "...", sk = "...")]` | key templates of the index |
+/// | `#[gsi(Index, pk = [a], sk = [b, c])]` | a multi-attribute index keyed on these fields |
+/// | `#[sparse_gsi(Index, pk = "...", sk = "...")]` | only items whose template fields are all `Some` |
+/// | `when = path::to::predicate` | (sparse) only items for which `fn(&Self) -> bool` holds |
+/// | `method = "query_..."` | the name of the generated query method (default `query_<index>`) |
+///
+/// Sharding one mapping (or, without an index name, the base table):
+///
+/// | attribute | shards |
+/// |---|---|
+/// | `#[shard(Index, hash = N, by = field)]` | by a hash of `by` (or `by = (a, b)`) |
+/// | `#[shard(Index, random = N)]` | at random |
+/// | `#[shard(Index, range = "file.json", by = field)]` | ordered ranges cut at the file's boundaries; `normalize = "nfkd-lower" \| "lower" \| "none"`, `overflow = K` |
+/// | `#[shard(Index, hash = N, by = field, bucket = "minute" \| "hour" \| "day", at = field)]` | time buckets, each hashed |
+/// | `#[shard(Index, dynamic, max = N)]` | a count that grows under throttling, up to `N` |
+///
+/// Generated: `Song::key(...)`, `Song::fields()`, `Song::query(...)` and one query method per
+/// index mapping, and the [`Entity`](trait@Entity) impl. Every mistake is a compile error at its
+/// span.
+///
+/// ```
+/// use dynashard::{Entity, Table};
+/// use serde::{Deserialize, Serialize};
+///
+/// #[derive(Table)]
+/// #[table(name = "Music", pk = "pk", sk = "sk")]
+/// #[gsi(name = "ByTitle", pk = "title_pk", sk = "title_sk")]
+/// struct Music;
+///
+/// #[derive(Entity, Serialize, Deserialize)]
+/// #[entity(table = Music, pk = "{artist}", sk = "album#{title}")]
+/// #[gsi(ByTitle, method = "query_by_title", pk = "albums", sk = "{title}")]
+/// #[shard(ByTitle, hash = 8, by = title)]
+/// struct Album {
+///     artist: String,
+///     title: String,
+///     year: u16,
+/// }
+///
+/// let key = Album::key("Solar Fields", "Leaving Home")?;
+/// assert_eq!(key.pk(), "Solar Fields");
+/// let titles = Album::query_by_title().begins_with("Lea");
+/// assert_eq!(titles.plan_shards().map(|shards| shards.partitions.len()), Some(8));
+/// # Ok::<(), dynashard::Error>(())
+/// ```
+pub use dynashard_macros::Entity;
+
+/// Reads several entity types that share a partition key as one enum: `#[derive(Collection)]`
+/// on an enum of one-field variants, each an entity of the same table.
+///
+/// ```
+/// use dynashard::{Collection, Entity, Table};
+/// use serde::{Deserialize, Serialize};
+///
+/// #[derive(Table)]
+/// #[table(name = "Music", pk = "pk", sk = "sk")]
+/// struct Music;
+///
+/// #[derive(Entity, Serialize, Deserialize)]
+/// #[entity(table = Music, pk = "{name}", sk = "artist")]
+/// struct Artist { name: String }
+///
+/// #[derive(Entity, Serialize, Deserialize)]
+/// #[entity(table = Music, pk = "{artist}", sk = "album#{title}")]
+/// struct Album { artist: String, title: String }
+///
+/// #[derive(Collection)]
+/// enum Discography {
+///     Artist(Artist),
+///     Album(Album),
+/// }
+/// ```
+pub use dynashard_macros::Collection;
 pub use entity::{Entity, Field, Key, PrimaryKey};
 pub use error::{Error, Item, KeyError, Result};
 pub use expression::{Condition, Placeholders, RawExpression};

@@ -8,9 +8,13 @@
 //! fingerprint (a cursor from other boundaries is rejected with
 //! [`CursorError::LayoutChanged`](crate::query::CursorError::LayoutChanged)).
 //!
-//! Boundaries are process-wide, one set per entity and index. Replacing them does not move
-//! stored items: items written under the old boundaries stay in the shards those chose. Supply
-//! the boundaries before the first write, or move the items (resharding) when changing them.
+//! Boundaries are process-wide, one set per entity and index, not one per [`Db`](crate::Db):
+//! they decide where an item is stored, so every writer of a table must use the same ones, and
+//! a key, an item or a query is built without a `Db` (`Album::query_by_title()`,
+//! [`crate::item::to_item`]). Two `Db`s of one process routing one index differently would
+//! each write where the other does not read. Replacing them does not move stored items: items
+//! written under the old boundaries stay in the shards those chose. Supply the boundaries before
+//! the first write, or move the items (resharding) when changing them.
 
 use super::boundaries::Boundaries;
 use crate::entity::Entity;
