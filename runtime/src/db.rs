@@ -1,7 +1,7 @@
 //! The `Db` handle: a DynamoDB client plus the table names it addresses.
 
-use crate::batch::RetryPolicy;
 use crate::entity::Entity;
+use crate::retry::RetryPolicy;
 use crate::table::Table;
 use aws_sdk_dynamodb::Client;
 use std::collections::HashMap;

@@ -56,6 +56,7 @@ pub mod local;
 mod ops;
 mod primary_key;
 pub mod query;
+mod retry;
 mod scan;
 pub mod shard;
 mod table;

@@ -1,8 +1,8 @@
 //! The retry loop state of one request of a batch call: counting sends, telling retryable
 //! failures from final ones, backing off, and stopping the whole call once it has given up.
 
-use super::retry::RetryPolicy;
 use crate::error::Error;
+use crate::retry::{Retry, RetryPolicy};
 use aws_sdk_dynamodb::config::http::HttpResponse;
 use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
 use std::error::Error as StdError;
@@ -55,12 +55,9 @@ fn is_transient<E: ProvideErrorMetadata>(error: &SdkError<E, HttpResponse>) -> b
 /// processed items) in which nothing more was processed.
 pub(crate) struct Attempts<'c> {
     operation: &'static str,
-    policy: RetryPolicy,
+    retry: Retry,
     stop: &'c AtomicBool,
     sent: u32,
-    /// Sends in the current run: since, and including, the last one that processed something
-    /// (or the first send).
-    stalled: u32,
     /// The fewest items left after any send so far (the request's size before the first).
     fewest: usize,
     last_error: Option<Error>,
@@ -76,7 +73,15 @@ impl<'c> Attempts<'c> {
         stop: &'c AtomicBool,
         items: usize,
     ) -> Self {
-        Self { operation, policy, stop, sent: 0, stalled: 0, fewest: items, last_error: None, fatal: false }
+        Self {
+            operation,
+            retry: Retry::new(policy),
+            stop,
+            sent: 0,
+            fewest: items,
+            last_error: None,
+            fatal: false,
+        }
     }
 
     /// Whether a send may start (the call has not given up); counts it.
@@ -105,12 +110,9 @@ impl<'c> Attempts<'c> {
     /// and the call's other requests go on.
     pub(crate) async fn retry(&mut self, remaining: usize) -> bool {
         // A send that processed items starts a new run of sends, and is its first.
-        if remaining < self.fewest {
-            self.fewest = remaining;
-            self.stalled = 0;
-        }
-        self.stalled += 1;
-        if self.stalled >= self.policy.attempts() {
+        let progressed = remaining < self.fewest;
+        self.fewest = self.fewest.min(remaining);
+        let Some(delay) = self.retry.after_failure(progressed) else {
             tracing::debug!(
                 operation = self.operation,
                 attempts = self.sent,
@@ -118,11 +120,10 @@ impl<'c> Attempts<'c> {
                 "batch request made no progress in its last attempts; giving up"
             );
             return false;
-        }
+        };
         if self.stop.load(Ordering::Acquire) {
             return false;
         }
-        let delay = self.policy.backoff(self.sent.saturating_sub(1));
         tracing::debug!(
             operation = self.operation,
             attempt = self.sent,

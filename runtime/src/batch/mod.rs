@@ -14,13 +14,12 @@
 
 mod attempts;
 mod get;
-mod retry;
 mod write;
 
 pub use crate::error::Unprocessed;
+pub use crate::retry::RetryPolicy;
 pub(crate) use attempts::Failure;
 pub use get::BatchGet;
-pub use retry::RetryPolicy;
 pub use write::BatchWrite;
 pub(crate) use write::{send_requests, Sender};
 

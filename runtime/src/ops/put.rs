@@ -7,7 +7,9 @@ use crate::entity::Entity;
 use crate::error::{Error, Result};
 use crate::expression::{Condition, Placeholders};
 use crate::item::{table_of, to_item, to_item_with};
+use crate::retry::{retrying, Attempt};
 use crate::shard::dynamic::growth;
+use crate::shard::dynamic::DynamicTarget;
 use crate::shard::CachedShards;
 use aws_sdk_dynamodb::operation::put_item::PutItemError;
 use aws_sdk_dynamodb::types::ReturnValuesOnConditionCheckFailure;
@@ -119,31 +121,45 @@ impl<'a, E: Entity> Put<'a, E> {
         if !E::DYNAMIC_SHARDS {
             return self.send().await;
         }
-        let policy = self.db.retry_policy();
-        let mut attempt = 0;
-        loop {
-            if reshardable::<E>() {
-                // A retry is built again: for the reshardings as they are now.
-                self.db.resolve_reshards::<E>().await?;
+        let this = &self;
+        retrying(self.db.retry_policy(), |_| async move {
+            // Every attempt is built for the reshardings and shard counts as they are now.
+            let targets = match this.resolve().await {
+                Ok(targets) => targets,
+                Err(error) => return Attempt::Done(Err(error)),
+            };
+            match this.send().await {
+                Err(error) if error.is_throttled() => match this.grow_after(&error, &targets).await {
+                    Ok(()) => Attempt::Again(error),
+                    Err(failed) => Attempt::Done(Err(failed)),
+                },
+                result => Attempt::Done(result),
             }
-            let targets = self.db.resolve_dynamic(self.entity).await?;
-            match self.send().await {
-                Err(error) if error.is_throttled() && attempt + 1 < policy.max_attempts.max(1) => {
-                    let table = self.db.table_of::<E>();
-                    let shards = self.db.require_metadata(table_of::<E>())?;
-                    shards.note_caps(&error);
-                    growth::warn_unrelieved(&error, table);
-                    for target in growth::targets_to_grow(&error, table, &targets) {
-                        if !shards.capped(table, target.index) {
-                            self.db.grow_after_throttle(&shards, &target.key, target.max).await?;
-                        }
-                    }
-                    tokio::time::sleep(policy.backoff(attempt)).await;
-                    attempt += 1;
-                }
-                result => return result,
+        })
+        .await
+    }
+
+    /// The reshardings and dynamic shard counts a send of this put is built for.
+    async fn resolve(&self) -> Result<Vec<DynamicTarget>> {
+        if reshardable::<E>() {
+            self.db.resolve_reshards::<E>().await?;
+        }
+        self.db.resolve_dynamic(self.entity).await
+    }
+
+    /// After `error` throttled a send to `targets`: raises the count of every dynamic-sharded
+    /// partition a hot key of it names, unless the table's own limits are what throttled it.
+    async fn grow_after(&self, error: &Error, targets: &[DynamicTarget]) -> Result<()> {
+        let table = self.db.table_of::<E>();
+        let shards = self.db.require_metadata(table_of::<E>())?;
+        shards.note_caps(error);
+        growth::warn_unrelieved(error, table);
+        for target in growth::targets_to_grow(error, table, targets) {
+            if !shards.capped(table, target.index) {
+                self.db.grow_after_throttle(&shards, &target.key, target.max).await?;
             }
         }
+        Ok(())
     }
 
     async fn send(&self) -> Result<u64> {

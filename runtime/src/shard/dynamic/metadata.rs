@@ -93,24 +93,14 @@ pub(crate) async fn read_item(db: &Db, table: &str, key: &str) -> Result<Option<
     Ok(output.item)
 }
 
-/// Runs `attempt` until it is not throttled, at most as often as `db`'s retry policy allows:
-/// the metadata table can be throttled too.
+/// Runs `attempt`, waiting out throttling under `db`'s retry policy: the metadata table can be
+/// throttled too.
 pub(crate) async fn retrying<T, F, Fut>(db: &Db, attempt: F) -> Result<T>
 where
-    F: Fn() -> Fut,
+    F: FnMut() -> Fut,
     Fut: std::future::Future<Output = Result<T>>,
 {
-    let policy = db.retry_policy();
-    let mut retry = 0;
-    loop {
-        match attempt().await {
-            Err(error) if error.is_throttled() && retry + 1 < policy.max_attempts.max(1) => {
-                tokio::time::sleep(policy.backoff(retry)).await;
-                retry += 1;
-            }
-            result => return result,
-        }
-    }
+    crate::retry::retrying_throttled(db.retry_policy(), attempt).await
 }
 
 impl MetadataTable<'_> {

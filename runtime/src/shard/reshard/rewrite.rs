@@ -5,9 +5,10 @@
 
 use super::ops::Checked;
 use super::state::Phase;
-use crate::batch::{Failure, RetryPolicy};
+use crate::batch::Failure;
 use crate::db::Db;
 use crate::error::{Error, Item, Result};
+use crate::retry::Retry;
 use crate::table::TableDefinition;
 use aws_sdk_dynamodb::types::{
     AttributeValue, BatchStatementErrorCodeEnum, BatchStatementRequest, PutRequest, WriteRequest,
@@ -191,23 +192,19 @@ impl Db {
     }
 
     async fn send_rewrite_batch(&self, table: &str, mut pending: Vec<Rewrite>) -> Result<u64> {
-        let policy: RetryPolicy = self.retry_policy();
+        let mut retry = Retry::new(self.retry_policy());
         let mut written = 0;
-        let mut last_error = None;
-        for attempt in 0..policy.attempts() {
-            if attempt > 0 {
-                tokio::time::sleep(policy.backoff(attempt - 1)).await;
-            }
+        loop {
             let statements = pending.iter().map(|rewrite| rewrite.statement(table)).collect::<Result<_>>()?;
             let request = self.client().batch_execute_statement().set_statements(Some(statements));
             let responses = match request.send().await {
                 Ok(response) => response.responses.unwrap_or_default(),
                 Err(error) => {
                     let failure = Failure::from_sdk(OPERATION, error);
-                    if !failure.retryable {
-                        return Err(failure.error);
+                    match retry.after_failure(false).filter(|_| failure.retryable) {
+                        Some(delay) => tokio::time::sleep(delay).await,
+                        None => return Err(failure.error),
                     }
-                    last_error = Some(failure.error);
                     continue;
                 }
             };
@@ -215,7 +212,7 @@ impl Db {
                 let reason = format!("{} answers to {} statements", responses.len(), pending.len());
                 return Err(statement_error(None, reason));
             }
-            let mut retry = Vec::new();
+            let (sent, mut again, mut last_error) = (pending.len(), Vec::new(), None);
             for (rewrite, answer) in pending.into_iter().zip(responses) {
                 let code = answer.error.as_ref().and_then(|error| error.code.clone());
                 match outcome(code.as_ref()) {
@@ -228,16 +225,18 @@ impl Db {
                             return Err(error);
                         }
                         last_error = Some(error);
-                        retry.push(rewrite);
+                        again.push(rewrite);
                     }
                 }
             }
-            if retry.is_empty() {
-                return Ok(written);
+            let Some(error) = last_error.filter(|_| !again.is_empty()) else { return Ok(written) };
+            // A batch that placed some items started a new run of attempts.
+            match retry.after_failure(again.len() < sent) {
+                Some(delay) => tokio::time::sleep(delay).await,
+                None => return Err(error),
             }
-            pending = retry;
+            pending = again;
         }
-        Err(last_error.unwrap_or_else(|| statement_error(None, "no attempt was made".into())))
     }
 }
 

@@ -1,4 +1,5 @@
-//! How batch calls retry: a bounded number of attempts with exponential backoff and full jitter.
+//! The policy every retry follows: a bounded number of attempts with exponential backoff and full
+//! jitter.
 
 use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};

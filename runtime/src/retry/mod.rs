@@ -1,0 +1,145 @@
+//! The one retry loop of dynashard: every request DynamoDB may refuse for a while (throttling,
+//! a 5xx, a broken connection) is sent again under the `Db`'s [`RetryPolicy`], and how many
+//! times, and how long to wait between sends, is decided here.
+//!
+//! [`Retry`] is the decision, sans I/O; [`retrying`] runs an attempt under it.
+
+mod policy;
+
+pub use policy::RetryPolicy;
+
+use crate::error::{Error, Result};
+use std::future::Future;
+use std::time::Duration;
+
+/// The sends of one request, counted against a [`RetryPolicy`]: it gives up after a run of
+/// `max_attempts` failed sends in which nothing was done. A send that did some of the work (a
+/// batch that processed items) starts a new run.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Retry {
+    policy: RetryPolicy,
+    /// Failed sends so far.
+    failed: u32,
+    /// Failed sends in the current run.
+    stalled: u32,
+}
+
+impl Retry {
+    /// No send made yet.
+    pub(crate) fn new(policy: RetryPolicy) -> Self {
+        Retry { policy, failed: 0, stalled: 0 }
+    }
+
+    /// After a send that failed (`progressed`: it still did some of the work): how long to wait
+    /// before the next one, or `None` when the policy gives up.
+    pub(crate) fn after_failure(&mut self, progressed: bool) -> Option<Duration> {
+        self.failed = self.failed.saturating_add(1);
+        if progressed {
+            self.stalled = 0;
+        }
+        self.stalled += 1;
+        (self.stalled < self.policy.attempts()).then(|| self.policy.backoff(self.failed - 1))
+    }
+
+    /// Sends made so far that failed.
+    pub(crate) fn failures(&self) -> u32 {
+        self.failed
+    }
+}
+
+/// What one attempt of [`retrying`] came to.
+pub(crate) enum Attempt<T> {
+    /// Its result, final.
+    Done(Result<T>),
+    /// A failure that sending again may fix.
+    Again(Error),
+}
+
+/// Runs `attempt` until it is done, or until `policy` gives up on it (then its last error).
+/// `attempt` is given the number of failed attempts before it.
+pub(crate) async fn retrying<T, F, Fut>(policy: RetryPolicy, mut attempt: F) -> Result<T>
+where
+    F: FnMut(u32) -> Fut,
+    Fut: Future<Output = Attempt<T>>,
+{
+    let mut retry = Retry::new(policy);
+    loop {
+        match attempt(retry.failures()).await {
+            Attempt::Done(result) => return result,
+            Attempt::Again(error) => match retry.after_failure(false) {
+                Some(delay) => tokio::time::sleep(delay).await,
+                None => return Err(error),
+            },
+        }
+    }
+}
+
+/// [`retrying`] for an attempt whose throttling is worth waiting out, and nothing else.
+pub(crate) async fn retrying_throttled<T, F, Fut>(policy: RetryPolicy, mut attempt: F) -> Result<T>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<T>>,
+{
+    retrying(policy, |_| {
+        let sent = attempt();
+        async move {
+            match sent.await {
+                Err(error) if error.is_throttled() => Attempt::Again(error),
+                result => Attempt::Done(result),
+            }
+        }
+    })
+    .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn policy(attempts: u32) -> RetryPolicy {
+        RetryPolicy::new(attempts, Duration::from_millis(8), Duration::from_millis(20))
+    }
+
+    #[test]
+    fn a_request_gets_its_attempts_and_backs_off_more_each_time() {
+        let mut retry = Retry::new(policy(4));
+        let delays: Vec<Option<Duration>> = (0..4).map(|_| retry.after_failure(false)).collect();
+        assert!(delays[..3].iter().all(Option::is_some), "{delays:?}");
+        assert_eq!(delays[3], None, "four sends in all");
+        assert!(delays[0].is_some_and(|delay| delay <= Duration::from_millis(8)));
+        assert!(delays[2].is_some_and(|delay| delay <= Duration::from_millis(20)));
+        assert_eq!(Retry::new(policy(0)).after_failure(false), None, "0 attempts counts as 1");
+    }
+
+    #[test]
+    fn progress_starts_a_new_run() {
+        let mut retry = Retry::new(policy(2));
+        assert!(retry.after_failure(false).is_some());
+        assert!(retry.after_failure(true).is_some(), "progress: a new run");
+        assert!(retry.after_failure(true).is_some());
+        assert_eq!(retry.after_failure(false), None);
+        assert_eq!(retry.failures(), 4);
+    }
+
+    #[tokio::test]
+    async fn retrying_stops_at_a_final_result_or_the_last_attempt() {
+        let fast = RetryPolicy::new(3, Duration::ZERO, Duration::ZERO);
+        let mut sent = 0;
+        let gave_up: Result<()> = retrying(fast, |_| {
+            sent += 1;
+            async { Attempt::Again(Error::NotFound) }
+        })
+        .await;
+        assert!(matches!(gave_up, Err(Error::NotFound)));
+        assert_eq!(sent, 3);
+        let done = retrying(fast, |failed| async move {
+            if failed < 1 {
+                Attempt::Again(Error::NotFound)
+            } else {
+                Attempt::Done(Ok(failed))
+            }
+        })
+        .await;
+        assert_eq!(done.ok(), Some(1));
+    }
+}
