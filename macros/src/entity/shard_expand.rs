@@ -2,7 +2,7 @@
 //! rebuilt when the file changes), the shard id of a value, the partition key with its shard,
 //! the range-sharded sort key, and the layout that queries read.
 
-use super::shard_model::{ShardModel, Strategy};
+use super::shard_model::{Bucket, Normalize, ShardModel, Strategy};
 use crate::template::Template;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
@@ -18,11 +18,11 @@ fn boundaries_local() -> Ident {
     format_ident!("__boundaries")
 }
 
-pub fn normalization(name: &str) -> TokenStream {
-    let variant = match name {
-        "lower" => format_ident!("Lower"),
-        "none" => format_ident!("None"),
-        _ => format_ident!("NfkdLower"),
+pub fn normalization(normalize: Normalize) -> TokenStream {
+    let variant = match normalize {
+        Normalize::NfkdLower => format_ident!("NfkdLower"),
+        Normalize::Lower => format_ident!("Lower"),
+        Normalize::None => format_ident!("None"),
     };
     quote!(::dynashard::shard::Normalization::#variant)
 }
@@ -51,11 +51,11 @@ pub fn query_prelude(position: usize, shard: &ShardModel) -> Option<TokenStream>
     Some(quote!(let #local = #function().current();))
 }
 
-fn bucket_variant(name: &str) -> TokenStream {
-    let variant = match name {
-        "minute" => format_ident!("Minute"),
-        "day" => format_ident!("Day"),
-        _ => format_ident!("Hour"),
+fn bucket_variant(bucket: Bucket) -> TokenStream {
+    let variant = match bucket {
+        Bucket::Minute => format_ident!("Minute"),
+        Bucket::Hour => format_ident!("Hour"),
+        Bucket::Day => format_ident!("Day"),
     };
     quote!(::dynashard::shard::TimeBucket::#variant)
 }
@@ -86,7 +86,7 @@ pub fn partition(
         (Strategy::Random { shards }, _) => quote!(::dynashard::shard::random_shard(#shards)),
         (Strategy::Range { normalize, overflow, .. }, Some(value)) => {
             let function = range_fn(position);
-            let normalization = normalization(normalize);
+            let normalization = normalization(*normalize);
             let id = quote!(#function().load().shard(&#value, #normalization));
             if let (true, Some(base_key)) = (*overflow > 1, base_key) {
                 return quote!({
@@ -104,7 +104,7 @@ pub fn partition(
     };
     match (&shard.bucket, at_seconds) {
         (Some((bucket, _)), Some(seconds)) => {
-            let bucket = bucket_variant(bucket);
+            let bucket = bucket_variant(*bucket);
             quote!(::dynashard::shard::bucket_partition(&#partition, #id, #bucket, #seconds))
         }
         _ => quote!(::dynashard::shard::shard_partition(&#partition, #id)),
@@ -118,7 +118,7 @@ pub fn range_sort_key(
     base_key: TokenStream,
 ) -> Option<TokenStream> {
     let Strategy::Range { normalize, .. } = &shard.strategy else { return None };
-    let normalization = normalization(normalize);
+    let normalization = normalization(*normalize);
     let (index, field) = (&shard.index, shard.single_by()?.to_string());
     Some(quote! {{
         ::dynashard::__private::check_range_value(&__DYNASHARD_TABLE, #index, #field, &#by_value)?;
@@ -152,7 +152,7 @@ pub fn layout(
         };
     }
     if let Some((bucket, _)) = &shard.bucket {
-        let variant = bucket_variant(bucket);
+        let variant = bucket_variant(*bucket);
         let seconds = |value: TokenStream| match at_type {
             Some(ty) => {
                 quote_spanned!(ty.span()=> <#ty as ::dynashard::shard::BucketTime>::unix_seconds(&#value))
@@ -203,7 +203,7 @@ pub fn layout(
         }
         Strategy::Range { normalize, overflow, .. } if *overflow > 1 => {
             let local = boundaries_local();
-            let layout = range_layout(normalize, *overflow);
+            let layout = range_layout(*normalize, *overflow);
             return quote! {
                 ::dynashard::query::Shards {
                     partitions: (0..#local.shards())
@@ -217,7 +217,7 @@ pub fn layout(
                 }
             };
         }
-        Strategy::Range { normalize, overflow, .. } => (quote!(InOrder), range_layout(normalize, *overflow)),
+        Strategy::Range { normalize, overflow, .. } => (quote!(InOrder), range_layout(*normalize, *overflow)),
     };
     let shards = match &shard.strategy {
         Strategy::Range { .. } => {
@@ -238,7 +238,7 @@ pub fn layout(
 }
 
 /// The layout of range shards cut at the boundaries in scope, normalized by `normalize`.
-fn range_layout(normalize: &str, overflow: u32) -> TokenStream {
+fn range_layout(normalize: Normalize, overflow: u32) -> TokenStream {
     let (local, normalization) = (boundaries_local(), normalization(normalize));
     quote! {
         ::dynashard::query::ShardLayout::Range {
@@ -254,7 +254,7 @@ pub fn routing(shard: &ShardModel, sort_template: Option<&Template>) -> Option<T
     match &shard.strategy {
         Strategy::Range { normalize, overflow, .. } => {
             let local = boundaries_local();
-            let normalization = normalization(normalize);
+            let normalization = normalization(*normalize);
             Some(quote!(::dynashard::query::Routing::Range {
                 boundaries: #local.clone(),
                 normalization: #normalization,

@@ -43,7 +43,7 @@ fn shard_mappings(model: &EntityModel) -> TokenStream {
             let normalization = match &shard.strategy {
                 Strategy::Hash { .. } => quote!(::dynashard::__private::None),
                 Strategy::Range { normalize, overflow: 1, .. } => {
-                    let normalization = shard_expand::normalization(normalize);
+                    let normalization = shard_expand::normalization(*normalize);
                     quote!(::dynashard::__private::Some(#normalization))
                 }
                 _ => return None,

@@ -34,7 +34,51 @@ pub enum Strategy {
     /// `max`.
     Dynamic { max: u32 },
     /// Ordered range shards cut at the boundaries read from `path` at compile time.
-    Range { path: String, boundaries: Vec<String>, normalize: String, overflow: u32 },
+    Range { path: String, boundaries: Vec<String>, normalize: Normalize, overflow: u32 },
+}
+
+/// How range routing normalizes a value before comparing it with the boundaries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Normalize {
+    /// `"nfkd-lower"`, the default.
+    NfkdLower,
+    /// `"lower"`.
+    Lower,
+    /// `"none"`.
+    None,
+}
+
+impl Normalize {
+    fn parse(name: &str) -> Option<Self> {
+        match name {
+            "nfkd-lower" => Some(Normalize::NfkdLower),
+            "lower" => Some(Normalize::Lower),
+            "none" => Some(Normalize::None),
+            _ => None,
+        }
+    }
+}
+
+/// The width of a time bucket.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bucket {
+    /// `"minute"`.
+    Minute,
+    /// `"hour"`.
+    Hour,
+    /// `"day"`.
+    Day,
+}
+
+impl Bucket {
+    fn parse(name: &str) -> Option<Self> {
+        match name {
+            "minute" => Some(Bucket::Minute),
+            "hour" => Some(Bucket::Hour),
+            "day" => Some(Bucket::Day),
+            _ => None,
+        }
+    }
 }
 
 /// The `index` of a shard on the base table's partition key.
@@ -47,8 +91,8 @@ pub struct ShardModel {
     pub strategy: Strategy,
     /// The fields whose values pick the shard (hash: one or more, range: one).
     pub by: Vec<Ident>,
-    /// A time bucket (`minute`, `hour` or `day`) and the field whose time picks it.
-    pub bucket: Option<(String, Ident)>,
+    /// A time bucket and the field whose time picks it.
+    pub bucket: Option<(Bucket, Ident)>,
 }
 
 impl ShardModel {
@@ -234,12 +278,16 @@ fn parse_one(attr: &Attribute, mapped: &[&str], errors: &mut Errors) -> Option<S
         (Some(n), None, None) => Strategy::Hash { shards: shard_count(&n, errors)? },
         (None, Some(n), None) => Strategy::Random { shards: shard_count(&n, errors)? },
         (None, None, Some(path)) => {
-            let normalize_name = normalize.as_ref().map_or_else(|| "nfkd-lower".to_owned(), LitStr::value);
-            if !["nfkd-lower", "lower", "none"].contains(&normalize_name.as_str()) {
-                let span = normalize.as_ref().map_or_else(|| path.span(), LitStr::span);
-                errors
-                    .push(span, "`normalize` is one of \"nfkd-lower\" (the default), \"lower\" or \"none\"");
-            }
+            let normalize = match &normalize {
+                None => Normalize::NfkdLower,
+                Some(name) => Normalize::parse(&name.value()).unwrap_or_else(|| {
+                    errors.push(
+                        name.span(),
+                        "`normalize` is one of \"nfkd-lower\" (the default), \"lower\" or \"none\"",
+                    );
+                    Normalize::NfkdLower
+                }),
+            };
             let file = read_boundaries(&path, errors)?;
             let overflow = match &overflow {
                 None => 1,
@@ -251,12 +299,7 @@ fn parse_one(attr: &Attribute, mapped: &[&str], errors: &mut Errors) -> Option<S
                     }
                 },
             };
-            Strategy::Range {
-                path: file.path,
-                boundaries: file.boundaries,
-                normalize: normalize_name,
-                overflow,
-            }
+            Strategy::Range { path: file.path, boundaries: file.boundaries, normalize, overflow }
         }
         (None, None, None) => {
             errors.push_spanned(
@@ -310,16 +353,16 @@ fn parse_one(attr: &Attribute, mapped: &[&str], errors: &mut Errors) -> Option<S
     let bucket = match (bucket, at) {
         (None, None) => None,
         (Some(bucket), Some(at)) => {
-            if !["minute", "hour", "day"].contains(&bucket.value().as_str()) {
+            let Some(width) = Bucket::parse(&bucket.value()) else {
                 errors.push(bucket.span(), "`bucket` is one of \"minute\", \"hour\" or \"day\"");
                 return None;
-            }
+            };
             if matches!(strategy, Strategy::Range { .. }) {
                 errors
                     .push(bucket.span(), "time buckets combine with `hash` or `random` shards, not `range`");
                 return None;
             }
-            Some((bucket.value(), at))
+            Some((width, at))
         }
         _ => {
             errors.push_spanned(attr, "a time bucket needs both `bucket = \"hour\"` and `at = field`");

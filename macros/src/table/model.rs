@@ -284,7 +284,14 @@ fn key_attribute(literal: &LitStr, errors: &mut Errors) -> (String, &'static str
         Some((name, "S")) => (name.to_owned(), "String"),
         Some((name, "N")) => (name.to_owned(), "Number"),
         Some((name, "B")) => (name.to_owned(), "Binary"),
-        _ => (text.clone(), "String"),
+        Some((_, kind)) => {
+            errors.push(
+                literal.span(),
+                format!("`:{kind}` is not a key attribute type: write `:S` (string, the default), `:N` (number) or `:B` (binary)"),
+            );
+            (text.clone(), "String")
+        }
+        None => (text.clone(), "String"),
     };
     if name.is_empty() || name.len() > 255 {
         errors.push(literal.span(), "key attribute names are 1 to 255 bytes long");

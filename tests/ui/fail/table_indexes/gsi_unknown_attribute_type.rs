@@ -1,0 +1,8 @@
+use dynashard::Table;
+
+#[derive(Table)]
+#[table(name = "Shipping", pk = "pk", sk = "sk")]
+#[gsi(name = "ByStatus", pk = ["carrier"], sk = ["status", "weight:n"])]
+struct Shipping;
+
+fn main() {}
