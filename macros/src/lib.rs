@@ -8,6 +8,7 @@ mod collection;
 mod const_check;
 mod entity;
 mod errors;
+mod fallback;
 mod names;
 mod serde_attrs;
 mod table;
@@ -20,14 +21,14 @@ use syn::parse_macro_input;
 #[proc_macro_derive(Entity, attributes(entity, version, gsi, sparse_gsi, shard))]
 pub fn derive_entity(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as syn::DeriveInput);
-    errors::into_tokens(entity::derive(input)).into()
+    entity::derive(input).into()
 }
 
 /// The derive of `dynashard::Table`.
 #[proc_macro_derive(Table, attributes(table, gsi))]
 pub fn derive_table(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as syn::DeriveInput);
-    errors::into_tokens(table::derive(input)).into()
+    table::derive(input).into()
 }
 
 /// The derive of `dynashard::Collection`.

@@ -230,6 +230,22 @@ pub mod __private {
     };
     pub use crate::key::{DecodeKeyPart, KeyPart, KeyRole, KeyTemplate, KeyWriter, Segment};
     pub use crate::query::{same_kind, Done, End, FromItem, Native, NativeKeyPart, Next, Query, QueryTarget};
+
+    /// The table of an entity whose derive failed: the crate does not compile, and its uses
+    /// report nothing more.
+    pub struct FallbackTable;
+
+    impl crate::Table for FallbackTable {
+        const DEFINITION: crate::TableDefinition = crate::TableDefinition {
+            name: "fallback",
+            partition_key: "pk",
+            sort_key: None,
+            type_attribute: crate::DEFAULT_TYPE_ATTRIBUTE,
+            indexes: &[],
+            billing: crate::Billing::PayPerRequest,
+            shard_metadata: None,
+        };
+    }
     pub use aws_sdk_dynamodb::types::AttributeValue;
     pub use serde;
     pub use std::option::Option::{self, None, Some};

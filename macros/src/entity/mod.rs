@@ -16,8 +16,14 @@ mod shard_model;
 
 use proc_macro2::TokenStream;
 
-/// Derives `dynashard::Entity`.
-pub fn derive(input: syn::DeriveInput) -> syn::Result<TokenStream> {
-    let model = model::EntityModel::from_input(&input)?;
-    Ok(expand::expand(&model))
+/// Derives `dynashard::Entity`; on errors, reports them and emits a fallback impl.
+pub fn derive(input: syn::DeriveInput) -> TokenStream {
+    match model::EntityModel::from_input(&input) {
+        Ok(model) => expand::expand(&model),
+        Err(errors) => {
+            let mut tokens = errors.into_compile_error();
+            tokens.extend(crate::fallback::entity(&input));
+            tokens
+        }
+    }
 }

@@ -5,8 +5,14 @@ mod model;
 
 use proc_macro2::TokenStream;
 
-/// Derives `dynashard::Table`.
-pub fn derive(input: syn::DeriveInput) -> syn::Result<TokenStream> {
-    let model = model::TableModel::from_input(&input)?;
-    Ok(expand::expand(&model))
+/// Derives `dynashard::Table`; on errors, reports them and emits a fallback impl.
+pub fn derive(input: syn::DeriveInput) -> TokenStream {
+    match model::TableModel::from_input(&input) {
+        Ok(model) => expand::expand(&model),
+        Err(errors) => {
+            let mut tokens = errors.into_compile_error();
+            tokens.extend(crate::fallback::table(&input));
+            tokens
+        }
+    }
 }
