@@ -6,25 +6,18 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::DeriveInput;
 
-/// A `Table` impl with a placeholder definition, for a `#[derive(Table)]` that failed.
+/// A `Table` impl with the placeholder definition of `FallbackTable`, for a `#[derive(Table)]`
+/// that failed.
 pub fn table(input: &DeriveInput) -> TokenStream {
     if !input.generics.params.is_empty() {
         return TokenStream::new();
     }
     let ident = &input.ident;
-    let name = ident.to_string();
     quote! {
         #[automatically_derived]
         impl ::dynashard::Table for #ident {
-            const DEFINITION: ::dynashard::TableDefinition = ::dynashard::TableDefinition {
-                name: #name,
-                partition_key: "pk",
-                sort_key: ::dynashard::__private::None,
-                type_attribute: ::dynashard::DEFAULT_TYPE_ATTRIBUTE,
-                indexes: &[],
-                billing: ::dynashard::Billing::PayPerRequest,
-                shard_metadata: ::dynashard::__private::None,
-            };
+            const DEFINITION: ::dynashard::TableDefinition =
+                <::dynashard::__private::FallbackTable as ::dynashard::Table>::DEFINITION;
         }
     }
 }

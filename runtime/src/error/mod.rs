@@ -130,7 +130,10 @@ pub enum Error {
     /// `ThrottlingException`, `RequestLimitExceeded`), with the reasons it gave: which table or
     /// index, reads or writes, and which limit ([`ThrottlingReason`]). An endpoint that gives no
     /// reasons (older DynamoDB Local, other emulators) leaves `reasons` empty.
-    #[error("DynamoDB {operation} was throttled ({code}){}: {message}", describe_reasons(reasons))]
+    #[error(
+        "DynamoDB {operation} was throttled ({code}){}: {message}",
+        predicates::describe_reasons(reasons)
+    )]
     Throttled {
         /// The API operation, e.g. `PutItem`.
         operation: &'static str,
@@ -392,16 +395,6 @@ pub enum Error {
         /// The key addressed more than once.
         key: PrimaryKey,
     },
-}
-
-fn describe_reasons(reasons: &[ThrottlingReason]) -> String {
-    match reasons {
-        [] => String::new(),
-        reasons => {
-            let names: Vec<String> = reasons.iter().map(ToString::to_string).collect();
-            format!(" because of {}", names.join(", "))
-        }
-    }
 }
 
 /// Shorthand for results with [`Error`].

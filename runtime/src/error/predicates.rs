@@ -86,3 +86,14 @@ impl Error {
         )
     }
 }
+
+/// " because of A, B" for the reasons of a throttling error, nothing without any.
+pub(super) fn describe_reasons(reasons: &[ThrottlingReason]) -> String {
+    match reasons {
+        [] => String::new(),
+        reasons => {
+            let names: Vec<String> = reasons.iter().map(ToString::to_string).collect();
+            format!(" because of {}", names.join(", "))
+        }
+    }
+}

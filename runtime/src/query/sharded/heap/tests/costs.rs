@@ -1,0 +1,167 @@
+//! What a merge asks of DynamoDB: requests, items read and round trips per page, on uniform
+//! shards of the simulation, and when it opens groups and sends its first requests.
+
+use super::*;
+
+/// Uniform keys over `lanes` lanes, `per_lane` each, distinct.
+fn uniform(lanes: usize, per_lane: usize, seed: u64) -> Vec<Partition> {
+    let mut state = seed;
+    let mut next = move || {
+        state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        state >> 33
+    };
+    (0..lanes)
+        .map(|lane| {
+            let mut keys: Vec<String> =
+                (0..per_lane).map(|i| format!("{:010}#{lane:02}#{i:05}", next())).collect();
+            keys.sort();
+            Partition { keys, page: 2_000 }
+        })
+        .collect()
+}
+
+fn merge_of(partitions: Vec<Partition>, concurrency: usize) -> Setup {
+    let width = partitions.len();
+    Setup { partitions, width, descending: false, concurrency, open_at_once: 1, sizing: RequestSizing::Floor }
+}
+
+#[test]
+fn a_merged_page_asks_each_shard_about_once() {
+    // 21 shards of 500-byte items, pages of 100: the floor is 21 requests of one unit (8 items).
+    let (mut pages, mut requests) = (0, 0);
+    for seed in 0..20 {
+        let setup = merge_of(uniform(21, 1_000, seed), 32);
+        let expected = setup.expected();
+        let mut end = None;
+        for page in 0..5 {
+            let read = run(&setup, end, Some(100), &[1]);
+            assert_eq!(read.output, expected[page * 100..(page + 1) * 100]);
+            assert!(read.requests <= 28, "seed {seed} page {page}: {} requests", read.requests);
+            assert!(read.items_read <= 240, "seed {seed} page {page}: {} items", read.items_read);
+            (pages, requests) = (pages + 1, requests + read.requests);
+            end = read.output.last().copied();
+        }
+        let large = run(&setup, None, Some(1_000), &[1]);
+        assert!(large.requests <= 40, "seed {seed}: {} requests for 1,000", large.requests);
+        assert!(large.items_read <= 1_250, "seed {seed}: {} items for 1,000", large.items_read);
+    }
+    assert!(requests <= 25 * pages + pages / 2, "{requests} requests for {pages} pages");
+}
+
+/// Pseudo-random completion orders.
+fn shuffled(seed: u64) -> Vec<usize> {
+    let mut state = seed.wrapping_mul(7).wrapping_add(3);
+    (0..64)
+        .map(|_| {
+            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) as usize
+        })
+        .collect()
+}
+
+#[test]
+fn a_large_page_reads_little_past_its_end_whatever_answers_first() {
+    // 21 shards, a page of 1,000: the floor is 1,000 items and one more of each shard. A lane
+    // asked again while others are in flight counts what those are expected to bring before it.
+    let (seeds, mut items, mut requests, mut rounds) = (40, 0, 0, 0);
+    for seed in 0..seeds {
+        let setup = merge_of(uniform(21, 1_000, seed), 32);
+        let read = run(&setup, None, Some(1_000), &shuffled(seed));
+        assert_eq!(read.output, setup.expected()[..1_000]);
+        (items, requests, rounds) = (items + read.items_read, requests + read.requests, rounds + read.rounds);
+    }
+    assert!(items <= 1_160 * seeds as usize, "{} items per page", items / seeds as usize);
+    assert!(requests <= 33 * seeds as usize, "{} requests per page", requests / seeds as usize);
+    assert!(rounds * 10 <= 26 * seeds as usize, "{rounds} rounds for {seeds} pages");
+}
+
+#[test]
+fn one_round_trip_pages_rarely_need_a_second_round() {
+    // The same pages, first sized at the floor, then for one round trip.
+    let (mut pages, mut floor_again, mut fast_again) = (0, 0, 0);
+    for seed in 0..20 {
+        let floor = merge_of(uniform(21, 1_000, seed), 32);
+        let fast = Setup { sizing: RequestSizing::OneRoundTrip, ..floor.clone() };
+        let expected = floor.expected();
+        let mut end = None;
+        for page in 0..5 {
+            let (slow, quick) = (run(&floor, end, Some(100), &[1]), run(&fast, end, Some(100), &[1]));
+            assert_eq!(quick.output, expected[page * 100..(page + 1) * 100]);
+            assert_eq!((slow.first_round, quick.first_round), (21, 21), "seed {seed} page {page}");
+            assert!(quick.items_read <= 21 * 16 + 16, "seed {seed} page {page}: {} items", quick.items_read);
+            pages += 1;
+            floor_again += usize::from(slow.requests > 21);
+            fast_again += usize::from(quick.requests > 21);
+            end = quick.output.last().copied();
+        }
+    }
+    assert!(fast_again * 10 <= pages, "{fast_again} of {pages} pages took a second round");
+    assert!(floor_again * 2 >= pages, "{floor_again} of {pages} pages took a second round at the floor");
+}
+
+#[test]
+fn small_pages_ask_every_shard_at_once() {
+    for lanes in 2..=21 {
+        for page in 1..=40 {
+            for sizing in [RequestSizing::Floor, RequestSizing::OneRoundTrip] {
+                let setup = Setup { sizing, ..merge_of(uniform(lanes, 100, lanes as u64), 32) };
+                let read = run(&setup, None, Some(page), &[0]);
+                assert_eq!(read.output, setup.expected()[..page]);
+                assert_eq!(read.first_round, lanes, "{lanes} lanes, a page of {page}, {sizing:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_shard_holding_everything_is_caught_up_in_a_few_rounds() {
+    let mut partitions: Vec<Partition> =
+        (0..21).map(|_| Partition { keys: Vec::new(), page: 2_000 }).collect();
+    partitions[7].keys = (0..1_000).map(|i| format!("{i:05}")).collect();
+    let alone = run(&merge_of(partitions, 32), None, Some(100), &[0]);
+    assert_eq!(alone.output.len(), 100);
+    assert!(alone.requests <= 21 + 2, "{} requests", alone.requests);
+    let mut skewed = uniform(21, 200, 3);
+    skewed[0].keys = (0..1_000).map(|i| format!("{:010}#hot#{i:05}", i * 1_000)).collect();
+    let hot = run(&merge_of(skewed, 32), None, Some(100), &[0]);
+    assert!(hot.requests <= 21 + 5, "{} requests", hot.requests);
+}
+
+#[test]
+fn groups_are_opened_lazily_and_at_most_a_few_at_once() {
+    // 1,000 buckets of 4 shards, the first 20 items in the first three buckets.
+    let mut partitions = Vec::new();
+    for group in 0..1_000 {
+        for shard in 0..4 {
+            let keys = if group < 3 {
+                (0..2).map(|i| format!("{group:04}#{shard}#{i}")).collect()
+            } else {
+                Vec::new()
+            };
+            partitions.push(Partition { keys, page: 2_000 });
+        }
+    }
+    let setup = Setup {
+        partitions,
+        width: 4,
+        descending: false,
+        concurrency: 8,
+        open_at_once: 2,
+        sizing: RequestSizing::Floor,
+    };
+    let page = run(&setup, None, Some(20), &[0]);
+    assert_eq!(page.output, setup.expected()[..20]);
+    assert!(page.requests <= 4 * 4, "{} requests", page.requests);
+    assert!(page.max_lanes <= 8);
+}
+
+#[test]
+fn the_first_requests_go_out_together() {
+    for wanted in [Some(100), None] {
+        let mut merger: Merger<Id, At> =
+            Merger::new(false, Groups { count: 1, width: 21, open_at_once: 1 }, 0, Vec::new());
+        let requests = merger.requests(wanted, 32, |_| Some(8));
+        assert_eq!(requests.len(), 21, "every shard at once ({wanted:?})");
+        assert!(merger.requests(wanted, 32, |_| Some(8)).is_empty(), "and nothing more before they answer");
+    }
+}
