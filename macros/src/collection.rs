@@ -1,7 +1,9 @@
 //! `#[derive(Collection)]`: an enum of entities that share a partition key, read with one query
 //! and dispatched on the entity-type attribute.
 
+use crate::attr::unknown_key;
 use crate::const_check::ConstCheck;
+use crate::door::{set_door, Door};
 use crate::errors::Errors;
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
@@ -45,19 +47,39 @@ pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
     if data.variants.is_empty() {
         errors.push(input.ident.span(), "a collection needs at least one entity variant");
     }
+    let door = parse_door(&input, &mut errors);
     errors.finish(())?;
-    Ok(expand(&input.ident, &members))
+    Ok(door.enclose(expand(&input.ident, &members)))
 }
 
+/// The `crate = "..."` of `#[collection(...)]`, its only key.
+fn parse_door(input: &DeriveInput, errors: &mut Errors) -> Door {
+    let mut door = None;
+    for attr in input.attrs.iter().filter(|attr| attr.path().is_ident("collection")) {
+        let result = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("crate") {
+                set_door(errors, &meta, &mut door)
+            } else {
+                unknown_key(errors, &meta, "collection", &["crate"])
+            }
+        });
+        if let Err(error) = result {
+            errors.add(error);
+        }
+    }
+    door.unwrap_or_default()
+}
+
+/// The impls, inside the door's `const _` block.
 fn expand(ident: &Ident, members: &[Member]) -> TokenStream {
     let first = &members[0].ty;
-    let table = quote!(<#first as ::dynashard::Entity>::Table);
+    let table = quote!(<#first as __dynashard::Entity>::Table);
     // Naming `TYPE_NAME` first makes a type that is not an entity one error, the same one every
     // other use of it gives, rather than a second one about this bound.
     let same_table = members.iter().skip(1).map(|member| {
         let ty = &member.ty;
         quote_spanned! {ty.span()=>
-            let _ = <#ty as ::dynashard::Entity>::TYPE_NAME;
+            let _ = <#ty as __dynashard::Entity>::TYPE_NAME;
             __dynashard_members_share_one_table::<#first, #ty>();
         }
     });
@@ -69,9 +91,9 @@ fn expand(ident: &Ident, members: &[Member]) -> TokenStream {
                 span: b.span(),
                 name: "EntityTypeNamesDiffer",
                 holds: quote! {
-                    !::dynashard::__private::const_str_eq(
-                        <#a as ::dynashard::Entity>::TYPE_NAME,
-                        <#b as ::dynashard::Entity>::TYPE_NAME,
+                    !__dynashard::const_str_eq(
+                        <#a as __dynashard::Entity>::TYPE_NAME,
+                        <#b as __dynashard::Entity>::TYPE_NAME,
                     )
                 },
                 message: format!(
@@ -94,7 +116,7 @@ fn expand(ident: &Ident, members: &[Member]) -> TokenStream {
         ConstCheck {
             span: ty.span(),
             name: "BaseTableIsNotSharded",
-            holds: quote!(<#ty as ::dynashard::Entity>::BASE_TABLE_SHARDS <= 1),
+            holds: quote!(<#ty as __dynashard::Entity>::BASE_TABLE_SHARDS <= 1),
             message: format!(
                 "variant `{variant}` of collection `{ident}` holds an entity whose base table is sharded"
             ),
@@ -111,24 +133,22 @@ fn expand(ident: &Ident, members: &[Member]) -> TokenStream {
         .iter()
         .map(|member| {
             let ty = &member.ty;
-            quote!(<#ty as ::dynashard::Entity>::TYPE_NAME)
+            quote!(<#ty as __dynashard::Entity>::TYPE_NAME)
         })
         .collect();
     let arms = members.iter().map(|member| {
         let (variant, ty) = (&member.variant, &member.ty);
         quote! {
-            if found == <#ty as ::dynashard::Entity>::TYPE_NAME {
-                return ::dynashard::item::from_item::<#ty>(item).map(|entity| ::dynashard::__private::Some(#ident::#variant(entity)));
+            if found == <#ty as __dynashard::Entity>::TYPE_NAME {
+                return __dynashard::from_item::<#ty>(item).map(|entity| __dynashard::Some(#ident::#variant(entity)));
             }
         }
     });
     quote! {
-        #[allow(non_local_definitions)]
-        const _: () = {
             #[allow(dead_code)]
             fn __dynashard_members_share_one_table<
-                A: ::dynashard::Entity,
-                B: ::dynashard::Entity<Table = A::Table>,
+                A: __dynashard::Entity,
+                B: __dynashard::Entity<Table = A::Table>,
             >() {
             }
             #[allow(dead_code)]
@@ -138,35 +158,36 @@ fn expand(ident: &Ident, members: &[Member]) -> TokenStream {
             #(#distinct_names)*
             #(#unsharded)*
 
-            impl ::dynashard::Collection for #ident {
+            #[automatically_derived]
+            impl __dynashard::Collection for #ident {
                 type Table = #table;
                 const TYPE_NAMES: &'static [&'static str] = &[#(#type_names),*];
             }
 
-            impl ::dynashard::__private::FromItem for #ident {
+            #[automatically_derived]
+            impl __dynashard::FromItem for #ident {
                 fn from_item(
-                    item: ::dynashard::Item,
+                    item: __dynashard::Item,
                     skip_other_types: bool,
-                ) -> ::dynashard::Result<::dynashard::__private::Option<Self>> {
-                    let attribute = <#table as ::dynashard::Table>::DEFINITION.type_attribute;
+                ) -> __dynashard::Result<__dynashard::Option<Self>> {
+                    let attribute = <#table as __dynashard::Table>::DEFINITION.type_attribute;
                     let found = match item.get(attribute) {
-                        ::dynashard::__private::Some(::dynashard::__private::AttributeValue::S(name)) => {
-                            ::dynashard::__private::Some(name.clone())
+                        __dynashard::Some(__dynashard::AttributeValue::S(name)) => {
+                            __dynashard::Some(name.clone())
                         }
-                        _ => ::dynashard::__private::None,
+                        _ => __dynashard::None,
                     };
-                    if let ::dynashard::__private::Some(found) = found.as_deref() {
+                    if let __dynashard::Some(found) = found.as_deref() {
                         #(#arms)*
                     }
                     if skip_other_types {
-                        return ::dynashard::__private::Ok(::dynashard::__private::None);
+                        return __dynashard::Ok(__dynashard::None);
                     }
-                    ::dynashard::__private::Err(::dynashard::Error::UnknownEntityType {
-                        expected: <Self as ::dynashard::Collection>::TYPE_NAMES,
+                    __dynashard::Err(__dynashard::Error::UnknownEntityType {
+                        expected: <Self as __dynashard::Collection>::TYPE_NAMES,
                         found,
                     })
                 }
             }
-        };
     }
 }

@@ -2,6 +2,7 @@
 //! attribute is reported once, where it is written, and not again at every place that uses the
 //! type as a table or an entity.
 
+use crate::door::Door;
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::DeriveInput;
@@ -13,13 +14,13 @@ pub fn table(input: &DeriveInput) -> TokenStream {
         return TokenStream::new();
     }
     let ident = &input.ident;
-    quote! {
+    Door::lenient(&input.attrs, "table").enclose(quote! {
         #[automatically_derived]
-        impl ::dynashard::Table for #ident {
-            const DEFINITION: ::dynashard::TableDefinition =
-                <::dynashard::__private::FallbackTable as ::dynashard::Table>::DEFINITION;
+        impl __dynashard::Table for #ident {
+            const DEFINITION: __dynashard::TableDefinition =
+                <__dynashard::FallbackTable as __dynashard::Table>::DEFINITION;
         }
-    }
+    })
 }
 
 /// An `Entity` impl whose methods are never reached (the crate does not compile), for a
@@ -32,16 +33,16 @@ pub fn entity(input: &DeriveInput) -> TokenStream {
     }
     let ident = &input.ident;
     let name = ident.to_string();
-    quote! {
+    Door::lenient(&input.attrs, "entity").enclose(quote! {
         #[automatically_derived]
-        impl ::dynashard::Entity for #ident {
-            type Table = ::dynashard::__private::FallbackTable;
+        impl __dynashard::Entity for #ident {
+            type Table = __dynashard::FallbackTable;
             const TYPE_NAME: &'static str = #name;
-            fn primary_key(&self) -> ::dynashard::Result<::dynashard::PrimaryKey> {
+            fn primary_key(&self) -> __dynashard::Result<__dynashard::PrimaryKey> {
                 ::core::unreachable!("the derive of this entity failed to compile")
             }
         }
-    }
+    })
 }
 
 /// Whether a field of the struct holds a reference.

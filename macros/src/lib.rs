@@ -6,6 +6,7 @@
 mod attr;
 mod collection;
 mod const_check;
+mod door;
 mod entity;
 mod errors;
 mod fallback;
@@ -32,7 +33,7 @@ pub fn derive_table(input: TokenStream) -> TokenStream {
 }
 
 /// The derive of `dynashard::Collection`.
-#[proc_macro_derive(Collection)]
+#[proc_macro_derive(Collection, attributes(collection))]
 pub fn derive_collection(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as syn::DeriveInput);
     errors::into_tokens(collection::derive(input)).into()

@@ -82,6 +82,7 @@ pub use db::Db;
 /// | `type_attribute = "..."` | attribute holding each item's entity type | `_type` |
 /// | `read_capacity = N`, `write_capacity = N` | provisioned billing (both or neither) | on-demand |
 /// | `shard_metadata = "..."` | the table every `Db` keeps dynamic shard counts and resharding phases in | none |
+/// | `crate = "..."` | the path of this crate, where it is not `::dynashard` (a re-export) | `::dynashard` |
 ///
 /// `#[gsi(name = "...", pk = "...", sk = "...")]` declares a global secondary index keyed on
 /// string attributes; `pk = ["a", "b:N"]` (up to four each, `:N` number, `:B` binary) keys it on
@@ -107,7 +108,8 @@ pub use dynashard_macros::Table;
 ///
 /// `#[entity(table = Table, pk = "...", sk = "...", name = "...")]`: `pk` and `sk` are key
 /// templates of literal text and `{field}` placeholders (`sk` exactly when the table has a sort
-/// key); `name` is the entity-type attribute's value (default: the struct's name).
+/// key); `name` is the entity-type attribute's value (default: the struct's name); `crate =
+/// "path::to::dynashard"` names this crate where it is reached through a re-export.
 ///
 /// On fields: `#[version]` on one `u64` field enables optimistic locking. serde's `rename`,
 /// `rename_all`, `skip` and `flatten` are honoured.
@@ -165,6 +167,7 @@ pub use dynashard_macros::Entity;
 
 /// Reads several entity types that share a partition key as one enum: `#[derive(Collection)]`
 /// on an enum of one-field variants, each an entity of the same table.
+/// `#[collection(crate = "...")]` names this crate where it is reached through a re-export.
 ///
 /// ```
 /// use dynashard::{Collection, Entity, Table};
@@ -221,35 +224,8 @@ pub use transaction::{
     MAX_TRANSACTION_BYTES,
 };
 
-/// Re-exports for generated code; not a public API.
+/// The one door of generated code into this crate; not a public API. Its name carries the
+/// version of the contract between the derives and this crate, so a derive from another release
+/// fails to compile at this path instead of misusing what it finds.
 #[doc(hidden)]
-pub mod __private {
-    pub use crate::index_key_limits::check_range_value;
-    pub use crate::index_keys::{
-        attribute_name, base_key_of, const_str_eq, find_index, insert_key, FieldChanges, IndexKeyUpdate,
-    };
-    pub use crate::key::{DecodeKeyPart, KeyPart, KeyRole, KeyTemplate, KeyWriter, Segment};
-    pub use crate::query::{same_kind, Done, End, FromItem, Native, NativeKeyPart, Next, Query, QueryTarget};
-
-    /// The table of an entity whose derive failed: the crate does not compile, and its uses
-    /// report nothing more.
-    pub struct FallbackTable;
-
-    impl crate::Table for FallbackTable {
-        const DEFINITION: crate::TableDefinition = crate::TableDefinition {
-            name: "fallback",
-            partition_key: "pk",
-            sort_key: None,
-            type_attribute: crate::DEFAULT_TYPE_ATTRIBUTE,
-            indexes: &[],
-            billing: crate::Billing::PayPerRequest,
-            shard_metadata: None,
-        };
-    }
-    pub use aws_sdk_dynamodb::types::AttributeValue;
-    pub use serde;
-    pub use std::option::Option::{self, None, Some};
-    pub use std::result::Result::{Err, Ok};
-    pub use std::string::String;
-    pub use std::vec::Vec;
-}
+pub mod __private_v1;

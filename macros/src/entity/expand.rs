@@ -74,40 +74,38 @@ pub fn expand(model: &EntityModel) -> TokenStream {
         quote!(const BASE_TABLE_SHARDS: u32 = #shards;)
     });
 
-    quote! {
-        #fields_struct
-
-        #[allow(non_local_definitions)]
-        const _: () = {
+    let body = quote! {
             #table_definition
             #[allow(dead_code)]
-            static __DYNASHARD_TABLE: ::dynashard::TableDefinition = *#definition;
+            static __DYNASHARD_TABLE: __dynashard::TableDefinition = *#definition;
 
             #sort_key_check
             #templates
             #index_statics
             #reserved_attribute_checks
 
+            #[automatically_derived]
             impl #ident {
                 #[doc = #key_doc]
                 #[allow(dead_code)]
-                pub fn key(#(#params),*) -> ::dynashard::Result<::dynashard::Key<Self>> {
-                    ::dynashard::__private::Ok(::dynashard::Key::from_primary(#compose_from_params))
+                pub fn key(#(#params),*) -> __dynashard::Result<__dynashard::Key<Self>> {
+                    __dynashard::Ok(__dynashard::Key::from_primary(#compose_from_params))
                 }
 
                 #fields_fn
                 #queries
             }
 
-            impl ::dynashard::Entity for #ident {
+            #[automatically_derived]
+            impl __dynashard::Entity for #ident {
                 type Table = #table;
                 const TYPE_NAME: &'static str = #type_name;
                 #base_table_shards
                 #dynamic_shards
                 #version
 
-                fn primary_key(&self) -> ::dynashard::Result<::dynashard::PrimaryKey> {
-                    ::dynashard::__private::Ok(#compose_from_self)
+                fn primary_key(&self) -> __dynashard::Result<__dynashard::PrimaryKey> {
+                    __dynashard::Ok(#compose_from_self)
                 }
 
                 #write_index_keys
@@ -115,15 +113,20 @@ pub fn expand(model: &EntityModel) -> TokenStream {
                 #shard_lookups
             }
 
-            impl ::dynashard::__private::FromItem for #ident {
+            #[automatically_derived]
+            impl __dynashard::FromItem for #ident {
                 fn from_item(
-                    item: ::dynashard::Item,
+                    item: __dynashard::Item,
                     skip_other_types: bool,
-                ) -> ::dynashard::Result<::dynashard::__private::Option<Self>> {
-                    ::dynashard::item::from_item_checked::<Self>(item, skip_other_types)
+                ) -> __dynashard::Result<__dynashard::Option<Self>> {
+                    __dynashard::from_item_checked::<Self>(item, skip_other_types)
                 }
             }
-        };
+    };
+    let body = model.door.enclose(body);
+    quote! {
+        #fields_struct
+        #body
     }
 }
 
@@ -136,7 +139,7 @@ fn table_definition(model: &EntityModel) -> TokenStream {
     let definition = definition();
     quote_spanned! {model.table.span()=>
         #[allow(dead_code)]
-        const #definition: &::dynashard::TableDefinition = <#table as ::dynashard::Table>::DEFINITION_REF;
+        const #definition: &__dynashard::TableDefinition = <#table as __dynashard::Table>::DEFINITION_REF;
     }
 }
 
@@ -152,8 +155,8 @@ fn base_templates(model: &EntityModel) -> TokenStream {
     let sk = model.sk.as_ref().map(|sk| {
         let attribute = quote! {
             match #definition.sort_key {
-                ::dynashard::__private::Some(name) => name,
-                ::dynashard::__private::None => "",
+                __dynashard::Some(name) => name,
+                __dynashard::None => "",
             }
         };
         template_static(&sk_static(), sk, attribute, "Sort")
@@ -187,11 +190,11 @@ fn primary_key(model: &EntityModel, args: &[KeyArg]) -> TokenStream {
     let sk = match &model.sk {
         Some(sk) => {
             let sk = compose(&sk_static(), sk, args);
-            quote!(::dynashard::__private::Some(#sk))
+            quote!(__dynashard::Some(#sk))
         }
-        None => quote!(::dynashard::__private::None),
+        None => quote!(__dynashard::None),
     };
-    quote!(::dynashard::PrimaryKey { pk: #pk, sk: #sk })
+    quote!(__dynashard::PrimaryKey { pk: #pk, sk: #sk })
 }
 
 /// The key builder's parameter for `field`, spanned at the field's type.
@@ -203,7 +206,7 @@ pub fn param_ident(field: &FieldModel) -> Ident {
 pub fn param(field: &FieldModel) -> TokenStream {
     let name = param_ident(field);
     let ty = &field.ty;
-    quote_spanned!(ty.span()=> #name: <#ty as ::dynashard::__private::KeyPart>::Arg<'_>)
+    quote_spanned!(ty.span()=> #name: <#ty as __dynashard::KeyPart>::Arg<'_>)
 }
 
 /// Checks at compile time that the entity declares `sk` exactly when its table has a sort key,
@@ -255,12 +258,12 @@ fn reserved_attribute_checks(model: &EntityModel) -> TokenStream {
             span: name.span(),
             name: "NotATableKeyAttribute",
             holds: quote! {
-                !::dynashard::__private::const_str_eq(#definition.partition_key, #attribute)
+                !__dynashard::const_str_eq(#definition.partition_key, #attribute)
                     && !match #definition.sort_key {
-                        ::dynashard::__private::Some(sort_key) => {
-                            ::dynashard::__private::const_str_eq(sort_key, #attribute)
+                        __dynashard::Some(sort_key) => {
+                            __dynashard::const_str_eq(sort_key, #attribute)
                         }
-                        ::dynashard::__private::None => false,
+                        __dynashard::None => false,
                     }
             },
             message: format!("{stored}, which is a key attribute of table `{table}`"),
@@ -273,7 +276,7 @@ fn reserved_attribute_checks(model: &EntityModel) -> TokenStream {
         checks.push(ConstCheck {
             span: name.span(),
             name: "NotTheTypeAttribute",
-            holds: quote!(!::dynashard::__private::const_str_eq(#definition.type_attribute, #attribute)),
+            holds: quote!(!__dynashard::const_str_eq(#definition.type_attribute, #attribute)),
             message: format!("{stored}, which is the entity-type attribute of table `{table}`"),
             label: format!("stored as `{attribute}`"),
             note: Some(format!(
@@ -308,10 +311,10 @@ fn reserved_attribute_checks(model: &EntityModel) -> TokenStream {
     let names = (!model.indexes.is_empty()).then(|| {
         quote! {
             #[allow(dead_code)]
-            const fn __dynashard_names(attributes: &[::dynashard::KeyAttribute], name: &str) -> bool {
+            const fn __dynashard_names(attributes: &[__dynashard::KeyAttribute], name: &str) -> bool {
                 let mut position = 0;
                 while position < attributes.len() {
-                    if ::dynashard::__private::const_str_eq(attributes[position].name, name) {
+                    if __dynashard::const_str_eq(attributes[position].name, name) {
                         return true;
                     }
                     position += 1;
@@ -331,7 +334,7 @@ fn version_items(model: &EntityModel) -> TokenStream {
             let attribute = &field.attribute;
             quote! {
                 const VERSION_ATTRIBUTE: ::core::option::Option<&'static str> =
-                    ::dynashard::__private::Some(#attribute);
+                    __dynashard::Some(#attribute);
                 fn version(&self) -> u64 {
                     self.#ident
                 }
@@ -349,6 +352,7 @@ fn field_handles(model: &EntityModel) -> (TokenStream, TokenStream) {
     let ident = &model.ident;
     let vis = &model.vis;
     let struct_ident = format_ident!("{}Fields", ident);
+    let door = model.door.path();
     let updatable: Vec<&FieldModel> = model
         .fields
         .iter()
@@ -358,12 +362,12 @@ fn field_handles(model: &EntityModel) -> (TokenStream, TokenStream) {
         let name = &field.ident;
         let ty = &field.ty;
         let doc = format!("The `{}` attribute.", field.attribute);
-        quote!(#[doc = #doc] pub #name: ::dynashard::Field<#ident, #ty>)
+        quote!(#[doc = #doc] pub #name: #door::Field<#ident, #ty>)
     });
     let values = updatable.iter().map(|field| {
         let name = &field.ident;
         let attribute = &field.attribute;
-        quote!(#name: ::dynashard::Field::new(#attribute))
+        quote!(#name: __dynashard::Field::new(#attribute))
     });
     let doc = format!("Typed handles on the non-key fields of [`{ident}`], for updates and conditions.");
     let fields_doc = format!("Typed handles on the non-key fields of `{ident}`.");

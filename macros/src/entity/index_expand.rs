@@ -56,23 +56,23 @@ pub fn expand(model: &EntityModel) -> IndexTokens {
         write_index_keys: quote! {
             fn write_index_keys(
                 &self,
-                __item: &mut ::dynashard::Item,
-                #[allow(unused_variables)] __chooser: &dyn ::dynashard::shard::ShardChooser,
-            ) -> ::dynashard::Result<()> {
+                __item: &mut __dynashard::Item,
+                #[allow(unused_variables)] __chooser: &dyn __dynashard::ShardChooser,
+            ) -> __dynashard::Result<()> {
                 #native_checks
                 #(#writes)*
-                ::dynashard::__private::Ok(())
+                __dynashard::Ok(())
             }
         },
         index_key_updates: quote! {
             fn index_key_updates(
-                __key: &::dynashard::Key<Self>,
-                __changes: &::dynashard::__private::FieldChanges,
-            ) -> ::dynashard::Result<::dynashard::__private::Vec<::dynashard::__private::IndexKeyUpdate>> {
+                __key: &__dynashard::Key<Self>,
+                __changes: &__dynashard::FieldChanges,
+            ) -> __dynashard::Result<__dynashard::Vec<__dynashard::IndexKeyUpdate>> {
                 #[allow(unused_mut)]
-                let mut __updates = ::dynashard::__private::Vec::new();
+                let mut __updates = __dynashard::Vec::new();
                 #(#updates)*
-                ::dynashard::__private::Ok(__updates)
+                __dynashard::Ok(__updates)
             }
         },
     }
@@ -128,7 +128,7 @@ fn guarded(
         let at_seconds = shard.bucket.as_ref().and_then(|(_, at)| {
             let field = fields.iter().find(|field| &field.field.ident == at)?;
             let (ty, value) = (&field.field.ty, value_of(field));
-            Some(quote_spanned!(ty.span()=> <#ty as ::dynashard::shard::BucketTime>::unix_seconds(&#value)))
+            Some(quote_spanned!(ty.span()=> <#ty as __dynashard::BucketTime>::unix_seconds(&#value)))
         });
         pk = shard_expand::partition(
             position,
@@ -158,7 +158,7 @@ fn guarded(
     });
     let otherwise = otherwise.map(|tokens| quote!(else { #tokens }));
     quote! {
-        if let (#(::dynashard::__private::Some(#bindings),)*) = (#(#values,)*) #body #otherwise
+        if let (#(__dynashard::Some(#bindings),)*) = (#(#values,)*) #body #otherwise
     }
 }
 
@@ -167,10 +167,10 @@ fn write_block(model: &EntityModel, position: usize, mapping: &IndexMappingModel
     let emit = |template: &Ident, key: TokenStream| {
         quote!({
             let __value = #key;
-            ::dynashard::__private::insert_key(__item, #template.attribute, __value)?;
+            __dynashard::insert_key(__item, #template.attribute, __value)?;
         })
     };
-    let base_key = quote!(::dynashard::__private::base_key_of(__item, &__DYNASHARD_TABLE));
+    let base_key = quote!(__dynashard::base_key_of(__item, &__DYNASHARD_TABLE));
     let sharding = model.shard_of(&mapping.name).map(|shard| (shard, base_key));
     let block = guarded(
         position,
@@ -204,7 +204,7 @@ fn update_block(model: &EntityModel, position: usize, mapping: &IndexMappingMode
         let first = changed[0];
         return quote! {
             if __changes.touches(&[#(#changed),*]) {
-                return ::dynashard::__private::Err(::dynashard::Error::IndexKeyIncomplete {
+                return __dynashard::Err(__dynashard::Error::IndexKeyIncomplete {
                     index: #name,
                     field: #first,
                     reason: "the index has a dynamic shard count, which puts read: write the entity with put",
@@ -216,7 +216,7 @@ fn update_block(model: &EntityModel, position: usize, mapping: &IndexMappingMode
         let first = changed[0];
         return quote! {
             if __changes.touches(&[#(#changed),*]) {
-                return ::dynashard::__private::Err(::dynashard::Error::IndexKeyIncomplete {
+                return __dynashard::Err(__dynashard::Error::IndexKeyIncomplete {
                     index: #name,
                     field: #first,
                     reason: "the index has a `when` predicate, which needs the whole entity: write it with put",
@@ -233,9 +233,9 @@ fn update_block(model: &EntityModel, position: usize, mapping: &IndexMappingMode
         } else {
             quote_spanned! {ty.span()=>
                 let #local: #ty = match __changes.value::<#ty>(#name, #attribute) {
-                    ::dynashard::__private::Some(value) => value?,
-                    ::dynashard::__private::None => {
-                        return ::dynashard::__private::Err(::dynashard::__private::FieldChanges::missing(#name, #attribute))
+                    __dynashard::Some(value) => value?,
+                    __dynashard::None => {
+                        return __dynashard::Err(__dynashard::FieldChanges::missing(#name, #attribute))
                     }
                 };
             }
@@ -243,18 +243,19 @@ fn update_block(model: &EntityModel, position: usize, mapping: &IndexMappingMode
     });
     let emit = |template: &Ident, key: TokenStream| {
         quote! {
-            __updates.push(::dynashard::__private::IndexKeyUpdate::Set(
+            __updates.push(__dynashard::IndexKeyUpdate::Set(
                 #template.attribute,
-                ::dynashard::__private::AttributeValue::S(#key),
+                __dynashard::AttributeValue::S(#key),
             ));
         }
     };
     let (pk_ident, sk_ident) = index_statics(position);
-    let remove_sk = mapping.sk.as_ref().map(
-        |_| quote!(__updates.push(::dynashard::__private::IndexKeyUpdate::Remove(#sk_ident.attribute));),
-    );
+    let remove_sk = mapping
+        .sk
+        .as_ref()
+        .map(|_| quote!(__updates.push(__dynashard::IndexKeyUpdate::Remove(#sk_ident.attribute));));
     let remove = quote! {
-        __updates.push(::dynashard::__private::IndexKeyUpdate::Remove(#pk_ident.attribute));
+        __updates.push(__dynashard::IndexKeyUpdate::Remove(#pk_ident.attribute));
         #remove_sk
     };
     let block = guarded(
@@ -295,7 +296,7 @@ fn decode_key_field(
     let in_sk = model.sk.as_ref().and_then(|sk| sk.fields().position(|candidate| candidate == name));
     let (template, key, position) = match (in_pk, in_sk) {
         (Some(position), _) if model.table_shard().is_some() => {
-            (pk_static(), quote!(::dynashard::shard::logical_partition(__key.pk())), position)
+            (pk_static(), quote!(__dynashard::logical_partition(__key.pk())), position)
         }
         (Some(position), _) => (pk_static(), quote!(__key.pk()), position),
         (None, Some(position)) => (sk_static(), quote!(__key.sk().unwrap_or_default()), position),
@@ -311,13 +312,13 @@ fn decode_key_field(
     quote_spanned! {ty.span()=>
         let #local: #ty = {
             #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
-            trait __DynashardDecodableKeyField: ::dynashard::__private::DecodeKeyPart {}
-            impl<T: ::dynashard::__private::DecodeKeyPart> __DynashardDecodableKeyField for T {}
+            trait __DynashardDecodableKeyField: __dynashard::DecodeKeyPart {}
+            impl<T: __dynashard::DecodeKeyPart> __DynashardDecodableKeyField for T {}
             fn __dynashard_decode<T: __DynashardDecodableKeyField>(
-                template: &::dynashard::__private::KeyTemplate,
+                template: &__dynashard::KeyTemplate,
                 key: &str,
                 position: usize,
-            ) -> ::core::result::Result<T, ::dynashard::key::KeyPartDecodeError> {
+            ) -> ::core::result::Result<T, __dynashard::KeyPartDecodeError> {
                 template.decode_field::<T>(key, position)
             }
             __dynashard_decode::<#ty>(&#template, #key, #position)?

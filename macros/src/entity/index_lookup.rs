@@ -20,16 +20,16 @@ pub fn statics(model: &EntityModel, position: usize, mapping: &IndexMappingModel
     let index = index_const(position);
     let (pk_ident, sk_ident) = index_statics(position);
     let definition = super::expand::definition();
-    let find = quote!(::dynashard::__private::find_index(#definition.indexes, #name));
+    let find = quote!(__dynashard::find_index(#definition.indexes, #name));
     // A stand-in shaped like the mapping, for an index the table does not declare: the check
     // below reports that once, and nothing else fails because of it.
     let stand_in_attribute =
-        quote!(::dynashard::KeyAttribute { name: "", kind: ::dynashard::ScalarKind::String });
+        quote!(__dynashard::KeyAttribute { name: "", kind: __dynashard::ScalarKind::String });
     let stand_in_sort = mapping.sk.as_ref().map(|_| &stand_in_attribute);
-    let pk_attribute = quote!(::dynashard::__private::attribute_name(#index.partition_key, 0));
+    let pk_attribute = quote!(__dynashard::attribute_name(#index.partition_key, 0));
     let pk = template_static(&pk_ident, &mapping.pk, pk_attribute, "Partition");
     let sk = mapping.sk.as_ref().map(|sk| {
-        let attribute = quote!(::dynashard::__private::attribute_name(#index.sort_key, 0));
+        let attribute = quote!(__dynashard::attribute_name(#index.sort_key, 0));
         template_static(&sk_ident, sk, attribute, "Sort")
     });
     let table = path_text(&model.table);
@@ -97,9 +97,9 @@ pub fn statics(model: &EntityModel, position: usize, mapping: &IndexMappingModel
     let checks = checks.iter().map(ConstCheck::expand);
     quote! {
         #[allow(dead_code)]
-        const #index: &::dynashard::IndexDefinition = match #find {
-            ::dynashard::__private::Some(index) => index,
-            ::dynashard::__private::None => &::dynashard::IndexDefinition {
+        const #index: &__dynashard::IndexDefinition = match #find {
+            __dynashard::Some(index) => index,
+            __dynashard::None => &__dynashard::IndexDefinition {
                 name: #name,
                 partition_key: &[#stand_in_attribute],
                 sort_key: &[#stand_in_sort],
@@ -120,9 +120,9 @@ fn single_attribute_keys(index: &Ident) -> TokenStream {
 /// Whether the index in constant `index`, with single-attribute keys, has string key attributes.
 fn string_keys(index: &Ident) -> TokenStream {
     quote! {
-        (::dynashard::__private::same_kind(#index.partition_key[0].kind, ::dynashard::ScalarKind::String)
+        (__dynashard::same_kind(#index.partition_key[0].kind, __dynashard::ScalarKind::String)
             && (#index.sort_key.is_empty()
-                || ::dynashard::__private::same_kind(#index.sort_key[0].kind, ::dynashard::ScalarKind::String)))
+                || __dynashard::same_kind(#index.sort_key[0].kind, __dynashard::ScalarKind::String)))
     }
 }
 

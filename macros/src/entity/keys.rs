@@ -24,15 +24,15 @@ pub fn template_static(
     let source = &template.source;
     let role = quote::format_ident!("{}", role);
     let segments = template.pieces.iter().map(|piece| match piece {
-        Piece::Literal(text) => quote!(::dynashard::__private::Segment::Literal(#text)),
-        Piece::Field(name) => quote!(::dynashard::__private::Segment::Field(#name)),
+        Piece::Literal(text) => quote!(__dynashard::Segment::Literal(#text)),
+        Piece::Field(name) => quote!(__dynashard::Segment::Field(#name)),
     });
     quote! {
-        static #ident: ::dynashard::__private::KeyTemplate = ::dynashard::__private::KeyTemplate {
+        static #ident: __dynashard::KeyTemplate = __dynashard::KeyTemplate {
             attribute: #attribute,
             source: #source,
             segments: &[#(#segments),*],
-            role: ::dynashard::__private::KeyRole::#role,
+            role: __dynashard::KeyRole::#role,
         };
     }
 }
@@ -58,13 +58,13 @@ pub fn compose(ident: &Ident, template: &Template, args: &[KeyArg]) -> TokenStre
 
 /// `<T as KeyPart>::as_arg(expr)`, spanned at the type.
 pub fn as_arg(key_type: &Type, expr: TokenStream) -> TokenStream {
-    quote_spanned!(key_type.span()=> <#key_type as ::dynashard::__private::KeyPart>::as_arg(#expr))
+    quote_spanned!(key_type.span()=> <#key_type as __dynashard::KeyPart>::as_arg(#expr))
 }
 
 /// The query position type for what follows the sort key's leading literal: `Next<T, ...>`,
 /// `End<T>` or `Done`, from the template's placeholders and their key types.
 pub fn sort_walk(template: Option<&Template>, key_type: impl Fn(&str) -> Option<Type>) -> TokenStream {
-    let Some(template) = template else { return quote!(::dynashard::__private::Done) };
+    let Some(template) = template else { return quote!(__dynashard::Done) };
     let fields: Vec<(usize, &str)> = template
         .pieces
         .iter()
@@ -74,13 +74,13 @@ pub fn sort_walk(template: Option<&Template>, key_type: impl Fn(&str) -> Option<
             Piece::Literal(_) => None,
         })
         .collect();
-    let mut walk = quote!(::dynashard::__private::Done);
+    let mut walk = quote!(__dynashard::Done);
     for (position, name) in fields.into_iter().rev() {
         let Some(ty) = key_type(name) else { continue };
         walk = if position + 1 == template.pieces.len() {
-            quote!(::dynashard::__private::End<#ty>)
+            quote!(__dynashard::End<#ty>)
         } else {
-            quote!(::dynashard::__private::Next<#ty, #walk>)
+            quote!(__dynashard::Next<#ty, #walk>)
         };
     }
     walk

@@ -3,6 +3,7 @@
 use super::index_model::{self, IndexMappingModel, NativeMappingModel};
 use super::shard_model::{self, ShardModel};
 use crate::attr::{set_once, unknown_key, value};
+use crate::door::{set_door, Door};
 use crate::errors::Errors;
 use crate::serde_attrs;
 use crate::template::{self, Template};
@@ -32,9 +33,11 @@ pub struct EntityModel {
     pub indexes: Vec<IndexMappingModel>,
     pub native_indexes: Vec<NativeMappingModel>,
     pub shards: Vec<ShardModel>,
+    /// Where generated code finds the runtime.
+    pub door: Door,
 }
 
-const ENTITY_KEYS: &[&str] = &["table", "pk", "sk", "name"];
+const ENTITY_KEYS: &[&str] = &["table", "pk", "sk", "name", "crate"];
 
 #[derive(Default)]
 struct EntityArgs {
@@ -42,6 +45,7 @@ struct EntityArgs {
     pk: Option<LitStr>,
     sk: Option<LitStr>,
     name: Option<LitStr>,
+    door: Option<Door>,
     /// The first `#[entity(...)]` attribute, where missing keys are reported.
     attr: Option<Attribute>,
     /// An attribute failed to parse; its error is reported, so missing keys are not.
@@ -89,6 +93,7 @@ impl EntityModel {
         if let Some(name) = args.name.as_ref().filter(|name| name.value().is_empty()) {
             errors.push(name.span(), "the entity `name` cannot be empty");
         }
+        let door = args.door.clone().unwrap_or_default();
         let model = match (table, pk, fields) {
             (Some(table), Some(pk), Some(fields)) => Some(EntityModel {
                 ident: input.ident.clone(),
@@ -101,6 +106,7 @@ impl EntityModel {
                 indexes,
                 native_indexes,
                 shards,
+                door,
             }),
             _ => None,
         };
@@ -169,6 +175,8 @@ fn parse_entity_args(input: &DeriveInput, errors: &mut Errors) -> EntityArgs {
             } else if meta.path.is_ident("name") {
                 let value: LitStr = value(&meta, "an entity-type name", "name = \"Album\"")?.parse()?;
                 set_once(errors, &meta, &mut args.name, value);
+            } else if meta.path.is_ident("crate") {
+                set_door(errors, &meta, &mut args.door)?;
             } else {
                 unknown_key(errors, &meta, "entity", ENTITY_KEYS)?;
             }

@@ -38,10 +38,10 @@ fn index_static(model: &EntityModel, position: usize, mapping: &NativeMappingMod
     let index = index_const(position);
     let name = &mapping.name;
     let definition = super::expand::definition();
-    let find = quote!(::dynashard::__private::find_index(#definition.indexes, #name));
+    let find = quote!(__dynashard::find_index(#definition.indexes, #name));
     let stand_in = |count: usize| {
         let attributes = (0..count)
-            .map(|_| quote!(::dynashard::KeyAttribute { name: "", kind: ::dynashard::ScalarKind::String }));
+            .map(|_| quote!(__dynashard::KeyAttribute { name: "", kind: __dynashard::ScalarKind::String }));
         quote!(&[#(#attributes),*])
     };
     let (stand_in_pk, stand_in_sk) = (stand_in(mapping.pk.len()), stand_in(mapping.sk.len()));
@@ -84,7 +84,7 @@ fn index_static(model: &EntityModel, position: usize, mapping: &NativeMappingMod
                 span: field_ident.span(),
                 name: "IndexAttributeIsTheField",
                 holds: quote! {
-                    !#compared || ::dynashard::__private::const_str_eq(#index.#part[#slot].name, #attribute)
+                    !#compared || __dynashard::const_str_eq(#index.#part[#slot].name, #attribute)
                 },
                 message: format!(
                     "field `{field_ident}` is stored as attribute `{attribute}`, but {role} attribute \
@@ -97,13 +97,13 @@ fn index_static(model: &EntityModel, position: usize, mapping: &NativeMappingMod
                 )),
             });
             let native_kind = quote_spanned!(key_type.span()=>
-                <#key_type as ::dynashard::__private::NativeKeyPart>::KIND
+                <#key_type as __dynashard::NativeKeyPart>::KIND
             );
             checks.push(ConstCheck {
                 span: key_type.span(),
                 name: "IndexAttributeHasTheFieldType",
                 holds: quote! {
-                    !#compared || ::dynashard::__private::same_kind(#index.#part[#slot].kind, #native_kind)
+                    !#compared || __dynashard::same_kind(#index.#part[#slot].kind, #native_kind)
                 },
                 message: format!(
                     "attribute `{attribute}` of index `{name}` is declared with another type than field \
@@ -120,9 +120,9 @@ fn index_static(model: &EntityModel, position: usize, mapping: &NativeMappingMod
     let checks = checks.iter().map(ConstCheck::expand);
     quote! {
         #[allow(dead_code)]
-        const #index: &::dynashard::IndexDefinition = match #find {
-            ::dynashard::__private::Some(index) => index,
-            ::dynashard::__private::None => &::dynashard::IndexDefinition {
+        const #index: &__dynashard::IndexDefinition = match #find {
+            __dynashard::Some(index) => index,
+            __dynashard::None => &__dynashard::IndexDefinition {
                 name: #name,
                 partition_key: #stand_in_pk,
                 sort_key: #stand_in_sk,
@@ -147,20 +147,20 @@ pub fn write_checks(model: &EntityModel) -> TokenStream {
                 let field_name = ident.to_string();
                 let check = |value: TokenStream| {
                     quote_spanned! {key_type.span()=>
-                        if <#key_type as ::dynashard::__private::NativeKeyPart>::is_empty(
-                            <#key_type as ::dynashard::__private::NativeKeyPart>::as_arg(#value),
+                        if <#key_type as __dynashard::NativeKeyPart>::is_empty(
+                            <#key_type as __dynashard::NativeKeyPart>::as_arg(#value),
                         ) {
-                            return ::dynashard::__private::Err(::dynashard::Error::InvalidKey {
+                            return __dynashard::Err(__dynashard::Error::InvalidKey {
                                 attribute: #attribute,
                                 template: "",
-                                reason: ::dynashard::KeyError::EmptyValue { field: #field_name },
+                                reason: __dynashard::KeyError::EmptyValue { field: #field_name },
                             });
                         }
                     }
                 };
                 Some(if option_inner(&field.ty).is_some() {
                     let body = check(quote!(__present));
-                    quote!(if let ::dynashard::__private::Some(__present) = &self.#ident { #body })
+                    quote!(if let __dynashard::Some(__present) = &self.#ident { #body })
                 } else {
                     check(quote!(&self.#ident))
                 })
@@ -193,18 +193,18 @@ fn entry_point(
         .iter()
         .filter_map(|ident| field_and_type(model, ident).map(|(_, ty)| (ident, ty)))
         .collect();
-    let params = resolved.iter().map(|(ident, ty)| {
-        quote_spanned!(ty.span()=> #ident: <#ty as ::dynashard::__private::NativeKeyPart>::Arg<'_>)
-    });
+    let params = resolved
+        .iter()
+        .map(|(ident, ty)| quote_spanned!(ty.span()=> #ident: <#ty as __dynashard::NativeKeyPart>::Arg<'_>));
     let values = resolved.iter().enumerate().map(|(slot, (ident, ty))| {
         quote! {
-            (#index.partition_key[#slot].name, <#ty as ::dynashard::__private::NativeKeyPart>::to_attribute(#ident))
+            (#index.partition_key[#slot].name, <#ty as __dynashard::NativeKeyPart>::to_attribute(#ident))
         }
     });
-    let mut walk = quote!(::dynashard::__private::Done);
+    let mut walk = quote!(__dynashard::Done);
     for ident in mapping.sk.iter().rev() {
         if let Some((_, ty)) = field_and_type(model, ident) {
-            walk = quote!(::dynashard::__private::Native<#ty, #walk>);
+            walk = quote!(__dynashard::Native<#ty, #walk>);
         }
     }
     let doc = format!(
@@ -220,17 +220,17 @@ fn entry_point(
     quote! {
         #[doc = #doc]
         #[allow(dead_code)]
-        pub fn #name(#(#params),*) -> ::dynashard::Query<Self, #walk> {
-            ::dynashard::Query::new_native(
-                ::dynashard::__private::QueryTarget {
+        pub fn #name(#(#params),*) -> __dynashard::Query<Self, #walk> {
+            __dynashard::Query::new_native(
+                __dynashard::QueryTarget {
                     table: &__DYNASHARD_TABLE,
-                    index: ::dynashard::__private::Some(#index),
+                    index: __dynashard::Some(#index),
                     type_name: #type_name,
                     partition_attribute: "",
-                    sort_attribute: ::dynashard::__private::None,
-                    sort_template: ::dynashard::__private::None,
+                    sort_attribute: __dynashard::None,
+                    sort_template: __dynashard::None,
                 },
-                ::dynashard::__private::Vec::from([#(#values),*]),
+                __dynashard::Vec::from([#(#values),*]),
             )
         }
     }

@@ -29,7 +29,7 @@ pub fn expand(model: &EntityModel) -> TokenStream {
         // template, so the template cannot be used to build conditions on it.
         let sort_template = mapping.sk.as_ref().filter(|_| !range_sharded).map(|_| quote!(&#sk_ident));
         let walk = if range_sharded {
-            quote!(::dynashard::query::Normalized)
+            quote!(__dynashard::Normalized)
         } else {
             sort_walk(mapping.sk.as_ref(), key_type)
         };
@@ -59,12 +59,12 @@ pub fn expand(model: &EntityModel) -> TokenStream {
         };
         let window = match (&at_type, sorted_by_time) {
             (Some(ty), true) => Some(quote!(.time_window::<#ty>(
-                <#ty as ::dynashard::__private::KeyPart>::as_arg(&from),
-                <#ty as ::dynashard::__private::KeyPart>::as_arg(&to),
+                <#ty as __dynashard::KeyPart>::as_arg(&from),
+                <#ty as __dynashard::KeyPart>::as_arg(&to),
             ))),
             _ => None,
         };
-        let walk = if window.is_some() { quote!(::dynashard::__private::Done) } else { walk };
+        let walk = if window.is_some() { quote!(__dynashard::Done) } else { walk };
         let post = match (routing, &window) {
             (Some(routing), _) => Some(quote!(__query.routed(#routing) #window)),
             (None, Some(window)) => Some(quote!(__query #window)),
@@ -128,16 +128,16 @@ pub fn expand(model: &EntityModel) -> TokenStream {
                 layout: Some(shard_expand::layout(
                     shard,
                     quote!(__partition),
-                    Some(quote!(::dynashard::shard::hash_shard(#by, #shards))),
+                    Some(quote!(__dynashard::hash_shard(#by, #shards))),
                     at_type.as_ref(),
                     sorted_by_time,
                 )),
                 extra_params: std::iter::once(quote!(#by: &str)).chain(time_params.clone()).collect(),
                 post: Some(quote! {
-                    __query.filter(::dynashard::Condition::raw(
-                        ::dynashard::RawExpression::new("#dsby = :dsby")
+                    __query.filter(__dynashard::Condition::raw(
+                        __dynashard::RawExpression::new("#dsby = :dsby")
                             .name("#dsby", #attribute)
-                            .value(":dsby", ::dynashard::__private::AttributeValue::S(#by.to_owned())),
+                            .value(":dsby", __dynashard::AttributeValue::S(#by.to_owned())),
                     )) #window
                 }),
             })
@@ -156,7 +156,7 @@ fn one_shard(shard: &ShardModel, pk: &Template) -> Option<TokenStream> {
         return None;
     }
     let text = shard_expand::routing_text(&shard.by.iter().map(|by| quote!(#by)).collect::<Vec<_>>());
-    Some(quote!(::dynashard::shard::hash_shard(&#text, #shards)))
+    Some(quote!(__dynashard::hash_shard(&#text, #shards)))
 }
 
 fn base_query(model: &EntityModel) -> TokenStream {
@@ -245,9 +245,7 @@ fn entry_point(entry: EntryPoint) -> TokenStream {
         seen.push(field_name);
         let Some(key_type) = param_type(field_name) else { continue };
         let ident = format_ident!("{}", field_name, span = key_type.span());
-        params.push(
-            quote_spanned!(key_type.span()=> #ident: <#key_type as ::dynashard::__private::KeyPart>::Arg<'_>),
-        );
+        params.push(quote_spanned!(key_type.span()=> #ident: <#key_type as __dynashard::KeyPart>::Arg<'_>));
         types.push((field_name.to_owned(), key_type));
     }
     let args: Vec<KeyArg> = types
@@ -258,31 +256,28 @@ fn entry_point(entry: EntryPoint) -> TokenStream {
         })
         .collect();
     let partition = compose(&pk_static, pk, &args);
-    let index = index.map_or_else(
-        || quote!(::dynashard::__private::None),
-        |index| quote!(::dynashard::__private::Some(#index)),
-    );
-    let sort_attribute = sort_attribute
-        .map_or_else(|| quote!(::dynashard::__private::None), |a| quote!(::dynashard::__private::Some(#a)));
-    let sort_template = sort_template
-        .map_or_else(|| quote!(::dynashard::__private::None), |t| quote!(::dynashard::__private::Some(#t)));
+    let index = index.map_or_else(|| quote!(__dynashard::None), |index| quote!(__dynashard::Some(#index)));
+    let sort_attribute =
+        sort_attribute.map_or_else(|| quote!(__dynashard::None), |a| quote!(__dynashard::Some(#a)));
+    let sort_template =
+        sort_template.map_or_else(|| quote!(__dynashard::None), |t| quote!(__dynashard::Some(#t)));
     let post = post.unwrap_or_else(|| quote!(__query));
     let shards = match layout {
         Some(layout) => quote!(__partition.as_ref().ok().map(|__partition| #layout)),
-        None => quote!(::dynashard::__private::None::<::dynashard::query::Shards>),
+        None => quote!(__dynashard::None::<__dynashard::Shards>),
     };
     quote_spanned! {pk.span=>
         #[doc = #doc]
         #[allow(dead_code)]
-        pub fn #name(#(#params,)* #(#extra_params),*) -> ::dynashard::Query<Self, #walk> {
+        pub fn #name(#(#params,)* #(#extra_params),*) -> __dynashard::Query<Self, #walk> {
             #prelude
-            let __partition = (|| -> ::dynashard::Result<::dynashard::__private::String> {
-                ::dynashard::__private::Ok(#partition)
+            let __partition = (|| -> __dynashard::Result<__dynashard::String> {
+                __dynashard::Ok(#partition)
             })();
             #[allow(unused_variables)]
             let __shards = #shards;
-            let __query: ::dynashard::Query<Self, #walk> = ::dynashard::Query::new(
-                ::dynashard::__private::QueryTarget {
+            let __query: __dynashard::Query<Self, #walk> = __dynashard::Query::new(
+                __dynashard::QueryTarget {
                     table: &__DYNASHARD_TABLE,
                     index: #index,
                     type_name: #type_name,
@@ -293,8 +288,8 @@ fn entry_point(entry: EntryPoint) -> TokenStream {
                 __partition,
             );
             let __query = match __shards {
-                ::dynashard::__private::Some(shards) => __query.sharded(shards),
-                ::dynashard::__private::None => __query,
+                __dynashard::Some(shards) => __query.sharded(shards),
+                __dynashard::None => __query,
             };
             #post
         }

@@ -24,7 +24,7 @@ pub fn normalization(normalize: Normalize) -> TokenStream {
         Normalize::Lower => format_ident!("Lower"),
         Normalize::None => format_ident!("None"),
     };
-    quote!(::dynashard::shard::Normalization::#variant)
+    quote!(__dynashard::Normalization::#variant)
 }
 
 /// Items placed next to the index statics: the boundaries accessor of a range shard.
@@ -33,11 +33,11 @@ pub fn statics(position: usize, shard: &ShardModel) -> TokenStream {
     let function = range_fn(position);
     quote! {
         #[allow(dead_code)]
-        fn #function() -> &'static ::dynashard::shard::RangeShards {
+        fn #function() -> &'static __dynashard::RangeShards {
             const _: &[u8] = include_bytes!(#path);
-            static SHARDS: ::std::sync::OnceLock<::dynashard::shard::RangeShards> = ::std::sync::OnceLock::new();
+            static SHARDS: ::std::sync::OnceLock<__dynashard::RangeShards> = ::std::sync::OnceLock::new();
             SHARDS.get_or_init(|| {
-                ::dynashard::shard::RangeShards::new(::dynashard::shard::Boundaries::from_checked(&[#(#boundaries),*]))
+                __dynashard::RangeShards::new(__dynashard::Boundaries::from_checked(&[#(#boundaries),*]))
             })
         }
     }
@@ -57,7 +57,7 @@ fn bucket_variant(bucket: Bucket) -> TokenStream {
         Bucket::Hour => format_ident!("Hour"),
         Bucket::Day => format_ident!("Day"),
     };
-    quote!(::dynashard::shard::TimeBucket::#variant)
+    quote!(__dynashard::TimeBucket::#variant)
 }
 
 /// The text a hash shard is computed from: the `values` (expressions of `RoutingText` types)
@@ -65,7 +65,7 @@ fn bucket_variant(bucket: Bucket) -> TokenStream {
 pub fn routing_text(values: &[TokenStream]) -> TokenStream {
     quote! {{
         let mut __text = ::std::string::String::new();
-        #(::dynashard::shard::RoutingText::push_routing_text(&#values, &mut __text);)*
+        #(__dynashard::RoutingText::push_routing_text(&#values, &mut __text);)*
         __text
     }}
 }
@@ -82,8 +82,8 @@ pub fn partition(
     base_key: Option<TokenStream>,
 ) -> TokenStream {
     let id = match (&shard.strategy, by_value) {
-        (Strategy::Hash { shards }, Some(value)) => quote!(::dynashard::shard::hash_shard(&#value, #shards)),
-        (Strategy::Random { shards }, _) => quote!(::dynashard::shard::random_shard(#shards)),
+        (Strategy::Hash { shards }, Some(value)) => quote!(__dynashard::hash_shard(&#value, #shards)),
+        (Strategy::Random { shards }, _) => quote!(__dynashard::random_shard(#shards)),
         (Strategy::Range { normalize, overflow, .. }, Some(value)) => {
             let function = range_fn(position);
             let normalization = normalization(*normalize);
@@ -91,7 +91,7 @@ pub fn partition(
             if let (true, Some(base_key)) = (*overflow > 1, base_key) {
                 return quote!({
                     let __base = #base_key;
-                    ::dynashard::shard::overflow_partition(&#partition, #id, &__base.0, &__base.1, #overflow)
+                    __dynashard::overflow_partition(&#partition, #id, &__base.0, &__base.1, #overflow)
                 });
             }
             id
@@ -105,9 +105,9 @@ pub fn partition(
     match (&shard.bucket, at_seconds) {
         (Some((bucket, _)), Some(seconds)) => {
             let bucket = bucket_variant(*bucket);
-            quote!(::dynashard::shard::bucket_partition(&#partition, #id, #bucket, #seconds))
+            quote!(__dynashard::bucket_partition(&#partition, #id, #bucket, #seconds))
         }
-        _ => quote!(::dynashard::shard::shard_partition(&#partition, #id)),
+        _ => quote!(__dynashard::shard_partition(&#partition, #id)),
     }
 }
 
@@ -121,10 +121,10 @@ pub fn range_sort_key(
     let normalization = normalization(*normalize);
     let (index, field) = (&shard.index, shard.single_by()?.to_string());
     Some(quote! {{
-        ::dynashard::__private::check_range_value(&__DYNASHARD_TABLE, #index, #field, &#by_value)?;
+        __dynashard::check_range_value(&__DYNASHARD_TABLE, #index, #field, &#by_value)?;
         let __normalized = #normalization.apply(&#by_value);
         let __base = #base_key;
-        ::dynashard::shard::range_sort_key(&__normalized, &#by_value, &[__base.0.as_str(), __base.1.as_str()])
+        __dynashard::range_sort_key(&__normalized, &#by_value, &[__base.0.as_str(), __base.1.as_str()])
     }})
 }
 
@@ -142,12 +142,12 @@ pub fn layout(
     let shards = shard.strategy.shards();
     if let (Some(one), None) = (&one_shard, &shard.bucket) {
         return quote! {
-            ::dynashard::query::Shards {
-                partitions: ::std::vec![::dynashard::shard::shard_partition(&#partition, #one)],
-                mode: ::dynashard::query::ShardMode::InOrder,
-                layout: ::dynashard::query::ShardLayout::Hash { shards: #shards },
-                window: ::dynashard::__private::None,
-                dynamic: ::dynashard::__private::None,
+            __dynashard::Shards {
+                partitions: ::std::vec![__dynashard::shard_partition(&#partition, #one)],
+                mode: __dynashard::ShardMode::InOrder,
+                layout: __dynashard::ShardLayout::Hash { shards: #shards },
+                window: __dynashard::None,
+                dynamic: __dynashard::None,
             }
         };
     }
@@ -155,14 +155,14 @@ pub fn layout(
         let variant = bucket_variant(*bucket);
         let seconds = |value: TokenStream| match at_type {
             Some(ty) => {
-                quote_spanned!(ty.span()=> <#ty as ::dynashard::shard::BucketTime>::unix_seconds(&#value))
+                quote_spanned!(ty.span()=> <#ty as __dynashard::BucketTime>::unix_seconds(&#value))
             }
-            None => quote!(::dynashard::shard::BucketTime::unix_seconds(&#value)),
+            None => quote!(__dynashard::BucketTime::unix_seconds(&#value)),
         };
         let (from_seconds, to_seconds) = (seconds(quote!(from)), seconds(quote!(to)));
         let random = matches!(shard.strategy, Strategy::Random { .. });
         let layout = quote! {
-            ::dynashard::query::ShardLayout::Bucketed { bucket: #variant, shards: #shards, random: #random }
+            __dynashard::ShardLayout::Bucketed { bucket: #variant, shards: #shards, random: #random }
         };
         let (shard_range, mode) = match one_shard {
             Some(one) => (quote!(#one..#one + 1), quote!(Buckets)),
@@ -170,15 +170,15 @@ pub fn layout(
             None => (quote!(0..#shards), quote!(Merge)),
         };
         return quote! {
-            ::dynashard::query::Shards::bucketed(
-                ::dynashard::shard::BucketWindow::new(
+            __dynashard::Shards::bucketed(
+                __dynashard::BucketWindow::new(
                     ::std::clone::Clone::clone(#partition),
                     #shard_range,
                     #variant,
                     #from_seconds,
                     #to_seconds,
                 ),
-                ::dynashard::query::ShardMode::#mode,
+                __dynashard::ShardMode::#mode,
                 #layout,
             )
         };
@@ -186,34 +186,34 @@ pub fn layout(
     let (mode, layout) = match &shard.strategy {
         Strategy::Dynamic { max } => {
             return quote! {
-                ::dynashard::query::Shards {
+                __dynashard::Shards {
                     partitions: ::std::vec::Vec::new(),
-                    mode: ::dynashard::query::ShardMode::Merge,
-                    layout: ::dynashard::query::ShardLayout::Dynamic { readable: ::dynashard::__private::None },
-                    window: ::dynashard::__private::None,
-                    dynamic: ::dynashard::__private::Some(#max),
+                    mode: __dynashard::ShardMode::Merge,
+                    layout: __dynashard::ShardLayout::Dynamic { readable: __dynashard::None },
+                    window: __dynashard::None,
+                    dynamic: __dynashard::Some(#max),
                 }
             };
         }
         Strategy::Hash { shards } => {
-            (quote!(Merge), quote!(::dynashard::query::ShardLayout::Hash { shards: #shards }))
+            (quote!(Merge), quote!(__dynashard::ShardLayout::Hash { shards: #shards }))
         }
         Strategy::Random { shards } => {
-            (quote!(Merge), quote!(::dynashard::query::ShardLayout::Random { shards: #shards }))
+            (quote!(Merge), quote!(__dynashard::ShardLayout::Random { shards: #shards }))
         }
         Strategy::Range { normalize, overflow, .. } if *overflow > 1 => {
             let local = boundaries_local();
             let layout = range_layout(*normalize, *overflow);
             return quote! {
-                ::dynashard::query::Shards {
+                __dynashard::Shards {
                     partitions: (0..#local.shards())
                         .flat_map(|shard| (0..#overflow).map(move |sub| (shard, sub)))
-                        .map(|(shard, sub)| ::dynashard::shard::sub_shard_partition(&#partition, shard, sub))
+                        .map(|(shard, sub)| __dynashard::sub_shard_partition(&#partition, shard, sub))
                         .collect(),
-                    mode: ::dynashard::query::ShardMode::Merge,
+                    mode: __dynashard::ShardMode::Merge,
                     layout: #layout,
-                    window: ::dynashard::__private::None,
-                    dynamic: ::dynashard::__private::None,
+                    window: __dynashard::None,
+                    dynamic: __dynashard::None,
                 }
             };
         }
@@ -227,12 +227,12 @@ pub fn layout(
         _ => quote!(#shards),
     };
     quote! {
-        ::dynashard::query::Shards {
-            partitions: (0..#shards).map(|shard| ::dynashard::shard::shard_partition(&#partition, shard)).collect(),
-            mode: ::dynashard::query::ShardMode::#mode,
+        __dynashard::Shards {
+            partitions: (0..#shards).map(|shard| __dynashard::shard_partition(&#partition, shard)).collect(),
+            mode: __dynashard::ShardMode::#mode,
             layout: #layout,
-            window: ::dynashard::__private::None,
-            dynamic: ::dynashard::__private::None,
+            window: __dynashard::None,
+            dynamic: __dynashard::None,
         }
     }
 }
@@ -241,7 +241,7 @@ pub fn layout(
 fn range_layout(normalize: Normalize, overflow: u32) -> TokenStream {
     let (local, normalization) = (boundaries_local(), normalization(normalize));
     quote! {
-        ::dynashard::query::ShardLayout::Range {
+        __dynashard::ShardLayout::Range {
             normalization: #normalization,
             boundaries: ::std::borrow::ToOwned::to_owned(#local.fingerprint()),
             overflow: #overflow,
@@ -255,7 +255,7 @@ pub fn routing(shard: &ShardModel, sort_template: Option<&Template>) -> Option<T
         Strategy::Range { normalize, overflow, .. } => {
             let local = boundaries_local();
             let normalization = normalization(*normalize);
-            Some(quote!(::dynashard::query::Routing::Range {
+            Some(quote!(__dynashard::Routing::Range {
                 boundaries: #local.clone(),
                 normalization: #normalization,
                 overflow: #overflow,
@@ -264,7 +264,7 @@ pub fn routing(shard: &ShardModel, sort_template: Option<&Template>) -> Option<T
         Strategy::Hash { shards } if shard.bucket.is_none() => {
             let by = shard.single_by()?.to_string();
             let placeholder = sort_template?.fields().position(|field| field == by)?;
-            Some(quote!(::dynashard::query::Routing::Hash { shards: #shards, placeholder: #placeholder }))
+            Some(quote!(__dynashard::Routing::Hash { shards: #shards, placeholder: #placeholder }))
         }
         _ => None,
     }

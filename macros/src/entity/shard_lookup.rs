@@ -14,17 +14,17 @@ pub fn expand(model: &EntityModel) -> TokenStream {
         let shard = model.shard_of(&mapping.name)?;
         shard_expand::query_prelude(position, shard)?;
         let (name, function) = (&mapping.name, shard_expand::range_fn(position));
-        Some(quote!(#name => ::dynashard::__private::Some(#function()),))
+        Some(quote!(#name => __dynashard::Some(#function()),))
     });
     let range_arms: Vec<TokenStream> = range_arms.collect();
     let range_shards = if range_arms.is_empty() {
         quote!()
     } else {
         quote! {
-            fn range_shards(__index: &str) -> ::dynashard::__private::Option<&'static ::dynashard::shard::RangeShards> {
+            fn range_shards(__index: &str) -> __dynashard::Option<&'static __dynashard::RangeShards> {
                 match __index {
                     #(#range_arms)*
-                    _ => ::dynashard::__private::None,
+                    _ => __dynashard::None,
                 }
             }
         }
@@ -41,10 +41,10 @@ fn shard_mappings(model: &EntityModel) -> TokenStream {
         .filter(|shard| shard.index != BASE_TABLE && shard.bucket.is_none())
         .filter_map(|shard| {
             let normalization = match &shard.strategy {
-                Strategy::Hash { .. } => quote!(::dynashard::__private::None),
+                Strategy::Hash { .. } => quote!(__dynashard::None),
                 Strategy::Range { normalize, overflow: 1, .. } => {
                     let normalization = shard_expand::normalization(*normalize);
-                    quote!(::dynashard::__private::Some(#normalization))
+                    quote!(__dynashard::Some(#normalization))
                 }
                 _ => return None,
             };
@@ -52,7 +52,7 @@ fn shard_mappings(model: &EntityModel) -> TokenStream {
                 shard.by.iter().filter_map(|by| model.field(&by.to_string())).map(|field| &field.attribute);
             let index = &shard.index;
             Some(quote! {
-                ::dynashard::shard::reshard::ShardMapping {
+                __dynashard::ShardMapping {
                     index: #index,
                     by: &[#(#attributes),*],
                     normalization: #normalization,
@@ -64,7 +64,7 @@ fn shard_mappings(model: &EntityModel) -> TokenStream {
         return quote!();
     }
     quote! {
-        fn shard_mappings() -> &'static [::dynashard::shard::reshard::ShardMapping] {
+        fn shard_mappings() -> &'static [__dynashard::ShardMapping] {
             &[#(#mappings),*]
         }
     }

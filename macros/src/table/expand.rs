@@ -10,8 +10,8 @@ pub fn expand(model: &TableModel) -> TokenStream {
     let name = &model.name;
     let pk = &model.pk;
     let sk = match &model.sk {
-        Some(sk) => quote!(::dynashard::__private::Some(#sk)),
-        None => quote!(::dynashard::__private::None),
+        Some(sk) => quote!(__dynashard::Some(#sk)),
+        None => quote!(__dynashard::None),
     };
     let type_attribute = &model.type_attribute;
     let indexes = model.indexes.iter().map(|index| {
@@ -19,32 +19,32 @@ pub fn expand(model: &TableModel) -> TokenStream {
         let attributes = |list: &[(String, &'static str)]| {
             let items = list.iter().map(|(name, kind)| {
                 let kind = quote::format_ident!("{}", kind);
-                quote!(::dynashard::KeyAttribute { name: #name, kind: ::dynashard::ScalarKind::#kind })
+                quote!(__dynashard::KeyAttribute { name: #name, kind: __dynashard::ScalarKind::#kind })
             });
             quote!(&[#(#items),*])
         };
         let (pk, sk) = (attributes(&index.pk), attributes(&index.sk));
         quote! {
-            ::dynashard::IndexDefinition { name: #name, partition_key: #pk, sort_key: #sk }
+            __dynashard::IndexDefinition { name: #name, partition_key: #pk, sort_key: #sk }
         }
     });
     let billing = match &model.capacity {
         Some(capacity) => {
             let (read, write) = (capacity.read, capacity.write);
-            quote!(::dynashard::Billing::Provisioned { read: #read, write: #write })
+            quote!(__dynashard::Billing::Provisioned { read: #read, write: #write })
         }
-        None => quote!(::dynashard::Billing::PayPerRequest),
+        None => quote!(__dynashard::Billing::PayPerRequest),
     };
     let shard_metadata = match &model.shard_metadata {
-        Some(name) => quote!(::dynashard::__private::Some(#name)),
-        None => quote!(::dynashard::__private::None),
+        Some(name) => quote!(__dynashard::Some(#name)),
+        None => quote!(__dynashard::None),
     };
     let constants = model.indexes.iter().map(|index| {
         let (name, constant) = (&index.name, &index.constant);
         let doc = format!("The index `{name}`, for the operations that name one (resharding, boundaries).");
         quote! {
             #[doc = #doc]
-            pub const #constant: ::dynashard::Index<Self> = ::dynashard::Index::new(#name);
+            pub const #constant: __dynashard::Index<Self> = __dynashard::Index::new(#name);
         }
     });
     let constants = (!model.indexes.is_empty()).then(|| {
@@ -55,11 +55,11 @@ pub fn expand(model: &TableModel) -> TokenStream {
             }
         }
     });
-    quote! {
+    model.door.enclose(quote! {
         #constants
         #[automatically_derived]
-        impl ::dynashard::Table for #ident {
-            const DEFINITION: ::dynashard::TableDefinition = ::dynashard::TableDefinition {
+        impl __dynashard::Table for #ident {
+            const DEFINITION: __dynashard::TableDefinition = __dynashard::TableDefinition {
                 name: #name,
                 partition_key: #pk,
                 sort_key: #sk,
@@ -69,5 +69,5 @@ pub fn expand(model: &TableModel) -> TokenStream {
                 shard_metadata: #shard_metadata,
             };
         }
-    }
+    })
 }

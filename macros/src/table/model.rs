@@ -1,6 +1,7 @@
 //! The validated model of one `#[derive(Table)]`.
 
 use crate::attr::{set_once, unknown_key, value};
+use crate::door::{set_door, Door};
 use crate::errors::Errors;
 use proc_macro2::Span;
 use syn::{Attribute, DeriveInput, Ident, LitInt, LitStr};
@@ -34,10 +35,12 @@ pub struct TableModel {
     pub capacity: Option<Capacity>,
     /// The shard metadata table every `Db` writing this table consults.
     pub shard_metadata: Option<String>,
+    /// Where generated code finds the runtime.
+    pub door: Door,
 }
 
 const TABLE_KEYS: &[&str] =
-    &["name", "pk", "sk", "type_attribute", "read_capacity", "write_capacity", "shard_metadata"];
+    &["name", "pk", "sk", "type_attribute", "read_capacity", "write_capacity", "shard_metadata", "crate"];
 const GSI_KEYS: &[&str] = &["name", "pk", "sk"];
 
 #[derive(Default)]
@@ -49,6 +52,7 @@ struct TableArgs {
     read: Option<LitInt>,
     write: Option<LitInt>,
     shard_metadata: Option<LitStr>,
+    door: Option<Door>,
     /// The first `#[table(...)]` attribute, where a missing `pk` is reported.
     attr: Option<Attribute>,
     /// An attribute failed to parse; its error is reported, so missing keys are not.
@@ -170,6 +174,7 @@ impl TableModel {
             indexes,
             capacity,
             shard_metadata,
+            door: args.door.unwrap_or_default(),
         })
     }
 }
@@ -197,6 +202,8 @@ fn parse_table_attr(attr: &syn::Attribute, args: &mut TableArgs, errors: &mut Er
         } else if meta.path.is_ident("shard_metadata") {
             let value = value(&meta, "a table name", "shard_metadata = \"ShardMetadata\"")?.parse()?;
             set_once(errors, &meta, &mut args.shard_metadata, value);
+        } else if meta.path.is_ident("crate") {
+            set_door(errors, &meta, &mut args.door)?;
         } else {
             unknown_key(errors, &meta, "table", TABLE_KEYS)?;
         }

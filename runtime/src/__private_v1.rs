@@ -1,0 +1,47 @@
+//! Everything the derives' generated code names, and nothing else: generated code reaches this
+//! crate only through this module (aliased `__dynashard` inside each expansion), so the public
+//! API can change without breaking it, and a derive of another release fails here, by name.
+
+pub use crate::collection::Collection;
+pub use crate::entity::{Entity, Field, Key, PrimaryKey};
+pub use crate::error::{Error, Item, KeyError, Result};
+pub use crate::expression::{Condition, RawExpression};
+pub use crate::index::Index;
+pub use crate::index_key_limits::check_range_value;
+pub use crate::index_keys::{
+    attribute_name, base_key_of, const_str_eq, find_index, insert_key, FieldChanges, IndexKeyUpdate,
+};
+pub use crate::item::{from_item, from_item_checked};
+pub use crate::key::{DecodeKeyPart, KeyPart, KeyPartDecodeError, KeyRole, KeyTemplate, KeyWriter, Segment};
+pub use crate::query::{
+    same_kind, Done, End, FromItem, Native, NativeKeyPart, Next, Normalized, Query, QueryTarget, Routing,
+    ShardLayout, ShardMode, Shards,
+};
+pub use crate::shard::reshard::ShardMapping;
+pub use crate::shard::{
+    bucket_partition, hash_shard, logical_partition, overflow_partition, random_shard, range_sort_key,
+    shard_partition, sub_shard_partition, Boundaries, BucketTime, BucketWindow, Normalization, RangeShards,
+    RoutingText, ShardChooser, TimeBucket,
+};
+pub use crate::table::{Billing, IndexDefinition, KeyAttribute, ScalarKind, Table, TableDefinition};
+pub use aws_sdk_dynamodb::types::AttributeValue;
+pub use std::option::Option::{self, None, Some};
+pub use std::result::Result::{Err, Ok};
+pub use std::string::String;
+pub use std::vec::Vec;
+
+/// The table of an entity whose derive failed: the crate does not compile, and its uses report
+/// nothing more.
+pub struct FallbackTable;
+
+impl Table for FallbackTable {
+    const DEFINITION: TableDefinition = TableDefinition {
+        name: "fallback",
+        partition_key: "pk",
+        sort_key: None,
+        type_attribute: crate::DEFAULT_TYPE_ATTRIBUTE,
+        indexes: &[],
+        billing: Billing::PayPerRequest,
+        shard_metadata: None,
+    };
+}
