@@ -14,6 +14,7 @@ mod names;
 mod serde_attrs;
 mod table;
 mod template;
+mod types;
 
 use proc_macro::TokenStream;
 use syn::parse_macro_input;

@@ -1,27 +1,29 @@
-//! `#[derive(Entity)]`: parse and check the declaration, then expand it.
+//! `#[derive(Entity)]`, in one direction: parse the attributes (`attr`), put the declaration
+//! together (`ast`), check it (`check`), then expand it (`expand`), which checks nothing.
 
-mod boundaries_file;
+mod ast;
+mod attr;
+mod check;
 mod expand;
-mod index_expand;
-mod index_lookup;
-mod index_model;
-mod keys;
-mod model;
-mod native_expand;
-mod query_expand;
-mod shard_checks;
-mod shard_expand;
-mod shard_lookup;
-mod shard_model;
 
+use crate::errors::Errors;
 use proc_macro2::TokenStream;
 
-/// Derives `dynashard::Entity`; on errors, reports them and emits a fallback impl.
+/// Derives `dynashard::Entity`; on errors, reports them all and emits a fallback impl.
 pub fn derive(input: syn::DeriveInput) -> TokenStream {
-    match model::EntityModel::from_input(&input) {
-        Ok(model) => expand::expand(&model),
-        Err(errors) => {
-            let mut tokens = errors.into_compile_error();
+    let mut errors = Errors::default();
+    let attrs = attr::Attrs::parse(&input, &mut errors);
+    let entity = ast::Entity::new(&input, attrs);
+    if let Some(entity) = &entity {
+        check::check(entity, &mut errors);
+    }
+    match (errors.finish(()), entity) {
+        (Ok(()), Some(entity)) => expand::expand(&entity),
+        (result, _) => {
+            let mut tokens = result
+                .err()
+                .unwrap_or_else(|| syn::Error::new(input.ident.span(), "invalid entity declaration"))
+                .into_compile_error();
             tokens.extend(crate::fallback::entity(&input));
             tokens
         }

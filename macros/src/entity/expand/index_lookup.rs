@@ -2,24 +2,24 @@
 //! the table's at compile time, its key templates and boundaries, and the checks that the table
 //! declares the index with the key shape the mapping needs.
 
-use super::index_expand::{index_const, index_statics};
-use super::index_model::IndexMappingModel;
+use super::index::{index_const, index_statics};
 use super::keys::template_static;
-use super::model::EntityModel;
-use super::shard_expand;
+use super::shard;
 use crate::const_check::{path_text, ConstCheck};
+use crate::entity::ast::Entity;
+use crate::entity::attr::IndexMapping;
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
 /// The constants of mapping `position`: its index definition, key templates and boundaries, with
 /// the compile-time checks of the index against the mapping.
-pub fn statics(model: &EntityModel, position: usize, mapping: &IndexMappingModel) -> TokenStream {
-    let boundaries = model.shard_of(&mapping.name).map(|shard| shard_expand::statics(position, shard));
+pub fn statics(model: &Entity, position: usize, mapping: &IndexMapping) -> TokenStream {
+    let boundaries = model.shard_of(&mapping.name).map(|shard| shard::statics(position, shard));
     let ident = &model.ident;
     let name = &mapping.name;
     let index = index_const(position);
     let (pk_ident, sk_ident) = index_statics(position);
-    let definition = super::expand::definition();
+    let definition = super::definition();
     let find = quote!(__dynashard::find_index(#definition.indexes, #name));
     // A stand-in shaped like the mapping, for an index the table does not declare: the check
     // below reports that once, and nothing else fails because of it.
@@ -137,7 +137,7 @@ pub fn fillable_by_templates(position: usize) -> TokenStream {
 /// Checks that the table declares index `name`, which the entity maps (with `#[kind(...)]`);
 /// `find` is the `Option<&IndexDefinition>` constant expression that looks it up.
 pub fn index_declared_check(
-    model: &EntityModel,
+    model: &Entity,
     name: &str,
     span: proc_macro2::Span,
     kind: &str,

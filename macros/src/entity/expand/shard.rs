@@ -2,7 +2,7 @@
 //! rebuilt when the file changes), the shard id of a value, the partition key with its shard,
 //! the range-sharded sort key, and the layout that queries read.
 
-use super::shard_model::{Bucket, Normalize, ShardModel, Strategy};
+use crate::entity::attr::{Bucket, Normalize, Shard, Strategy};
 use crate::template::Template;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
@@ -28,7 +28,7 @@ pub fn normalization(normalize: Normalize) -> TokenStream {
 }
 
 /// Items placed next to the index statics: the boundaries accessor of a range shard.
-pub fn statics(position: usize, shard: &ShardModel) -> TokenStream {
+pub fn statics(position: usize, shard: &Shard) -> TokenStream {
     let Strategy::Range { path, boundaries, .. } = &shard.strategy else { return quote!() };
     let function = range_fn(position);
     quote! {
@@ -45,7 +45,7 @@ pub fn statics(position: usize, shard: &ShardModel) -> TokenStream {
 
 /// Statements a query entry point of a range-sharded index runs first: the boundaries its
 /// layout and its pruning both use.
-pub fn query_prelude(position: usize, shard: &ShardModel) -> Option<TokenStream> {
+pub fn query_prelude(position: usize, shard: &Shard) -> Option<TokenStream> {
     let Strategy::Range { .. } = &shard.strategy else { return None };
     let (function, local) = (range_fn(position), boundaries_local());
     Some(quote!(let #local = #function().current();))
@@ -75,7 +75,7 @@ pub fn routing_text(values: &[TokenStream]) -> TokenStream {
 /// the time field's value in unix seconds.
 pub fn partition(
     position: usize,
-    shard: &ShardModel,
+    shard: &Shard,
     partition: TokenStream,
     by_value: Option<TokenStream>,
     at_seconds: Option<TokenStream>,
@@ -112,11 +112,7 @@ pub fn partition(
 }
 
 /// The sort key of a range-sharded index: normalized value, original value, base-table key.
-pub fn range_sort_key(
-    shard: &ShardModel,
-    by_value: TokenStream,
-    base_key: TokenStream,
-) -> Option<TokenStream> {
+pub fn range_sort_key(shard: &Shard, by_value: TokenStream, base_key: TokenStream) -> Option<TokenStream> {
     let Strategy::Range { normalize, .. } = &shard.strategy else { return None };
     let normalization = normalization(*normalize);
     let (index, field) = (&shard.index, shard.single_by()?.to_string());
@@ -133,7 +129,7 @@ pub fn range_sort_key(
 /// bucket after bucket when the index is `sorted_by_time` or, with `one_shard`, only that shard
 /// (an expression of type `u32`) is read; otherwise every partition of the window merged.
 pub fn layout(
-    shard: &ShardModel,
+    shard: &Shard,
     partition: TokenStream,
     one_shard: Option<TokenStream>,
     at_type: Option<&syn::Type>,
@@ -250,7 +246,7 @@ fn range_layout(normalize: Normalize, overflow: u32) -> TokenStream {
 }
 
 /// The shard routing of a query on this index, for pruning shards by the `by` value.
-pub fn routing(shard: &ShardModel, sort_template: Option<&Template>) -> Option<TokenStream> {
+pub fn routing(shard: &Shard, sort_template: Option<&Template>) -> Option<TokenStream> {
     match &shard.strategy {
         Strategy::Range { normalize, overflow, .. } => {
             let local = boundaries_local();

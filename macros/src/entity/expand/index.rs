@@ -1,14 +1,15 @@
 //! Code generated for an entity's index mappings: the index lookups (checked at compile time),
 //! their key templates, `write_index_keys` for puts and `index_key_updates` for updates.
 
-use super::expand::{pk_static, sk_static};
 use super::index_lookup::statics;
-use super::index_model::{IndexField, IndexMappingModel};
 use super::keys::{as_arg, compose, KeyArg};
-use super::model::EntityModel;
-use super::native_expand;
-use super::shard_expand;
-use super::shard_model::{ShardModel, Strategy};
+use super::native;
+use super::shard;
+use super::{pk_static, sk_static};
+use crate::entity::ast::Entity;
+use crate::entity::ast::IndexField;
+use crate::entity::attr::IndexMapping;
+use crate::entity::attr::{Shard, Strategy};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
@@ -33,9 +34,9 @@ pub fn index_statics(position: usize) -> (Ident, Ident) {
 }
 
 /// Expands every index mapping of `model`.
-pub fn expand(model: &EntityModel) -> IndexTokens {
-    let native_statics = native_expand::statics(model);
-    let native_checks = native_expand::write_checks(model);
+pub fn expand(model: &Entity) -> IndexTokens {
+    let native_statics = native::statics(model);
+    let native_checks = native::write_checks(model);
     if model.indexes.is_empty() && model.native_indexes.is_empty() {
         return IndexTokens {
             statics: quote!(),
@@ -87,12 +88,12 @@ fn local(field: &IndexField, prefix: &str) -> Ident {
 /// (an `Option<T>` for optional fields, a `T` otherwise).
 fn guarded(
     position: usize,
-    mapping: &IndexMappingModel,
+    mapping: &IndexMapping,
     fields: &[IndexField],
     value_of: impl Fn(&IndexField) -> TokenStream,
     emit: impl Fn(&Ident, TokenStream) -> TokenStream,
     otherwise: Option<TokenStream>,
-    sharding: Option<(&ShardModel, TokenStream)>,
+    sharding: Option<(&Shard, TokenStream)>,
 ) -> TokenStream {
     let (pk_ident, sk_ident) = index_statics(position);
     let args: Vec<KeyArg> = fields
@@ -122,7 +123,7 @@ fn guarded(
             _ if shard.by.is_empty() => None,
             _ => {
                 let values: Vec<TokenStream> = shard.by.iter().filter_map(value_of_field).collect();
-                Some(shard_expand::routing_text(&values))
+                Some(shard::routing_text(&values))
             }
         };
         let at_seconds = shard.bucket.as_ref().and_then(|(_, at)| {
@@ -130,17 +131,8 @@ fn guarded(
             let (ty, value) = (&field.field.ty, value_of(field));
             Some(quote_spanned!(ty.span()=> <#ty as __dynashard::BucketTime>::unix_seconds(&#value)))
         });
-        pk = shard_expand::partition(
-            position,
-            shard,
-            pk,
-            by_value.clone(),
-            at_seconds,
-            Some(base_key.clone()),
-        );
-        if let Some(range_sk) =
-            by_value.and_then(|value| shard_expand::range_sort_key(shard, value, base_key))
-        {
+        pk = shard::partition(position, shard, pk, by_value.clone(), at_seconds, Some(base_key.clone()));
+        if let Some(range_sk) = by_value.and_then(|value| shard::range_sort_key(shard, value, base_key)) {
             sk = Some(range_sk);
         }
     }
@@ -162,8 +154,8 @@ fn guarded(
     }
 }
 
-fn write_block(model: &EntityModel, position: usize, mapping: &IndexMappingModel) -> TokenStream {
-    let fields = mapping.fields(&model.fields);
+fn write_block(model: &Entity, position: usize, mapping: &IndexMapping) -> TokenStream {
+    let fields = model.index_fields(mapping);
     let emit = |template: &Ident, key: TokenStream| {
         quote!({
             let __value = #key;
@@ -190,8 +182,8 @@ fn write_block(model: &EntityModel, position: usize, mapping: &IndexMappingModel
     }
 }
 
-fn update_block(model: &EntityModel, position: usize, mapping: &IndexMappingModel) -> TokenStream {
-    let fields = mapping.fields(&model.fields);
+fn update_block(model: &Entity, position: usize, mapping: &IndexMapping) -> TokenStream {
+    let fields = model.index_fields(mapping);
     let name = &mapping.name;
     let changed: Vec<&String> =
         fields.iter().filter(|field| !field.field.is_key).map(|field| &field.field.attribute).collect();
@@ -285,8 +277,8 @@ fn update_block(model: &EntityModel, position: usize, mapping: &IndexMappingMode
 /// The field's type must implement `DecodeKeyPart`; the bound goes through a local trait whose
 /// diagnostic says why an index needs it, at the field's type.
 fn decode_key_field(
-    model: &EntityModel,
-    mapping: &IndexMappingModel,
+    model: &Entity,
+    mapping: &IndexMapping,
     field: &IndexField,
     local: &Ident,
 ) -> TokenStream {

@@ -1,5 +1,4 @@
-//! Parsing and checking `#[shard(...)]`: the strategy that spreads an index's partition over
-//! several shards.
+//! `#[shard(...)]`: the strategy that spreads an index's partition over several shards.
 //!
 //! Without an index name, the strategy shards the base table's partition key; only hash shards
 //! by a key field are allowed there, so a key builder can always compute an item's shard.
@@ -12,12 +11,8 @@
 //! ```
 
 use super::boundaries_file::read_boundaries;
-use super::index_model::IndexMappingModel;
-use super::model::FieldModel;
-use super::shard_checks::{check_at, check_base_table, check_by};
 use crate::attr::{set_once, unknown_key, value};
 use crate::errors::Errors;
-use crate::template::Template;
 use syn::parse::Parse;
 use syn::{Attribute, Ident, LitInt, LitStr};
 
@@ -84,8 +79,10 @@ impl Bucket {
 /// The `index` of a shard on the base table's partition key.
 pub const BASE_TABLE: &str = "";
 
-/// A checked `#[shard(...)]`.
-pub struct ShardModel {
+/// A `#[shard(...)]`.
+pub struct Shard {
+    /// The attribute, where errors about the whole shard are reported.
+    pub attr: Attribute,
     /// The sharded index, or [`BASE_TABLE`].
     pub index: String,
     pub strategy: Strategy,
@@ -95,7 +92,7 @@ pub struct ShardModel {
     pub bucket: Option<(Bucket, Ident)>,
 }
 
-impl ShardModel {
+impl Shard {
     /// The `by` field, when there is exactly one.
     pub fn single_by(&self) -> Option<&Ident> {
         match self.by.as_slice() {
@@ -122,56 +119,18 @@ const SHARD_KEYS: &[&str] =
 /// The default most shards of a dynamic count.
 const DEFAULT_DYNAMIC_MAX: u32 = 64;
 
-/// Parses every `#[shard(...)]`, checking each against the entity's index mappings.
-pub fn parse(
-    attrs: &[Attribute],
-    indexes: &[IndexMappingModel],
-    base_key: (Option<&Template>, Option<&Template>),
-    fields: Option<&[FieldModel]>,
-    errors: &mut Errors,
-) -> Vec<ShardModel> {
-    let mut shards: Vec<ShardModel> = Vec::new();
-    let mapped: Vec<&str> = indexes.iter().map(|mapping| mapping.name.as_str()).collect();
-    for attr in attrs.iter().filter(|attr| attr.path().is_ident("shard")) {
-        let Some(shard) = parse_one(attr, &mapped, errors) else { continue };
-        if shards.iter().any(|known| known.index == shard.index) {
-            match shard.index.as_str() {
-                BASE_TABLE => errors.push_spanned(attr, "the base table is sharded twice"),
-                index => errors.push_spanned(attr, format!("index `{index}` is sharded twice")),
-            }
-            continue;
-        }
-        if shard.index == BASE_TABLE {
-            if check_base_table(attr, &shard, base_key, fields, errors) {
-                shards.push(shard);
-            }
-            continue;
-        }
-        let Some(mapping) = indexes.iter().find(|mapping| mapping.name == shard.index) else {
-            errors.push_spanned(
-                attr,
-                format!(
-                    "`#[shard({}, ...)]` needs a `#[gsi({}, pk = \"...\", ...)]` key template mapping",
-                    shard.index, shard.index
-                ),
-            );
-            continue;
-        };
-        if let Some(fields) = fields {
-            for by in &shard.by {
-                check_by(by, &shard, mapping, fields, errors);
-            }
-        }
-        if let (Some((_, at)), Some(fields)) = (&shard.bucket, fields) {
-            check_at(at, mapping, fields, errors);
-        }
-        shards.push(shard);
-    }
-    shards
+/// Parses every `#[shard(...)]`, in order; `mapped` names the indexes the entity maps with key
+/// templates.
+pub fn parse(attrs: &[Attribute], mapped: &[&str], errors: &mut Errors) -> Vec<Shard> {
+    attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident("shard"))
+        .filter_map(|attr| parse_one(attr, mapped, errors))
+        .collect()
 }
 
 /// Parses one `#[shard(...)]`; `mapped` names the indexes the entity maps with key templates.
-fn parse_one(attr: &Attribute, mapped: &[&str], errors: &mut Errors) -> Option<ShardModel> {
+fn parse_one(attr: &Attribute, mapped: &[&str], errors: &mut Errors) -> Option<Shard> {
     let mut index: Option<Ident> = None;
     let (mut hash, mut random, mut range): (Option<LitInt>, Option<LitInt>, Option<LitStr>) =
         (None, None, None);
@@ -268,7 +227,8 @@ fn parse_one(attr: &Attribute, mapped: &[&str], errors: &mut Errors) -> Option<S
             Some(literal) => shard_count(literal, errors)?,
         };
         let index = index.map_or_else(|| BASE_TABLE.to_owned(), |index| index.to_string());
-        return Some(ShardModel { index, strategy: Strategy::Dynamic { max }, by: Vec::new(), bucket: None });
+        let strategy = Strategy::Dynamic { max };
+        return Some(Shard { attr: attr.clone(), index, strategy, by: Vec::new(), bucket: None });
     }
     if let Some(max) = &max {
         errors.push(max.span(), "`max` bounds `dynamic` shard counts only");
@@ -370,7 +330,7 @@ fn parse_one(attr: &Attribute, mapped: &[&str], errors: &mut Errors) -> Option<S
         }
     };
     let index = index.map_or_else(|| BASE_TABLE.to_owned(), |index| index.to_string());
-    Some(ShardModel { index, strategy, by, bucket })
+    Some(Shard { attr: attr.clone(), index, strategy, by, bucket })
 }
 
 fn shard_count(literal: &LitInt, errors: &mut Errors) -> Option<u32> {

@@ -1,34 +1,41 @@
-//! The checks of a `#[shard(...)]` against the entity: its `by` and `at` fields, and what the
-//! base table allows.
+//! The checks of a `#[shard(...)]` against the entity: the mapping it shards, its `by` and `at`
+//! fields, and what the base table allows.
 
-use super::index_model::IndexMappingModel;
-use super::model::FieldModel;
-use super::shard_model::{ShardModel, Strategy};
+use crate::entity::ast::{Entity, Field};
+use crate::entity::attr::{IndexMapping, Shard, Strategy, BASE_TABLE};
 use crate::errors::Errors;
 use crate::template::{Piece, Template};
-use syn::{Attribute, Ident};
+use crate::types::{is_routable, is_string};
+use syn::Ident;
 
-/// Whether `ty` is a type hash shards can route by: `String`, `char` or an integer.
-pub fn is_routable(ty: &syn::Type) -> bool {
-    const ROUTABLE: &[&str] = &[
-        "String", "char", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128",
-        "isize",
-    ];
-    matches!(ty, syn::Type::Path(path) if ROUTABLE.iter().any(|name| path.path.is_ident(name)))
-}
-
-pub fn is_string(ty: &syn::Type) -> bool {
-    matches!(ty, syn::Type::Path(path) if path.path.is_ident("String"))
+/// Checks every shard of `entity`.
+pub fn check(entity: &Entity, errors: &mut Errors) {
+    for shard in &entity.shards {
+        if shard.index == BASE_TABLE {
+            check_base_table(shard, entity, errors);
+            continue;
+        }
+        let Some(mapping) = entity.indexes.iter().find(|mapping| mapping.name == shard.index) else {
+            errors.push_spanned(
+                &shard.attr,
+                format!(
+                    "`#[shard({}, ...)]` needs a `#[gsi({}, pk = \"...\", ...)]` key template mapping",
+                    shard.index, shard.index
+                ),
+            );
+            continue;
+        };
+        for by in &shard.by {
+            check_by(by, shard, mapping, &entity.fields, errors);
+        }
+        if let Some((_, at)) = &shard.bucket {
+            check_at(at, mapping, &entity.fields, errors);
+        }
+    }
 }
 
 /// Checks one `by` field of an index shard: known, routable, in the mapping's key template.
-pub fn check_by(
-    by: &Ident,
-    shard: &ShardModel,
-    mapping: &IndexMappingModel,
-    fields: &[FieldModel],
-    errors: &mut Errors,
-) {
+fn check_by(by: &Ident, shard: &Shard, mapping: &IndexMapping, fields: &[Field], errors: &mut Errors) {
     let Some(field) = fields.iter().find(|field| &field.ident == by) else {
         let known: Vec<String> = fields.iter().map(|field| format!("`{}`", field.ident)).collect();
         errors.push(by.span(), format!("unknown field `{by}` in `by`; fields: {}", known.join(", ")));
@@ -82,30 +89,27 @@ pub fn check_by(
 }
 
 /// Checks a base-table shard: hash shards by a `String` field of the primary key, so that
-/// `Entity::key(...)` computes the shard from its arguments. Returns whether it is valid.
-pub fn check_base_table(
-    attr: &Attribute,
-    shard: &ShardModel,
-    (pk, sk): (Option<&Template>, Option<&Template>),
-    fields: Option<&[FieldModel]>,
-    errors: &mut Errors,
-) -> bool {
+/// `Entity::key(...)` computes the shard from its arguments.
+fn check_base_table(shard: &Shard, entity: &Entity, errors: &mut Errors) {
     let (Strategy::Hash { .. }, None) = (&shard.strategy, &shard.bucket) else {
         errors.push_spanned(
-            attr,
+            &shard.attr,
             "the base table takes `hash = N, by = field` shards only: a key must name its shard, so \
              random, range and time-bucket shards belong on an index (`#[shard(INDEX, ...)]`)",
         );
-        return false;
+        return;
     };
-    let Some(fields) = fields else { return true };
-    shard.by.iter().all(|by| check_base_table_by(by, (pk, sk), fields, errors))
+    for by in &shard.by {
+        if !check_base_table_by(by, (Some(&entity.pk), entity.sk.as_ref()), &entity.fields, errors) {
+            return;
+        }
+    }
 }
 
 fn check_base_table_by(
     by: &Ident,
     (pk, sk): (Option<&Template>, Option<&Template>),
-    fields: &[FieldModel],
+    fields: &[Field],
     errors: &mut Errors,
 ) -> bool {
     let Some(field) = fields.iter().find(|field| &field.ident == by) else {
@@ -137,7 +141,7 @@ fn check_base_table_by(
     true
 }
 
-pub fn check_at(at: &Ident, mapping: &IndexMappingModel, fields: &[FieldModel], errors: &mut Errors) {
+fn check_at(at: &Ident, mapping: &IndexMapping, fields: &[Field], errors: &mut Errors) {
     if !fields.iter().any(|field| &field.ident == at) {
         errors.push(at.span(), format!("unknown field `{at}` in `at`"));
         return;

@@ -3,9 +3,10 @@
 //! declaration, the put-time check for empty strings, and the `query_<index>` entry point.
 
 use super::index_lookup::index_declared_check;
-use super::index_model::NativeMappingModel;
-use super::model::{option_inner, EntityModel, FieldModel};
 use crate::const_check::{path_text, ConstCheck};
+use crate::entity::ast::{Entity, Field};
+use crate::entity::attr::NativeMapping;
+use crate::types::option_inner;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
@@ -16,13 +17,13 @@ fn index_const(position: usize) -> Ident {
 }
 
 /// The field behind `ident` and its key type (the `T` of an `Option<T>`).
-fn field_and_type<'a>(model: &'a EntityModel, ident: &Ident) -> Option<(&'a FieldModel, &'a Type)> {
+fn field_and_type<'a>(model: &'a Entity, ident: &Ident) -> Option<(&'a Field, &'a Type)> {
     let field = model.fields.iter().find(|field| &field.ident == ident)?;
     Some((field, option_inner(&field.ty).unwrap_or(&field.ty)))
 }
 
 /// The index constants and their compile-time checks.
-pub fn statics(model: &EntityModel) -> TokenStream {
+pub fn statics(model: &Entity) -> TokenStream {
     let items = model
         .native_indexes
         .iter()
@@ -34,10 +35,10 @@ pub fn statics(model: &EntityModel) -> TokenStream {
 /// One mapping's index constant, and the checks that the table declares the index with the
 /// mapping's shape, attribute names and types. A missing index gets a stand-in of the mapping's
 /// shape, so only the missing index is reported.
-fn index_static(model: &EntityModel, position: usize, mapping: &NativeMappingModel) -> TokenStream {
+fn index_static(model: &Entity, position: usize, mapping: &NativeMapping) -> TokenStream {
     let index = index_const(position);
     let name = &mapping.name;
-    let definition = super::expand::definition();
+    let definition = super::definition();
     let find = quote!(__dynashard::find_index(#definition.indexes, #name));
     let stand_in = |count: usize| {
         let attributes = (0..count)
@@ -133,7 +134,7 @@ fn index_static(model: &EntityModel, position: usize, mapping: &NativeMappingMod
 }
 
 /// Put-time checks: DynamoDB refuses empty strings in index key attributes.
-pub fn write_checks(model: &EntityModel) -> TokenStream {
+pub fn write_checks(model: &Entity) -> TokenStream {
     let mut seen: Vec<&Ident> = Vec::new();
     let checks =
         model.native_indexes.iter().flat_map(|mapping| mapping.pk.iter().chain(&mapping.sk)).filter_map(
@@ -170,7 +171,7 @@ pub fn write_checks(model: &EntityModel) -> TokenStream {
 }
 
 /// The `query_<index>` entry points.
-pub fn queries(model: &EntityModel) -> TokenStream {
+pub fn queries(model: &Entity) -> TokenStream {
     let type_name = &model.type_name;
     let items = model
         .native_indexes
@@ -180,12 +181,7 @@ pub fn queries(model: &EntityModel) -> TokenStream {
     quote!(#(#items)*)
 }
 
-fn entry_point(
-    model: &EntityModel,
-    position: usize,
-    mapping: &NativeMappingModel,
-    type_name: &str,
-) -> TokenStream {
+fn entry_point(model: &Entity, position: usize, mapping: &NativeMapping, type_name: &str) -> TokenStream {
     let index = index_const(position);
     let name = mapping.query_method();
     let resolved: Vec<(&Ident, &Type)> = mapping

@@ -1,22 +1,22 @@
 //! Code generated for an entity's query entry points: `query` on the base table and one
 //! `query_<index>` per index mapping.
 
-use super::expand::{pk_static, sk_static};
-use super::index_expand::{index_const, index_statics};
+use super::index::{index_const, index_statics};
 use super::keys::{compose, sort_walk, KeyArg};
-use super::model::EntityModel;
-use super::shard_expand;
-use super::shard_model::{ShardModel, Strategy};
+use super::shard;
+use super::{pk_static, sk_static};
+use crate::entity::ast::Entity;
+use crate::entity::attr::{Shard, Strategy};
 use crate::template::Template;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 /// Expands the query entry points of `model`.
-pub fn expand(model: &EntityModel) -> TokenStream {
+pub fn expand(model: &Entity) -> TokenStream {
     let base = base_query(model);
     let indexes = model.indexes.iter().enumerate().map(|(position, mapping)| {
-        let fields = mapping.fields(&model.fields);
+        let fields = model.index_fields(mapping);
         let key_type = |name: &str| {
             fields.iter().find(|field| field.field.ident == name).map(|field| field.key_type.clone())
         };
@@ -35,7 +35,7 @@ pub fn expand(model: &EntityModel) -> TokenStream {
         };
         // Hash shards routed by partition-key fields: the arguments already name the one shard.
         let one_shard = shard.and_then(|shard| one_shard(shard, &mapping.pk));
-        let routing = shard.and_then(|shard| shard_expand::routing(shard, mapping.sk.as_ref()));
+        let routing = shard.and_then(|shard| shard::routing(shard, mapping.sk.as_ref()));
         let bucketed = shard.is_some_and(|shard| shard.bucket.is_some());
         // Bucketed reads take the time window in the `at` field's type; when the index is sorted
         // by that time first, the window also trims the first and last buckets.
@@ -45,13 +45,7 @@ pub fn expand(model: &EntityModel) -> TokenStream {
             mapping.sk.as_ref().and_then(|sk| sk.fields().next()).is_some_and(|first| *at == first)
         });
         let layout = shard.map(|shard| {
-            shard_expand::layout(
-                shard,
-                quote!(__partition),
-                one_shard.clone(),
-                at_type.as_ref(),
-                sorted_by_time,
-            )
+            shard::layout(shard, quote!(__partition), one_shard.clone(), at_type.as_ref(), sorted_by_time)
         });
         let time_params = match &at_type {
             Some(ty) if bucketed => vec![quote!(from: #ty), quote!(to: #ty)],
@@ -99,7 +93,7 @@ pub fn expand(model: &EntityModel) -> TokenStream {
             sort_template,
             walk: walk.clone(),
             param_type: &|name| key_type(name),
-            prelude: shard.and_then(|shard| shard_expand::query_prelude(position, shard)),
+            prelude: shard.and_then(|shard| shard::query_prelude(position, shard)),
             layout,
             extra_params: time_params.clone(),
             post,
@@ -125,7 +119,7 @@ pub fn expand(model: &EntityModel) -> TokenStream {
                 walk: walk.clone(),
                 param_type: &|name| key_type(name),
                 prelude: None,
-                layout: Some(shard_expand::layout(
+                layout: Some(shard::layout(
                     shard,
                     quote!(__partition),
                     Some(quote!(__dynashard::hash_shard(#by, #shards))),
@@ -144,22 +138,22 @@ pub fn expand(model: &EntityModel) -> TokenStream {
         });
         quote!(#query #for_one)
     });
-    let native = super::native_expand::queries(model);
+    let native = super::native::queries(model);
     quote!(#base #(#indexes)* #native)
 }
 
 /// The one hash shard a query reads when every `by` field is a partition-key argument.
-fn one_shard(shard: &ShardModel, pk: &Template) -> Option<TokenStream> {
+fn one_shard(shard: &Shard, pk: &Template) -> Option<TokenStream> {
     let Strategy::Hash { shards } = &shard.strategy else { return None };
     let all_in_pk = shard.by.iter().all(|by| pk.fields().any(|field| *by == field));
     if shard.by.is_empty() || !all_in_pk || shard.bucket.is_some() {
         return None;
     }
-    let text = shard_expand::routing_text(&shard.by.iter().map(|by| quote!(#by)).collect::<Vec<_>>());
+    let text = shard::routing_text(&shard.by.iter().map(|by| quote!(#by)).collect::<Vec<_>>());
     Some(quote!(__dynashard::hash_shard(&#text, #shards)))
 }
 
-fn base_query(model: &EntityModel) -> TokenStream {
+fn base_query(model: &Entity) -> TokenStream {
     let key_type = |name: &str| model.field(name).map(|field| field.ty.clone());
     let sk_ident = sk_static();
     let shard = model.table_shard();
@@ -174,9 +168,9 @@ fn base_query(model: &EntityModel) -> TokenStream {
         model.sk.as_ref().map(|sk| format!(", sk `{}`", sk.source)).unwrap_or_default()
     );
     let one_shard = shard.and_then(|shard| one_shard(shard, &model.pk));
-    let layout = shard.map(|shard| shard_expand::layout(shard, quote!(__partition), one_shard, None, false));
+    let layout = shard.map(|shard| shard::layout(shard, quote!(__partition), one_shard, None, false));
     let post = shard
-        .and_then(|shard| shard_expand::routing(shard, model.sk.as_ref()))
+        .and_then(|shard| shard::routing(shard, model.sk.as_ref()))
         .map(|routing| quote!(__query.routed(#routing)));
     entry_point(EntryPoint {
         model,
@@ -197,7 +191,7 @@ fn base_query(model: &EntityModel) -> TokenStream {
 }
 
 struct EntryPoint<'a> {
-    model: &'a EntityModel,
+    model: &'a Entity,
     name: Ident,
     doc: String,
     pk: &'a Template,

@@ -2,18 +2,18 @@
 //! (the replaceable boundaries of each range-sharded mapping) and `shard_mappings` (how each
 //! hash- or range-sharded mapping routes, for resharding).
 
-use super::model::EntityModel;
-use super::shard_expand;
-use super::shard_model::{Strategy, BASE_TABLE};
+use super::shard;
+use crate::entity::ast::Entity;
+use crate::entity::attr::{Strategy, BASE_TABLE};
 use proc_macro2::TokenStream;
 use quote::quote;
 
 /// Both functions, for the `Entity` impl (nothing for an entity without such mappings).
-pub fn expand(model: &EntityModel) -> TokenStream {
+pub fn expand(model: &Entity) -> TokenStream {
     let range_arms = model.indexes.iter().enumerate().filter_map(|(position, mapping)| {
         let shard = model.shard_of(&mapping.name)?;
-        shard_expand::query_prelude(position, shard)?;
-        let (name, function) = (&mapping.name, shard_expand::range_fn(position));
+        shard::query_prelude(position, shard)?;
+        let (name, function) = (&mapping.name, shard::range_fn(position));
         Some(quote!(#name => __dynashard::Some(#function()),))
     });
     let range_arms: Vec<TokenStream> = range_arms.collect();
@@ -34,7 +34,7 @@ pub fn expand(model: &EntityModel) -> TokenStream {
 }
 
 /// `Entity::shard_mappings`: how each hash- or range-sharded mapping routes, for resharding.
-fn shard_mappings(model: &EntityModel) -> TokenStream {
+fn shard_mappings(model: &Entity) -> TokenStream {
     let mappings: Vec<TokenStream> = model
         .shards
         .iter()
@@ -43,7 +43,7 @@ fn shard_mappings(model: &EntityModel) -> TokenStream {
             let normalization = match &shard.strategy {
                 Strategy::Hash { .. } => quote!(__dynashard::None),
                 Strategy::Range { normalize, overflow: 1, .. } => {
-                    let normalization = shard_expand::normalization(*normalize);
+                    let normalization = shard::normalization(*normalize);
                     quote!(__dynashard::Some(#normalization))
                 }
                 _ => return None,

@@ -1,6 +1,6 @@
 //! Range boundaries files, read and checked at compile time.
 
-use super::shard_model::MAX_SHARDS;
+use super::shard::MAX_SHARDS;
 use crate::errors::Errors;
 use proc_macro2::Span;
 use serde_json::Value;

@@ -1,12 +1,17 @@
 //! Code generated for one entity: key templates, the key builder, the `Entity` and `FromItem`
 //! impls, the field handles, index keys and query entry points.
 
-use super::index_expand;
-use super::keys::{as_arg, compose, template_static, KeyArg};
-use super::model::{EntityModel, FieldModel};
-use super::query_expand;
-use super::shard_expand;
+mod index;
+mod index_lookup;
+mod keys;
+mod native;
+mod query;
+mod shard;
+mod shard_lookup;
+
 use crate::const_check::{path_text, ConstCheck};
+use crate::entity::ast::{Entity, Field};
+use keys::{as_arg, compose, template_static, KeyArg};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
@@ -16,7 +21,7 @@ use syn::spanned::Spanned;
 /// Every use of a key field's type is spanned at that type, so a type that is not a `KeyPart`
 /// gets one error there; the table is named only in `type Table`, so a type that is not a table
 /// gets one error at the `table = ...` path.
-pub fn expand(model: &EntityModel) -> TokenStream {
+pub fn expand(model: &Entity) -> TokenStream {
     let ident = &model.ident;
     let table = &model.table;
     let type_name = &model.type_name;
@@ -54,8 +59,8 @@ pub fn expand(model: &EntityModel) -> TokenStream {
     );
     let version = version_items(model);
     let (fields_struct, fields_fn) = field_handles(model);
-    let indexes = index_expand::expand(model);
-    let queries = query_expand::expand(model);
+    let indexes = index::expand(model);
+    let queries = query::expand(model);
     let index_statics = &indexes.statics;
     let write_index_keys = &indexes.write_index_keys;
     let index_key_updates = &indexes.index_key_updates;
@@ -63,7 +68,7 @@ pub fn expand(model: &EntityModel) -> TokenStream {
     let dynamic_shards = model
         .shards
         .iter()
-        .any(|shard| matches!(shard.strategy, super::shard_model::Strategy::Dynamic { .. }))
+        .any(|shard| matches!(shard.strategy, crate::entity::attr::Strategy::Dynamic { .. }))
         .then(|| {
             quote!(
                 const DYNAMIC_SHARDS: bool = true;
@@ -134,7 +139,7 @@ pub fn expand(model: &EntityModel) -> TokenStream {
 /// declaration reads. It is the one use of the table's `Table` impl outside `Entity::Table`: when
 /// the `table = ...` type is not a table, this constant fails to type-check, and the checks that
 /// read it are silent rather than each reporting a table it cannot see.
-fn table_definition(model: &EntityModel) -> TokenStream {
+fn table_definition(model: &Entity) -> TokenStream {
     let table = &model.table;
     let definition = definition();
     quote_spanned! {model.table.span()=>
@@ -149,7 +154,7 @@ pub fn definition() -> Ident {
 }
 
 /// The statics holding the base table's key templates.
-fn base_templates(model: &EntityModel) -> TokenStream {
+fn base_templates(model: &Entity) -> TokenStream {
     let definition = definition();
     let pk = template_static(&pk_static(), &model.pk, quote!(#definition.partition_key), "Partition");
     let sk = model.sk.as_ref().map(|sk| {
@@ -175,7 +180,7 @@ pub fn sk_static() -> Ident {
 }
 
 /// The `PrimaryKey` expression composed from `args`.
-fn primary_key(model: &EntityModel, args: &[KeyArg]) -> TokenStream {
+fn primary_key(model: &Entity, args: &[KeyArg]) -> TokenStream {
     let mut pk = compose(&pk_static(), &model.pk, args);
     if let Some(shard) = model.table_shard() {
         let by: Vec<TokenStream> = shard
@@ -184,8 +189,8 @@ fn primary_key(model: &EntityModel, args: &[KeyArg]) -> TokenStream {
             .filter_map(|by| args.iter().find(|arg| *by == arg.name))
             .map(|arg| arg.arg.clone())
             .collect();
-        let text = shard_expand::routing_text(&by);
-        pk = shard_expand::partition(0, shard, pk, Some(text), None, None);
+        let text = shard::routing_text(&by);
+        pk = shard::partition(0, shard, pk, Some(text), None, None);
     }
     let sk = match &model.sk {
         Some(sk) => {
@@ -198,12 +203,12 @@ fn primary_key(model: &EntityModel, args: &[KeyArg]) -> TokenStream {
 }
 
 /// The key builder's parameter for `field`, spanned at the field's type.
-pub fn param_ident(field: &FieldModel) -> Ident {
+pub fn param_ident(field: &Field) -> Ident {
     format_ident!("{}", field.ident, span = field.ty.span())
 }
 
 /// `name: <T as KeyPart>::Arg<'_>`.
-pub fn param(field: &FieldModel) -> TokenStream {
+pub fn param(field: &Field) -> TokenStream {
     let name = param_ident(field);
     let ty = &field.ty;
     quote_spanned!(ty.span()=> #name: <#ty as __dynashard::KeyPart>::Arg<'_>)
@@ -211,7 +216,7 @@ pub fn param(field: &FieldModel) -> TokenStream {
 
 /// Checks at compile time that the entity declares `sk` exactly when its table has a sort key,
 /// reported at the `sk` template, or at the table path.
-fn sort_key_check(model: &EntityModel) -> TokenStream {
+fn sort_key_check(model: &Entity) -> TokenStream {
     let ident = &model.ident;
     let table = path_text(&model.table);
     let definition = definition();
@@ -246,7 +251,7 @@ fn sort_key_check(model: &EntityModel) -> TokenStream {
 /// itself: the table's key attributes, its entity-type attribute, and the key attributes of the
 /// indexes the entity maps with key templates. Fields skipped or flattened by serde are not
 /// seen here; flattened ones are checked when an item is written.
-fn reserved_attribute_checks(model: &EntityModel) -> TokenStream {
+fn reserved_attribute_checks(model: &Entity) -> TokenStream {
     let table = path_text(&model.table);
     let definition = definition();
     let mut checks = Vec::new();
@@ -286,8 +291,8 @@ fn reserved_attribute_checks(model: &EntityModel) -> TokenStream {
             )),
         });
         for (position, mapping) in model.indexes.iter().enumerate() {
-            let index = index_expand::index_const(position);
-            let fillable = super::index_lookup::fillable_by_templates(position);
+            let index = index::index_const(position);
+            let fillable = index_lookup::fillable_by_templates(position);
             let index_name = &mapping.name;
             let kind = if mapping.sparse { "sparse_gsi" } else { "gsi" };
             // An index that key templates cannot fill has its own error.
@@ -327,7 +332,7 @@ fn reserved_attribute_checks(model: &EntityModel) -> TokenStream {
     quote!(#names #(#checks)*)
 }
 
-fn version_items(model: &EntityModel) -> TokenStream {
+fn version_items(model: &Entity) -> TokenStream {
     match model.version_field() {
         Some(field) => {
             let ident = &field.ident;
@@ -348,15 +353,15 @@ fn version_items(model: &EntityModel) -> TokenStream {
 }
 
 /// The `<Entity>Fields` struct of typed handles on non-key fields, and `fields()`.
-fn field_handles(model: &EntityModel) -> (TokenStream, TokenStream) {
+fn field_handles(model: &Entity) -> (TokenStream, TokenStream) {
     let ident = &model.ident;
     let vis = &model.vis;
     let struct_ident = format_ident!("{}Fields", ident);
     let door = model.door.path();
-    let updatable: Vec<&FieldModel> = model
+    let updatable: Vec<&Field> = model
         .fields
         .iter()
-        .filter(|field| !field.is_key && !field.is_version && !field.no_attribute)
+        .filter(|field| !field.is_key && !field.is_version() && !field.no_attribute)
         .collect();
     let declarations = updatable.iter().map(|field| {
         let name = &field.ident;

@@ -1,0 +1,261 @@
+//! `#[gsi(...)]` and `#[sparse_gsi(...)]`: how an entity fills an index of its table, with key
+//! templates or with a list of its own fields.
+
+use crate::attr::{set_once, skip_value, unknown_key, value};
+use crate::errors::Errors;
+use crate::template::{self, Template};
+use proc_macro2::Span;
+use syn::{Attribute, Ident, LitStr, Path};
+
+/// How an entity fills one global secondary index of its table.
+pub struct IndexMapping {
+    /// The attribute, where errors about the whole mapping are reported.
+    pub attr: Attribute,
+    /// The index name, as declared on the table.
+    pub name: String,
+    /// The index name in the attribute, where mismatches with the table are reported.
+    pub name_span: Span,
+    pub pk: Template,
+    pub sk: Option<Template>,
+    /// Declared with `#[sparse_gsi]`: the item is in the index only when it applies.
+    pub sparse: bool,
+    /// A predicate `fn(&Self) -> bool` that decides whether a sparse index applies.
+    pub when: Option<Path>,
+    /// The name of the generated query method, when not `query_<index>`.
+    pub method: Option<Ident>,
+}
+
+/// How an entity fills an index keyed on its own attributes (a multi-attribute key):
+/// `#[gsi(ByStatus, pk = [customer], sk = [status, placed_at])]`.
+pub struct NativeMapping {
+    /// The attribute, where errors about the whole mapping are reported.
+    pub attr: Attribute,
+    pub name: String,
+    /// The index name in the attribute, where mismatches with the table are reported.
+    pub name_span: Span,
+    pub pk: Vec<Ident>,
+    pub sk: Vec<Ident>,
+    pub sparse: bool,
+    /// The name of the generated query method, when not `query_<index>`.
+    pub method: Option<Ident>,
+}
+
+/// An index mapping as written: with key templates, or with attribute lists.
+pub enum Mapping {
+    Composed(IndexMapping),
+    Native(NativeMapping),
+}
+
+impl IndexMapping {
+    /// The name of the generated query method.
+    pub fn query_method(&self) -> Ident {
+        self.method.clone().unwrap_or_else(|| query_fn_name(&self.name))
+    }
+}
+
+impl NativeMapping {
+    /// The name of the generated query method.
+    pub fn query_method(&self) -> Ident {
+        self.method.clone().unwrap_or_else(|| query_fn_name(&self.name))
+    }
+}
+
+const GSI_KEYS: &[&str] = &["pk", "sk", "method"];
+const SPARSE_GSI_KEYS: &[&str] = &["pk", "sk", "when", "method"];
+
+/// Parses every index mapping attribute, in order.
+pub fn parse(attrs: &[Attribute], errors: &mut Errors) -> Vec<Mapping> {
+    attrs
+        .iter()
+        .filter_map(|attr| {
+            let sparse = attr.path().is_ident("sparse_gsi");
+            (sparse || attr.path().is_ident("gsi")).then(|| parse_one(attr, sparse, errors)).flatten()
+        })
+        .collect()
+}
+
+impl Mapping {
+    /// The index it maps.
+    pub fn name(&self) -> &str {
+        match self {
+            Mapping::Composed(mapping) => &mapping.name,
+            Mapping::Native(mapping) => &mapping.name,
+        }
+    }
+
+    /// Its attribute.
+    pub fn attr(&self) -> &Attribute {
+        match self {
+            Mapping::Composed(mapping) => &mapping.attr,
+            Mapping::Native(mapping) => &mapping.attr,
+        }
+    }
+}
+
+/// Either a key template (`"album#{title}"`) or a list of fields (`[status, placed_at]`, with
+/// the span of the brackets).
+enum KeySpec {
+    Template(LitStr),
+    Fields(Vec<Ident>, Span),
+}
+
+fn key_spec(meta: &syn::meta::ParseNestedMeta) -> syn::Result<KeySpec> {
+    let form = if meta.path.is_ident("pk") {
+        "pk = \"album#{title}\"` or a field list `pk = [field, ...]"
+    } else {
+        "sk = \"{year}\"` or a field list `sk = [field, ...]"
+    };
+    let value = value(meta, "a key template", form)?;
+    if value.peek(syn::token::Bracket) {
+        let content;
+        let brackets = syn::bracketed!(content in value);
+        let list = content.parse_terminated(|input| input.parse::<Ident>(), syn::Token![,])?;
+        Ok(KeySpec::Fields(list.into_iter().collect(), brackets.span.join()))
+    } else {
+        Ok(KeySpec::Template(value.parse()?))
+    }
+}
+
+fn parse_one(attr: &Attribute, sparse: bool, errors: &mut Errors) -> Option<Mapping> {
+    let kind = if sparse { "sparse_gsi" } else { "gsi" };
+    let mut name: Option<(String, Span)> = None;
+    let (mut pk, mut sk): (Option<KeySpec>, Option<KeySpec>) = (None, None);
+    let mut when: Option<Path> = None;
+    let mut method: Option<Ident> = None;
+    let mut malformed = false;
+    let result = attr.parse_nested_meta(|meta| {
+        let is_bare = !meta.input.peek(syn::Token![=]) && !meta.input.peek(syn::token::Paren);
+        // `pk` and `sk` are too short to be index names: written bare, they miss their value.
+        let is_key = meta.path.is_ident("pk") || meta.path.is_ident("sk");
+        if is_bare && !is_key && name.is_none() && pk.is_none() && sk.is_none() {
+            if let Some(ident) = meta.path.get_ident() {
+                name = Some((ident.to_string(), ident.span()));
+                return Ok(());
+            }
+        }
+        if meta.path.is_ident("pk") {
+            let value = key_spec(&meta)?;
+            set_once(errors, &meta, &mut pk, value);
+        } else if meta.path.is_ident("sk") {
+            let value = key_spec(&meta)?;
+            set_once(errors, &meta, &mut sk, value);
+        } else if meta.path.is_ident("method") {
+            let text: LitStr = value(&meta, "a method name", "method = \"query_by_title\"")?.parse()?;
+            match syn::parse_str::<Ident>(&text.value()) {
+                Ok(ident) => {
+                    set_once(errors, &meta, &mut method, Ident::new(&ident.to_string(), text.span()))
+                }
+                Err(_) => errors.push(
+                    text.span(),
+                    format!(
+                        "`{}` is not a method name; write e.g. `method = \"query_by_title\"`",
+                        text.value()
+                    ),
+                ),
+            }
+        } else if sparse && meta.path.is_ident("when") {
+            let value = value(&meta, "a predicate function", "when = path::to::predicate")?.parse()?;
+            set_once(errors, &meta, &mut when, value);
+        } else if meta.path.is_ident("when") {
+            errors.push_spanned(
+                &meta.path,
+                "`when` decides whether an item is in a sparse index; map the index with \
+                 `#[sparse_gsi(...)]` to use it",
+            );
+            skip_value(&meta)?;
+        } else {
+            unknown_key(errors, &meta, kind, if sparse { SPARSE_GSI_KEYS } else { GSI_KEYS })?;
+        }
+        Ok(())
+    });
+    if let Err(error) = result {
+        errors.add(error);
+        malformed = true;
+    }
+    if malformed {
+        return None;
+    }
+    let Some((name, name_span)) = name else {
+        errors.push_spanned(
+            attr,
+            format!("`#[{kind}(...)]` starts with the index name, e.g. `#[{kind}(GSI1, pk = \"...\")]`"),
+        );
+        return None;
+    };
+    let Some(pk) = pk else {
+        errors.push_spanned(attr, format!("missing `pk = \"...\"` in `#[{kind}({name}, ...)]`"));
+        return None;
+    };
+    match (pk, sk) {
+        (KeySpec::Template(pk), None) => {
+            composed(attr, (name, name_span), (&pk, None), sparse, (when, method), errors)
+        }
+        (KeySpec::Template(pk), Some(KeySpec::Template(sk))) => {
+            composed(attr, (name, name_span), (&pk, Some(&sk)), sparse, (when, method), errors)
+        }
+        (KeySpec::Fields(pk, pk_span), sk) => {
+            let (sk, sk_span) = match sk {
+                None => (Vec::new(), None),
+                Some(KeySpec::Fields(sk, span)) => (sk, Some(span)),
+                Some(KeySpec::Template(sk)) => {
+                    errors.push(sk.span(), "a multi-attribute `pk = [...]` takes a field list for `sk` too");
+                    return None;
+                }
+            };
+            if let Some(when) = &when {
+                errors.push_spanned(
+                    when,
+                    "`when` needs key templates: a multi-attribute key is the entity's own fields",
+                );
+                return None;
+            }
+            let mut valid = true;
+            if pk.is_empty() || pk.len() > 4 {
+                errors.push(pk_span, "a multi-attribute key has one to four partition fields");
+                valid = false;
+            }
+            if let Some(sk_span) = sk_span.filter(|_| sk.len() > 4) {
+                errors.push(sk_span, "a multi-attribute key has up to four sort fields");
+                valid = false;
+            }
+            valid.then(|| {
+                Mapping::Native(NativeMapping { attr: attr.clone(), name, name_span, pk, sk, sparse, method })
+            })
+        }
+        (KeySpec::Template(_), Some(KeySpec::Fields(_, span))) => {
+            errors.push(span, "a template `pk = \"...\"` takes a template for `sk` too");
+            None
+        }
+    }
+}
+
+fn composed(
+    attr: &Attribute,
+    (name, name_span): (String, Span),
+    (pk, sk): (&LitStr, Option<&LitStr>),
+    sparse: bool,
+    (when, method): (Option<Path>, Option<Ident>),
+    errors: &mut Errors,
+) -> Option<Mapping> {
+    let pk = template::parse(pk).map_err(|e| errors.add(e)).ok()?;
+    let sk = match sk {
+        Some(sk) => Some(template::parse(sk).map_err(|e| errors.add(e)).ok()?),
+        None => None,
+    };
+    Some(Mapping::Composed(IndexMapping {
+        attr: attr.clone(),
+        name,
+        name_span,
+        pk,
+        sk,
+        sparse,
+        when,
+        method,
+    }))
+}
+
+/// The identifier of the `query_*` entry point for an index name (`GSI1` -> `query_gsi1`,
+/// `OpenOrders` -> `query_open_orders`).
+pub fn query_fn_name(index: &str) -> Ident {
+    quote::format_ident!("query_{}", crate::names::snake_case(index))
+}

@@ -1,0 +1,62 @@
+//! The checks of an entity declaration against itself: fields named by templates exist and can
+//! be keys, `#[version]` is used once and right, mappings and shards fit the fields and each
+//! other. Every error is collected; nothing is changed.
+
+mod mapping;
+mod shard;
+
+use super::ast::{Entity, Field};
+use crate::errors::Errors;
+use crate::template::Template;
+use crate::types::{is_type_named, unkeyable_type};
+
+/// Checks `entity`, recording every problem in `errors`.
+pub fn check(entity: &Entity, errors: &mut Errors) {
+    check_version(&entity.fields, errors);
+    for template in std::iter::once(&entity.pk).chain(&entity.sk) {
+        check_key_template(template, &entity.fields, errors);
+    }
+    mapping::check(entity, errors);
+    shard::check(entity, errors);
+}
+
+/// One `#[version]` field at most, a `u64` that serde stores.
+fn check_version(fields: &[Field], errors: &mut Errors) {
+    let versioned = fields.iter().filter_map(|field| Some((field, field.version.as_ref()?)));
+    for (position, (field, attr)) in versioned.enumerate() {
+        if position > 0 {
+            errors.push_spanned(attr, "only one field can be `#[version]`");
+        }
+        if !is_type_named(&field.ty, "u64") {
+            errors.push_spanned(&field.ty, "a `#[version]` field must be `u64`");
+        }
+        if field.no_attribute {
+            errors.push_spanned(attr, "a `#[version]` field cannot be skipped or flattened by serde");
+        }
+    }
+}
+
+/// The fields of a primary-key template: known, stored, not the version, of a key type.
+fn check_key_template(template: &Template, fields: &[Field], errors: &mut Errors) {
+    for name in template.fields() {
+        let Some(field) = fields.iter().find(|field| field.ident == name) else {
+            errors.push(template.span, unknown_field(name, template, fields));
+            continue;
+        };
+        if field.no_attribute {
+            errors.push(template.span, format!("key field `{name}` is skipped or flattened by serde"));
+        }
+        if field.is_version() {
+            errors.push(template.span, format!("the `#[version]` field `{name}` cannot be part of a key"));
+        }
+        if let Some(reason) = unkeyable_type(&field.ty) {
+            errors.push_spanned(&field.ty, format!("field `{name}` cannot be part of a key: {reason}"));
+        }
+    }
+}
+
+/// The error for a template placeholder that names no field.
+pub fn unknown_field(name: &str, template: &Template, fields: &[Field]) -> String {
+    let known: Vec<String> = fields.iter().map(|field| format!("`{}`", field.ident)).collect();
+    format!("unknown field `{name}` in key template `{}`; fields: {}", template.source, known.join(", "))
+}
