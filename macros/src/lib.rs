@@ -1,7 +1,10 @@
 //! Derive macros for dynashard. Depend on the `dynashard` crate, which re-exports them.
 //!
-//! Each derive runs in phases: parse the attributes, build a checked model that keeps spans
-//! (reporting every user error at once, at the offending span), then expand.
+//! Each derive runs one way: its attributes are parsed into typed values (`attr`), put together
+//! into the declaration (`ast`), checked without being changed (`check`, every error collected
+//! and reported at once, at its span), then expanded without checking (`expand`). Generated code
+//! reaches the runtime only through its versioned `__private_v1` module (`door`); when a derive
+//! fails, `fallback` emits a placeholder impl so that uses of the type report nothing more.
 
 mod attr;
 mod collection;

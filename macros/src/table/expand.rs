@@ -1,29 +1,37 @@
 //! Code generated for one table: the `Table` impl with its constant definition.
 
-use super::model::TableModel;
+use super::ast::Table;
+use super::attr::{KeyAttr, ScalarKind};
 use proc_macro2::TokenStream;
 use quote::quote;
 
 /// Expands a checked table.
-pub fn expand(model: &TableModel) -> TokenStream {
+pub fn expand(model: &Table) -> TokenStream {
     let ident = &model.ident;
-    let name = &model.name;
-    let pk = &model.pk;
+    let name = &model.name.value;
+    let pk = &model.pk.value;
     let sk = match &model.sk {
-        Some(sk) => quote!(__dynashard::Some(#sk)),
+        Some(sk) => {
+            let sk = &sk.value;
+            quote!(__dynashard::Some(#sk))
+        }
         None => quote!(__dynashard::None),
     };
     let type_attribute = &model.type_attribute;
     let indexes = model.indexes.iter().map(|index| {
-        let name = &index.name;
-        let attributes = |list: &[(String, &'static str)]| {
-            let items = list.iter().map(|(name, kind)| {
-                let kind = quote::format_ident!("{}", kind);
+        let name = &index.gsi.name.value;
+        let attributes = |list: &[KeyAttr]| {
+            let items = list.iter().map(|KeyAttr { name, kind }| {
+                let kind = match kind {
+                    ScalarKind::String => quote!(String),
+                    ScalarKind::Number => quote!(Number),
+                    ScalarKind::Binary => quote!(Binary),
+                };
                 quote!(__dynashard::KeyAttribute { name: #name, kind: __dynashard::ScalarKind::#kind })
             });
             quote!(&[#(#items),*])
         };
-        let (pk, sk) = (attributes(&index.pk), attributes(&index.sk));
+        let (pk, sk) = (attributes(&index.gsi.pk), attributes(&index.gsi.sk));
         quote! {
             __dynashard::IndexDefinition { name: #name, partition_key: #pk, sort_key: #sk }
         }
@@ -36,11 +44,14 @@ pub fn expand(model: &TableModel) -> TokenStream {
         None => quote!(__dynashard::Billing::PayPerRequest),
     };
     let shard_metadata = match &model.shard_metadata {
-        Some(name) => quote!(__dynashard::Some(#name)),
+        Some(name) => {
+            let name = &name.value;
+            quote!(__dynashard::Some(#name))
+        }
         None => quote!(__dynashard::None),
     };
     let constants = model.indexes.iter().map(|index| {
-        let (name, constant) = (&index.name, &index.constant);
+        let (name, constant) = (&index.gsi.name.value, &index.constant);
         let doc = format!("The index `{name}`, for the operations that name one (resharding, boundaries).");
         quote! {
             #[doc = #doc]

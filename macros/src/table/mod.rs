@@ -1,16 +1,29 @@
-//! `#[derive(Table)]`: parse and check the declaration, then expand it.
+//! `#[derive(Table)]`, in one direction: parse the attributes (`attr`), put the declaration
+//! together (`ast`), check it (`check`), then expand it (`expand`), which checks nothing.
 
+mod ast;
+mod attr;
+mod check;
 mod expand;
-mod model;
 
+use crate::errors::Errors;
 use proc_macro2::TokenStream;
 
-/// Derives `dynashard::Table`; on errors, reports them and emits a fallback impl.
+/// Derives `dynashard::Table`; on errors, reports them all and emits a fallback impl.
 pub fn derive(input: syn::DeriveInput) -> TokenStream {
-    match model::TableModel::from_input(&input) {
-        Ok(model) => expand::expand(&model),
-        Err(errors) => {
-            let mut tokens = errors.into_compile_error();
+    let mut errors = Errors::default();
+    let attrs = attr::Attrs::parse(&input, &mut errors);
+    let table = ast::Table::new(&input, attrs);
+    if let Some(table) = &table {
+        check::check(table, &mut errors);
+    }
+    match (errors.finish(()), table) {
+        (Ok(()), Some(table)) => expand::expand(&table),
+        (result, _) => {
+            let mut tokens = result
+                .err()
+                .unwrap_or_else(|| syn::Error::new(input.ident.span(), "invalid table declaration"))
+                .into_compile_error();
             tokens.extend(crate::fallback::table(&input));
             tokens
         }

@@ -1,0 +1,66 @@
+//! The declaration of one table, put together from its parsed attributes, with the defaults of
+//! every key not given. Checked by `check`, expanded by `expand`; neither changes it.
+
+use super::attr::{Attrs, Capacity, GsiAttr, Text};
+use crate::door::Door;
+use proc_macro2::Span;
+use syn::{DeriveInput, Ident};
+
+/// The entity-type attribute when none is given.
+const DEFAULT_TYPE_ATTRIBUTE: &str = "_type";
+
+/// A table declaration.
+pub struct Table {
+    pub ident: Ident,
+    pub name: Text,
+    pub pk: Text,
+    pub sk: Option<Text>,
+    /// The attribute holding each item's entity type, and whether it was given.
+    pub type_attribute: String,
+    pub type_attribute_given: Option<Span>,
+    pub indexes: Vec<Index>,
+    pub capacity: Option<Capacity>,
+    /// The shard metadata table every `Db` writing this table consults.
+    pub shard_metadata: Option<Text>,
+    /// Where generated code finds the runtime.
+    pub door: Door,
+}
+
+/// A global secondary index, with the associated constant naming it.
+pub struct Index {
+    pub gsi: GsiAttr,
+    /// `BY_TITLE` for `ByTitle`.
+    pub constant: Ident,
+}
+
+impl Table {
+    /// The declaration, or `None` when it has no partition key (reported while parsing).
+    pub fn new(input: &DeriveInput, attrs: Attrs) -> Option<Self> {
+        let Attrs { table, indexes } = attrs;
+        let name =
+            table.name.unwrap_or_else(|| Text { value: input.ident.to_string(), span: input.ident.span() });
+        let (type_attribute, type_attribute_given) = match table.type_attribute {
+            Some(text) => (text.value, Some(text.span)),
+            None => (DEFAULT_TYPE_ATTRIBUTE.to_owned(), None),
+        };
+        let indexes = indexes
+            .into_iter()
+            .map(|gsi| Index {
+                constant: Ident::new(&crate::names::constant_case(&gsi.name.value), Span::call_site()),
+                gsi,
+            })
+            .collect();
+        Some(Table {
+            ident: input.ident.clone(),
+            name,
+            pk: table.pk?,
+            sk: table.sk,
+            type_attribute,
+            type_attribute_given,
+            indexes,
+            capacity: table.capacity,
+            shard_metadata: table.shard_metadata,
+            door: table.door,
+        })
+    }
+}

@@ -1,0 +1,293 @@
+//! The attributes of one `#[derive(Table)]`, each parsed into typed values on its own:
+//! `#[table(...)]` and every `#[gsi(name = "...", pk = ..., sk = ...)]`. A value of the wrong
+//! form (a bad name, a zero capacity, a fifth key attribute) is reported here.
+
+use crate::attr::{set_once, unknown_key, value};
+use crate::door::{set_door, Door};
+use crate::errors::Errors;
+use proc_macro2::Span;
+use syn::meta::ParseNestedMeta;
+use syn::{Attribute, DeriveInput, LitInt, LitStr};
+
+const TABLE_KEYS: &[&str] =
+    &["name", "pk", "sk", "type_attribute", "read_capacity", "write_capacity", "shard_metadata", "crate"];
+const GSI_KEYS: &[&str] = &["name", "pk", "sk"];
+
+/// A string value and where it is written.
+pub struct Text {
+    pub value: String,
+    pub span: Span,
+}
+
+/// Provisioned capacity units.
+pub struct Capacity {
+    pub read: u64,
+    pub write: u64,
+}
+
+/// What `#[table(...)]` says; a key that is missing or failed to parse is `None` (reported).
+pub struct TableAttr {
+    pub name: Option<Text>,
+    pub pk: Option<Text>,
+    pub sk: Option<Text>,
+    pub type_attribute: Option<Text>,
+    pub capacity: Option<Capacity>,
+    pub shard_metadata: Option<Text>,
+    pub door: Door,
+}
+
+/// The type of a key attribute.
+#[derive(Clone, Copy)]
+pub enum ScalarKind {
+    /// `"name"` or `"name:S"`.
+    String,
+    /// `"name:N"`.
+    Number,
+    /// `"name:B"`.
+    Binary,
+}
+
+/// One key attribute of an index.
+pub struct KeyAttr {
+    pub name: String,
+    pub kind: ScalarKind,
+}
+
+/// One `#[gsi(...)]` of the table.
+pub struct GsiAttr {
+    /// The attribute, where errors about the whole index are reported.
+    pub attr: Attribute,
+    pub name: Text,
+    /// One to four partition key attributes.
+    pub pk: Vec<KeyAttr>,
+    /// Up to four sort key attributes.
+    pub sk: Vec<KeyAttr>,
+}
+
+/// Every attribute of the derive input.
+pub struct Attrs {
+    pub table: TableAttr,
+    pub indexes: Vec<GsiAttr>,
+}
+
+/// The keys of `#[table(...)]` as written.
+#[derive(Default)]
+struct Written {
+    name: Option<LitStr>,
+    pk: Option<LitStr>,
+    sk: Option<LitStr>,
+    type_attribute: Option<LitStr>,
+    read: Option<LitInt>,
+    write: Option<LitInt>,
+    shard_metadata: Option<LitStr>,
+    door: Option<Door>,
+}
+
+impl Attrs {
+    /// Parses every attribute, reporting each one that is malformed.
+    pub fn parse(input: &DeriveInput, errors: &mut Errors) -> Self {
+        if !input.generics.params.is_empty() {
+            errors.push_spanned(&input.generics, "`Table` cannot be derived for generic types");
+        }
+        let mut written = Written::default();
+        let (mut first, mut malformed) = (None, false);
+        let mut indexes = Vec::new();
+        for attr in &input.attrs {
+            if attr.path().is_ident("table") {
+                first.get_or_insert(attr);
+                if let Err(error) = attr.parse_nested_meta(|meta| parse_key(&meta, &mut written, errors)) {
+                    errors.add(error);
+                    malformed = true;
+                }
+            } else if attr.path().is_ident("gsi") {
+                indexes.extend(parse_gsi(attr, errors));
+            }
+        }
+        match first {
+            None => errors.push(input.ident.span(), "missing `#[table(pk = \"...\")]` attribute"),
+            // A malformed attribute has its own error; a missing key would only repeat it.
+            Some(attr) if written.pk.is_none() && !malformed => {
+                errors.push_spanned(attr, "missing `pk = \"...\"` in `#[table(...)]`")
+            }
+            Some(_) => {}
+        }
+        let capacity = match (&written.read, &written.write) {
+            (None, None) => None,
+            (Some(read), Some(write)) => {
+                Some(Capacity { read: positive(read, errors), write: positive(write, errors) })
+            }
+            // After a parse error the other key may just not have been read.
+            (Some(_), None) | (None, Some(_)) if malformed => None,
+            (Some(one), None) | (None, Some(one)) => {
+                errors.push(
+                    one.span(),
+                    "give both `read_capacity` and `write_capacity` for a provisioned table",
+                );
+                None
+            }
+        };
+        let table = TableAttr {
+            name: written.name.map(|literal| checked_name(&literal, errors)),
+            pk: written.pk.map(|literal| checked_attribute(&literal, errors)),
+            sk: written.sk.map(|literal| checked_attribute(&literal, errors)),
+            type_attribute: written.type_attribute.map(|literal| checked_attribute(&literal, errors)),
+            capacity,
+            shard_metadata: written.shard_metadata.map(|literal| checked_name(&literal, errors)),
+            door: written.door.unwrap_or_default(),
+        };
+        Attrs { table, indexes }
+    }
+}
+
+fn parse_key(meta: &ParseNestedMeta, written: &mut Written, errors: &mut Errors) -> syn::Result<()> {
+    if meta.path.is_ident("name") {
+        let value = value(meta, "a table name", "name = \"Music\"")?.parse()?;
+        set_once(errors, meta, &mut written.name, value);
+    } else if meta.path.is_ident("pk") {
+        let value = value(meta, "an attribute name", "pk = \"pk\"")?.parse()?;
+        set_once(errors, meta, &mut written.pk, value);
+    } else if meta.path.is_ident("sk") {
+        let value = value(meta, "an attribute name", "sk = \"sk\"")?.parse()?;
+        set_once(errors, meta, &mut written.sk, value);
+    } else if meta.path.is_ident("type_attribute") {
+        let value = value(meta, "an attribute name", "type_attribute = \"_type\"")?.parse()?;
+        set_once(errors, meta, &mut written.type_attribute, value);
+    } else if meta.path.is_ident("read_capacity") {
+        let value = value(meta, "a number of capacity units", "read_capacity = 5")?.parse()?;
+        set_once(errors, meta, &mut written.read, value);
+    } else if meta.path.is_ident("write_capacity") {
+        let value = value(meta, "a number of capacity units", "write_capacity = 5")?.parse()?;
+        set_once(errors, meta, &mut written.write, value);
+    } else if meta.path.is_ident("shard_metadata") {
+        let value = value(meta, "a table name", "shard_metadata = \"ShardMetadata\"")?.parse()?;
+        set_once(errors, meta, &mut written.shard_metadata, value);
+    } else if meta.path.is_ident("crate") {
+        set_door(errors, meta, &mut written.door)?;
+    } else {
+        unknown_key(errors, meta, "table", TABLE_KEYS)?;
+    }
+    Ok(())
+}
+
+/// The key attributes of an index as written, with the span of the value.
+struct AttributeList {
+    attributes: Vec<LitStr>,
+    span: Span,
+}
+
+fn parse_gsi(attr: &Attribute, errors: &mut Errors) -> Option<GsiAttr> {
+    let mut name: Option<LitStr> = None;
+    let (mut pk, mut sk): (Option<AttributeList>, Option<AttributeList>) = (None, None);
+    let result = attr.parse_nested_meta(|meta| {
+        if meta.path.is_ident("name") {
+            let value = value(&meta, "an index name", "name = \"GSI1\"")?.parse()?;
+            set_once(errors, &meta, &mut name, value);
+        } else if meta.path.is_ident("pk") {
+            let value = attribute_list(&meta)?;
+            set_once(errors, &meta, &mut pk, value);
+        } else if meta.path.is_ident("sk") {
+            let value = attribute_list(&meta)?;
+            set_once(errors, &meta, &mut sk, value);
+        } else {
+            unknown_key(errors, &meta, "gsi", GSI_KEYS)?;
+        }
+        Ok(())
+    });
+    if let Err(error) = result {
+        errors.add(error);
+        return None;
+    }
+    let (Some(name), Some(pk)) = (name, pk) else {
+        errors.push_spanned(attr, "a `#[gsi(...)]` needs `name = \"...\"` and `pk = \"...\"`");
+        return None;
+    };
+    if pk.attributes.is_empty() {
+        errors.push(pk.span, "an index needs a partition key attribute");
+    } else if pk.attributes.len() > 4 {
+        errors.push(pk.span, "an index key has up to four partition key attributes");
+    }
+    if let Some(sk) = sk.as_ref().filter(|sk| sk.attributes.len() > 4) {
+        errors.push(sk.span, "an index key has up to four sort key attributes");
+    }
+    let sk = sk.map(|sk| sk.attributes).unwrap_or_default();
+    let name = checked_name(&name, errors);
+    Some(GsiAttr {
+        attr: attr.clone(),
+        name,
+        pk: pk.attributes.iter().map(|literal| key_attribute(literal, errors)).collect(),
+        sk: sk.iter().map(|literal| key_attribute(literal, errors)).collect(),
+    })
+}
+
+/// `"name"` or `["a", "b:N", ...]`.
+fn attribute_list(meta: &ParseNestedMeta) -> syn::Result<AttributeList> {
+    let form = if meta.path.is_ident("pk") {
+        "pk = \"gsi1pk\"` or `pk = [\"a\", \"b:N\"]"
+    } else {
+        "sk = \"gsi1sk\"` or `sk = [\"a\", \"b:N\"]"
+    };
+    let value = value(meta, "an attribute name or a list of them", form)?;
+    if value.peek(syn::token::Bracket) {
+        let content;
+        let brackets = syn::bracketed!(content in value);
+        let list = content.parse_terminated(|input| input.parse::<LitStr>(), syn::Token![,])?;
+        Ok(AttributeList { attributes: list.into_iter().collect(), span: brackets.span.join() })
+    } else {
+        let literal: LitStr = value.parse()?;
+        Ok(AttributeList { span: literal.span(), attributes: vec![literal] })
+    }
+}
+
+/// `"name"` (a string attribute) or `"name:S"`, `"name:N"`, `"name:B"`.
+fn key_attribute(literal: &LitStr, errors: &mut Errors) -> KeyAttr {
+    let text = literal.value();
+    let (name, kind) = match text.rsplit_once(':') {
+        Some((name, "S")) => (name.to_owned(), ScalarKind::String),
+        Some((name, "N")) => (name.to_owned(), ScalarKind::Number),
+        Some((name, "B")) => (name.to_owned(), ScalarKind::Binary),
+        Some((_, kind)) => {
+            errors.push(
+                literal.span(),
+                format!("`:{kind}` is not a key attribute type: write `:S` (string, the default), `:N` (number) or `:B` (binary)"),
+            );
+            (text.clone(), ScalarKind::String)
+        }
+        None => (text.clone(), ScalarKind::String),
+    };
+    if name.is_empty() || name.len() > 255 {
+        errors.push(literal.span(), "key attribute names are 1 to 255 bytes long");
+    }
+    KeyAttr { name, kind }
+}
+
+/// Table and index names: 3 to 255 characters of `a-z A-Z 0-9 _ - .`.
+fn checked_name(literal: &LitStr, errors: &mut Errors) -> Text {
+    let value = literal.value();
+    let valid_chars = value.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+    if value.len() < 3 || value.len() > 255 || !valid_chars {
+        errors.push(
+            literal.span(),
+            "table and index names are 3 to 255 characters of a-z, A-Z, 0-9, `_`, `-` and `.`",
+        );
+    }
+    Text { value, span: literal.span() }
+}
+
+/// Attribute names: 1 to 255 bytes.
+fn checked_attribute(literal: &LitStr, errors: &mut Errors) -> Text {
+    let value = literal.value();
+    if value.is_empty() || value.len() > 255 {
+        errors.push(literal.span(), "key attribute names are 1 to 255 bytes long");
+    }
+    Text { value, span: literal.span() }
+}
+
+fn positive(literal: &LitInt, errors: &mut Errors) -> u64 {
+    match literal.base10_parse::<u64>() {
+        Ok(value) if value > 0 => value,
+        _ => {
+            errors.push(literal.span(), "capacity must be a positive integer");
+            1
+        }
+    }
+}

@@ -1,0 +1,62 @@
+//! The checks of a table declaration against itself: key attributes distinct, the shard
+//! metadata table another table, index names and their constants distinct.
+
+use super::ast::Table;
+use crate::errors::Errors;
+
+/// Checks `table`, recording every problem in `errors`.
+pub fn check(table: &Table, errors: &mut Errors) {
+    check_attributes(table, errors);
+    if let Some(metadata) =
+        table.shard_metadata.as_ref().filter(|metadata| metadata.value == table.name.value)
+    {
+        errors.push(metadata.span, "the shard metadata table must be another table than this one");
+    }
+    check_indexes(table, errors);
+}
+
+/// The key attributes and the entity-type attribute are three different attributes.
+fn check_attributes(table: &Table, errors: &mut Errors) {
+    let (pk, sk) = (&table.pk, table.sk.as_ref());
+    if let Some(sk) = sk.filter(|sk| sk.value == pk.value) {
+        errors.push(sk.span, "`sk` must differ from `pk`");
+    }
+    let Some(key) = [Some(pk), sk].into_iter().flatten().find(|key| key.value == table.type_attribute) else {
+        return;
+    };
+    match table.type_attribute_given {
+        Some(span) => errors.push(span, "`type_attribute` must differ from the key attributes"),
+        None => errors.push(
+            key.span,
+            format!(
+                "`{}` is the default `type_attribute`; name the key attribute differently or set \
+                 `type_attribute = \"...\"`",
+                table.type_attribute
+            ),
+        ),
+    }
+}
+
+/// Index names, and the constants named after them, are distinct and leave `DEFINITION` alone.
+fn check_indexes(table: &Table, errors: &mut Errors) {
+    for (position, index) in table.indexes.iter().enumerate() {
+        let (name, constant) = (&index.gsi.name.value, &index.constant);
+        let earlier = &table.indexes[..position];
+        if earlier.iter().any(|known| known.gsi.name.value == *name) {
+            errors.push_spanned(&index.gsi.attr, format!("duplicate index name `{name}`"));
+        } else if let Some(known) = earlier.iter().find(|known| known.constant == *constant) {
+            errors.push_spanned(
+                &index.gsi.attr,
+                format!(
+                    "indexes `{}` and `{name}` would both be named `{}::{constant}`; rename one",
+                    known.gsi.name.value, table.ident
+                ),
+            );
+        } else if constant == "DEFINITION" || constant == "DEFINITION_REF" {
+            errors.push_spanned(
+                &index.gsi.attr,
+                format!("index `{name}` would be named like `Table::{constant}`; rename it"),
+            );
+        }
+    }
+}
