@@ -31,16 +31,29 @@ pub fn to_item<E: Entity>(entity: &E) -> Result<Item> {
 
 /// [`to_item`], with `chooser` picking the shards of dynamic-sharded indexes.
 pub fn to_item_with<E: Entity>(entity: &E, chooser: &dyn crate::shard::ShardChooser) -> Result<Item> {
+    let mut item = body(entity)?;
+    entity.write_index_keys(&mut item, chooser)?;
+    check_complete::<E>(&item)?;
+    Ok(item)
+}
+
+/// The part of an entity's item that no shard layout changes: its serde body, the table's key
+/// attributes and the entity-type attribute. Index keys come next
+/// ([`Entity::write_index_keys`]), then [`check_complete`].
+pub(crate) fn body<E: Entity>(entity: &E) -> Result<Item> {
     let key = entity.primary_key()?;
     let mut item: Item = serde_dynamo::to_item(entity)?;
     item.retain(|_, value| !value.is_null());
     let table = table_of::<E>();
     insert_reserved(&mut item, table.type_attribute, AttributeValue::S(E::TYPE_NAME.to_owned()))?;
     insert_key(&mut item, table, key)?;
-    entity.write_index_keys(&mut item, chooser)?;
-    crate::index_key_limits::check_item(table, &item)?;
-    check_size(&item)?;
     Ok(item)
+}
+
+/// Fails when a complete item of `E` has an index key DynamoDB refuses or is over 400 KB.
+pub(crate) fn check_complete<E: Entity>(item: &Item) -> Result<()> {
+    crate::index_key_limits::check_item(table_of::<E>(), item)?;
+    check_size(item)
 }
 
 /// Deserializes an item of entity type `E`, checking its entity-type attribute.

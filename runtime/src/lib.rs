@@ -62,6 +62,7 @@ pub mod shard;
 mod table;
 pub mod throttling;
 mod transaction;
+mod write;
 
 pub use batch::{BatchGet, BatchWrite, RetryPolicy, Unprocessed};
 pub use client::{

@@ -233,3 +233,77 @@ async fn pages_of_a_dynamic_count_ask_each_shard_about_once() {
     }
     assert_eq!(paged, read, "page after page, in time order");
 }
+
+thread_local! {
+    /// How many times a [`Counted`] was serialized on this thread.
+    static SERIALIZED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// A string that counts its serializations.
+#[derive(Deserialize, Debug, Clone)]
+struct Counted(String);
+
+impl Serialize for Counted {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        SERIALIZED.with(|count| count.set(count.get() + 1));
+        serializer.serialize_str(&self.0)
+    }
+}
+
+#[derive(Entity, Serialize, Deserialize, Debug, Clone)]
+#[entity(table = Audit, pk = "counted#{id}", sk = "access")]
+#[gsi(ByFile, pk = "file#{path}", sk = "{at}#{id}")]
+#[shard(ByFile, dynamic, max = 16)]
+struct CountedAccess {
+    at: u64,
+    id: String,
+    path: String,
+    note: Counted,
+}
+
+#[tokio::test]
+async fn a_write_serializes_its_entity_once_whatever_it_resolves_or_retries() {
+    plain_db().await;
+    let faults =
+        FaultInjector::new(8).throttling(0.5).only(&["PutItem", "BatchWriteItem"]).without_sdk_retries();
+    let endpoint = dynashard::local::shared_endpoint().await.unwrap();
+    let db = Db::new(faults.client_for_endpoint(&endpoint))
+        .with_retry_policy(RetryPolicy::new(60, Duration::from_millis(1), Duration::from_millis(5)))
+        .with_shard_metadata(shards());
+    let path = unique("/counted.txt");
+    let counted = |n: u64| CountedAccess {
+        at: n,
+        id: format!("{path}/{n}"),
+        path: path.clone(),
+        note: Counted(format!("note {n}")),
+    };
+    let serialized = || SERIALIZED.with(std::cell::Cell::get);
+
+    // Each put finds the count missing from a new `Db`'s cache, reads it, and is throttled half
+    // the time: its body is still serialized once.
+    let before = serialized();
+    for n in 0..10 {
+        Db::new(faults.client_for_endpoint(&endpoint))
+            .with_retry_policy(RetryPolicy::new(60, Duration::from_millis(1), Duration::from_millis(5)))
+            .with_shard_metadata(shards())
+            .put(&counted(n))
+            .await
+            .unwrap();
+    }
+    assert!(faults.stats().operation("PutItem").throttled > 0, "throttling was injected");
+    assert_eq!(serialized() - before, 10, "one serialization a put");
+
+    let before = serialized();
+    let batch: Vec<CountedAccess> = (10..40).map(counted).collect();
+    db.batch_put(&batch).await.unwrap();
+    assert_eq!(serialized() - before, 30, "one serialization a batch write");
+
+    let before = serialized();
+    let entity = counted(40);
+    db.resolve_shards(&entity).await.unwrap();
+    db.transaction().put(&entity).await.unwrap();
+    assert_eq!(serialized() - before, 2, "one to resolve the shards, one to write");
+    let read: Vec<CountedAccess> =
+        db.stream(CountedAccess::query_by_file(&path)).try_collect().await.unwrap();
+    assert_eq!(read.len(), 41, "every write arrived");
+}

@@ -4,10 +4,10 @@ use super::attempts::{Attempts, Failure, Tally};
 use super::{build_error, RetryPolicy, Unprocessed, DEFAULT_CONCURRENCY, MAX_WRITES};
 use crate::db::Db;
 use crate::entity::{Entity, Key};
-use crate::error::{Error, Result};
-use crate::item::{key_item, table_of, to_item, to_item_with};
+use crate::error::{Error, Item, Result};
+use crate::item::{key_item, table_of};
 use crate::shard::reshard::ReshardGuard;
-use crate::shard::CachedShards;
+use crate::write::{Draft, Layouts};
 use aws_sdk_dynamodb::types::{DeleteRequest, PutRequest, WriteRequest};
 use futures::future::BoxFuture;
 use futures::stream::{self, StreamExt};
@@ -151,27 +151,13 @@ impl<'a, E: Entity> BatchWrite<'a, E> {
         self
     }
 
-    /// Checks and converts every write, in requests of at most 25; sends nothing.
-    fn requests(&self) -> Result<Vec<Vec<WriteRequest>>> {
-        if E::VERSION_ATTRIBUTE.is_some() {
-            return Err(Error::VersionedBatchWrite { entity: E::TYPE_NAME });
-        }
+    /// Checks and converts every write, the puts' complete `items` given, in requests of at most
+    /// 25; sends nothing.
+    fn requests(&self, items: Vec<Item>) -> Result<Vec<Vec<WriteRequest>>> {
         let count = self.puts.len() + self.deletes.len();
         let mut keys = HashSet::with_capacity(count);
         let mut requests = Vec::with_capacity(count);
-        let metadata =
-            if E::DYNAMIC_SHARDS { self.db.metadata_of(crate::item::table_of::<E>()) } else { None };
-        let chooser =
-            metadata.as_deref().map(|shards| CachedShards { shards, table: self.db.table_of::<E>() });
-        for entity in &self.puts {
-            let item = match &chooser {
-                Some(chooser) => to_item_with(*entity, chooser)?,
-                None => to_item(*entity)?,
-            };
-            let mut item = item;
-            if crate::ops::reshardable::<E>() {
-                self.db.mirror_item::<E>(&mut item)?;
-            }
+        for (entity, item) in self.puts.iter().zip(items) {
             if let Some(key) = keys.replace(entity.primary_key()?) {
                 return Err(Error::DuplicateBatchKey { key });
             }
@@ -197,17 +183,17 @@ impl<'a, E: Entity> BatchWrite<'a, E> {
     }
 
     async fn execute(self) -> Result<()> {
-        if crate::ops::reshardable::<E>() {
-            self.db.resolve_reshards::<E>().await?;
+        if E::VERSION_ATTRIBUTE.is_some() {
+            return Err(Error::VersionedBatchWrite { entity: E::TYPE_NAME });
         }
-        if E::DYNAMIC_SHARDS {
-            // Every put picks its shard from the counts read here; retries keep their shard.
-            for entity in &self.puts {
-                self.db.resolve_dynamic(*entity).await?;
-            }
+        let layouts = Layouts::resolve(self.db).await?;
+        // Every put picks its shard from the counts read here; retries keep their shard.
+        let mut items = Vec::with_capacity(self.puts.len());
+        for entity in &self.puts {
+            items.push(Draft::new(*entity)?.build(&layouts).await?.item);
         }
-        let chunks = self.requests()?;
-        if let Some(index) = crate::ops::reshardable::<E>().then(|| self.db.frozen_index::<E>()).flatten() {
+        let chunks = self.requests(items)?;
+        if let Some(index) = layouts.frozen() {
             return self.create_each(index, chunks.into_iter().flatten().collect()).await;
         }
         let reshards = ReshardGuard::of::<E>(self.db);

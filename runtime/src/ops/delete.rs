@@ -1,12 +1,11 @@
 //! Deleting one entity by key.
 
-use super::conditional::Guards;
-use super::request::{DeleteAction, WriteRequest};
 use crate::db::Db;
 use crate::entity::{Entity, Key};
 use crate::error::{Error, Result};
 use crate::expression::{Condition, Placeholders};
 use crate::item::{from_item, key_item, table_of};
+use crate::write::{DeleteAction, Guards, Layouts, WriteRequest};
 use aws_sdk_dynamodb::operation::delete_item::DeleteItemError;
 use aws_sdk_dynamodb::types::{ReturnValue, ReturnValuesOnConditionCheckFailure};
 use futures::future::BoxFuture;
@@ -53,11 +52,16 @@ impl<'a, E: Entity> Delete<'a, E> {
         self
     }
 
-    /// The request parts: key and condition (versions, the caller's condition).
+    /// The request parts: key and condition (versions, the caller's condition), from the `Db`'s
+    /// caches (as a transaction adds it).
     pub(crate) fn request(self) -> Result<WriteRequest<DeleteAction>> {
-        if super::reshardable::<E>() {
-            self.db.refuse_if_frozen::<E>()?;
-        }
+        let layouts = Layouts::cached(self.db);
+        self.request_for(&layouts)
+    }
+
+    /// The request for `layouts`: refused while a batched backfill holds the entity frozen.
+    fn request_for(self, layouts: &Layouts<'_, E>) -> Result<WriteRequest<DeleteAction>> {
+        layouts.refuse_if_frozen()?;
         let action = DeleteAction { key: key_item(table_of::<E>(), self.key.primary()) };
         let key = self.key.primary().clone();
         WriteRequest::new::<E>(self.db, key, action, Placeholders::default(), self.guards, self.condition)
@@ -65,10 +69,8 @@ impl<'a, E: Entity> Delete<'a, E> {
 
     async fn execute(self) -> Result<Option<E>> {
         let db = self.db;
-        if super::reshardable::<E>() {
-            db.resolve_reshards::<E>().await?;
-        }
-        let request = self.request()?;
+        let layouts = Layouts::resolve(db).await?;
+        let request = self.request_for(&layouts)?;
         let explain = request.explain;
         let result = db
             .client()

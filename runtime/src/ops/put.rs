@@ -1,16 +1,11 @@
 //! Putting entities: plain, create-only, conditional and version-checked.
 
-use super::conditional::{next_version, Guards};
-use super::request::{PutAction, WriteRequest};
 use crate::db::Db;
 use crate::entity::Entity;
-use crate::error::{Error, Result};
+use crate::error::{Error, Item, Result};
 use crate::expression::{Condition, Placeholders};
-use crate::item::{table_of, to_item, to_item_with};
 use crate::retry::{retrying, Attempt};
-use crate::shard::dynamic::growth;
-use crate::shard::dynamic::DynamicTarget;
-use crate::shard::CachedShards;
+use crate::write::{next_version, Draft, Guards, Layouts, PutAction, WriteRequest};
 use aws_sdk_dynamodb::operation::put_item::PutItemError;
 use aws_sdk_dynamodb::types::ReturnValuesOnConditionCheckFailure;
 use futures::future::BoxFuture;
@@ -74,97 +69,74 @@ impl<'a, E: Entity> Put<'a, E> {
         self
     }
 
-    /// The request parts: the complete item (with the next version for `#[version]` entities)
-    /// and the condition; also returns the version the item will have (`0` for unversioned
-    /// entities).
-    /// While a batched backfill holds existing items of `E` frozen, the put must create.
+    /// The request from the `Db`'s caches, as a transaction adds it: the complete item (with the
+    /// next version for `#[version]` entities) and the condition; also returns the version the
+    /// item will have (`0` for unversioned entities).
     pub(crate) fn request(&self) -> Result<(WriteRequest<PutAction>, u64)> {
+        let layouts = Layouts::cached(self.db);
+        let built = Draft::new(self.entity)?.into_built(&layouts)?;
+        self.request_for(built.item, &layouts)
+    }
+
+    /// The request putting `item`: the version guard and the next version, and, while a batched
+    /// backfill holds existing items of `E` frozen, the guard that makes the put create.
+    fn request_for(
+        &self,
+        mut item: Item,
+        layouts: &Layouts<'_, E>,
+    ) -> Result<(WriteRequest<PutAction>, u64)> {
         let key = self.entity.primary_key()?;
-        let metadata = if E::DYNAMIC_SHARDS { self.db.metadata_of(table_of::<E>()) } else { None };
-        let mut item = match metadata.as_deref() {
-            Some(shards) => {
-                to_item_with(self.entity, &CachedShards { shards, table: self.db.table_of::<E>() })?
-            }
-            None => to_item(self.entity)?,
-        };
-        if reshardable::<E>() {
-            self.db.mirror_item::<E>(&mut item)?;
-        }
         let mut stored_version = 0;
         if let (Some(attribute), Some(version)) = (E::VERSION_ATTRIBUTE, self.guards.expected_version) {
             stored_version = version.saturating_add(1);
             item.insert(attribute.to_owned(), next_version(version));
         }
+        let guards = Guards { frozen: layouts.frozen(), ..self.guards };
         let action = PutAction { item };
-        let frozen = reshardable::<E>().then(|| self.db.frozen_index::<E>()).flatten();
-        let guards = Guards { frozen, ..self.guards };
-        let request = WriteRequest::new::<E>(
-            self.db,
-            key,
-            action,
-            Placeholders::default(),
-            guards,
-            self.condition.clone(),
-        )?;
+        let condition = self.condition.clone();
+        let request =
+            WriteRequest::new::<E>(self.db, key, action, Placeholders::default(), guards, condition)?;
         Ok((request, stored_version))
     }
 
     /// Sends the put; returns the version now stored (`0` for unversioned entities).
     ///
-    /// With dynamic-sharded indexes: reads their counts first, and when the put is throttled by
-    /// a hot partition of one of them, raises its count (see [`crate::shard::ShardMetadata`]);
-    /// then retries on the new shard space, up to the `Db`'s retry policy.
+    /// With dynamic-sharded indexes: reads the counts the cache lacks first, and when the put is
+    /// throttled by a hot partition of one of them, raises its count (see
+    /// [`crate::shard::ShardMetadata`]); then retries on the new shard space, up to the `Db`'s
+    /// retry policy. The item's body is built once; each attempt writes its index keys for the
+    /// reshardings and shard counts as they are then.
     async fn execute(self) -> Result<u64> {
-        if reshardable::<E>() {
-            self.db.resolve_reshards::<E>().await?;
-        }
+        let draft = Draft::new(self.entity)?;
         if !E::DYNAMIC_SHARDS {
-            return self.send().await;
+            let layouts = Layouts::resolve(self.db).await?;
+            let built = draft.into_built(&layouts)?;
+            return self.send(built.item, &layouts).await;
         }
-        let this = &self;
+        let (this, draft) = (&self, &draft);
         retrying(self.db.retry_policy(), |_| async move {
-            // Every attempt is built for the reshardings and shard counts as they are now.
-            let targets = match this.resolve().await {
-                Ok(targets) => targets,
-                Err(error) => return Attempt::Done(Err(error)),
+            let attempt = async {
+                let layouts = Layouts::resolve(this.db).await?;
+                let built = draft.build(&layouts).await?;
+                Ok::<_, Error>((this.send(built.item, &layouts).await, layouts, built.targets))
             };
-            match this.send().await {
-                Err(error) if error.is_throttled() => match this.grow_after(&error, &targets).await {
-                    Ok(()) => Attempt::Again(error),
-                    Err(failed) => Attempt::Done(Err(failed)),
-                },
-                result => Attempt::Done(result),
+            match attempt.await {
+                Err(error) => Attempt::Done(Err(error)),
+                Ok((Err(error), layouts, targets)) if error.is_throttled() => {
+                    match layouts.grow_after(&error, &targets).await {
+                        Ok(()) => Attempt::Again(error),
+                        Err(failed) => Attempt::Done(Err(failed)),
+                    }
+                }
+                Ok((result, _, _)) => Attempt::Done(result),
             }
         })
         .await
     }
 
-    /// The reshardings and dynamic shard counts a send of this put is built for.
-    async fn resolve(&self) -> Result<Vec<DynamicTarget>> {
-        if reshardable::<E>() {
-            self.db.resolve_reshards::<E>().await?;
-        }
-        self.db.resolve_dynamic(self.entity).await
-    }
-
-    /// After `error` throttled a send to `targets`: raises the count of every dynamic-sharded
-    /// partition a hot key of it names, unless the table's own limits are what throttled it.
-    async fn grow_after(&self, error: &Error, targets: &[DynamicTarget]) -> Result<()> {
-        let table = self.db.table_of::<E>();
-        let shards = self.db.require_metadata(table_of::<E>())?;
-        shards.note_caps(error);
-        growth::warn_unrelieved(error, table);
-        for target in growth::targets_to_grow(error, table, targets) {
-            if !shards.capped(table, target.index) {
-                self.db.grow_after_throttle(&shards, &target.key, target.max).await?;
-            }
-        }
-        Ok(())
-    }
-
-    async fn send(&self) -> Result<u64> {
+    async fn send(&self, item: Item, layouts: &Layouts<'_, E>) -> Result<u64> {
         let db = self.db;
-        let (request, stored_version) = self.request()?;
+        let (request, stored_version) = self.request_for(item, layouts)?;
         let explain = request.explain;
         let result = db
             .client()
@@ -187,13 +159,6 @@ impl<'a, E: Entity> Put<'a, E> {
             },
         }
     }
-}
-
-/// Whether writes of `E` may have to fill a resharding's target layout: its table declares shard
-/// metadata (only such a table can be resharded, so that every `Db` writing it knows where to
-/// look) and `E` has hash- or range-sharded mappings.
-pub(crate) fn reshardable<E: Entity>() -> bool {
-    table_of::<E>().shard_metadata.is_some() && !E::shard_mappings().is_empty()
 }
 
 impl<'a, E: Entity> IntoFuture for Put<'a, E> {

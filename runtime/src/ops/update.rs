@@ -1,7 +1,5 @@
 //! Updating non-key fields of a stored entity.
 
-use super::conditional::Guards;
-use super::request::{UpdateAction, WriteRequest};
 use crate::db::Db;
 use crate::entity::{Entity, Field, Key};
 use crate::error::{Error, Result};
@@ -9,6 +7,7 @@ use crate::expression::{Condition, Placeholders, RawExpression};
 use crate::field_value::FieldValue;
 use crate::index_keys::{FieldChanges, IndexKeyUpdate};
 use crate::item::{from_item, key_item, table_of};
+use crate::write::{Guards, Layouts, UpdateAction, WriteRequest};
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue, ReturnValuesOnConditionCheckFailure};
 use futures::future::BoxFuture;
@@ -180,11 +179,16 @@ impl<'a, E: Entity> Update<'a, E> {
     }
 
     /// The request parts: key, update expression (with index-key maintenance and the version
-    /// increment) and condition (the must-exist guard, versions, the caller's condition).
-    pub(crate) fn request(mut self) -> Result<WriteRequest<UpdateAction>> {
-        if super::reshardable::<E>() {
-            self.db.refuse_if_frozen::<E>()?;
-        }
+    /// increment) and condition (the must-exist guard, versions, the caller's condition), from
+    /// the `Db`'s caches (as a transaction adds it).
+    pub(crate) fn request(self) -> Result<WriteRequest<UpdateAction>> {
+        let layouts = Layouts::cached(self.db);
+        self.request_for(&layouts)
+    }
+
+    /// The request for `layouts`: refused while a batched backfill holds the entity frozen.
+    fn request_for(mut self, layouts: &Layouts<'_, E>) -> Result<WriteRequest<UpdateAction>> {
+        layouts.refuse_if_frozen()?;
         let mut placeholders = Placeholders::default();
         let expression = self.expression(&mut placeholders)?;
         let action = UpdateAction { key: key_item(table_of::<E>(), self.key.primary()), expression };
@@ -194,11 +198,8 @@ impl<'a, E: Entity> Update<'a, E> {
 
     async fn execute(self) -> Result<E> {
         let db = self.db;
-        let reshardable = super::reshardable::<E>();
-        if reshardable {
-            db.resolve_reshards::<E>().await?;
-        }
-        let request = self.request()?;
+        let layouts = Layouts::resolve(db).await?;
+        let request = self.request_for(&layouts)?;
         let explain = request.explain;
         let result = db
             .client()
@@ -216,10 +217,7 @@ impl<'a, E: Entity> Update<'a, E> {
         match result {
             Ok(output) => {
                 let item = output.attributes.unwrap_or_default();
-                if reshardable {
-                    // The update may have moved the item in a source index: follow it in the target.
-                    db.mirror_stored::<E>(&item).await?;
-                }
+                layouts.follow_update(&item).await?;
                 from_item(item)
             }
             Err(error) => match error.as_service_error() {

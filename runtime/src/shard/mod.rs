@@ -26,7 +26,6 @@ mod time_bucket;
 
 pub use boundaries::{Boundaries, BoundariesError};
 pub use bucket_window::{bucket_partition, BucketWindow, DEFAULT_MAX_PARTITIONS};
-pub(crate) use dynamic::CachedShards;
 pub use dynamic::{HistoryEntry, NoDynamicShards, ShardChooser, ShardMetadata, ShardState};
 pub use hash::{
     hash_bytes_shard, hash_shard, logical_partition, overflow_partition, random_shard, shard_partition,

@@ -7,7 +7,7 @@ use crate::entity::PrimaryKey;
 use crate::error::{CancellationReason, ReasonCode};
 use crate::error::{Error, Result};
 use crate::item_size::{item_size, value_size};
-use crate::ops::request::{CheckAction, DeleteAction, Explain, PutAction, UpdateAction, WriteRequest};
+use crate::write::{CheckAction, DeleteAction, Explain, PutAction, UpdateAction, WriteRequest};
 use aws_sdk_dynamodb::error::BuildError;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{self, ConditionCheck, ReturnValuesOnConditionCheckFailure, TransactWriteItem};

@@ -4,7 +4,7 @@
 use super::ShardMetadata;
 use crate::error::{Error, Result};
 use crate::shard::random_shard;
-use std::sync::Mutex;
+use std::sync::{Mutex, PoisonError};
 
 /// Picks the shard of a dynamic-sharded index for an item being built. Generated
 /// `write_index_keys` code calls it; puts and batch writes supply one backed by the `Db`'s
@@ -26,43 +26,65 @@ impl ShardChooser for NoDynamicShards {
     }
 }
 
-/// Chooses from the counts a `Db` has cached: a random shard in `0..count`.
-pub(crate) struct CachedShards<'a> {
-    pub shards: &'a ShardMetadata,
-    pub table: &'a str,
-}
-
-impl ShardChooser for CachedShards<'_> {
-    fn dynamic_shard(&self, index: &'static str, partition: &str, max: u32) -> Result<u32> {
-        let key = ShardMetadata::key(self.table, index, partition);
-        match self.shards.cached(&key) {
-            Some(state) => Ok(random_shard(state.count.clamp(1, max.max(1)))),
-            None => Err(Error::DynamicShardsUnresolved { index, partition: partition.to_owned() }),
-        }
-    }
-}
-
-/// A dynamic-sharded partition an item is written to: its index, metadata key and maximum.
+/// A dynamic-sharded partition an item is written to: its index, logical partition key,
+/// metadata key and maximum.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct DynamicTarget {
     pub index: &'static str,
+    pub partition: String,
     pub key: String,
     pub max: u32,
 }
 
-/// Records which dynamic partitions an item needs, choosing shard 0.
-pub(crate) struct Recorder<'a> {
-    pub table: &'a str,
-    pub needed: Mutex<Vec<DynamicTarget>>,
+impl DynamicTarget {
+    /// The error of a write whose count for this partition is not known.
+    pub fn unresolved(&self) -> Error {
+        Error::DynamicShardsUnresolved { index: self.index, partition: self.partition.clone() }
+    }
 }
 
-impl ShardChooser for Recorder<'_> {
+/// Chooses from the counts a `Db` has cached (a random shard in `0..count`) and records every
+/// dynamic-sharded partition the item is written to. A partition whose count is not cached gets
+/// shard 0 and is recorded as missing: the write reads its count and writes the index keys again.
+pub(crate) struct Choice<'a> {
+    shards: Option<&'a ShardMetadata>,
+    table: &'a str,
+    recorded: Mutex<Recorded>,
+}
+
+/// What a [`Choice`] saw.
+#[derive(Debug, Default)]
+pub(crate) struct Recorded {
+    /// Every dynamic-sharded partition written.
+    pub targets: Vec<DynamicTarget>,
+    /// Those whose counts were not cached.
+    pub missing: Vec<DynamicTarget>,
+}
+
+impl<'a> Choice<'a> {
+    /// Chooses from `shards` (none: every count is missing) for items of the table named `table`.
+    pub fn new(shards: Option<&'a ShardMetadata>, table: &'a str) -> Self {
+        Choice { shards, table, recorded: Mutex::default() }
+    }
+
+    /// What was chosen.
+    pub fn into_recorded(self) -> Recorded {
+        self.recorded.into_inner().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl ShardChooser for Choice<'_> {
     fn dynamic_shard(&self, index: &'static str, partition: &str, max: u32) -> Result<u32> {
         let key = ShardMetadata::key(self.table, index, partition);
-        let mut needed = self.needed.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if !needed.iter().any(|known| known.key == key) {
-            needed.push(DynamicTarget { index, key, max });
+        let cached = self.shards.and_then(|shards| shards.cached(&key));
+        let mut recorded = self.recorded.lock().unwrap_or_else(PoisonError::into_inner);
+        if recorded.targets.iter().all(|known| known.key != key) {
+            let target = DynamicTarget { index, partition: partition.to_owned(), key, max };
+            if cached.is_none() {
+                recorded.missing.push(target.clone());
+            }
+            recorded.targets.push(target);
         }
-        Ok(0)
+        Ok(cached.map_or(0, |state| random_shard(state.count.clamp(1, max.max(1)))))
     }
 }

@@ -88,7 +88,12 @@ mod tests {
     fn targets() -> Vec<DynamicTarget> {
         ["ByFile", "ByUser"]
             .into_iter()
-            .map(|index| DynamicTarget { index, key: format!("Audit/{index}/x"), max: 8 })
+            .map(|index| DynamicTarget {
+                index,
+                partition: "x".to_owned(),
+                key: format!("Audit/{index}/x"),
+                max: 8,
+            })
             .collect()
     }
 

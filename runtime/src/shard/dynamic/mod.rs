@@ -34,7 +34,7 @@ pub(crate) mod metadata;
 mod ops;
 pub(crate) mod state;
 
-pub(crate) use chooser::{CachedShards, DynamicTarget};
+pub(crate) use chooser::{Choice, DynamicTarget, Recorded};
 pub use chooser::{NoDynamicShards, ShardChooser};
 pub use state::{HistoryEntry, ShardState};
 

@@ -1,19 +1,18 @@
 //! Dynamic shard counts at run time: resolving them for writes and reads, raising them after
 //! throttling, and setting them by hand.
 
-use super::chooser::{DynamicTarget, Recorder};
 use super::metadata::{Change, MetadataTable, DEFINITION};
 use super::state::{now_ms, ShardState};
 use super::ShardMetadata;
 use crate::db::Db;
 use crate::entity::Entity;
 use crate::error::{Error, Result};
-use crate::item::table_of;
 use crate::query::{Query, QueryPlan, ShardLayout};
 use crate::shard::shard_partition;
 use crate::table::TableDefinition;
+use crate::write::{Draft, Layouts};
 use rand::RngExt;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, PoisonError};
 use std::time::{Duration, Instant};
 
 impl Db {
@@ -91,26 +90,12 @@ impl Db {
         Ok(state)
     }
 
-    /// Reads the shard counts of `entity`'s dynamic-sharded indexes into this `Db`'s cache, so
-    /// that a transaction can then write it (puts and batch writes do this by themselves).
+    /// Reads the shard counts of `entity`'s dynamic-sharded indexes, and the reshardings of its
+    /// mappings, into this `Db`'s caches, so that a transaction can then write it (puts and batch
+    /// writes do this by themselves).
     pub async fn resolve_shards<E: Entity>(&self, entity: &E) -> Result<()> {
-        self.resolve_reshards::<E>().await?;
-        self.resolve_dynamic(entity).await.map(|_| ())
-    }
-
-    /// Makes sure the counts of every dynamic-sharded index `entity` writes are cached; returns
-    /// the partitions.
-    pub(crate) async fn resolve_dynamic<E: Entity>(&self, entity: &E) -> Result<Vec<DynamicTarget>> {
-        let recorder = Recorder { table: self.table_of::<E>(), needed: Mutex::default() };
-        crate::item::to_item_with(entity, &recorder)?;
-        let needed = recorder.needed.into_inner().unwrap_or_else(PoisonError::into_inner);
-        if !needed.is_empty() {
-            let shards = self.require_metadata(table_of::<E>())?;
-            for target in &needed {
-                self.current_state(&shards, &target.key, target.max).await?;
-            }
-        }
-        Ok(needed)
+        let layouts = Layouts::resolve(self).await?;
+        Draft::new(entity)?.build(&layouts).await.map(|_| ())
     }
 
     /// After a throttled write to `key`'s shards: waits a random back-off, then raises the count

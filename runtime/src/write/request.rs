@@ -2,7 +2,7 @@
 //! placeholders, guards), built once and sent either on their own (`PutItem`, `UpdateItem`,
 //! `DeleteItem`) or as one action of a transaction.
 
-use super::conditional::Guards;
+use super::guards::Guards;
 use crate::db::Db;
 use crate::entity::{Entity, Key, PrimaryKey};
 use crate::error::{Error, Item, Result};
