@@ -4,7 +4,12 @@
 //!
 //! DynamoDB serves one partition at about 1,000 write and 3,000 read capacity units per second,
 //! so a single hot partition key caps a whole table. dynashard composes safe single-table keys
-//! from templates, maps entities to items, and (as it grows) shards hot keys declaratively.
+//! from templates, maps entities to items, and shards hot keys as the struct declares (hash,
+//! random, range, time-bucket and dynamic shards), reading the shards back in order.
+//!
+//! The `guide` module (built with the `local` and `fault-injection` features, as on docs.rs)
+//! walks through all of it, one chapter per module, from `guide::quickstart` to
+//! `guide::errors`.
 //!
 //! ```no_run
 //! use dynashard::{Db, Entity, Table};
@@ -45,6 +50,8 @@ mod expression;
 pub mod faults;
 mod field_value;
 mod fingerprint;
+#[cfg(all(feature = "local", feature = "fault-injection"))]
+pub mod guide;
 mod index;
 pub(crate) mod index_key_limits;
 pub mod index_keys;

@@ -20,7 +20,7 @@ const OPERATION: &str = "BatchWriteItem";
 /// Puts and deletes of many entities of one type; `.await` it to send.
 ///
 /// Everything is checked before the first request is sent: every item is converted with
-/// [`to_item`] (invalid keys, reserved attributes, items over 400 KB), two writes to the same key
+/// [`to_item`](crate::item::to_item) (invalid keys, reserved attributes, items over 400 KB), two writes to the same key
 /// give [`Error::DuplicateBatchKey`], and `#[version]` entities give
 /// [`Error::VersionedBatchWrite`] (a batch write cannot check versions; use
 /// [`Db::put`]/[`Db::save`] or a transaction). Writes of one call are applied in no particular
