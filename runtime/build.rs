@@ -64,11 +64,14 @@ fn main() {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("guide");
     println!("cargo:rerun-if-changed=build.rs");
+    // The README beside the manifest in a published package, else the workspace's. Only a file
+    // that exists is watched: cargo runs the script again on every build for a missing one.
     let candidates = [manifest.join("README.md"), manifest.join("../README.md")];
-    for candidate in &candidates {
-        println!("cargo:rerun-if-changed={}", candidate.display());
+    let found = candidates.iter().find(|path| path.exists());
+    if let Some(path) = found {
+        println!("cargo:rerun-if-changed={}", path.display());
     }
-    let readme = candidates.iter().find_map(|path| std::fs::read_to_string(path).ok()).unwrap_or_default();
+    let readme = found.and_then(|path| std::fs::read_to_string(path).ok()).unwrap_or_default();
     std::fs::create_dir_all(&out).expect("OUT_DIR is writable");
     let chapters = chapters(&readme);
     for (_, module) in CHAPTERS {

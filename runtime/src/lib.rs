@@ -66,6 +66,7 @@ pub mod query;
 mod retry;
 mod scan;
 pub mod shard;
+mod stream;
 mod table;
 pub mod throttling;
 mod transaction;
@@ -209,7 +210,8 @@ pub use item_size::{item_size, MAX_ITEM_BYTES};
 pub use key::KeyPart;
 pub use ops::{Delete, Get, Numeric, Put, Update};
 pub use query::{Page, Query, QueryStream};
-pub use scan::Scan;
+pub use scan::{Scan, ScanStream};
+pub use stream::Streamable;
 pub use table::{
     Billing, IndexDefinition, KeyAttribute, ScalarKind, Table, TableDefinition, DEFAULT_TYPE_ATTRIBUTE,
 };

@@ -208,6 +208,7 @@ impl From<&ThrottlingReason> for WireReason {
 /// The JSON error body DynamoDB sends for throttling: the exception's name, a message and the
 /// reasons, under the key that exception uses.
 #[derive(Debug, Serialize)]
+#[cfg_attr(not(any(feature = "local", feature = "fault-injection")), allow(dead_code))] // used by the fault injector and the emulator
 struct ThrottlingBody<'a> {
     #[serde(rename = "__type")]
     exception: String,
@@ -222,6 +223,7 @@ struct ThrottlingBody<'a> {
 /// `ThrottlingException` for an on-demand maximum, `RequestLimitExceeded` for the account quota,
 /// `ProvisionedThroughputExceededException` for key ranges and provisioned capacity (and when
 /// there are no reasons).
+#[cfg_attr(not(any(feature = "local", feature = "fault-injection")), allow(dead_code))] // used by the fault injector and the emulator
 pub(crate) fn throttling_code(reasons: &[ThrottlingReason]) -> &'static str {
     match reasons.first().and_then(ThrottlingReason::kind).map(|kind| kind.limit) {
         Some(ThrottleLimit::MaxOnDemand) => "ThrottlingException",
@@ -231,6 +233,7 @@ pub(crate) fn throttling_code(reasons: &[ThrottlingReason]) -> &'static str {
 }
 
 /// The body of an HTTP 400 answer to a request throttled for `reasons`, as DynamoDB writes it.
+#[cfg_attr(not(any(feature = "local", feature = "fault-injection")), allow(dead_code))] // used by the fault injector and the emulator
 pub(crate) fn throttling_body(reasons: &[ThrottlingReason], message: &str) -> Vec<u8> {
     let code = throttling_code(reasons);
     let wire: Vec<WireReason> = reasons.iter().map(WireReason::from).collect();

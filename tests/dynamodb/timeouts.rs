@@ -2,7 +2,7 @@
 //! SIGSTOP) gives typed timeouts within the client's timeouts, for every kind of request.
 
 use crate::model::*;
-use dynashard::{Db, Error, Timeouts, Unprocessed};
+use dynashard::{Db, Entity, Error, Timeouts, Unprocessed};
 use futures::TryStreamExt;
 use std::net::TcpListener;
 use std::time::{Duration, Instant};
@@ -84,7 +84,7 @@ async fn streams_and_pages_time_out() {
     assert!(matches!(error, Error::Timeout { operation: "Query", .. }), "{error:?}");
     let error = db.page(&Song::query("Frozen"), None).await.unwrap_err();
     assert!(error.is_timeout(), "{error:?}");
-    let scanned: Result<Vec<Song>, Error> = db.scan::<Song>().stream().try_collect().await;
+    let scanned: Result<Vec<Song>, Error> = db.stream(Song::scan()).try_collect().await;
     assert!(scanned.unwrap_err().is_timeout());
     assert!(started.elapsed() < 3 * BOUND, "{:?}", started.elapsed());
 }

@@ -3,11 +3,11 @@
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-/// A live view of what a query run has cost so far, shared with the running stream.
+/// A live view of what a query or a scan has cost so far, shared with the running stream.
 ///
 /// Cheap to clone: every clone reads the same counters, which the stream updates as its requests
-/// are sent and answered. Handed out by [`QueryStream::stats`](super::QueryStream::stats) and
-/// with every [`Page`](super::Page).
+/// are sent and answered. Handed out by [`QueryStream::stats`](super::QueryStream::stats),
+/// [`ScanStream::stats`](crate::ScanStream::stats) and with every [`Page`](super::Page).
 ///
 /// ```no_run
 /// # use dynashard::{Db, Entity, Table};
@@ -41,13 +41,14 @@ struct Counters {
 /// The counters of a [`QueryStats`] (or of one [`crate::Page`]) at one moment.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct StatsSnapshot {
-    /// Query requests sent to DynamoDB.
+    /// Query (or Scan) requests sent to DynamoDB.
     pub requests: usize,
     /// Read capacity units DynamoDB reported as consumed.
     pub capacity_units: f64,
     /// Items DynamoDB returned, before client-side exclusion and type checks.
     pub items_read: usize,
-    /// Requests per shard, in shard order (one entry for an unsharded query).
+    /// Requests per shard, in shard order (one entry for an unsharded query; one per segment
+    /// for a scan).
     pub per_shard_requests: Vec<usize>,
 }
 

@@ -131,19 +131,8 @@ impl<E: FromItem + Send + 'static> Stream for QueryStream<E> {
 }
 
 impl Db {
-    /// Runs `query`, yielding its items in sort-key order (or reverse, when descending).
-    ///
-    /// Pages are fetched on demand; while one page drains, the next is already requested, so a
-    /// long listing costs about one round trip per page. Nothing is sent before the stream is
-    /// first polled.
-    ///
-    /// A sharded query reads all its shards and yields one ordered stream: range shards one
-    /// after another, reading up to [`concurrency`](Query::concurrency) shards ahead; other
-    /// shards merged on the sort-key bytes, every shard asked at once and then only while the
-    /// merged output still needs it; time buckets one after another, named as the read reaches
-    /// them. With a [`limit`](Query::limit), each request asks a shard for about its share of
-    /// what is still wanted, rounded up to whole read units.
-    pub fn stream<E: FromItem + Send + 'static, F>(&self, query: Query<E, F>) -> QueryStream<E> {
+    /// Runs `query` ([`Db::stream`] with a query).
+    pub(crate) fn stream_query<E: FromItem + Send + 'static, F>(&self, query: Query<E, F>) -> QueryStream<E> {
         let plan = Arc::new(query.plan.with_window_named());
         let stats = QueryStats::new(plan.shard_count());
         let limit = plan.limit;

@@ -1,24 +1,28 @@
 //! Parallel scans: every item of one entity type (or of a collection's types) in a table or an
 //! index, read by several segments at once and yielded as one stream.
 //!
+//! A scan runs as a query does: `db.stream(scan)` gives a [`ScanStream`] with its
+//! [`stats`](ScanStream::stats).
+//!
 //! ```no_run
 //! # async fn example<E: dynashard::Entity>(db: dynashard::Db) -> dynashard::Result<()> {
 //! use futures::TryStreamExt;
-//! let all: Vec<E> = db.scan::<E>().segments(8).stream().try_collect().await?; // in no particular order
+//! let all: Vec<E> = db.stream(E::scan().segments(8)).try_collect().await?; // in no particular order
 //! # Ok(()) }
 //! ```
 
 mod run;
+mod stream;
+
+pub use stream::ScanStream;
 
 use crate::collection::Collection;
-use crate::db::Db;
 use crate::entity::Entity;
 use crate::error::{Item, Result};
 use crate::expression::Condition;
 use crate::item::{from_item_checked, table_of};
 use crate::query::FromItem;
 use crate::table::{Table, TableDefinition};
-use futures::stream::BoxStream;
 
 /// Segments of a scan unless set with [`Scan::segments`].
 pub(crate) const DEFAULT_SEGMENTS: u32 = 4;
@@ -30,8 +34,8 @@ pub(crate) const DEFAULT_CONCURRENCY: usize = 8;
 /// How a scan turns a raw item into its output (`Ok(None)` skips the item).
 type Decode<T> = fn(Item, bool) -> Result<Option<T>>;
 
-/// A parallel scan, built with [`Db::scan`] or [`Db::scan_collection`]; run it with
-/// [`Scan::stream`].
+/// A parallel scan, built with [`Entity::scan`] or [`Collection::scan`]; run it with
+/// [`Db::stream`](crate::Db::stream).
 ///
 /// The table (or index) is split into [`Scan::segments`] that DynamoDB reads independently
 /// (`Segment`/`TotalSegments`); up to [`Scan::concurrency`] of them are read at once, each page
@@ -39,11 +43,16 @@ type Decode<T> = fn(Item, bool) -> Result<Option<T>>;
 /// a segment in DynamoDB's storage order. Only items of the scanned entity types are returned:
 /// a filter on the entity-type attribute is applied by DynamoDB (filtered items still consume
 /// read capacity).
-#[must_use = "a scan does nothing until its stream is polled"]
+#[must_use = "a scan does nothing until run with `db.stream(scan)`"]
 pub struct Scan<T> {
-    db: Db,
     plan: ScanPlan,
     decode: Decode<T>,
+}
+
+impl<T> Clone for Scan<T> {
+    fn clone(&self) -> Self {
+        Scan { plan: self.plan.clone(), decode: self.decode }
+    }
 }
 
 impl<T> std::fmt::Debug for Scan<T> {
@@ -82,36 +91,19 @@ impl ScanPlan {
     }
 }
 
-impl Db {
-    /// Scans every item of entity type `E` in its table.
-    ///
-    /// ```no_run
-    /// # use dynashard::{Condition, Db, Entity};
-    /// # async fn example<E: Entity>(db: Db, recent: Condition) -> dynashard::Result<()> {
-    /// use futures::TryStreamExt;
-    /// let mut items = db.scan::<E>().segments(16).concurrency(4).filter(recent).stream();
-    /// while let Some(item) = items.try_next().await? {
-    ///     // items arrive in no particular order
-    /// }
-    /// # Ok(()) }
-    /// ```
-    pub fn scan<E: Entity>(&self) -> Scan<E> {
-        Scan {
-            db: self.clone(),
-            plan: ScanPlan::new(table_of::<E>(), vec![E::TYPE_NAME]),
-            decode: from_item_checked::<E>,
-        }
+impl<E: Entity> Scan<E> {
+    /// Every item of entity type `E` in its table.
+    pub(crate) fn entity() -> Self {
+        Scan { plan: ScanPlan::new(table_of::<E>(), vec![E::TYPE_NAME]), decode: from_item_checked::<E> }
     }
+}
 
-    /// Scans every item of the entity types of collection `C` in its table, each decoded as its
+impl<C: Collection> Scan<C> {
+    /// Every item of the entity types of collection `C` in its table, each decoded as its
     /// variant.
-    pub fn scan_collection<C: Collection>(&self) -> Scan<C> {
+    pub(crate) fn collection() -> Self {
         let table = <C::Table as Table>::DEFINITION_REF;
-        Scan {
-            db: self.clone(),
-            plan: ScanPlan::new(table, C::TYPE_NAMES.to_vec()),
-            decode: <C as FromItem>::from_item,
-        }
+        Scan { plan: ScanPlan::new(table, C::TYPE_NAMES.to_vec()), decode: <C as FromItem>::from_item }
     }
 }
 
@@ -162,11 +154,5 @@ impl<T: Send + 'static> Scan<T> {
     pub fn consistent(mut self) -> Self {
         self.plan.consistent = true;
         self
-    }
-
-    /// Runs the scan, yielding items in no particular order. Nothing is sent before the stream is
-    /// first polled; dropping it stops the reads. The first error ends the stream.
-    pub fn stream(self) -> BoxStream<'static, Result<T>> {
-        run::run(self.db, self.plan, self.decode)
     }
 }

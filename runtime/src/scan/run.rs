@@ -4,7 +4,8 @@ use super::{Decode, ScanPlan, DEFAULT_CONCURRENCY};
 use crate::db::Db;
 use crate::error::{Error, Item, Result};
 use crate::expression::Placeholders;
-use aws_sdk_dynamodb::types::AttributeValue;
+use crate::query::QueryStats;
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 use futures::stream::{self, BoxStream, StreamExt};
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -29,6 +30,7 @@ pub(super) fn run<T: Send + 'static>(
     db: Db,
     plan: ScanPlan,
     decode: Decode<T>,
+    stats: QueryStats,
 ) -> BoxStream<'static, Result<T>> {
     let request = match prepare(&db, &plan) {
         Ok(request) => Arc::new(request),
@@ -39,7 +41,7 @@ pub(super) fn run<T: Send + 'static>(
     }
     let concurrency = plan.concurrency.unwrap_or(DEFAULT_CONCURRENCY).min(plan.segments as usize).max(1);
     let pages = stream::iter(0..request.segments)
-        .map(move |segment| segment_pages(db.clone(), Arc::clone(&request), segment))
+        .map(move |segment| segment_pages(db.clone(), Arc::clone(&request), segment, stats.clone()))
         .flatten_unordered(concurrency)
         .boxed();
     let state = State { pages, buffer: VecDeque::new(), remaining: plan.limit, decode };
@@ -97,13 +99,18 @@ fn prepare(db: &Db, plan: &ScanPlan) -> Result<ScanRequest> {
 }
 
 /// The pages of one segment, each requested after the previous one arrived.
-fn segment_pages(db: Db, request: Arc<ScanRequest>, segment: i32) -> BoxStream<'static, Result<Vec<Item>>> {
+fn segment_pages(
+    db: Db,
+    request: Arc<ScanRequest>,
+    segment: i32,
+    stats: QueryStats,
+) -> BoxStream<'static, Result<Vec<Item>>> {
     // State: `None` once the segment is done, else the key to start after (`None` at first).
     stream::unfold(Some(None), move |start: Option<Option<Item>>| {
-        let (db, request) = (db.clone(), Arc::clone(&request));
+        let (db, request, stats) = (db.clone(), Arc::clone(&request), stats.clone());
         async move {
             let start = start?;
-            match fetch(&db, &request, segment, start).await {
+            match fetch(&db, &request, (segment, &stats), start).await {
                 Ok((items, next)) => Some((Ok(items), next.map(Some))),
                 Err(error) => Some((Err(error), None)),
             }
@@ -112,13 +119,15 @@ fn segment_pages(db: Db, request: Arc<ScanRequest>, segment: i32) -> BoxStream<'
     .boxed()
 }
 
-/// Sends one Scan request; returns its items and the key to continue after, if any.
+/// Sends one Scan request, counting it in `stats`; returns its items and the key to continue
+/// after, if any.
 async fn fetch(
     db: &Db,
     request: &ScanRequest,
-    segment: i32,
+    (segment, stats): (i32, &QueryStats),
     start: Option<Item>,
 ) -> Result<(Vec<Item>, Option<Item>)> {
+    stats.record_request(segment as usize);
     let output = db
         .client()
         .scan()
@@ -132,11 +141,15 @@ async fn fetch(
         .segment(segment)
         .total_segments(request.segments)
         .set_exclusive_start_key(start)
+        .return_consumed_capacity(ReturnConsumedCapacity::Total)
         .send()
         .await
         .map_err(|error| Error::from_sdk("Scan", error))?;
+    let capacity = output.consumed_capacity.and_then(|consumed| consumed.capacity_units).unwrap_or(0.0);
+    let items = output.items.unwrap_or_default();
+    stats.record_response(items.len(), capacity);
     let next = output.last_evaluated_key.filter(|key| !key.is_empty());
-    Ok((output.items.unwrap_or_default(), next))
+    Ok((items, next))
 }
 
 /// The merged pages, decoded one item at a time, up to the limit.

@@ -30,7 +30,8 @@ fn main() {
     assert!(debug(&db.update(key()).set(Album::fields().year, 2008u16)).contains("year"));
     assert!(debug(&db.batch_write().put_all(std::slice::from_ref(&album))).contains("puts: 1"));
     assert!(debug(&db.batch_get(vec![key()])).starts_with("BatchGet {"));
-    assert!(debug(&db.scan::<Album>()).starts_with("Scan {"));
+    assert!(debug(&Album::scan()).starts_with("Scan {"));
+    assert!(debug(&db.stream(Album::scan())).starts_with("ScanStream {"));
     assert!(debug(&db.transaction().put(&album)).contains("actions: 1"));
     let raw = RawExpression::new("#y > :y").name("#y", "year").value(":y", AttributeValue::N("2000".into()));
     assert!(debug(&Condition::raw(raw)).contains("#y > :y"));
