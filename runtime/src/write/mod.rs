@@ -26,12 +26,4 @@ pub(crate) use request::{
     condition_check, CheckAction, DeleteAction, Explain, PutAction, UpdateAction, WriteRequest,
 };
 
-use crate::entity::Entity;
-use crate::item::table_of;
-
-/// Whether writes of `E` may have to fill a resharding's target layout: its table declares shard
-/// metadata (only such a table can be resharded, so that every `Db` writing it knows where to
-/// look) and `E` has hash- or range-sharded mappings.
-pub(crate) fn reshardable<E: Entity>() -> bool {
-    table_of::<E>().shard_metadata.is_some() && !E::shard_mappings().is_empty()
-}
+pub(crate) use crate::shard::reshard::reshardable;

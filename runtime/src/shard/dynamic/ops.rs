@@ -5,12 +5,10 @@ use super::metadata::{Change, MetadataTable, DEFINITION};
 use super::state::{now_ms, ShardState};
 use super::ShardMetadata;
 use crate::db::Db;
-use crate::entity::Entity;
 use crate::error::{Error, Result};
 use crate::query::{Query, QueryPlan, ShardLayout};
 use crate::shard::shard_partition;
 use crate::table::TableDefinition;
-use crate::write::{Draft, Layouts};
 use rand::RngExt;
 use std::sync::{Arc, PoisonError};
 use std::time::{Duration, Instant};
@@ -88,14 +86,6 @@ impl Db {
         };
         shards.remember(key, &state, sent);
         Ok(state)
-    }
-
-    /// Reads the shard counts of `entity`'s dynamic-sharded indexes, and the reshardings of its
-    /// mappings, into this `Db`'s caches, so that a transaction can then write it (puts and batch
-    /// writes do this by themselves).
-    pub async fn resolve_shards<E: Entity>(&self, entity: &E) -> Result<()> {
-        let layouts = Layouts::resolve(self).await?;
-        Draft::new(entity)?.build(&layouts).await.map(|_| ())
     }
 
     /// After a throttled write to `key`'s shards: waits a random back-off, then raises the count

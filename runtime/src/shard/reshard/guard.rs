@@ -29,7 +29,7 @@ pub(crate) struct ReshardGuard {
 impl ReshardGuard {
     /// The guard of a write of `E` built now; `None` when `E`'s writes never fill a resharding.
     pub fn of<E: Entity>(db: &Db) -> Option<Self> {
-        crate::write::reshardable::<E>().then(|| Self { check: check::<E>, seen: db.seen_reshards::<E>() })
+        super::reshardable::<E>().then(|| Self { check: check::<E>, seen: db.seen_reshards::<E>() })
     }
 
     /// Reads the reshardings again where the cache is stale; fails with [`Error::Resharding`]
@@ -59,7 +59,7 @@ fn check<'a, E: Entity>(db: &'a Db, seen: &'a Seen) -> BoxFuture<'a, Result<()>>
 /// After an update of `E` in a transaction: the work [`Db::mirror_stored`] does after a single
 /// update (the transaction does not return the item, so it is read, strongly consistent).
 pub(crate) fn follow_up<E: Entity>() -> Option<FollowUp> {
-    crate::write::reshardable::<E>().then_some(place_updated::<E> as FollowUp)
+    super::reshardable::<E>().then_some(place_updated::<E> as FollowUp)
 }
 
 fn place_updated<'a, E: Entity>(db: &'a Db, key: &'a PrimaryKey) -> BoxFuture<'a, Result<()>> {

@@ -36,6 +36,16 @@ mod rewrite;
 mod state;
 
 pub use backfill::Backfill;
+
+use crate::entity::Entity;
+use crate::item::table_of;
+
+/// Whether writes of `E` may have to fill a resharding's target layout: its table declares shard
+/// metadata (only such a table can be resharded, so that every `Db` writing it knows where to
+/// look) and `E` has hash- or range-sharded mappings.
+pub(crate) fn reshardable<E: Entity>() -> bool {
+    table_of::<E>().shard_metadata.is_some() && !E::shard_mappings().is_empty()
+}
 pub(crate) use guard::{follow_up, FollowUp, ReshardGuard};
 pub use layout::{NewLayout, Placement, ShardMapping};
 pub(crate) use ops::CachedReshard;
