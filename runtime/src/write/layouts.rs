@@ -8,6 +8,7 @@ use crate::error::{Error, Item, Result};
 use crate::item::table_of;
 use crate::shard::dynamic::growth;
 use crate::shard::dynamic::{Choice, DynamicTarget};
+use crate::shard::reshard::Reshards;
 use crate::shard::ShardMetadata;
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -42,7 +43,7 @@ impl<'a, E: Entity> Layouts<'a, E> {
     /// The layouts with `E`'s reshardings read where the cache is stale.
     pub async fn resolve(db: &'a Db) -> Result<Self> {
         if reshardable::<E>() {
-            db.resolve_reshards::<E>().await?;
+            Reshards::<E>::of(db).resolve().await?;
         }
         Ok(Self::cached(db))
     }
@@ -64,7 +65,7 @@ impl<'a, E: Entity> Layouts<'a, E> {
     /// Adds to `item` its place in the target layouts of the reshardings under way.
     pub(super) fn mirror(&self, item: &mut Item) -> Result<()> {
         if reshardable::<E>() {
-            self.db.mirror_item::<E>(item)?;
+            Reshards::<E>::of(self.db).mirror(item)?;
         }
         Ok(())
     }
@@ -72,7 +73,7 @@ impl<'a, E: Entity> Layouts<'a, E> {
     /// The index whose batched backfill holds existing items of `E` frozen, if any: a put must
     /// then create.
     pub fn frozen(&self) -> Option<&'static str> {
-        reshardable::<E>().then(|| self.db.frozen_index::<E>()).flatten()
+        reshardable::<E>().then(|| Reshards::<E>::of(self.db).frozen()).flatten()
     }
 
     /// Refuses a change of an existing item while a batched backfill holds them frozen.
@@ -87,7 +88,7 @@ impl<'a, E: Entity> Layouts<'a, E> {
     /// the reshardings under way, where the update moved it in a source index.
     pub async fn follow_update(&self, item: &Item) -> Result<()> {
         if reshardable::<E>() {
-            self.db.mirror_stored::<E>(item).await?;
+            Reshards::<E>::of(self.db).follow(item).await?;
         }
         Ok(())
     }

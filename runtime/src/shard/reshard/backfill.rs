@@ -4,6 +4,7 @@
 use super::ops::Checked;
 use super::rewrite::{Pass, Rewrite};
 use super::state::{Phase, ReshardState, SegmentProgress};
+use super::view::Reshards;
 use crate::db::Db;
 use crate::entity::Entity;
 use crate::error::{Error, Item, Result};
@@ -139,15 +140,15 @@ impl Db {
         options: Backfill,
     ) -> Result<ReshardState> {
         let index = index.name();
-        let state = self.reshard_state::<E>(index).await?.ok_or_else(|| not_started(index))?;
+        let state = Reshards::<E>::of(self).state(index).await?.ok_or_else(|| not_started(index))?;
         if state.phase >= Phase::Backfilled {
             return Ok(state);
         }
-        self.wait_for_writers(&*self.reshard_metadata::<E>()?, state.started).await?;
+        self.wait_for_writers(&*Reshards::<E>::of(self).metadata()?, state.started).await?;
         let run = Run { owner: run_id(), lease: options.freeze_lease };
         self.set_frozen::<E>(&state, &options, &run).await?;
         self.scan_all::<E>(&state, &options, Pass::Place, &run).await?;
-        self.advance::<E>(index, Phase::DualWrites, Phase::Backfilled).await
+        Reshards::<E>::of(self).advance(index, Phase::DualWrites, Phase::Backfilled).await
     }
 
     /// Ends a cut-over resharding: writes stop filling the source index, and a scan removes the
@@ -159,10 +160,10 @@ impl Db {
         options: Backfill,
     ) -> Result<ReshardState> {
         let index = index.name();
-        let mut state = self.reshard_state::<E>(index).await?.ok_or_else(|| not_started(index))?;
+        let mut state = Reshards::<E>::of(self).state(index).await?.ok_or_else(|| not_started(index))?;
         if state.phase == Phase::CutOver {
-            state = self.advance::<E>(index, Phase::CutOver, Phase::Done).await?;
-            self.wait_for_writers(&*self.reshard_metadata::<E>()?, now_ms()).await?;
+            state = Reshards::<E>::of(self).advance(index, Phase::CutOver, Phase::Done).await?;
+            self.wait_for_writers(&*Reshards::<E>::of(self).metadata()?, now_ms()).await?;
         } else if state.phase != Phase::Done {
             return Err(Error::Resharding { index: index.to_owned(), reason: "cut over first".into() });
         }
@@ -181,7 +182,7 @@ impl Db {
     /// lifts the freeze of a batched backfill that has been silent for the freeze lease.
     async fn set_frozen<E: Entity>(&self, state: &ReshardState, options: &Backfill, run: &Run) -> Result<()> {
         let refuse = |reason: String| Error::Resharding { index: state.source.clone(), reason };
-        let (records, key) = (self.records::<E>()?, self.reshard_key::<E>(&state.source));
+        let (records, key) = (Reshards::<E>::of(self).records()?, Reshards::<E>::of(self).key(&state.source));
         let now = now_ms();
         if options.batched {
             if !records.freeze(&key, now, &run.owner).await? {
@@ -224,7 +225,7 @@ impl Db {
         run: &Run,
     ) -> Result<()> {
         let checked = Checked::new::<E>(state)?;
-        let key = self.reshard_key::<E>(&state.source);
+        let key = Reshards::<E>::of(self).key(&state.source);
         // A batched backfill reads whole items from the table, strongly consistent: an index
         // can lag behind a write made just before the freeze.
         let scan_table = matches!(pass, Pass::Place) && options.batched;
@@ -235,7 +236,7 @@ impl Db {
         let segments = match pass {
             Pass::Place if resumed => state.segments.len() as u32,
             Pass::Place => {
-                self.records::<E>()?.start_segments(&key, options.segments, scan_table).await?;
+                Reshards::<E>::of(self).records()?.start_segments(&key, options.segments, scan_table).await?;
                 options.segments
             }
             Pass::Clean => options.segments,
@@ -282,7 +283,9 @@ impl Db {
             // Whole-item puts are safe only while this run holds the freeze: renew it before the
             // page is read, and write the page only well within the lease.
             let deadline = std::time::Instant::now() + scan.run.lease / 2;
-            if scan.scan_table && !self.records::<E>()?.renew_freeze(key, now_ms(), &scan.run.owner).await? {
+            if scan.scan_table
+                && !Reshards::<E>::of(self).records()?.renew_freeze(key, now_ms(), &scan.run.owner).await?
+            {
                 return Err(refuse("another backfill took the freeze over; this run stopped"));
             }
             let request = self
@@ -314,7 +317,7 @@ impl Db {
                 None => (progress.after, progress.done) = (None, true),
             }
             if let Pass::Place = pass {
-                let records = self.records::<E>()?;
+                let records = Reshards::<E>::of(self).records()?;
                 records.save_progress(key, segment, &progress).await?;
                 if let (Some(report), Some(state)) = (&options.progress, records.read(key).await?) {
                     report(&state);

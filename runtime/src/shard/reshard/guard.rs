@@ -4,6 +4,7 @@
 //! land after the backfill read the item.
 
 use super::state::Phase;
+use super::view::Reshards;
 use crate::db::Db;
 use crate::entity::{Entity, PrimaryKey};
 use crate::error::{Error, Result};
@@ -29,7 +30,7 @@ pub(crate) struct ReshardGuard {
 impl ReshardGuard {
     /// The guard of a write of `E` built now; `None` when `E`'s writes never fill a resharding.
     pub fn of<E: Entity>(db: &Db) -> Option<Self> {
-        super::reshardable::<E>().then(|| Self { check: check::<E>, seen: db.seen_reshards::<E>() })
+        super::reshardable::<E>().then(|| Self { check: check::<E>, seen: Reshards::<E>::of(db).seen() })
     }
 
     /// Reads the reshardings again where the cache is stale; fails with [`Error::Resharding`]
@@ -42,8 +43,8 @@ impl ReshardGuard {
 
 fn check<'a, E: Entity>(db: &'a Db, seen: &'a Seen) -> BoxFuture<'a, Result<()>> {
     Box::pin(async move {
-        db.resolve_reshards::<E>().await?;
-        let now = db.seen_reshards::<E>();
+        Reshards::<E>::of(db).resolve().await?;
+        let now = Reshards::<E>::of(db).seen();
         match E::shard_mappings().iter().zip(now.0.iter().zip(&seen.0)).find(|(_, (now, then))| now != then) {
             Some((mapping, _)) => Err(Error::Resharding {
                 index: mapping.index.to_owned(),
@@ -56,7 +57,7 @@ fn check<'a, E: Entity>(db: &'a Db, seen: &'a Seen) -> BoxFuture<'a, Result<()>>
     })
 }
 
-/// After an update of `E` in a transaction: the work [`Db::mirror_stored`] does after a single
+/// After an update of `E` in a transaction: the work [`Reshards::follow`] does after a single
 /// update (the transaction does not return the item, so it is read, strongly consistent).
 pub(crate) fn follow_up<E: Entity>() -> Option<FollowUp> {
     super::reshardable::<E>().then_some(place_updated::<E> as FollowUp)
@@ -74,21 +75,21 @@ fn place_updated<'a, E: Entity>(db: &'a Db, key: &'a PrimaryKey) -> BoxFuture<'a
             .await
             .map_err(|error| Error::from_sdk("GetItem", error))?;
         match read.item {
-            Some(item) => db.mirror_stored::<E>(&item).await,
+            Some(item) => Reshards::<E>::of(db).follow(&item).await,
             None => Ok(()), // deleted since: nothing to place
         }
     })
 }
 
-impl Db {
+impl<E: Entity> Reshards<'_, E> {
     /// What the cache holds of `E`'s reshardings, however old.
-    pub(crate) fn seen_reshards<E: Entity>(&self) -> Seen {
-        let Some(shards) = self.reshard_cache::<E>() else { return Seen(Vec::new()) };
+    pub(crate) fn seen(&self) -> Seen {
+        let Some(shards) = self.cache() else { return Seen(Vec::new()) };
         Seen(
             E::shard_mappings()
                 .iter()
                 .map(|mapping| {
-                    let cached = shards.cached_reshard(&self.reshard_key::<E>(mapping.index)).flatten()?;
+                    let cached = shards.cached_reshard(&self.key(mapping.index)).flatten()?;
                     Some((cached.state.phase, cached.state.frozen))
                 })
                 .collect(),

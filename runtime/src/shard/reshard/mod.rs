@@ -28,12 +28,14 @@
 //! ([`CursorError::LayoutChanged`](crate::query::CursorError::LayoutChanged)).
 
 mod backfill;
+mod follow;
 mod guard;
 mod layout;
 mod ops;
 mod redirect;
 mod rewrite;
 mod state;
+mod view;
 
 pub use backfill::Backfill;
 
@@ -51,3 +53,4 @@ pub use layout::{NewLayout, Placement, ShardMapping};
 pub(crate) use ops::CachedReshard;
 pub(crate) use state::Records;
 pub use state::{Phase, ReshardState, SegmentProgress};
+pub(crate) use view::Reshards;
