@@ -1,77 +1,15 @@
-//! `#[derive(Collection)]`: an enum of entities that share a partition key, read with one query
-//! and dispatched on the entity-type attribute.
+//! The `Collection` and `FromItem` impls of a checked collection, with the compile-time checks
+//! that its members are entities of one table with distinct entity-type names.
 
-use crate::attr::unknown_key;
+use super::ast::Member;
 use crate::const_check::ConstCheck;
-use crate::door::{set_door, Door};
-use crate::errors::Errors;
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Data, DeriveInput, Fields, Ident, Type};
-
-struct Member {
-    variant: Ident,
-    ty: Type,
-}
-
-/// Derives `dynashard::Collection` and `FromItem` for an enum of single-entity variants.
-pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
-    let mut errors = Errors::default();
-    if !input.generics.params.is_empty() {
-        errors.push_spanned(&input.generics, "`Collection` cannot be derived for generic enums");
-    }
-    let Data::Enum(data) = &input.data else {
-        return Err(syn::Error::new(input.ident.span(), "`Collection` can only be derived for enums"));
-    };
-    let mut members: Vec<Member> = Vec::new();
-    for variant in &data.variants {
-        match &variant.fields {
-            Fields::Unnamed(fields) if fields.unnamed.len() == 1 => {
-                let ty = fields.unnamed[0].ty.clone();
-                let text = quote!(#ty).to_string();
-                if members.iter().any(|member| {
-                    let known = &member.ty;
-                    quote!(#known).to_string() == text
-                }) {
-                    errors.push_spanned(&ty, "each entity type can appear only once in a collection");
-                }
-                members.push(Member { variant: variant.ident.clone(), ty });
-            }
-            _ => errors.push_spanned(
-                variant,
-                "each variant of a collection holds exactly one entity, like `Album(Album)`",
-            ),
-        }
-    }
-    if data.variants.is_empty() {
-        errors.push(input.ident.span(), "a collection needs at least one entity variant");
-    }
-    let door = parse_door(&input, &mut errors);
-    errors.finish(())?;
-    Ok(door.enclose(expand(&input.ident, &members)))
-}
-
-/// The `crate = "..."` of `#[collection(...)]`, its only key.
-fn parse_door(input: &DeriveInput, errors: &mut Errors) -> Door {
-    let mut door = None;
-    for attr in input.attrs.iter().filter(|attr| attr.path().is_ident("collection")) {
-        let result = attr.parse_nested_meta(|meta| {
-            if meta.path.is_ident("crate") {
-                set_door(errors, &meta, &mut door)
-            } else {
-                unknown_key(errors, &meta, "collection", &["crate"])
-            }
-        });
-        if let Err(error) = result {
-            errors.add(error);
-        }
-    }
-    door.unwrap_or_default()
-}
+use syn::Ident;
 
 /// The impls, inside the door's `const _` block.
-fn expand(ident: &Ident, members: &[Member]) -> TokenStream {
+pub fn expand(ident: &Ident, members: &[Member]) -> TokenStream {
     let first = &members[0].ty;
     let table = quote!(<#first as __dynashard::Entity>::Table);
     // Naming `TYPE_NAME` first makes a type that is not an entity one error, the same one every
