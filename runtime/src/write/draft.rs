@@ -35,10 +35,7 @@ impl<'e, E: Entity> Draft<'e, E> {
         }
         layouts.resolve_counts(&recorded.missing).await?;
         let (item, recorded) = complete(self.entity, self.body.clone(), layouts)?;
-        match recorded.missing.first() {
-            None => Ok(Built { item, targets: recorded.targets }),
-            Some(target) => Err(target.unresolved()),
-        }
+        built(item, recorded)
     }
 
     /// The complete item for `layouts` as cached, without reading anything: a dynamic count the
@@ -46,10 +43,15 @@ impl<'e, E: Entity> Draft<'e, E> {
     pub fn into_built(self, layouts: &Layouts<'_, E>) -> Result<Built> {
         let Draft { entity, body } = self;
         let (item, recorded) = complete(entity, body, layouts)?;
-        match recorded.missing.first() {
-            None => Ok(Built { item, targets: recorded.targets }),
-            Some(target) => Err(target.unresolved()),
-        }
+        built(item, recorded)
+    }
+}
+
+/// `item`, unless a count it needs is still missing.
+fn built(item: Item, recorded: Recorded) -> Result<Built> {
+    match recorded.missing.first() {
+        None => Ok(Built { item, targets: recorded.targets }),
+        Some(target) => Err(target.unresolved()),
     }
 }
 

@@ -192,26 +192,22 @@ fn update_block(model: &Entity, position: usize, mapping: &IndexMapping) -> Toke
     }
     let dynamic =
         model.shard_of(&mapping.name).is_some_and(|shard| matches!(shard.strategy, Strategy::Dynamic { .. }));
-    if dynamic {
+    // An index whose key an update cannot recompute: touching its fields is refused.
+    let refusal = if dynamic {
+        Some("the index has a dynamic shard count, which puts read: write the entity with put")
+    } else if mapping.when.is_some() {
+        Some("the index has a `when` predicate, which needs the whole entity: write it with put")
+    } else {
+        None
+    };
+    if let Some(reason) = refusal {
         let first = changed[0];
         return quote! {
             if __changes.touches(&[#(#changed),*]) {
                 return __dynashard::Err(__dynashard::Error::IndexKeyIncomplete {
                     index: #name,
                     field: #first,
-                    reason: "the index has a dynamic shard count, which puts read: write the entity with put",
-                });
-            }
-        };
-    }
-    if mapping.when.is_some() {
-        let first = changed[0];
-        return quote! {
-            if __changes.touches(&[#(#changed),*]) {
-                return __dynashard::Err(__dynashard::Error::IndexKeyIncomplete {
-                    index: #name,
-                    field: #first,
-                    reason: "the index has a `when` predicate, which needs the whole entity: write it with put",
+                    reason: #reason,
                 });
             }
         };
