@@ -1,31 +1,14 @@
-//! `dynashard route`: the shard id of each key, by range boundaries or by hash.
+//! `dynashard route`: the shard id of each key, by range boundaries or by hash, through the
+//! library's own router.
 
 use crate::args::RouteArgs;
 use crate::error::CliError;
 use crate::input::for_each_line;
 use crate::limits::MAX_SHARDS;
-use dynashard::shard::{hash_shard, Boundaries, Normalization};
+use dynashard::shard::{Boundaries, Router};
 use std::io::{BufWriter, Write};
 use std::path::Path;
-
-/// How keys are routed.
-#[derive(Debug, Clone)]
-pub enum Router {
-    /// Range shards: the number of boundaries not greater than the normalized key, minus one.
-    Range(Boundaries, Normalization),
-    /// Hash shards: SHA-256 of the key, big-endian, modulo the shard count.
-    Hash(u32),
-}
-
-impl Router {
-    /// The shard id of `key`.
-    pub fn shard(&self, key: &str) -> u32 {
-        match self {
-            Router::Range(boundaries, normalization) => boundaries.shard(key, *normalization),
-            Router::Hash(shards) => hash_shard(key, *shards),
-        }
-    }
-}
+use std::sync::Arc;
 
 /// Reads and checks a boundaries file: valid boundaries, at most [`MAX_SHARDS`] of them.
 pub fn load_boundaries(path: &Path) -> Result<Boundaries, CliError> {
@@ -44,7 +27,7 @@ pub fn load_boundaries(path: &Path) -> Result<Boundaries, CliError> {
 /// Runs `dynashard route`.
 pub fn run(args: RouteArgs) -> Result<(), CliError> {
     let router = match (&args.boundaries, args.hash) {
-        (Some(path), _) => Router::Range(load_boundaries(path)?, args.normalize.into()),
+        (Some(path), _) => Router::Range(Arc::new(load_boundaries(path)?), args.normalize.into()),
         (None, Some(shards)) => Router::Hash(shards),
         (None, None) => return Err(CliError::Usage("give --boundaries FILE or --hash N".to_owned())),
     };
@@ -67,11 +50,12 @@ pub fn run(args: RouteArgs) -> Result<(), CliError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use dynashard::shard::Normalization;
 
     #[test]
     fn routes_like_the_library() {
         let boundaries = Boundaries::new(vec!["".into(), "h".into(), "p".into()]).expect("valid");
-        let range = Router::Range(boundaries, Normalization::NfkdLower);
+        let range = Router::Range(Arc::new(boundaries), Normalization::NfkdLower);
         assert_eq!([range.shard("Apple"), range.shard("Heavy"), range.shard("Zed")], [0, 1, 2]);
         let hash = Router::Hash(21);
         assert_eq!([hash.shard("Leaving Home"), hash.shard("Heavy Migration")], [6, 8]);

@@ -7,21 +7,17 @@ pub use crate::entity::{Entity, Field, Key, PrimaryKey};
 pub use crate::error::{Error, Item, KeyError, Result};
 pub use crate::expression::{Condition, RawExpression};
 pub use crate::index::Index;
-pub use crate::index_key_limits::check_range_value;
 pub use crate::index_keys::{
-    attribute_name, base_key_of, const_str_eq, find_index, insert_key, FieldChanges, IndexKeyUpdate,
+    attribute_name, const_str_eq, find_index, insert_key, FieldChanges, IndexKeyUpdate,
 };
 pub use crate::item::{from_item, from_item_checked};
 pub use crate::key::{DecodeKeyPart, KeyPart, KeyPartDecodeError, KeyRole, KeyTemplate, KeyWriter, Segment};
 pub use crate::query::{
-    same_kind, Done, End, FromItem, Native, NativeKeyPart, Next, Normalized, Query, QueryTarget, Routing,
-    ShardLayout, ShardMode, Shards,
+    same_kind, Done, End, FromItem, Native, NativeKeyPart, Next, Normalized, Query, QueryTarget,
 };
-pub use crate::shard::reshard::ShardMapping;
 pub use crate::shard::{
-    bucket_partition, hash_shard, logical_partition, overflow_partition, random_shard, range_sort_key,
-    shard_partition, sub_shard_partition, Boundaries, BucketTime, BucketWindow, Normalization, RangeShards,
-    RoutingText, ShardChooser, TimeBucket,
+    logical_partition, BaseKey, Boundaries, BucketTime, NoDynamicShards, Normalization, RangeShards,
+    RoutingText, ShardChooser, ShardSpec, ShardStrategy, Shards, TimeBucket,
 };
 pub use crate::table::{Billing, IndexDefinition, KeyAttribute, ScalarKind, Table, TableDefinition};
 pub use aws_sdk_dynamodb::types::AttributeValue;

@@ -2,6 +2,7 @@
 
 use crate::error::{Item, Result};
 use crate::index_keys::{FieldChanges, IndexKeyUpdate};
+use crate::shard::{ShardChooser, ShardSpec};
 use crate::table::Table;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -33,6 +34,10 @@ pub trait Entity: Serialize + DeserializeOwned + Send + Sync + Sized + 'static {
     /// The attribute that holds the optimistic-locking version, for `#[version]` entities.
     const VERSION_ATTRIBUTE: Option<&'static str> = None;
 
+    /// How each sharded mapping (and the base table) is sharded, as declared by `#[shard(...)]`:
+    /// what writes, query plans and resharding route by.
+    const SHARDS: &'static [ShardSpec] = &[];
+
     /// Composes this value's primary key.
     fn primary_key(&self) -> Result<PrimaryKey>;
 
@@ -53,19 +58,8 @@ pub trait Entity: Serialize + DeserializeOwned + Send + Sync + Sized + 'static {
     /// Writes the key attributes of every index this value belongs to into `item` (none for a
     /// sparse index that does not apply).
     /// `chooser` picks the shard of dynamic-sharded indexes.
-    fn write_index_keys(&self, _item: &mut Item, _chooser: &dyn crate::shard::ShardChooser) -> Result<()> {
+    fn write_index_keys(&self, _item: &mut Item, _chooser: &dyn ShardChooser) -> Result<()> {
         Ok(())
-    }
-
-    /// The run-time boundaries of the range-sharded mapping of `index`, if it has one.
-    /// Generated; see [`crate::shard::use_boundaries`].
-    fn range_shards(_index: &str) -> Option<&'static crate::shard::RangeShards> {
-        None
-    }
-
-    /// The hash- and range-sharded index mappings, for resharding. Generated.
-    fn shard_mappings() -> &'static [crate::shard::reshard::ShardMapping] {
-        &[]
     }
 
     /// The index key attribute changes an update implies: recomputed keys for indexes whose

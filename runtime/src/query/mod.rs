@@ -19,7 +19,6 @@
 mod conditions;
 pub(crate) mod cursor;
 mod decode;
-mod layout;
 mod native;
 mod page;
 #[cfg(test)]
@@ -34,18 +33,17 @@ mod sort;
 mod stats;
 mod stream;
 
+pub use crate::shard::{Routing, ShardLayout, ShardMode, Shards};
 pub use conditions::{Narrow, PrefixCondition, RangeCondition};
 pub use cursor::CursorError;
 pub use decode::FromItem;
-pub use layout::ShardLayout;
 pub(crate) use native::NativeCondition;
 pub use native::{same_kind, Native, NativeKeyPart};
 pub use page::Page;
 pub(crate) use range::SortRange;
-pub use routing::{Normalized, Routing};
+pub use routing::Normalized;
 pub use sharded::sizing::RequestSizing;
 pub(crate) use sharded::sizing::SizeMemory;
-pub use shards::{ShardMode, Shards};
 pub use sort::{Done, End, Next};
 pub use stats::{QueryStats, StatsSnapshot};
 pub use stream::QueryStream;

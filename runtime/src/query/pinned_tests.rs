@@ -7,7 +7,7 @@ use super::sharded::cursor::{self as sharded_cursor, layout_fingerprint};
 use super::sharded::resume::{PageEnd, Start};
 use super::{NativeCondition, Query, QueryTarget, ShardLayout, ShardMode, Shards, SortRange};
 use crate::error::Item;
-use crate::shard::reshard::NewLayout;
+use crate::shard::NewLayout;
 use crate::shard::{Boundaries, BucketWindow, Normalization, TimeBucket};
 use crate::table::{Billing, IndexDefinition, KeyAttribute, ScalarKind, TableDefinition};
 use aws_sdk_dynamodb::types::AttributeValue;

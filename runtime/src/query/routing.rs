@@ -10,19 +10,9 @@ use super::conditions::{Narrow, PrefixCondition, RangeCondition, Sealed};
 use super::range::SortRange;
 use super::sort::MAX_SUFFIX;
 use super::{Done, Query};
-use crate::shard::{hash_shard, normalized_prefix, Boundaries, Normalization, PART_SEPARATOR};
+use crate::shard::{hash_shard, normalized_prefix, Boundaries, Normalization, Routing, PART_SEPARATOR};
 use std::ops::RangeInclusive;
 use std::sync::Arc;
-
-/// How a sharded query maps routing values to shards.
-#[doc(hidden)]
-#[derive(Debug, Clone)]
-pub enum Routing {
-    /// Hash shards chosen by the text of sort-key placeholder number `placeholder`.
-    Hash { shards: u32, placeholder: usize },
-    /// Range shards over normalized values, each split into `overflow` sub-shards (1: none).
-    Range { boundaries: Arc<Boundaries>, normalization: Normalization, overflow: u32 },
-}
 
 /// The sort key of a range-sharded index: conditions take the routing value as text and compare
 /// it normalized, the way routing compares it.
@@ -31,8 +21,8 @@ pub struct Normalized;
 impl<E, F> Query<E, F> {
     /// Attaches shard routing. Generated code calls this.
     #[doc(hidden)]
-    pub fn routed(mut self, routing: Routing) -> Self {
-        self.plan.routing = Some(routing);
+    pub fn routed(mut self, routing: Option<Routing>) -> Self {
+        self.plan.routing = routing;
         self
     }
 

@@ -15,24 +15,34 @@ pub const MAX_SHARDS: u32 = 10_000;
 
 mod boundaries;
 mod bucket_window;
+mod chooser;
 pub(crate) mod dynamic;
 mod hash;
+mod layout;
 mod normalize;
 mod range_shards;
+mod read;
 pub mod reshard;
+mod router;
 mod routing_text;
 mod sort_key;
+mod spec;
 mod time_bucket;
 
 pub use boundaries::{Boundaries, BoundariesError};
 pub use bucket_window::{bucket_partition, BucketWindow, DEFAULT_MAX_PARTITIONS};
-pub use dynamic::{HistoryEntry, NoDynamicShards, ShardChooser, ShardMetadata, ShardState};
+pub use chooser::{NoDynamicShards, ShardChooser};
+pub use dynamic::{HistoryEntry, ShardMetadata, ShardState};
 pub use hash::{
     hash_bytes_shard, hash_shard, logical_partition, overflow_partition, random_shard, shard_partition,
     sub_shard_partition,
 };
+pub use layout::{NewLayout, ShardLayout};
 pub use normalize::Normalization;
 pub use range_shards::{range_shards, use_boundaries, RangeShards};
+pub use read::{Routing, ShardMode, Shards};
+pub use router::Router;
 pub use routing_text::RoutingText;
 pub use sort_key::{normalized_prefix, range_sort_key, PART_SEPARATOR};
+pub use spec::{BaseKey, ShardSpec, ShardStrategy};
 pub use time_bucket::{BucketTime, TimeBucket};

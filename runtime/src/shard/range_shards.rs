@@ -89,7 +89,10 @@ impl RangeShards {
 /// # Ok::<(), dynashard::Error>(())
 /// ```
 pub fn range_shards<E: Entity>(index: Index<E::Table>) -> Result<&'static RangeShards> {
-    E::range_shards(index.name())
+    E::SHARDS
+        .iter()
+        .filter(|spec| spec.index == index.name())
+        .find_map(|spec| spec.range_shards())
         .ok_or_else(|| Error::NotRangeSharded { entity: E::TYPE_NAME, index: index.name().to_owned() })
 }
 

@@ -19,8 +19,6 @@ pub struct IndexTokens {
     pub statics: TokenStream,
     pub write_index_keys: TokenStream,
     pub index_key_updates: TokenStream,
-    /// `Entity::range_shards` and `Entity::shard_mappings`.
-    pub shard_lookups: TokenStream,
 }
 
 /// The constant holding mapping `position`'s index definition.
@@ -38,12 +36,7 @@ pub fn expand(model: &Entity) -> IndexTokens {
     let native_statics = native::statics(model);
     let native_checks = native::write_checks(model);
     if model.indexes.is_empty() && model.native_indexes.is_empty() {
-        return IndexTokens {
-            statics: quote!(),
-            write_index_keys: quote!(),
-            index_key_updates: quote!(),
-            shard_lookups: quote!(),
-        };
+        return IndexTokens { statics: quote!(), write_index_keys: quote!(), index_key_updates: quote!() };
     }
     let statics =
         model.indexes.iter().enumerate().map(|(position, mapping)| statics(model, position, mapping));
@@ -52,7 +45,6 @@ pub fn expand(model: &Entity) -> IndexTokens {
     let updates =
         model.indexes.iter().enumerate().map(|(position, mapping)| update_block(model, position, mapping));
     IndexTokens {
-        shard_lookups: super::shard_lookup::expand(model),
         statics: quote!(#(#statics)* #native_statics),
         write_index_keys: quote! {
             fn write_index_keys(
@@ -72,6 +64,9 @@ pub fn expand(model: &Entity) -> IndexTokens {
             ) -> __dynashard::Result<__dynashard::Vec<__dynashard::IndexKeyUpdate>> {
                 #[allow(unused_mut)]
                 let mut __updates = __dynashard::Vec::new();
+                // An update never recomputes a dynamic-sharded key (it is refused above).
+                #[allow(unused_variables)]
+                let __chooser: &dyn __dynashard::ShardChooser = &__dynashard::NoDynamicShards;
                 #(#updates)*
                 __dynashard::Ok(__updates)
             }
@@ -116,6 +111,7 @@ fn guarded(
     let mut pk = compose(&pk_ident, &mapping.pk, &args);
     let mut sk = mapping.sk.as_ref().map(|sk| compose(&sk_ident, sk, &args));
     if let Some((shard, base_key)) = sharding {
+        let spec = shard::spec_ident(shard, position);
         let value_of_field =
             |ident: &Ident| fields.iter().find(|field| &field.field.ident == ident).map(&value_of);
         let by_value = match shard.strategy {
@@ -131,8 +127,11 @@ fn guarded(
             let (ty, value) = (&field.field.ty, value_of(field));
             Some(quote_spanned!(ty.span()=> <#ty as __dynashard::BucketTime>::unix_seconds(&#value)))
         });
-        pk = shard::partition(position, shard, pk, by_value.clone(), at_seconds, Some(base_key.clone()));
-        if let Some(range_sk) = by_value.and_then(|value| shard::range_sort_key(shard, value, base_key)) {
+        let chooser = quote!(__chooser);
+        pk = shard::partition(&spec, pk, by_value.clone(), at_seconds, base_key.clone(), chooser);
+        if let Some(range_sk) =
+            by_value.and_then(|value| shard::range_sort_key(&spec, shard, value, base_key))
+        {
             sk = Some(range_sk);
         }
     }
@@ -162,7 +161,7 @@ fn write_block(model: &Entity, position: usize, mapping: &IndexMapping) -> Token
             __dynashard::insert_key(__item, #template.attribute, __value)?;
         })
     };
-    let base_key = quote!(__dynashard::base_key_of(__item, &__DYNASHARD_TABLE));
+    let base_key = quote!(__dynashard::BaseKey::Item(__item, &__DYNASHARD_TABLE));
     let sharding = model.shard_of(&mapping.name).map(|shard| (shard, base_key));
     let block = guarded(
         position,
@@ -256,9 +255,9 @@ fn update_block(model: &Entity, position: usize, mapping: &IndexMapping) -> Toke
         },
         emit,
         Some(remove),
-        model
-            .shard_of(&mapping.name)
-            .map(|shard| (shard, quote!((__key.pk().to_owned(), __key.sk().unwrap_or_default().to_owned())))),
+        model.shard_of(&mapping.name).map(|shard| {
+            (shard, quote!(__dynashard::BaseKey::Key(__key.pk(), __key.sk().unwrap_or_default())))
+        }),
     );
     quote! {
         if __changes.touches(&[#(#changed),*]) {

@@ -14,7 +14,7 @@ use quote::quote;
 /// The constants of mapping `position`: its index definition, key templates and boundaries, with
 /// the compile-time checks of the index against the mapping.
 pub fn statics(model: &Entity, position: usize, mapping: &IndexMapping) -> TokenStream {
-    let boundaries = model.shard_of(&mapping.name).map(|shard| shard::statics(position, shard));
+    let boundaries = model.shard_of(&mapping.name).map(|shard| shard::statics(model, position, shard));
     let ident = &model.ident;
     let name = &mapping.name;
     let index = index_const(position);

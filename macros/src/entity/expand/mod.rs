@@ -7,7 +7,6 @@ mod keys;
 mod native;
 mod query;
 mod shard;
-mod shard_lookup;
 
 use crate::const_check::{path_text, ConstCheck};
 use crate::entity::ast::{Entity, Field};
@@ -64,7 +63,7 @@ pub fn expand(model: &Entity) -> TokenStream {
     let index_statics = &indexes.statics;
     let write_index_keys = &indexes.write_index_keys;
     let index_key_updates = &indexes.index_key_updates;
-    let shard_lookups = &indexes.shard_lookups;
+    let (table_spec, shard_specs) = shard::specs(model);
     let dynamic_shards = model
         .shards
         .iter()
@@ -87,6 +86,7 @@ pub fn expand(model: &Entity) -> TokenStream {
             #sort_key_check
             #templates
             #index_statics
+            #table_spec
             #reserved_attribute_checks
 
             #[automatically_derived]
@@ -115,7 +115,7 @@ pub fn expand(model: &Entity) -> TokenStream {
 
                 #write_index_keys
                 #index_key_updates
-                #shard_lookups
+                #shard_specs
             }
 
             #[automatically_derived]
@@ -190,7 +190,12 @@ fn primary_key(model: &Entity, args: &[KeyArg]) -> TokenStream {
             .map(|arg| arg.arg.clone())
             .collect();
         let text = shard::routing_text(&by);
-        pk = shard::partition(0, shard, pk, Some(text), None, None);
+        let (spec, base, chooser) = (
+            shard::spec_ident(shard, 0),
+            quote!(__dynashard::BaseKey::None),
+            quote!(&__dynashard::NoDynamicShards),
+        );
+        pk = shard::partition(&spec, pk, Some(text), None, base, chooser);
     }
     let sk = match &model.sk {
         Some(sk) => {

@@ -23,6 +23,7 @@ pub fn expand(model: &Entity) -> TokenStream {
         let (pk_ident, sk_ident) = index_statics(position);
         let index = index_const(position);
         let shard = model.shard_of(&mapping.name);
+        let spec = shard.map(|shard| shard::spec_ident(shard, position));
         let range_sharded = shard.is_some_and(|shard| matches!(shard.strategy, Strategy::Range { .. }));
         let sort_attribute = mapping.sk.as_ref().map(|_| quote!(#sk_ident.attribute));
         // A range-sharded index stores its own sort key (normalized value and tiebreak), not the
@@ -34,8 +35,11 @@ pub fn expand(model: &Entity) -> TokenStream {
             sort_walk(mapping.sk.as_ref(), key_type)
         };
         // Hash shards routed by partition-key fields: the arguments already name the one shard.
-        let one_shard = shard.and_then(|shard| one_shard(shard, &mapping.pk));
-        let routing = shard.and_then(|shard| shard::routing(shard, mapping.sk.as_ref()));
+        let one_shard =
+            shard.zip(spec.as_ref()).and_then(|(shard, spec)| one_shard(spec, shard, &mapping.pk));
+        let routing = shard
+            .zip(spec.as_ref())
+            .and_then(|(shard, spec)| shard::routing(spec, shard, mapping.sk.as_ref()));
         let bucketed = shard.is_some_and(|shard| shard.bucket.is_some());
         // Bucketed reads take the time window in the `at` field's type; when the index is sorted
         // by that time first, the window also trims the first and last buckets.
@@ -44,8 +48,13 @@ pub fn expand(model: &Entity) -> TokenStream {
         let sorted_by_time = at.as_ref().is_some_and(|at| {
             mapping.sk.as_ref().and_then(|sk| sk.fields().next()).is_some_and(|first| *at == first)
         });
-        let layout = shard.map(|shard| {
-            shard::layout(shard, quote!(__partition), one_shard.clone(), at_type.as_ref(), sorted_by_time)
+        let seconds = |value: TokenStream| match &at_type {
+            Some(ty) => quote_spanned!(ty.span()=> <#ty as __dynashard::BucketTime>::unix_seconds(&#value)),
+            None => quote!(__dynashard::BucketTime::unix_seconds(&#value)),
+        };
+        let time_window = bucketed.then(|| (seconds(quote!(from)), seconds(quote!(to))));
+        let layout = spec.as_ref().map(|spec| {
+            shard::layout(spec, quote!(__partition), one_shard.clone(), time_window.clone(), sorted_by_time)
         });
         let time_params = match &at_type {
             Some(ty) if bucketed => vec![quote!(from: #ty), quote!(to: #ty)],
@@ -71,7 +80,7 @@ pub fn expand(model: &Entity) -> TokenStream {
                 )
             };
             match (&shard.strategy, shard.single_by().filter(is_text)) {
-                (Strategy::Hash { shards }, Some(by)) => Some((shard, *shards, by.clone())),
+                (Strategy::Hash { .. }, Some(by)) => Some((shard, by.clone())),
                 _ => None,
             }
         });
@@ -93,12 +102,12 @@ pub fn expand(model: &Entity) -> TokenStream {
             sort_template,
             walk: walk.clone(),
             param_type: &|name| key_type(name),
-            prelude: shard.and_then(|shard| shard::query_prelude(position, shard)),
+            prelude: spec.as_ref().map(shard::query_prelude),
             layout,
             extra_params: time_params.clone(),
             post,
         });
-        let for_one = one_entity.map(|(shard, shards, by)| {
+        let for_one = one_entity.zip(spec.as_ref()).map(|((_, by), spec)| {
             let attribute =
                 model.field(&by.to_string()).map(|field| field.attribute.clone()).unwrap_or_default();
             let by_name = by.to_string();
@@ -118,12 +127,12 @@ pub fn expand(model: &Entity) -> TokenStream {
                 sort_template: mapping.sk.as_ref().map(|_| quote!(&#sk_ident)),
                 walk: walk.clone(),
                 param_type: &|name| key_type(name),
-                prelude: None,
+                prelude: Some(shard::query_prelude(spec)),
                 layout: Some(shard::layout(
-                    shard,
+                    spec,
                     quote!(__partition),
-                    Some(quote!(__dynashard::hash_shard(#by, #shards))),
-                    at_type.as_ref(),
+                    Some(shard::shard_of(spec, quote!(#by))),
+                    time_window.clone(),
                     sorted_by_time,
                 )),
                 extra_params: std::iter::once(quote!(#by: &str)).chain(time_params.clone()).collect(),
@@ -143,14 +152,14 @@ pub fn expand(model: &Entity) -> TokenStream {
 }
 
 /// The one hash shard a query reads when every `by` field is a partition-key argument.
-fn one_shard(shard: &Shard, pk: &Template) -> Option<TokenStream> {
-    let Strategy::Hash { shards } = &shard.strategy else { return None };
+fn one_shard(spec: &Ident, shard: &Shard, pk: &Template) -> Option<TokenStream> {
+    let Strategy::Hash { .. } = &shard.strategy else { return None };
     let all_in_pk = shard.by.iter().all(|by| pk.fields().any(|field| *by == field));
     if shard.by.is_empty() || !all_in_pk || shard.bucket.is_some() {
         return None;
     }
     let text = shard::routing_text(&shard.by.iter().map(|by| quote!(#by)).collect::<Vec<_>>());
-    Some(quote!(__dynashard::hash_shard(&#text, #shards)))
+    Some(shard::shard_of(spec, text))
 }
 
 fn base_query(model: &Entity) -> TokenStream {
@@ -167,10 +176,12 @@ fn base_query(model: &Entity) -> TokenStream {
         model.pk.source,
         model.sk.as_ref().map(|sk| format!(", sk `{}`", sk.source)).unwrap_or_default()
     );
-    let one_shard = shard.and_then(|shard| one_shard(shard, &model.pk));
-    let layout = shard.map(|shard| shard::layout(shard, quote!(__partition), one_shard, None, false));
+    let spec = shard.map(|shard| shard::spec_ident(shard, 0));
+    let one_shard = shard.zip(spec.as_ref()).and_then(|(shard, spec)| one_shard(spec, shard, &model.pk));
+    let layout = spec.as_ref().map(|spec| shard::layout(spec, quote!(__partition), one_shard, None, false));
     let post = shard
-        .and_then(|shard| shard::routing(shard, model.sk.as_ref()))
+        .zip(spec.as_ref())
+        .and_then(|(shard, spec)| shard::routing(spec, shard, model.sk.as_ref()))
         .map(|routing| quote!(__query.routed(#routing)));
     entry_point(EntryPoint {
         model,
@@ -183,7 +194,7 @@ fn base_query(model: &Entity) -> TokenStream {
         sort_template: model.sk.as_ref().map(|_| quote!(&#sk_ident)),
         walk: sort_walk(model.sk.as_ref(), key_type),
         param_type: &key_type,
-        prelude: None,
+        prelude: spec.as_ref().map(shard::query_prelude),
         layout,
         extra_params: Vec::new(),
         post,

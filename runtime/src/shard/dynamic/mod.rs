@@ -35,7 +35,6 @@ mod ops;
 pub(crate) mod state;
 
 pub(crate) use chooser::{Choice, DynamicTarget, Recorded};
-pub use chooser::{NoDynamicShards, ShardChooser};
 pub use state::{HistoryEntry, ShardState};
 
 use crate::shard::reshard::CachedReshard;

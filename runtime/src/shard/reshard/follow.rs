@@ -12,7 +12,7 @@ impl<E: Entity> Reshards<'_, E> {
     /// again meanwhile (that writer then placed it).
     pub async fn follow(&self, item: &Item) -> Result<()> {
         let Some(shards) = self.cache() else { return Ok(()) };
-        for mapping in E::shard_mappings() {
+        for mapping in super::mappings::<E>() {
             let Some(Some(cached)) = shards.cached_reshard(&self.key(mapping.index)) else {
                 continue;
             };

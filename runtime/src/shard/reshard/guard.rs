@@ -45,7 +45,7 @@ fn check<'a, E: Entity>(db: &'a Db, seen: &'a Seen) -> BoxFuture<'a, Result<()>>
     Box::pin(async move {
         Reshards::<E>::of(db).resolve().await?;
         let now = Reshards::<E>::of(db).seen();
-        match E::shard_mappings().iter().zip(now.0.iter().zip(&seen.0)).find(|(_, (now, then))| now != then) {
+        match super::mappings::<E>().zip(now.0.iter().zip(&seen.0)).find(|(_, (now, then))| now != then) {
             Some((mapping, _)) => Err(Error::Resharding {
                 index: mapping.index.to_owned(),
                 reason: "its resharding moved on after this write was built; nothing more of it was sent, \
@@ -86,8 +86,7 @@ impl<E: Entity> Reshards<'_, E> {
     pub(crate) fn seen(&self) -> Seen {
         let Some(shards) = self.cache() else { return Seen(Vec::new()) };
         Seen(
-            E::shard_mappings()
-                .iter()
+            super::mappings::<E>()
                 .map(|mapping| {
                     let cached = shards.cached_reshard(&self.key(mapping.index)).flatten()?;
                     Some((cached.state.phase, cached.state.frozen))

@@ -41,15 +41,22 @@ pub use backfill::Backfill;
 
 use crate::entity::Entity;
 use crate::item::table_of;
+use crate::shard::ShardSpec;
 
 /// Whether writes of `E` may have to fill a resharding's target layout: its table declares shard
 /// metadata (only such a table can be resharded, so that every `Db` writing it knows where to
 /// look) and `E` has hash- or range-sharded mappings.
 pub(crate) fn reshardable<E: Entity>() -> bool {
-    table_of::<E>().shard_metadata.is_some() && !E::shard_mappings().is_empty()
+    table_of::<E>().shard_metadata.is_some() && mappings::<E>().next().is_some()
 }
+
+/// `E`'s mappings a resharding can move, in declaration order.
+pub(crate) fn mappings<E: Entity>() -> impl Iterator<Item = &'static ShardSpec> {
+    E::SHARDS.iter().filter(|spec| spec.reshardable())
+}
+pub use crate::shard::NewLayout;
 pub(crate) use guard::{follow_up, FollowUp, ReshardGuard};
-pub use layout::{NewLayout, Placement, ShardMapping};
+pub use layout::Placement;
 pub(crate) use ops::CachedReshard;
 pub(crate) use state::Records;
 pub use state::{Phase, ReshardState, SegmentProgress};

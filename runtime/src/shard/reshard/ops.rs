@@ -1,6 +1,6 @@
 //! The steps of a resharding, and what writers do while one is under way.
 
-use super::layout::{place, NewLayout, Router, ShardMapping};
+use super::layout::place;
 use super::state::{Phase, ReshardState};
 use super::view::Reshards;
 use super::Records;
@@ -11,6 +11,7 @@ use crate::index::Index;
 use crate::index_keys::find_index;
 use crate::item::table_of;
 use crate::shard::dynamic::state::now_ms;
+use crate::shard::{NewLayout, Router, ShardSpec};
 use crate::table::{IndexDefinition, ScalarKind};
 use aws_sdk_dynamodb::types::AttributeValue;
 use std::collections::BTreeMap;
@@ -40,7 +41,7 @@ pub(super) fn refuse(index: &str, reason: impl Into<String>) -> Error {
 /// A resharding of one mapping, checked against the entity and its table.
 #[derive(Debug)]
 pub(crate) struct Checked {
-    pub mapping: ShardMapping,
+    pub mapping: &'static ShardSpec,
     pub router: Router,
     pub source: (&'static str, &'static str),
     pub target: (&'static str, &'static str),
@@ -49,11 +50,10 @@ pub(crate) struct Checked {
 impl Checked {
     pub fn new<E: Entity>(state: &ReshardState) -> Result<Self> {
         let index = state.source.as_str();
-        let mapping =
-            E::shard_mappings().iter().find(|mapping| mapping.index == index).copied().ok_or_else(|| {
-                refuse(index, format!("`{}` has no hash- or range-sharded mapping of it", E::TYPE_NAME))
-            })?;
-        let router = Router::new(&state.layout, &mapping).ok_or_else(|| {
+        let mapping = super::mappings::<E>().find(|mapping| mapping.index == index).ok_or_else(|| {
+            refuse(index, format!("`{}` has no hash- or range-sharded mapping of it", E::TYPE_NAME))
+        })?;
+        let router = mapping.router_for(&state.layout).ok_or_else(|| {
             refuse(index, "the new layout must be of the mapping's kind (hash or range) and valid")
         })?;
         let indexes = table_of::<E>().indexes;
@@ -70,7 +70,7 @@ impl Checked {
 
     /// Adds `item`'s place in the target layout; in the last phase also drops it from the source.
     pub fn mirror(&self, item: &mut Item, phase: Phase) {
-        match place(item, &self.mapping, &self.router, self.source) {
+        match place(item, self.mapping, &self.router, self.source) {
             Some(placement) => {
                 item.insert(self.target.0.to_owned(), AttributeValue::S(placement.partition));
                 item.insert(self.target.1.to_owned(), AttributeValue::S(placement.sort));

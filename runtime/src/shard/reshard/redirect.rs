@@ -1,7 +1,6 @@
 //! Queries during a resharding: after the cut-over, a query of the source index reads the target
 //! index, whose items are laid out by the new layout.
 
-use super::layout::NewLayout;
 use super::ops::{reshard_key, string_keys};
 use super::state::Phase;
 use super::CachedReshard;
@@ -9,8 +8,9 @@ use super::Records;
 use crate::db::Db;
 use crate::error::Result;
 use crate::index_keys::find_index;
-use crate::query::{QueryPlan, ShardLayout, ShardMode};
+use crate::query::QueryPlan;
 use crate::shard::shard_partition;
+use crate::shard::{NewLayout, ShardLayout, ShardMode};
 use std::sync::Arc;
 
 impl Db {

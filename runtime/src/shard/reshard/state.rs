@@ -1,12 +1,12 @@
 //! The recorded state of one resharding: its phase, target, new layout and backfill progress,
 //! kept as one item of the shard metadata table.
 
-use super::layout::NewLayout;
 use crate::db::Db;
 use crate::error::{Error, Result};
 use crate::shard::dynamic::metadata::{
     metadata_error, read_item, retrying, unless_condition_failed, PARTITION,
 };
+use crate::shard::NewLayout;
 use crate::shard::ShardMetadata;
 use aws_sdk_dynamodb::types::AttributeValue;
 use serde::{Deserialize, Serialize};

@@ -74,7 +74,7 @@ impl<'a, E: Entity> Reshards<'a, E> {
     /// Reads the resharding records of `E`'s sharded mappings into the cache, where stale.
     pub async fn resolve(&self) -> Result<()> {
         let Some(shards) = self.cache() else { return Ok(()) };
-        for mapping in E::shard_mappings() {
+        for mapping in super::mappings::<E>() {
             let key = self.key(mapping.index);
             if shards.fresh_reshard(&key).is_none() {
                 let sent = Instant::now();
@@ -89,7 +89,7 @@ impl<'a, E: Entity> Reshards<'a, E> {
     /// caller checks the complete item's index keys.
     pub fn mirror(&self, item: &mut Item) -> Result<()> {
         let Some(shards) = self.cache() else { return Ok(()) };
-        for mapping in E::shard_mappings() {
+        for mapping in super::mappings::<E>() {
             let key = self.key(mapping.index);
             match shards.cached_reshard(&key) {
                 Some(Some(cached)) => {
@@ -105,7 +105,7 @@ impl<'a, E: Entity> Reshards<'a, E> {
     /// The index of `E` whose batched backfill holds existing items frozen, if any.
     pub fn frozen(&self) -> Option<&'static str> {
         let shards = self.cache()?;
-        E::shard_mappings().iter().map(|mapping| mapping.index).find(|index| {
+        super::mappings::<E>().map(|mapping| mapping.index).find(|index| {
             matches!(shards.cached_reshard(&self.key(index)),
                 Some(Some(cached)) if cached.state.frozen && cached.state.phase == Phase::DualWrites)
         })
