@@ -13,8 +13,8 @@
 #[allow(dead_code)] // only the rate report is used
 mod ratio;
 
-use dynashard::shard::reshard::{Backfill, NewLayout};
-use dynashard::shard::ShardMetadata;
+use dynashard::metadata::ShardMetadata;
+use dynashard::reshard::{Backfill, NewLayout};
 use dynashard::{Db, Entity, Table};
 use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};

@@ -11,7 +11,7 @@
 #[allow(dead_code)] // the rate report is not used here
 mod ratio;
 
-use dynashard::shard::ShardMetadata;
+use dynashard::metadata::ShardMetadata;
 use dynashard::{Db, Entity, Table};
 use futures::stream::{self, StreamExt};
 use serde::{Deserialize, Serialize};

@@ -27,8 +27,8 @@
 
 use aws_sdk_dynamodb::config::retry::RetryConfig;
 use dynashard::emulator::{Emulator, PartitionLimits, TableLimit};
+use dynashard::metadata::ShardMetadata;
 use dynashard::query::FromItem;
-use dynashard::shard::ShardMetadata;
 use dynashard::{Db, Entity, Error, Query, RetryPolicy, Table};
 use futures::TryStreamExt;
 use serde::{Deserialize, Serialize};

@@ -23,8 +23,8 @@
 //! ```
 
 use dynashard::emulator::{Emulator, PartitionLimits};
-use dynashard::shard::reshard::{Backfill, NewLayout};
-use dynashard::shard::{ShardMetadata, ShardState};
+use dynashard::metadata::{ShardMetadata, ShardState};
+use dynashard::reshard::{Backfill, NewLayout};
 use dynashard::{Db, Entity, RetryPolicy, Table};
 use futures::TryStreamExt;
 use indicatif::{ProgressBar, ProgressStyle};

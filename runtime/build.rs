@@ -45,6 +45,7 @@ const CHAPTERS: &[(&str, &str)] = &[
 const PRELUDE: &str = "\
 use dynashard::*;
 use dynashard::shard::*;
+use dynashard::metadata::*;
 use serde::{Deserialize, Serialize};
 use futures::TryStreamExt;
 use std::time::Duration;

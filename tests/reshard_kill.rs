@@ -5,8 +5,9 @@
 //! This binary re-executes itself as the child that runs the first backfill (selected by an
 //! environment variable). Runs without the libtest harness, so it prints its own summary line.
 
-use dynashard::shard::reshard::{Backfill, NewLayout, Phase};
-use dynashard::shard::{hash_shard, ShardMetadata};
+use dynashard::metadata::ShardMetadata;
+use dynashard::reshard::{Backfill, NewLayout, Phase};
+use dynashard::shard::hash_shard;
 use dynashard::{Db, Entity, Table};
 use futures::TryStreamExt;
 use serde::{Deserialize, Serialize};

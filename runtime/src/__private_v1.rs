@@ -15,6 +15,7 @@ pub use crate::key::{DecodeKeyPart, KeyPart, KeyPartDecodeError, KeyRole, KeyTem
 pub use crate::query::{
     same_kind, Done, End, FromItem, Native, NativeKeyPart, Next, Normalized, Query, QueryTarget,
 };
+pub use crate::scan::Scan;
 pub use crate::shard::{
     logical_partition, BaseKey, Boundaries, BucketTime, NoDynamicShards, Normalization, RangeShards,
     RoutingText, ShardChooser, ShardSpec, ShardStrategy, Shards, TimeBucket,

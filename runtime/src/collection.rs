@@ -48,13 +48,4 @@ pub trait Collection: FromItem {
         };
         Query::new(target, Ok(member_key.pk().to_owned()))
     }
-
-    /// A scan of every item of the members' entity types in the table, each decoded as its
-    /// variant, in no particular order; run it with [`Db::stream`](crate::Db::stream).
-    fn scan() -> crate::Scan<Self>
-    where
-        Self: Sized,
-    {
-        crate::Scan::collection()
-    }
 }

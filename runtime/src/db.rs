@@ -1,11 +1,14 @@
 //! The `Db` handle: a DynamoDB client plus the table names it addresses.
 
 use crate::entity::Entity;
+use crate::error::{Error, Result};
+use crate::metadata::ShardMetadata;
 use crate::retry::RetryPolicy;
 use crate::table::Table;
+use crate::table::TableDefinition;
 use aws_sdk_dynamodb::Client;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// The entry point for reads and writes: wraps an `aws_sdk_dynamodb::Client`.
 ///
@@ -18,11 +21,11 @@ pub struct Db {
     cursor_key: Option<Arc<[u8]>>,
     retry_policy: RetryPolicy,
     /// The shard metadata it was given, for every table it writes.
-    pub(crate) metadata: Option<Arc<crate::shard::ShardMetadata>>,
+    pub(crate) metadata: Option<Arc<ShardMetadata>>,
     /// The shard metadata tables declared by the tables it wrote, by name, shared by its clones.
-    pub(crate) declared_metadata: Arc<Mutex<HashMap<&'static str, Arc<crate::shard::ShardMetadata>>>>,
+    pub(crate) declared_metadata: Arc<Mutex<HashMap<&'static str, Arc<ShardMetadata>>>>,
     /// The item sizes its limited reads have seen, shared by its clones.
-    pub(crate) item_sizes: Arc<crate::query::SizeMemory>,
+    pub(crate) item_sizes: Arc<crate::item_size::SizeMemory>,
 }
 
 impl Db {
@@ -91,5 +94,34 @@ impl Db {
 
     pub(crate) fn table_of<E: Entity>(&self) -> &str {
         self.table_name::<E::Table>()
+    }
+
+    /// Keeps shard metadata (dynamic shard counts, resharding phases) as `metadata` describes,
+    /// for every table this `Db` writes: its table name replaces the one a table declares
+    /// (`#[table(shard_metadata = "...")]`), so give every process of a deployment the same.
+    pub fn with_shard_metadata(mut self, metadata: ShardMetadata) -> Self {
+        self.metadata = Some(Arc::new(metadata));
+        self
+    }
+
+    /// The shard metadata this `Db` was given; [`Error::ShardMetadataNotConfigured`] without one.
+    pub fn shard_metadata(&self) -> Result<&ShardMetadata> {
+        self.metadata.as_deref().ok_or(Error::ShardMetadataNotConfigured)
+    }
+
+    /// The shard metadata of `table`: the one this `Db` was given, else the one the table
+    /// declares (with default settings), else none.
+    pub(crate) fn metadata_of(&self, table: &TableDefinition) -> Option<Arc<ShardMetadata>> {
+        if let Some(metadata) = &self.metadata {
+            return Some(Arc::clone(metadata));
+        }
+        let name = table.shard_metadata?;
+        let mut declared = self.declared_metadata.lock().unwrap_or_else(PoisonError::into_inner);
+        Some(Arc::clone(declared.entry(name).or_insert_with(|| Arc::new(ShardMetadata::new(name)))))
+    }
+
+    /// [`Db::metadata_of`], or [`Error::ShardMetadataNotConfigured`].
+    pub(crate) fn require_metadata(&self, table: &TableDefinition) -> Result<Arc<ShardMetadata>> {
+        self.metadata_of(table).ok_or(Error::ShardMetadataNotConfigured)
     }
 }

@@ -41,12 +41,6 @@ pub trait Entity: Serialize + DeserializeOwned + Send + Sync + Sized + 'static {
     /// Composes this value's primary key.
     fn primary_key(&self) -> Result<PrimaryKey>;
 
-    /// A scan of every item of this entity type in its table, in no particular order; run it with
-    /// [`Db::stream`](crate::Db::stream).
-    fn scan() -> crate::Scan<Self> {
-        crate::Scan::entity()
-    }
-
     /// The current optimistic-locking version (`0` for a value never stored).
     fn version(&self) -> u64 {
         0

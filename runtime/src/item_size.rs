@@ -1,7 +1,10 @@
-//! An item's size as DynamoDB counts it against the 400 KB limit.
+//! An item's size as DynamoDB counts it against the 400 KB limit, and the mean sizes a `Db`
+//! remembers to size its reads.
 
 use crate::error::Item;
 use aws_sdk_dynamodb::types::AttributeValue;
+use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
 
 /// DynamoDB's item size limit: 400 KB.
 pub const MAX_ITEM_BYTES: usize = 400 * 1024;
@@ -39,6 +42,30 @@ fn number_size(number: &str) -> usize {
         None => 1, // zero
     };
     significant.div_ceil(2) + 1
+}
+
+/// The key under which a table's last mean item size is remembered, whatever the index.
+const ANY_INDEX: &str = "\0any";
+
+/// The mean item size of every table and index a [`Db`](crate::Db) has read with a limit, so the
+/// first page of a later read is sized right too.
+#[derive(Debug, Default)]
+pub(crate) struct SizeMemory(Mutex<HashMap<(&'static str, &'static str), u64>>);
+
+impl SizeMemory {
+    /// The mean item size last seen on `table` and `index` (`""` for the table itself), else on
+    /// any index of `table`.
+    pub(crate) fn recall(&self, table: &'static str, index: &'static str) -> Option<u64> {
+        let sizes = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        sizes.get(&(table, index)).or_else(|| sizes.get(&(table, ANY_INDEX))).copied()
+    }
+
+    /// Remembers the mean item size seen on `table` and `index`.
+    pub(crate) fn remember(&self, table: &'static str, index: &'static str, mean: u64) {
+        let mut sizes = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        sizes.insert((table, index), mean);
+        sizes.insert((table, ANY_INDEX), mean);
+    }
 }
 
 #[cfg(test)]

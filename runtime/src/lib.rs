@@ -38,9 +38,11 @@
 #![warn(missing_docs)]
 
 mod batch;
+mod boundaries;
 mod client;
 mod collection;
 mod db;
+mod dynamic;
 #[cfg(feature = "local")]
 pub mod emulator;
 mod entity;
@@ -58,11 +60,14 @@ pub mod index_keys;
 pub mod item;
 mod item_size;
 pub mod key;
+mod key_record;
 #[cfg(feature = "local")]
 pub mod local;
+pub mod metadata;
 mod ops;
 mod primary_key;
 pub mod query;
+pub mod reshard;
 mod retry;
 mod scan;
 pub mod shard;
@@ -72,7 +77,8 @@ pub mod throttling;
 mod transaction;
 mod write;
 
-pub use batch::{BatchGet, BatchWrite, RetryPolicy, Unprocessed};
+pub use batch::{BatchGet, RetryPolicy, Unprocessed};
+pub use boundaries::{range_shards, use_boundaries};
 pub use client::{
     client_for_endpoint, client_for_endpoint_with, client_from_env, client_from_env_with,
     is_loopback_endpoint, Timeouts, ENDPOINT_VARIABLE,
@@ -143,9 +149,9 @@ pub use dynashard_macros::Table;
 /// | `#[shard(Index, hash = N, by = field, bucket = "minute" \| "hour" \| "day", at = field)]` | time buckets, each hashed |
 /// | `#[shard(Index, dynamic, max = N)]` | a count that grows under throttling, up to `N` |
 ///
-/// Generated: `Song::key(...)`, `Song::fields()`, `Song::query(...)` and one query method per
-/// index mapping, and the [`Entity`](trait@Entity) impl. Every mistake is a compile error at its
-/// span.
+/// Generated: `Song::key(...)`, `Song::fields()`, `Song::query(...)`, one query method per
+/// index mapping, `Song::scan()`, and the [`Entity`](trait@Entity) impl, whose `SHARDS` lists each
+/// `#[shard(...)]` as a [`shard::ShardSpec`]. Every mistake is a compile error at its span.
 ///
 /// ```
 /// use dynashard::{Entity, Table};
@@ -175,7 +181,8 @@ pub use dynashard_macros::Table;
 pub use dynashard_macros::Entity;
 
 /// Reads several entity types that share a partition key as one enum: `#[derive(Collection)]`
-/// on an enum of one-field variants, each an entity of the same table.
+/// on an enum of one-field variants, each an entity of the same table. Generated: the
+/// [`Collection`](trait@Collection) impl (`Discography::query(&key)`) and `Discography::scan()`.
 /// `#[collection(crate = "...")]` names this crate where it is reached through a re-export.
 ///
 /// ```
@@ -208,7 +215,7 @@ pub use field_value::FieldValue;
 pub use index::Index;
 pub use item_size::{item_size, MAX_ITEM_BYTES};
 pub use key::KeyPart;
-pub use ops::{Delete, Get, Numeric, Put, Update};
+pub use ops::{BatchWrite, Delete, Get, Numeric, Put, Update};
 pub use query::{Page, Query, QueryStream};
 pub use scan::{Scan, ScanStream};
 pub use stream::Streamable;

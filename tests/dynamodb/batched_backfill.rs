@@ -8,8 +8,8 @@ use aws_sdk_dynamodb::types::{
     AttributeDefinition, GlobalSecondaryIndex, KeySchemaElement, KeyType, Projection, ProjectionType,
     ScalarAttributeType,
 };
-use dynashard::shard::reshard::{Backfill, NewLayout, Phase, ReshardState};
-use dynashard::shard::ShardMetadata;
+use dynashard::metadata::ShardMetadata;
+use dynashard::reshard::{Backfill, NewLayout, Phase, ReshardState};
 use dynashard::{Db, Entity, Error, Table, Unprocessed};
 use futures::TryStreamExt;
 use serde::{Deserialize, Serialize};

@@ -4,7 +4,7 @@
 use crate::{db, unique};
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynashard::faults::FaultInjector;
-use dynashard::shard::ShardMetadata;
+use dynashard::metadata::ShardMetadata;
 use dynashard::{Db, Entity, Error, RetryPolicy, Table};
 use futures::TryStreamExt;
 use serde::{Deserialize, Serialize};

@@ -87,7 +87,7 @@ async fn windows_over_the_whole_range_of_i64_are_refused_not_planned() {
 
     // With shard metadata configured, a query reads it before running: not one that cannot run.
     let with_metadata =
-        unreachable_db().with_shard_metadata(dynashard::shard::ShardMetadata::new("ShardMetadata"));
+        unreachable_db().with_shard_metadata(dynashard::metadata::ShardMetadata::new("ShardMetadata"));
     let error = first_error(&with_metadata, Event::query_by_day("x", i64::MIN, i64::MAX)).await;
     assert!(matches!(error, Error::WindowTooWide { .. }), "{error:?}");
     let paged =

@@ -3,8 +3,9 @@
 
 use crate::{db, unique};
 use aws_sdk_dynamodb::types::AttributeValue;
-use dynashard::shard::reshard::{Backfill, NewLayout, Phase};
-use dynashard::shard::{Boundaries, Normalization, ShardMetadata};
+use dynashard::metadata::ShardMetadata;
+use dynashard::reshard::{Backfill, NewLayout, Phase};
+use dynashard::shard::{Boundaries, Normalization};
 use dynashard::{Db, Entity, Error, Table};
 use futures::TryStreamExt;
 use serde::{Deserialize, Serialize};

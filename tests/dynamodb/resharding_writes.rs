@@ -5,8 +5,8 @@
 
 use crate::{db, unique};
 use dynashard::faults::FaultInjector;
-use dynashard::shard::reshard::{Backfill, NewLayout};
-use dynashard::shard::ShardMetadata;
+use dynashard::metadata::ShardMetadata;
+use dynashard::reshard::{Backfill, NewLayout};
 use dynashard::{Db, Entity, Error, RetryPolicy, Table};
 use futures::TryStreamExt;
 use serde::{Deserialize, Serialize};

@@ -4,7 +4,8 @@
 use crate::{db, unique};
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynashard::query::CursorError;
-use dynashard::shard::{range_shards, use_boundaries, Boundaries, Normalization};
+use dynashard::shard::{Boundaries, Normalization};
+use dynashard::{range_shards, use_boundaries};
 use dynashard::{Db, Entity, Error, Table};
 use futures::TryStreamExt;
 use serde::{Deserialize, Serialize};

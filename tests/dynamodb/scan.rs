@@ -6,7 +6,7 @@ use crate::shop_model::*;
 use crate::tx_model::*;
 use crate::{db, unique};
 use aws_sdk_dynamodb::types::AttributeValue;
-use dynashard::{Collection, Condition, Db, Entity, Error, RawExpression};
+use dynashard::{Condition, Db, Error, RawExpression};
 use futures::TryStreamExt;
 use std::collections::BTreeSet;
 

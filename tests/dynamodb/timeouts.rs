@@ -2,7 +2,7 @@
 //! SIGSTOP) gives typed timeouts within the client's timeouts, for every kind of request.
 
 use crate::model::*;
-use dynashard::{Db, Entity, Error, Timeouts, Unprocessed};
+use dynashard::{Db, Error, Timeouts, Unprocessed};
 use futures::TryStreamExt;
 use std::net::TcpListener;
 use std::time::{Duration, Instant};

@@ -97,6 +97,16 @@ pub fn expand(ident: &Ident, members: &[Member]) -> TokenStream {
             #(#unsharded)*
 
             #[automatically_derived]
+            impl #ident {
+                /// A scan of every item of the members' entity types in the table, each decoded as
+                /// its variant, in no particular order; run it with `Db::stream`.
+                #[allow(dead_code)]
+                pub fn scan() -> __dynashard::Scan<Self> {
+                    __dynashard::Scan::collection()
+                }
+            }
+
+            #[automatically_derived]
             impl __dynashard::Collection for #ident {
                 type Table = #table;
                 const TYPE_NAMES: &'static [&'static str] = &[#(#type_names),*];

@@ -14,14 +14,13 @@
 
 mod attempts;
 mod get;
-mod write;
+mod send;
 
 pub use crate::error::Unprocessed;
 pub use crate::retry::RetryPolicy;
 pub(crate) use attempts::Failure;
 pub use get::BatchGet;
-pub use write::BatchWrite;
-pub(crate) use write::{send_requests, Sender};
+pub(crate) use send::{send_requests, BeforeRetry, Sender, OPERATION};
 
 use crate::entity::PrimaryKey;
 use crate::error::{Error, Item};

@@ -253,7 +253,7 @@ pub enum Error {
     },
 
     /// A write that would change or delete an existing item of `entity` while a batched backfill
-    /// of its index `index` runs ([`Backfill::batched`](crate::shard::reshard::Backfill::batched)).
+    /// of its index `index` runs ([`Backfill::batched`](crate::reshard::Backfill::batched)).
     /// The write changed nothing; new items can still be created. Retry after the backfill.
     #[error("items of `{entity}` that exist cannot change while a batched backfill of index `{index}` runs; retry after it")]
     Frozen {

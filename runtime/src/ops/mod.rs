@@ -1,11 +1,13 @@
-//! The operations on one item: put, get, update, delete, and table administration.
+//! The operations on items: put, get, update, delete, batch writes, and table administration.
 
 mod admin;
+mod batch_write;
 mod delete;
 mod get;
 mod put;
 mod update;
 
+pub use batch_write::BatchWrite;
 pub use delete::Delete;
 pub use get::Get;
 pub use put::Put;

@@ -103,7 +103,7 @@ impl<'a, E: Entity> Put<'a, E> {
     ///
     /// With dynamic-sharded indexes: reads the counts the cache lacks first, and when the put is
     /// throttled by a hot partition of one of them, raises its count (see
-    /// [`crate::shard::ShardMetadata`]); then retries on the new shard space, up to the `Db`'s
+    /// [`crate::metadata::ShardMetadata`]); then retries on the new shard space, up to the `Db`'s
     /// retry policy. The item's body is built once; each attempt writes its index keys for the
     /// reshardings and shard counts as they are then.
     async fn execute(self) -> Result<u64> {

@@ -17,6 +17,7 @@
 //! ```
 
 mod conditions;
+mod counts;
 pub(crate) mod cursor;
 mod decode;
 mod native;
@@ -26,6 +27,7 @@ mod pinned_tests;
 mod range;
 mod reader;
 mod request;
+mod resolve;
 mod routing;
 mod sharded;
 mod shards;
@@ -43,7 +45,6 @@ pub use page::Page;
 pub(crate) use range::SortRange;
 pub use routing::Normalized;
 pub use sharded::sizing::RequestSizing;
-pub(crate) use sharded::sizing::SizeMemory;
 pub use sort::{Done, End, Next};
 pub use stats::{QueryStats, StatsSnapshot};
 pub use stream::QueryStream;

@@ -5,9 +5,9 @@
 //! range condition; after a range condition nothing more can be added.
 
 use super::conditions::{Narrow, PrefixCondition, RangeCondition, Sealed};
-use super::cursor::{attribute_record, AttributeRecord};
 use super::{Done, Query, QueryTarget};
 use crate::error::Error;
+use crate::key_record::{attribute_record, AttributeRecord};
 use crate::table::ScalarKind;
 use aws_sdk_dynamodb::types::AttributeValue;
 use std::marker::PhantomData;

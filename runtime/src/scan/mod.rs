@@ -6,8 +6,10 @@
 //!
 //! ```no_run
 //! # async fn example<E: dynashard::Entity>(db: dynashard::Db) -> dynashard::Result<()> {
+//! use dynashard::Scan;
 //! use futures::TryStreamExt;
-//! let all: Vec<E> = db.stream(E::scan().segments(8)).try_collect().await?; // in no particular order
+//! // `Song::scan()` for a concrete entity type.
+//! let all: Vec<E> = db.stream(Scan::<E>::entity().segments(8)).try_collect().await?; // in no particular order
 //! # Ok(()) }
 //! ```
 
@@ -34,8 +36,9 @@ pub(crate) const DEFAULT_CONCURRENCY: usize = 8;
 /// How a scan turns a raw item into its output (`Ok(None)` skips the item).
 type Decode<T> = fn(Item, bool) -> Result<Option<T>>;
 
-/// A parallel scan, built with [`Entity::scan`] or [`Collection::scan`]; run it with
-/// [`Db::stream`](crate::Db::stream).
+/// A parallel scan, built with the derives' `Song::scan()` (an entity type) or
+/// `Discography::scan()` (a collection), or in generic code [`Scan::entity`] and
+/// [`Scan::collection`]; run it with [`Db::stream`](crate::Db::stream).
 ///
 /// The table (or index) is split into [`Scan::segments`] that DynamoDB reads independently
 /// (`Segment`/`TotalSegments`); up to [`Scan::concurrency`] of them are read at once, each page
@@ -92,16 +95,16 @@ impl ScanPlan {
 }
 
 impl<E: Entity> Scan<E> {
-    /// Every item of entity type `E` in its table.
-    pub(crate) fn entity() -> Self {
+    /// Every item of entity type `E` in its table (what the derive's `E::scan()` gives).
+    pub fn entity() -> Self {
         Scan { plan: ScanPlan::new(table_of::<E>(), vec![E::TYPE_NAME]), decode: from_item_checked::<E> }
     }
 }
 
 impl<C: Collection> Scan<C> {
     /// Every item of the entity types of collection `C` in its table, each decoded as its
-    /// variant.
-    pub(crate) fn collection() -> Self {
+    /// variant (what the derive's `C::scan()` gives).
+    pub fn collection() -> Self {
         let table = <C::Table as Table>::DEFINITION_REF;
         Scan { plan: ScanPlan::new(table, C::TYPE_NAMES.to_vec()), decode: <C as FromItem>::from_item }
     }

@@ -18,7 +18,7 @@ use std::task::{Context, Poll};
 /// ```no_run
 /// # async fn example<E: dynashard::Entity>(db: dynashard::Db) -> dynashard::Result<()> {
 /// use futures::TryStreamExt;
-/// let mut items = db.stream(E::scan().segments(16).concurrency(4));
+/// let mut items = db.stream(dynashard::Scan::<E>::entity().segments(16).concurrency(4));
 /// while let Some(item) = items.try_next().await? {
 ///     // items arrive in no particular order
 /// }

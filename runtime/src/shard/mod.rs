@@ -1,10 +1,15 @@
-//! Write sharding: the routing functions behind `#[shard(...)]`, as plain functions.
+//! Write sharding as data and plain functions: the layouts `#[shard(...)]` declares and the
+//! routing they run, with no I/O.
 //!
+//! - [`ShardSpec`]: one mapping's sharding as the derive emits it (`Entity::SHARDS`); it routes
+//!   writes, lays out reads and routes resharding, all through one [`Router`];
 //! - [`hash_shard`]: SHA-256 of the value, big-endian, modulo the shard count;
 //! - [`Boundaries`]: ordered range shards cut from the data's own distribution, routing on a
-//!   [`Normalization`] of the value;
-//!   ([`use_boundaries`] replaces an index's compiled boundaries at run time);
-//! - [`TimeBucket`]: UTC time buckets, combined with a hash of the entity.
+//!   [`Normalization`] of the value ([`crate::use_boundaries`] replaces an index's compiled
+//!   boundaries at run time);
+//! - [`TimeBucket`]: UTC time buckets, combined with a hash of the entity;
+//! - [`Shards`], [`ShardLayout`], [`NewLayout`]: what a sharded read reads, what its cursors are
+//!   bound to, and what an index is resharded into.
 //!
 //! They compute the same shard ids as the equivalent Python, so services in other languages can
 //! route alike.
@@ -16,13 +21,11 @@ pub const MAX_SHARDS: u32 = 10_000;
 mod boundaries;
 mod bucket_window;
 mod chooser;
-pub(crate) mod dynamic;
 mod hash;
 mod layout;
 mod normalize;
 mod range_shards;
 mod read;
-pub mod reshard;
 mod router;
 mod routing_text;
 mod sort_key;
@@ -32,14 +35,13 @@ mod time_bucket;
 pub use boundaries::{Boundaries, BoundariesError};
 pub use bucket_window::{bucket_partition, BucketWindow, DEFAULT_MAX_PARTITIONS};
 pub use chooser::{NoDynamicShards, ShardChooser};
-pub use dynamic::{HistoryEntry, ShardMetadata, ShardState};
 pub use hash::{
     hash_bytes_shard, hash_shard, logical_partition, overflow_partition, random_shard, shard_partition,
     sub_shard_partition,
 };
 pub use layout::{NewLayout, ShardLayout};
 pub use normalize::Normalization;
-pub use range_shards::{range_shards, use_boundaries, RangeShards};
+pub use range_shards::RangeShards;
 pub use read::{Routing, ShardMode, Shards};
 pub use router::Router;
 pub use routing_text::RoutingText;

@@ -25,7 +25,7 @@ use crate::entity::{Entity, Key, PrimaryKey};
 use crate::error::{Error, Result};
 use crate::expression::Condition;
 use crate::ops::{Delete, Put, Update};
-use crate::shard::reshard::{follow_up, FollowUp, ReshardGuard};
+use crate::reshard::{follow_up, FollowUp, ReshardGuard};
 use crate::write::{condition_check, WriteRequest};
 use futures::future::BoxFuture;
 use send::{Pending, TransactAction};

@@ -2,10 +2,10 @@
 //! the index keys, which depend on dynamic shard counts and reshardings, written per attempt.
 
 use super::layouts::Layouts;
+use crate::dynamic::{DynamicTarget, Recorded};
 use crate::entity::Entity;
 use crate::error::{Item, Result};
 use crate::item::{body, check_complete};
-use crate::shard::dynamic::{DynamicTarget, Recorded};
 
 /// An entity's item, its body built.
 pub(crate) struct Draft<'e, E> {

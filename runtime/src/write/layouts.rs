@@ -3,13 +3,13 @@
 
 use super::reshardable;
 use crate::db::Db;
+use crate::dynamic::growth;
+use crate::dynamic::{Choice, DynamicTarget};
 use crate::entity::Entity;
 use crate::error::{Error, Item, Result};
 use crate::item::table_of;
-use crate::shard::dynamic::growth;
-use crate::shard::dynamic::{Choice, DynamicTarget};
-use crate::shard::reshard::Reshards;
-use crate::shard::ShardMetadata;
+use crate::metadata::ShardMetadata;
+use crate::reshard::Reshards;
 use std::marker::PhantomData;
 use std::sync::Arc;
 

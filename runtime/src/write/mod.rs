@@ -26,4 +26,4 @@ pub(crate) use request::{
     condition_check, CheckAction, DeleteAction, Explain, PutAction, UpdateAction, WriteRequest,
 };
 
-pub(crate) use crate::shard::reshard::reshardable;
+pub(crate) use crate::reshard::reshardable;

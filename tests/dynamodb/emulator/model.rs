@@ -78,9 +78,9 @@ pub struct SharedAccess {
 pub const METADATA: &str = "EmulatorShardMetadata";
 
 /// Dynamic shards that react within a test's time: a 300 ms cooldown.
-pub fn shard_metadata() -> dynashard::shard::ShardMetadata {
+pub fn shard_metadata() -> dynashard::metadata::ShardMetadata {
     use std::time::Duration;
-    dynashard::shard::ShardMetadata::new(METADATA)
+    dynashard::metadata::ShardMetadata::new(METADATA)
         .cooldown(Duration::from_millis(300))
         .backoff(Duration::from_millis(30))
         .cache_for(Duration::from_millis(50))

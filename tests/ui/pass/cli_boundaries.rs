@@ -1,7 +1,8 @@
 //! Boundaries cut by `dynashard boundaries` (21 shards over skewed titles; the CLI's tests keep
 //! the file equal to the command's output) compile into a range-sharded index and route alike.
 
-use dynashard::shard::{range_shards, Normalization};
+use dynashard::shard::Normalization;
+use dynashard::range_shards;
 use dynashard::{Entity, Table};
 use serde::{Deserialize, Serialize};
 

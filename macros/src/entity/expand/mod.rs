@@ -97,6 +97,13 @@ pub fn expand(model: &Entity) -> TokenStream {
                     __dynashard::Ok(__dynashard::Key::from_primary(#compose_from_params))
                 }
 
+                /// A scan of every item of this entity type in its table, in no particular order;
+                /// run it with `Db::stream`.
+                #[allow(dead_code)]
+                pub fn scan() -> __dynashard::Scan<Self> {
+                    __dynashard::Scan::entity()
+                }
+
                 #fields_fn
                 #queries
             }

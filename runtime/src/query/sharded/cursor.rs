@@ -7,7 +7,8 @@
 use super::resume::{PageEnd, Start};
 use crate::error::Item;
 use crate::fingerprint::fingerprint;
-use crate::query::cursor::{key_from_record, key_record, open, seal, CursorError, KeyRecord, Kind};
+use crate::key_record::{key_from_record, key_record, KeyRecord};
+use crate::query::cursor::{open, seal, CursorError, Kind};
 use crate::query::{ShardLayout, ShardMode, Shards};
 use aws_sdk_dynamodb::types::AttributeValue;
 use serde::{Deserialize, Serialize};

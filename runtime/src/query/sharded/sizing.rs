@@ -10,8 +10,6 @@
 //! asked instead for a binomial quantile of the page, so that a second round is rare.
 
 use super::heap::Demand;
-use std::collections::HashMap;
-use std::sync::{Mutex, PoisonError};
 
 /// The bytes DynamoDB reads per unit of a query.
 pub(crate) const READ_UNIT_BYTES: u64 = 4_096;
@@ -19,9 +17,6 @@ pub(crate) const READ_UNIT_BYTES: u64 = 4_096;
 /// The item size assumed before any item was seen: eight items fill a read unit, with the spare
 /// [`fill_units`] keeps.
 pub(crate) const ASSUMED_ITEM_BYTES: u64 = 500;
-
-/// The key under which a table's last mean item size is remembered, whatever the index.
-const ANY_INDEX: &str = "\0any";
 
 /// How a merge sizes its first request to each shard of a page.
 ///
@@ -77,27 +72,6 @@ impl ItemSizes {
     /// The mean item size, if any item was seen.
     pub(crate) fn mean(&self) -> Option<u64> {
         (self.items > 0).then(|| (self.bytes / self.items).max(self.charged).max(1))
-    }
-}
-
-/// The mean item size of every table and index a [`Db`](crate::Db) has read with a limit, so the
-/// first page of a later read is sized right too.
-#[derive(Debug, Default)]
-pub(crate) struct SizeMemory(Mutex<HashMap<(&'static str, &'static str), u64>>);
-
-impl SizeMemory {
-    /// The mean item size last seen on `table` and `index` (`""` for the table itself), else on
-    /// any index of `table`.
-    pub(crate) fn recall(&self, table: &'static str, index: &'static str) -> Option<u64> {
-        let sizes = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        sizes.get(&(table, index)).or_else(|| sizes.get(&(table, ANY_INDEX))).copied()
-    }
-
-    /// Remembers the mean item size seen on `table` and `index`.
-    pub(crate) fn remember(&self, table: &'static str, index: &'static str, mean: u64) {
-        let mut sizes = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        sizes.insert((table, index), mean);
-        sizes.insert((table, ANY_INDEX), mean);
     }
 }
 

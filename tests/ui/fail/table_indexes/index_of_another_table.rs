@@ -21,6 +21,6 @@ struct Album {
 }
 
 fn main() {
-    let _ = dynashard::shard::range_shards::<Album>(Films::BY_TITLE);
-    let _ = dynashard::shard::range_shards::<Album>(Music::BY_NAME);
+    let _ = dynashard::range_shards::<Album>(Films::BY_TITLE);
+    let _ = dynashard::range_shards::<Album>(Music::BY_NAME);
 }

@@ -1,10 +1,10 @@
 //! After an update: the updated item placed in the target layouts of its reshardings.
 
-use super::ops::Checked;
 use super::view::Reshards;
 use crate::entity::Entity;
 use crate::error::{Error, Item, Result};
 use crate::item::table_of;
+use crate::metadata::{mappings, Checked};
 
 impl<E: Entity> Reshards<'_, E> {
     /// After an update returned `item` (all its attributes): writes its place in the target
@@ -12,7 +12,7 @@ impl<E: Entity> Reshards<'_, E> {
     /// again meanwhile (that writer then placed it).
     pub async fn follow(&self, item: &Item) -> Result<()> {
         let Some(shards) = self.cache() else { return Ok(()) };
-        for mapping in super::mappings::<E>() {
+        for mapping in mappings::<E>() {
             let Some(Some(cached)) = shards.cached_reshard(&self.key(mapping.index)) else {
                 continue;
             };

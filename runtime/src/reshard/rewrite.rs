@@ -3,11 +3,10 @@
 //! that every item keeps its own condition and still costs one write unit, at a batch's request
 //! count.
 
-use super::ops::Checked;
-use super::state::Phase;
 use crate::batch::Failure;
 use crate::db::Db;
 use crate::error::{Error, Item, Result};
+use crate::metadata::{Checked, Phase};
 use crate::retry::Retry;
 use crate::table::TableDefinition;
 use aws_sdk_dynamodb::types::{
@@ -169,7 +168,7 @@ impl Db {
         }
         let written = requests.len() as u64;
         let chunks = requests.chunks(MAX_STATEMENTS).map(<[WriteRequest]>::to_vec).collect();
-        let sender = crate::batch::Sender { db: self, retry: self.retry_policy(), reshards: None };
+        let sender = crate::batch::Sender { db: self, retry: self.retry_policy(), before_retry: None };
         crate::batch::send_requests(&sender, table, chunks, in_flight).await?;
         Ok(written)
     }

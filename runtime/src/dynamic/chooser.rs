@@ -1,8 +1,8 @@
 //! How an item being built gets the shard of a dynamic-sharded index: from counts resolved
 //! before the item is built.
 
-use super::ShardMetadata;
 use crate::error::{Error, Result};
+use crate::metadata::ShardMetadata;
 use crate::shard::{random_shard, ShardChooser};
 use std::sync::{Mutex, PoisonError};
 

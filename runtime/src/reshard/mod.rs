@@ -4,7 +4,7 @@
 //! The new layout lives in a spare index of the same table (declared with `#[gsi(...)]` like the
 //! source, string keys). Each phase is an explicit step, recorded in the shard metadata table so
 //! that every process agrees on it (processes re-read it every
-//! [`ShardMetadata::cache_for`](crate::shard::ShardMetadata::cache_for)):
+//! [`ShardMetadata::cache_for`](crate::metadata::ShardMetadata::cache_for)):
 //!
 //! 1. [`Db::start_resharding`](crate::Db::start_resharding): **dual writes**. Every put also
 //!    writes the item's place in the new layout (same logical partition and sort key, the shard
@@ -30,18 +30,21 @@
 mod backfill;
 mod follow;
 mod guard;
-mod layout;
 mod ops;
-mod redirect;
+mod records;
 mod rewrite;
-mod state;
 mod view;
 
+pub use crate::metadata::{Phase, Placement, ReshardState, SegmentProgress};
+pub use crate::shard::NewLayout;
 pub use backfill::Backfill;
+pub(crate) use guard::{follow_up, FollowUp, ReshardGuard};
+pub(crate) use records::Records;
+pub(crate) use view::Reshards;
 
 use crate::entity::Entity;
 use crate::item::table_of;
-use crate::shard::ShardSpec;
+use crate::metadata::mappings;
 
 /// Whether writes of `E` may have to fill a resharding's target layout: its table declares shard
 /// metadata (only such a table can be resharded, so that every `Db` writing it knows where to
@@ -49,15 +52,3 @@ use crate::shard::ShardSpec;
 pub(crate) fn reshardable<E: Entity>() -> bool {
     table_of::<E>().shard_metadata.is_some() && mappings::<E>().next().is_some()
 }
-
-/// `E`'s mappings a resharding can move, in declaration order.
-pub(crate) fn mappings<E: Entity>() -> impl Iterator<Item = &'static ShardSpec> {
-    E::SHARDS.iter().filter(|spec| spec.reshardable())
-}
-pub use crate::shard::NewLayout;
-pub(crate) use guard::{follow_up, FollowUp, ReshardGuard};
-pub use layout::Placement;
-pub(crate) use ops::CachedReshard;
-pub(crate) use state::Records;
-pub use state::{Phase, ReshardState, SegmentProgress};
-pub(crate) use view::Reshards;

@@ -1,21 +1,20 @@
 //! Writing many entities of one type: `BatchWriteItem` requests of up to 25 puts and deletes.
 
-use super::attempts::{Attempts, Failure, Tally};
-use super::{build_error, RetryPolicy, Unprocessed, DEFAULT_CONCURRENCY, MAX_WRITES};
+use crate::batch::BeforeRetry;
+use crate::batch::{
+    build_error, send_requests, RetryPolicy, Sender, Unprocessed, DEFAULT_CONCURRENCY, MAX_WRITES, OPERATION,
+};
 use crate::db::Db;
 use crate::entity::{Entity, Key};
 use crate::error::{Error, Item, Result};
 use crate::item::{key_item, table_of};
-use crate::shard::reshard::ReshardGuard;
+use crate::reshard::ReshardGuard;
 use crate::write::{Draft, Layouts};
 use aws_sdk_dynamodb::types::{DeleteRequest, PutRequest, WriteRequest};
 use futures::future::BoxFuture;
 use futures::stream::{self, StreamExt};
 use std::collections::HashSet;
 use std::future::IntoFuture;
-use std::sync::atomic::AtomicBool;
-
-const OPERATION: &str = "BatchWriteItem";
 
 /// Puts and deletes of many entities of one type; `.await` it to send.
 ///
@@ -92,13 +91,6 @@ impl Db {
             retry: self.retry_policy(),
         }
     }
-}
-
-/// The outcome of one request and its retries.
-struct Outcome {
-    written: usize,
-    pending: Vec<WriteRequest>,
-    error: Option<(Error, bool)>,
 }
 
 impl<'a, E: Entity> BatchWrite<'a, E> {
@@ -197,7 +189,11 @@ impl<'a, E: Entity> BatchWrite<'a, E> {
             return self.create_each(index, chunks.into_iter().flatten().collect()).await;
         }
         let reshards = ReshardGuard::of::<E>(self.db);
-        let sender = Sender { db: self.db, retry: self.retry, reshards: reshards.as_ref() };
+        let sender = Sender {
+            db: self.db,
+            retry: self.retry,
+            before_retry: reshards.as_ref().map(|guard| guard as &dyn BeforeRetry),
+        };
         send_requests(&sender, self.db.table_of::<E>(), chunks, self.concurrency).await
     }
 
@@ -245,90 +241,5 @@ impl<'a, E: Entity> IntoFuture for BatchWrite<'a, E> {
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.execute())
-    }
-}
-
-/// Sends `chunks` (each at most 25 writes to `table`), `concurrency` requests at a time; fails
-/// with [`Error::BatchIncomplete`] holding every write that was not applied.
-pub(crate) async fn send_requests(
-    sender: &Sender<'_>,
-    table: &str,
-    chunks: Vec<Vec<WriteRequest>>,
-    concurrency: usize,
-) -> Result<()> {
-    let stop = AtomicBool::new(false);
-    let mut outcomes = stream::iter(chunks)
-        .map(|chunk| sender.write(table, chunk, &stop))
-        .buffer_unordered(concurrency.max(1));
-    let (mut puts, mut deletes) = (Vec::new(), Vec::new());
-    let mut tally = Tally::default();
-    while let Some(outcome) = outcomes.next().await {
-        for request in outcome.pending {
-            puts.extend(request.put_request.map(|put| put.item));
-            deletes.extend(request.delete_request.map(|delete| delete.key));
-        }
-        tally.add(outcome.written, outcome.error);
-    }
-    drop(outcomes);
-    if puts.is_empty() && deletes.is_empty() {
-        return Ok(());
-    }
-    Err(Error::BatchIncomplete {
-        operation: OPERATION,
-        unprocessed: Unprocessed::Writes { puts, deletes },
-        succeeded: tally.succeeded,
-        last_error: tally.last_error(),
-    })
-}
-
-/// Sends the requests of one batch write call.
-pub(crate) struct Sender<'a> {
-    pub db: &'a Db,
-    pub retry: RetryPolicy,
-    /// The reshardings the writes were built for: a retry is sent only while they hold.
-    pub reshards: Option<&'a ReshardGuard>,
-}
-
-impl Sender<'_> {
-    /// Sends one request of up to 25 writes, retrying what comes back unprocessed.
-    async fn write(&self, table: &str, mut pending: Vec<WriteRequest>, stop: &AtomicBool) -> Outcome {
-        let total = pending.len();
-        let mut attempts = Attempts::new(OPERATION, self.retry, stop, total);
-        while attempts.begin() {
-            match self.send(table, pending.clone()).await {
-                Ok(unprocessed) => pending = unprocessed,
-                Err(failure) => {
-                    if !attempts.failed(failure) {
-                        break;
-                    }
-                }
-            }
-            if pending.is_empty() || !attempts.retry(pending.len()).await {
-                break;
-            }
-            if let Some(Err(error)) = self.retry_allowed().await {
-                attempts.failed(Failure::fatal(error));
-                break;
-            }
-        }
-        Outcome { written: total - pending.len(), pending, error: attempts.finish() }
-    }
-
-    /// Checks the reshardings again before a retry (`None`: there are none to check).
-    async fn retry_allowed(&self) -> Option<Result<()>> {
-        Some(self.reshards?.check(self.db).await)
-    }
-
-    /// One `BatchWriteItem` request; returns the writes DynamoDB left unprocessed.
-    async fn send(&self, table: &str, requests: Vec<WriteRequest>) -> Result<Vec<WriteRequest>, Failure> {
-        let output = self
-            .db
-            .client()
-            .batch_write_item()
-            .request_items(table, requests)
-            .send()
-            .await
-            .map_err(|error| Failure::from_sdk(OPERATION, error))?;
-        Ok(output.unprocessed_items.and_then(|mut unprocessed| unprocessed.remove(table)).unwrap_or_default())
     }
 }

@@ -1,14 +1,12 @@
 //! `E`'s reshardings as one `Db` sees them: their records and cache, and what a write of `E`
 //! does while one is under way (dual writes, freezes).
 
-use super::ops::{refuse, reshard_key, CachedReshard};
-use super::state::{Phase, ReshardState};
 use super::Records;
 use crate::db::Db;
 use crate::entity::Entity;
 use crate::error::{Error, Item, Result};
 use crate::item::table_of;
-use crate::shard::ShardMetadata;
+use crate::metadata::{mappings, refuse, reshard_key, CachedReshard, Phase, ReshardState, ShardMetadata};
 use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::Instant;
@@ -74,7 +72,7 @@ impl<'a, E: Entity> Reshards<'a, E> {
     /// Reads the resharding records of `E`'s sharded mappings into the cache, where stale.
     pub async fn resolve(&self) -> Result<()> {
         let Some(shards) = self.cache() else { return Ok(()) };
-        for mapping in super::mappings::<E>() {
+        for mapping in mappings::<E>() {
             let key = self.key(mapping.index);
             if shards.fresh_reshard(&key).is_none() {
                 let sent = Instant::now();
@@ -89,7 +87,7 @@ impl<'a, E: Entity> Reshards<'a, E> {
     /// caller checks the complete item's index keys.
     pub fn mirror(&self, item: &mut Item) -> Result<()> {
         let Some(shards) = self.cache() else { return Ok(()) };
-        for mapping in super::mappings::<E>() {
+        for mapping in mappings::<E>() {
             let key = self.key(mapping.index);
             match shards.cached_reshard(&key) {
                 Some(Some(cached)) => {
@@ -105,7 +103,7 @@ impl<'a, E: Entity> Reshards<'a, E> {
     /// The index of `E` whose batched backfill holds existing items frozen, if any.
     pub fn frozen(&self) -> Option<&'static str> {
         let shards = self.cache()?;
-        super::mappings::<E>().map(|mapping| mapping.index).find(|index| {
+        mappings::<E>().map(|mapping| mapping.index).find(|index| {
             matches!(shards.cached_reshard(&self.key(index)),
                 Some(Some(cached)) if cached.state.frozen && cached.state.phase == Phase::DualWrites)
         })

@@ -1,43 +1,18 @@
-//! Dynamic shard counts: a count per logical partition key, kept in a metadata table and raised
-//! when writes are throttled.
-//!
-//! `#[shard(INDEX, dynamic, max = 64)]` spreads an index's partition over a count of shards that
-//! starts at 1 and grows with load:
-//!
-//! - **Writers** read the count (cached for [`ShardMetadata::cache_for`]) and write to a random
-//!   shard in `0..count`. When a put is throttled because a partition of the index was over its
-//!   limit (`IndexWriteKeyRangeThroughputExceeded` for that index, see
-//!   [`crate::throttling`]), the writer waits a random back-off (up to
-//!   [`ShardMetadata::backoff`]), reads the metadata again, and raises the count by one with a
-//!   conditional update on its last-change time, unless another writer changed it first or the
-//!   last change is more recent than [`ShardMetadata::cooldown`]. A crowd of throttled writers
-//!   therefore raises the count once per cooldown. The put is then retried on the new shard
-//!   space.
-//! - **Limits more shards cannot lift** (the table's or index's provisioned capacity, an
-//!   on-demand maximum, the account's quota, or the base table's own key range) get the retry
-//!   policy's back-off and a `tracing` warning naming the limit, and never a raise. Nor does a
-//!   partition over its limit while its table or index was at such a limit within the last
-//!   cooldown: the whole would refuse more writes however many shards there were. An endpoint
-//!   that gives no throttling reasons (DynamoDB Local without the partition-limit emulator, or
-//!   an older one) cannot tell them apart: there, any throttling raises the counts the write
-//!   touched.
-//! - **Readers** read every shard that may hold items: up to the largest count the history
-//!   records, so lowering the count (see [`crate::Db::set_shard_count`]) retires shards for
-//!   writes only.
-//! - Every change is a `tracing` event (target `dynashard::shards`), and the history holds
-//!   `"<unix ms>:<count>"` for each.
+//! The shard metadata a table's writers share: the records of its metadata table (dynamic shard
+//! counts, resharding phases), the settings and cache every `Db` keeps of them, and what a
+//! cached resharding record implies for an item (its place in the new layout).
 
 mod caps;
-mod chooser;
-pub(crate) mod growth;
-pub(crate) mod metadata;
-mod ops;
-pub(crate) mod state;
+mod counts;
+mod placement;
+mod records;
 
-pub(crate) use chooser::{Choice, DynamicTarget, Recorded};
-pub use state::{HistoryEntry, ShardState};
+pub(crate) use counts::now_ms;
+pub use counts::{HistoryEntry, ShardState};
+pub use placement::Placement;
+pub(crate) use placement::{mappings, refuse, reshard_key, string_keys, CachedReshard, Checked};
+pub use records::{Phase, ReshardState, SegmentProgress};
 
-use crate::shard::reshard::CachedReshard;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -47,7 +22,7 @@ use std::time::{Duration, Instant};
 ///
 /// ```no_run
 /// # async fn example(client: aws_sdk_dynamodb::Client) -> dynashard::Result<()> {
-/// use dynashard::shard::ShardMetadata;
+/// use dynashard::metadata::ShardMetadata;
 /// use std::time::Duration;
 ///
 /// let shards = ShardMetadata::new("ShardMetadata").cooldown(Duration::from_secs(30));
@@ -59,8 +34,8 @@ use std::time::{Duration, Instant};
 pub struct ShardMetadata {
     table: String,
     cache_for: Duration,
-    cooldown: Duration,
-    backoff: Duration,
+    pub(crate) cooldown: Duration,
+    pub(crate) backoff: Duration,
     cache: Mutex<HashMap<String, Cached>>,
     reshards: Mutex<HashMap<String, CachedRecord>>,
     caps: caps::Caps,
@@ -135,7 +110,12 @@ impl ShardMetadata {
     }
 
     /// The cached state of `key` if it is younger than the cache duration.
-    fn fresh(&self, key: &str) -> Option<ShardState> {
+    /// Drops `key`'s cached state.
+    pub(crate) fn forget(&self, key: &str) {
+        self.lock().remove(key);
+    }
+
+    pub(crate) fn fresh(&self, key: &str) -> Option<ShardState> {
         let cache = self.lock();
         let cached = cache.get(key)?;
         (cached.read_at.elapsed() < self.cache_for).then(|| cached.state.clone())
@@ -145,7 +125,7 @@ impl ShardMetadata {
     /// resharding record, a count is as old as the request that returned it, and an answer to
     /// a request sent before the cached one's does not replace it: a late answer never undoes a
     /// raise or a set made meanwhile.
-    fn remember(&self, key: &str, state: &ShardState, sent: Instant) {
+    pub(crate) fn remember(&self, key: &str, state: &ShardState, sent: Instant) {
         let mut cache = self.lock();
         if cache.get(key).is_some_and(|cached| cached.read_at > sent) {
             return;
@@ -195,7 +175,8 @@ impl ShardMetadata {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::shard::reshard::{NewLayout, Phase, ReshardState};
+    use super::{Phase, ReshardState};
+    use crate::shard::NewLayout;
 
     fn record(frozen: bool) -> Option<Arc<CachedReshard>> {
         Some(CachedReshard::unchecked(ReshardState {

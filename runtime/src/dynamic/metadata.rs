@@ -8,9 +8,9 @@
 //! | `last_changed` | N | unix milliseconds of the last change: the optimistic lock |
 //! | `history` | SS | `"<unix ms>:<count>"` for every change |
 
-use super::state::{HistoryEntry, ShardState};
 use crate::db::Db;
 use crate::error::{Error, Item, Result};
+use crate::metadata::{HistoryEntry, ShardState};
 use crate::table::{Billing, TableDefinition};
 use aws_sdk_dynamodb::error::ProvideErrorMetadata;
 use aws_sdk_dynamodb::error::SdkError;

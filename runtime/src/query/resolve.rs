@@ -1,14 +1,12 @@
 //! Queries during a resharding: after the cut-over, a query of the source index reads the target
 //! index, whose items are laid out by the new layout.
 
-use super::ops::{reshard_key, string_keys};
-use super::state::Phase;
-use super::CachedReshard;
-use super::Records;
+use super::QueryPlan;
 use crate::db::Db;
 use crate::error::Result;
 use crate::index_keys::find_index;
-use crate::query::QueryPlan;
+use crate::metadata::{reshard_key, string_keys, CachedReshard, Phase};
+use crate::reshard::Records;
 use crate::shard::shard_partition;
 use crate::shard::{NewLayout, ShardLayout, ShardMode};
 use std::sync::Arc;

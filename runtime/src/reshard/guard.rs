@@ -3,12 +3,13 @@
 //! write built before dual writes began, or before a batched backfill froze existing items, could
 //! land after the backfill read the item.
 
-use super::state::Phase;
 use super::view::Reshards;
+use crate::batch::BeforeRetry;
 use crate::db::Db;
 use crate::entity::{Entity, PrimaryKey};
 use crate::error::{Error, Result};
 use crate::item::{key_item, table_of};
+use crate::metadata::{mappings, Phase};
 use futures::future::BoxFuture;
 
 /// What a write saw of its entity's reshardings when it was built: per sharded mapping, the
@@ -41,11 +42,17 @@ impl ReshardGuard {
     }
 }
 
+impl BeforeRetry for ReshardGuard {
+    fn check<'a>(&'a self, db: &'a Db) -> BoxFuture<'a, Result<()>> {
+        (self.check)(db, &self.seen)
+    }
+}
+
 fn check<'a, E: Entity>(db: &'a Db, seen: &'a Seen) -> BoxFuture<'a, Result<()>> {
     Box::pin(async move {
         Reshards::<E>::of(db).resolve().await?;
         let now = Reshards::<E>::of(db).seen();
-        match super::mappings::<E>().zip(now.0.iter().zip(&seen.0)).find(|(_, (now, then))| now != then) {
+        match mappings::<E>().zip(now.0.iter().zip(&seen.0)).find(|(_, (now, then))| now != then) {
             Some((mapping, _)) => Err(Error::Resharding {
                 index: mapping.index.to_owned(),
                 reason: "its resharding moved on after this write was built; nothing more of it was sent, \
@@ -86,7 +93,7 @@ impl<E: Entity> Reshards<'_, E> {
     pub(crate) fn seen(&self) -> Seen {
         let Some(shards) = self.cache() else { return Seen(Vec::new()) };
         Seen(
-            super::mappings::<E>()
+            mappings::<E>()
                 .map(|mapping| {
                     let cached = shards.cached_reshard(&self.key(mapping.index)).flatten()?;
                     Some((cached.state.phase, cached.state.frozen))

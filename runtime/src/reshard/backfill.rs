@@ -1,18 +1,15 @@
 //! The backfill and the cleanup of a resharding: parallel scans of the source index that give
 //! every item its place in the target layout, or take it out of the source.
 
-use super::ops::Checked;
 use super::rewrite::{Pass, Rewrite};
-use super::state::{Phase, ReshardState, SegmentProgress};
 use super::view::Reshards;
 use crate::db::Db;
 use crate::entity::Entity;
 use crate::error::{Error, Item, Result};
 use crate::index::Index;
 use crate::item::table_of;
-use crate::query::cursor::{json_to_key, key_to_json};
-use crate::shard::dynamic::state::now_ms;
-use crate::shard::ShardMetadata;
+use crate::key_record::{json_to_key, key_to_json};
+use crate::metadata::{now_ms, Checked, Phase, ReshardState, SegmentProgress, ShardMetadata};
 use aws_sdk_dynamodb::types::AttributeValue;
 use futures::stream::{self, StreamExt, TryStreamExt};
 use std::sync::Arc;

@@ -1,0 +1,112 @@
+//! Sending `BatchWriteItem` requests of up to 25 writes, with bounded concurrency, retrying what
+//! comes back unprocessed; whatever is not applied in the end is returned, never dropped.
+
+use super::attempts::{Attempts, Failure, Tally};
+use super::{RetryPolicy, Unprocessed};
+use crate::db::Db;
+use crate::error::{Error, Result};
+use aws_sdk_dynamodb::types::WriteRequest;
+use futures::future::BoxFuture;
+use futures::stream::{self, StreamExt};
+use std::sync::atomic::AtomicBool;
+
+pub(crate) const OPERATION: &str = "BatchWriteItem";
+
+/// A check a batch makes before it retries what came back unprocessed: an error stops it.
+pub(crate) trait BeforeRetry: Sync {
+    /// Whether the writes may still be sent.
+    fn check<'a>(&'a self, db: &'a Db) -> BoxFuture<'a, Result<()>>;
+}
+
+/// The outcome of one request and its retries.
+struct Outcome {
+    written: usize,
+    pending: Vec<WriteRequest>,
+    error: Option<(Error, bool)>,
+}
+
+/// Sends `chunks` (each at most 25 writes to `table`), `concurrency` requests at a time; fails
+/// with [`Error::BatchIncomplete`] holding every write that was not applied.
+pub(crate) async fn send_requests(
+    sender: &Sender<'_>,
+    table: &str,
+    chunks: Vec<Vec<WriteRequest>>,
+    concurrency: usize,
+) -> Result<()> {
+    let stop = AtomicBool::new(false);
+    let mut outcomes = stream::iter(chunks)
+        .map(|chunk| sender.write(table, chunk, &stop))
+        .buffer_unordered(concurrency.max(1));
+    let (mut puts, mut deletes) = (Vec::new(), Vec::new());
+    let mut tally = Tally::default();
+    while let Some(outcome) = outcomes.next().await {
+        for request in outcome.pending {
+            puts.extend(request.put_request.map(|put| put.item));
+            deletes.extend(request.delete_request.map(|delete| delete.key));
+        }
+        tally.add(outcome.written, outcome.error);
+    }
+    drop(outcomes);
+    if puts.is_empty() && deletes.is_empty() {
+        return Ok(());
+    }
+    Err(Error::BatchIncomplete {
+        operation: OPERATION,
+        unprocessed: Unprocessed::Writes { puts, deletes },
+        succeeded: tally.succeeded,
+        last_error: tally.last_error(),
+    })
+}
+
+/// Sends the requests of one batch write call.
+pub(crate) struct Sender<'a> {
+    pub db: &'a Db,
+    pub retry: RetryPolicy,
+    /// Checked before every retry: a retry is sent only while it holds (the reshardings the
+    /// writes were built for, for example).
+    pub before_retry: Option<&'a dyn BeforeRetry>,
+}
+
+impl Sender<'_> {
+    /// Sends one request of up to 25 writes, retrying what comes back unprocessed.
+    async fn write(&self, table: &str, mut pending: Vec<WriteRequest>, stop: &AtomicBool) -> Outcome {
+        let total = pending.len();
+        let mut attempts = Attempts::new(OPERATION, self.retry, stop, total);
+        while attempts.begin() {
+            match self.send(table, pending.clone()).await {
+                Ok(unprocessed) => pending = unprocessed,
+                Err(failure) => {
+                    if !attempts.failed(failure) {
+                        break;
+                    }
+                }
+            }
+            if pending.is_empty() || !attempts.retry(pending.len()).await {
+                break;
+            }
+            if let Some(Err(error)) = self.retry_allowed().await {
+                attempts.failed(Failure::fatal(error));
+                break;
+            }
+        }
+        Outcome { written: total - pending.len(), pending, error: attempts.finish() }
+    }
+
+    /// Runs the check before a retry (`None`: there is none).
+    async fn retry_allowed(&self) -> Option<Result<()>> {
+        Some(self.before_retry?.check(self.db).await)
+    }
+
+    /// One `BatchWriteItem` request; returns the writes DynamoDB left unprocessed.
+    async fn send(&self, table: &str, requests: Vec<WriteRequest>) -> Result<Vec<WriteRequest>, Failure> {
+        let output = self
+            .db
+            .client()
+            .batch_write_item()
+            .request_items(table, requests)
+            .send()
+            .await
+            .map_err(|error| Failure::from_sdk(OPERATION, error))?;
+        Ok(output.unprocessed_items.and_then(|mut unprocessed| unprocessed.remove(table)).unwrap_or_default())
+    }
+}

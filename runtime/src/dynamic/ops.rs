@@ -1,0 +1,149 @@
+//! Dynamic shard counts at run time: resolving them for writes and reads, raising them after
+//! throttling, and setting them by hand.
+
+use super::metadata::{Change, MetadataTable, DEFINITION};
+use crate::db::Db;
+use crate::error::{Error, Result};
+use crate::metadata::{now_ms, ShardMetadata, ShardState};
+use crate::table::TableDefinition;
+use rand::RngExt;
+use std::time::{Duration, Instant};
+
+impl Db {
+    /// Creates the shard metadata table this `Db` was given unless it exists (on-demand
+    /// capacity), and waits until it is active. ([`Db::create_table`] creates the one a table
+    /// declares.)
+    pub async fn create_shard_metadata_table(&self) -> Result<()> {
+        let table = self.shard_metadata()?.table().to_owned();
+        self.create_table_named(&table, &DEFINITION).await
+    }
+
+    /// Creates the shard metadata table of `table`, if it has one, unless it exists.
+    pub(crate) async fn create_metadata_table_of(&self, table: &TableDefinition) -> Result<()> {
+        match self.metadata_of(table) {
+            Some(metadata) => self.create_table_named(metadata.table(), &DEFINITION).await,
+            None => Ok(()),
+        }
+    }
+
+    /// The state of `key` in `shards`: cached if fresh, else read, and created with one shard if
+    /// missing.
+    pub(crate) async fn current_state(
+        &self,
+        shards: &ShardMetadata,
+        key: &str,
+        max: u32,
+    ) -> Result<ShardState> {
+        let metadata = MetadataTable { db: self, table: shards.table() };
+        if let Some(state) = shards.fresh(key) {
+            return Ok(state);
+        }
+        let sent = Instant::now();
+        let state = match metadata.read(key, max).await? {
+            Some(state) => state,
+            None => match metadata.create(key, &ShardState::first(now_ms())).await? {
+                Change::Written(state) => state,
+                Change::Lost => {
+                    metadata.read(key, max).await?.ok_or_else(|| Error::ShardMetadataMalformed {
+                        partition: key.to_owned(),
+                        reason: "created by another writer, then gone".to_owned(),
+                    })?
+                }
+            },
+        };
+        shards.remember(key, &state, sent);
+        Ok(state)
+    }
+
+    /// After a throttled write to `key`'s shards: waits a random back-off, then raises the count
+    /// by one unless it changed since it was read, changed within the cooldown, or is at `max`.
+    pub(crate) async fn grow_after_throttle(
+        &self,
+        shards: &ShardMetadata,
+        key: &str,
+        max: u32,
+    ) -> Result<()> {
+        let metadata = MetadataTable { db: self, table: shards.table() };
+        let observed = match shards.cached(key) {
+            Some(state) => state,
+            None => self.current_state(shards, key, max).await?,
+        };
+        let cooldown = shards.cooldown.as_millis() as u64;
+        if observed.count >= max || !observed.cooled_down(now_ms(), cooldown) {
+            return Ok(());
+        }
+        let backoff = shards.backoff.as_millis() as u64;
+        if backoff > 0 {
+            let wait = rand::rng().random_range(0..=backoff);
+            tokio::time::sleep(Duration::from_millis(wait)).await;
+        }
+        let read_sent = Instant::now();
+        let Some(current) = metadata.read(key, max).await? else { return Ok(()) };
+        shards.remember(key, &current, read_sent);
+        let now = now_ms();
+        if current.last_changed != observed.last_changed || !current.cooled_down(now, cooldown) {
+            return Ok(()); // another writer raised it, or it changed recently
+        }
+        if current.count >= max {
+            tracing::warn!(target: "dynashard::shards", key, count = current.count, max, "shard count at its maximum");
+            return Ok(());
+        }
+        let next = current.count + 1;
+        let change_sent = Instant::now();
+        match metadata.change(key, next, now, Some(current.last_changed), max).await? {
+            Change::Written(state) => {
+                tracing::info!(target: "dynashard::shards", key, from = current.count, to = next, "raised shard count after throttling");
+                shards.remember(key, &state, change_sent);
+            }
+            Change::Lost => {
+                let sent = Instant::now();
+                if let Some(state) = metadata.read(key, max).await? {
+                    shards.remember(key, &state, sent);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Sets the count of `key` in `shards` to `count` (checked by the caller), whatever it was.
+    pub(crate) async fn set_count(
+        &self,
+        shards: &ShardMetadata,
+        key: &str,
+        count: u32,
+        max: u32,
+    ) -> Result<ShardState> {
+        self.current_state(shards, key, max).await?;
+        let metadata = MetadataTable { db: self, table: shards.table() };
+        let sent = Instant::now();
+        let state = match metadata.change(key, count, now_ms(), None, max).await? {
+            Change::Written(state) => state,
+            Change::Lost => unreachable_lost(key)?,
+        };
+        tracing::info!(target: "dynashard::shards", key, to = count, "set shard count");
+        shards.remember(key, &state, sent);
+        Ok(state)
+    }
+
+    /// The state of `key` in `shards` for a read: cached if fresh, else read; a key never
+    /// written has one shard (reads do not create metadata).
+    pub(crate) async fn readable_state(
+        &self,
+        shards: &ShardMetadata,
+        key: &str,
+        max: u32,
+    ) -> Result<ShardState> {
+        if let Some(state) = shards.fresh(key) {
+            return Ok(state);
+        }
+        let metadata = MetadataTable { db: self, table: shards.table() };
+        Ok(metadata.read(key, max).await?.unwrap_or_else(|| ShardState::first(0)))
+    }
+}
+
+fn unreachable_lost(key: &str) -> Result<ShardState> {
+    Err(Error::ShardMetadataMalformed {
+        partition: key.to_owned(),
+        reason: "an unconditional change reported a lost race".to_owned(),
+    })
+}

@@ -1,0 +1,71 @@
+//! The dynamic shard count of the partition a query reads: looked up when the query runs, read
+//! and set by hand.
+
+use super::{Query, QueryPlan};
+use crate::db::Db;
+use crate::error::{Error, Result};
+use crate::metadata::{ShardMetadata, ShardState};
+use crate::shard::{shard_partition, ShardLayout};
+use std::sync::Arc;
+
+impl Db {
+    /// The metadata key and maximum of a query on a dynamic-sharded index.
+    fn dynamic_target(&self, plan: &QueryPlan) -> Result<(String, u32)> {
+        let max = plan.shards.as_ref().and_then(|shards| shards.dynamic);
+        let (Some(max), Some(index)) = (max, plan.index) else {
+            return Err(Error::InvalidQuery {
+                reason: "the query's index is not dynamically sharded".into(),
+            });
+        };
+        if let Some(error) = &plan.error {
+            return Err(error.clone().into_error());
+        }
+        let key = ShardMetadata::key(self.name_of(plan.table.name), index.name, &plan.partition_value);
+        Ok((key, max))
+    }
+
+    /// The shard state of the partition `query` reads (a strongly consistent read).
+    pub async fn shard_state<E, F>(&self, query: &Query<E, F>) -> Result<ShardState> {
+        let (key, max) = self.dynamic_target(&query.plan)?;
+        let shards = self.require_metadata(query.plan.table)?;
+        shards.forget(&key);
+        self.current_state(&shards, &key, max).await
+    }
+
+    /// Sets the shard count of the partition `query` reads to `count` (1 to the index's
+    /// maximum, else [`Error::InvalidShardCount`]). Lowering it retires shards for writes;
+    /// readers keep reading them, as the history records them.
+    pub async fn set_shard_count<E, F>(&self, query: &Query<E, F>, count: u32) -> Result<ShardState> {
+        let (key, max) = self.dynamic_target(&query.plan)?;
+        if count == 0 || count > max {
+            return Err(Error::InvalidShardCount { partition: key, count: u64::from(count), max });
+        }
+        let shards = self.require_metadata(query.plan.table)?;
+        self.set_count(&shards, &key, count, max).await
+    }
+
+    /// Raises the shard count of the partition `query` reads by one, regardless of the cooldown
+    /// (at most to the index's maximum).
+    pub async fn raise_shard_count<E, F>(&self, query: &Query<E, F>) -> Result<ShardState> {
+        let current = self.shard_state(query).await?;
+        self.set_shard_count(query, current.count + 1).await
+    }
+
+    /// A copy of `plan` whose dynamic layout lists every shard that may hold items.
+    pub(crate) async fn resolve_dynamic_plan(&self, plan: Arc<QueryPlan>) -> Result<Arc<QueryPlan>> {
+        if plan.shards.as_ref().is_none_or(|shards| shards.dynamic.is_none()) {
+            return Ok(plan);
+        }
+        let (key, max) = self.dynamic_target(&plan)?;
+        let shards = self.require_metadata(plan.table)?;
+        let state = self.readable_state(&shards, &key, max).await?;
+        let mut plan = (*plan).clone();
+        if let Some(shards) = &mut plan.shards {
+            let readable = state.readable();
+            shards.partitions =
+                (0..readable).map(|shard| shard_partition(&plan.partition_value, shard)).collect();
+            shards.layout = ShardLayout::Dynamic { readable: Some(readable) };
+        }
+        Ok(Arc::new(plan))
+    }
+}
