@@ -33,3 +33,4 @@ pub(crate) mod metadata;
 mod ops;
 
 pub(crate) use chooser::{Choice, DynamicTarget, Recorded};
+pub(crate) use ops::{create_metadata_table_of, Counts};

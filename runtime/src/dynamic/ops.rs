@@ -17,25 +17,33 @@ impl Db {
         let table = self.shard_metadata()?.table().to_owned();
         self.create_table_named(&table, &DEFINITION).await
     }
+}
 
-    /// Creates the shard metadata table of `table`, if it has one, unless it exists.
-    pub(crate) async fn create_metadata_table_of(&self, table: &TableDefinition) -> Result<()> {
-        match self.metadata_of(table) {
-            Some(metadata) => self.create_table_named(metadata.table(), &DEFINITION).await,
-            None => Ok(()),
-        }
+/// Creates the shard metadata table of `table`, if it has one, unless it exists.
+pub(crate) async fn create_metadata_table_of(db: &Db, table: &TableDefinition) -> Result<()> {
+    match db.metadata_of(table) {
+        Some(metadata) => db.create_table_named(metadata.table(), &DEFINITION).await,
+        None => Ok(()),
+    }
+}
+
+/// The dynamic shard counts kept in one shard metadata table, as a `Db` reads and changes them.
+pub(crate) struct Counts<'a> {
+    db: &'a Db,
+    shards: &'a ShardMetadata,
+}
+
+impl<'a> Counts<'a> {
+    /// The counts in `shards`, through `db`.
+    pub fn new(db: &'a Db, shards: &'a ShardMetadata) -> Self {
+        Counts { db, shards }
     }
 
-    /// The state of `key` in `shards`: cached if fresh, else read, and created with one shard if
+    /// The state of `key`: cached if fresh, else read, and created with one shard if
     /// missing.
-    pub(crate) async fn current_state(
-        &self,
-        shards: &ShardMetadata,
-        key: &str,
-        max: u32,
-    ) -> Result<ShardState> {
-        let metadata = MetadataTable { db: self, table: shards.table() };
-        if let Some(state) = shards.fresh(key) {
+    pub async fn current(&self, key: &str, max: u32) -> Result<ShardState> {
+        let metadata = MetadataTable { db: self.db, table: self.shards.table() };
+        if let Some(state) = self.shards.fresh(key) {
             return Ok(state);
         }
         let sent = Instant::now();
@@ -51,35 +59,30 @@ impl Db {
                 }
             },
         };
-        shards.remember(key, &state, sent);
+        self.shards.remember(key, &state, sent);
         Ok(state)
     }
 
     /// After a throttled write to `key`'s shards: waits a random back-off, then raises the count
     /// by one unless it changed since it was read, changed within the cooldown, or is at `max`.
-    pub(crate) async fn grow_after_throttle(
-        &self,
-        shards: &ShardMetadata,
-        key: &str,
-        max: u32,
-    ) -> Result<()> {
-        let metadata = MetadataTable { db: self, table: shards.table() };
-        let observed = match shards.cached(key) {
+    pub async fn grow_after_throttle(&self, key: &str, max: u32) -> Result<()> {
+        let metadata = MetadataTable { db: self.db, table: self.shards.table() };
+        let observed = match self.shards.cached(key) {
             Some(state) => state,
-            None => self.current_state(shards, key, max).await?,
+            None => self.current(key, max).await?,
         };
-        let cooldown = shards.cooldown.as_millis() as u64;
+        let cooldown = self.shards.cooldown.as_millis() as u64;
         if observed.count >= max || !observed.cooled_down(now_ms(), cooldown) {
             return Ok(());
         }
-        let backoff = shards.backoff.as_millis() as u64;
+        let backoff = self.shards.backoff.as_millis() as u64;
         if backoff > 0 {
             let wait = rand::rng().random_range(0..=backoff);
             tokio::time::sleep(Duration::from_millis(wait)).await;
         }
         let read_sent = Instant::now();
         let Some(current) = metadata.read(key, max).await? else { return Ok(()) };
-        shards.remember(key, &current, read_sent);
+        self.shards.remember(key, &current, read_sent);
         let now = now_ms();
         if current.last_changed != observed.last_changed || !current.cooled_down(now, cooldown) {
             return Ok(()); // another writer raised it, or it changed recently
@@ -93,50 +96,39 @@ impl Db {
         match metadata.change(key, next, now, Some(current.last_changed), max).await? {
             Change::Written(state) => {
                 tracing::info!(target: "dynashard::shards", key, from = current.count, to = next, "raised shard count after throttling");
-                shards.remember(key, &state, change_sent);
+                self.shards.remember(key, &state, change_sent);
             }
             Change::Lost => {
                 let sent = Instant::now();
                 if let Some(state) = metadata.read(key, max).await? {
-                    shards.remember(key, &state, sent);
+                    self.shards.remember(key, &state, sent);
                 }
             }
         }
         Ok(())
     }
 
-    /// Sets the count of `key` in `shards` to `count` (checked by the caller), whatever it was.
-    pub(crate) async fn set_count(
-        &self,
-        shards: &ShardMetadata,
-        key: &str,
-        count: u32,
-        max: u32,
-    ) -> Result<ShardState> {
-        self.current_state(shards, key, max).await?;
-        let metadata = MetadataTable { db: self, table: shards.table() };
+    /// Sets the count of `key` to `count` (checked by the caller), whatever it was.
+    pub async fn set(&self, key: &str, count: u32, max: u32) -> Result<ShardState> {
+        self.current(key, max).await?;
+        let metadata = MetadataTable { db: self.db, table: self.shards.table() };
         let sent = Instant::now();
         let state = match metadata.change(key, count, now_ms(), None, max).await? {
             Change::Written(state) => state,
             Change::Lost => unreachable_lost(key)?,
         };
         tracing::info!(target: "dynashard::shards", key, to = count, "set shard count");
-        shards.remember(key, &state, sent);
+        self.shards.remember(key, &state, sent);
         Ok(state)
     }
 
-    /// The state of `key` in `shards` for a read: cached if fresh, else read; a key never
+    /// The state of `key` for a read: cached if fresh, else read; a key never
     /// written has one shard (reads do not create metadata).
-    pub(crate) async fn readable_state(
-        &self,
-        shards: &ShardMetadata,
-        key: &str,
-        max: u32,
-    ) -> Result<ShardState> {
-        if let Some(state) = shards.fresh(key) {
+    pub async fn readable(&self, key: &str, max: u32) -> Result<ShardState> {
+        if let Some(state) = self.shards.fresh(key) {
             return Ok(state);
         }
-        let metadata = MetadataTable { db: self, table: shards.table() };
+        let metadata = MetadataTable { db: self.db, table: self.shards.table() };
         Ok(metadata.read(key, max).await?.unwrap_or_else(|| ShardState::first(0)))
     }
 }

@@ -22,7 +22,7 @@ impl Db {
     pub async fn create_table<T: Table>(&self) -> Result<()> {
         self.create_table_named(self.table_name::<T>(), &T::DEFINITION).await?;
         if T::DEFINITION.shard_metadata.is_some() {
-            self.create_metadata_table_of(&T::DEFINITION).await?;
+            crate::dynamic::create_metadata_table_of(self, &T::DEFINITION).await?;
         }
         Ok(())
     }

@@ -3,6 +3,7 @@
 
 use super::{Query, QueryPlan};
 use crate::db::Db;
+use crate::dynamic::Counts;
 use crate::error::{Error, Result};
 use crate::metadata::{ShardMetadata, ShardState};
 use crate::shard::{shard_partition, ShardLayout};
@@ -29,7 +30,7 @@ impl Db {
         let (key, max) = self.dynamic_target(&query.plan)?;
         let shards = self.require_metadata(query.plan.table)?;
         shards.forget(&key);
-        self.current_state(&shards, &key, max).await
+        Counts::new(self, &shards).current(&key, max).await
     }
 
     /// Sets the shard count of the partition `query` reads to `count` (1 to the index's
@@ -41,7 +42,7 @@ impl Db {
             return Err(Error::InvalidShardCount { partition: key, count: u64::from(count), max });
         }
         let shards = self.require_metadata(query.plan.table)?;
-        self.set_count(&shards, &key, count, max).await
+        Counts::new(self, &shards).set(&key, count, max).await
     }
 
     /// Raises the shard count of the partition `query` reads by one, regardless of the cooldown
@@ -52,13 +53,13 @@ impl Db {
     }
 
     /// A copy of `plan` whose dynamic layout lists every shard that may hold items.
-    pub(crate) async fn resolve_dynamic_plan(&self, plan: Arc<QueryPlan>) -> Result<Arc<QueryPlan>> {
+    pub(super) async fn resolve_dynamic_plan(&self, plan: Arc<QueryPlan>) -> Result<Arc<QueryPlan>> {
         if plan.shards.as_ref().is_none_or(|shards| shards.dynamic.is_none()) {
             return Ok(plan);
         }
         let (key, max) = self.dynamic_target(&plan)?;
         let shards = self.require_metadata(plan.table)?;
-        let state = self.readable_state(&shards, &key, max).await?;
+        let state = Counts::new(self, &shards).readable(&key, max).await?;
         let mut plan = (*plan).clone();
         if let Some(shards) = &mut plan.shards {
             let readable = state.readable();

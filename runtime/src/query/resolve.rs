@@ -13,14 +13,14 @@ use std::sync::Arc;
 
 impl Db {
     /// Whether running `plan` may involve shard metadata (a resharding or a dynamic count).
-    pub(crate) fn plan_needs_metadata(&self, plan: &QueryPlan) -> bool {
+    pub(super) fn plan_needs_metadata(&self, plan: &QueryPlan) -> bool {
         let dynamic = plan.shards.as_ref().is_some_and(|shards| shards.dynamic.is_some());
         dynamic || (plan.table.shard_metadata.is_some() && plan.index.is_some() && plan.shards.is_some())
     }
 
     /// `plan` as it runs now: redirected to a resharding's target after its cut-over, and with
     /// the shards of a dynamic count listed.
-    pub(crate) async fn resolve_plan(&self, plan: Arc<QueryPlan>) -> Result<Arc<QueryPlan>> {
+    pub(super) async fn resolve_plan(&self, plan: Arc<QueryPlan>) -> Result<Arc<QueryPlan>> {
         let plan = self.redirect_plan(plan).await?;
         self.resolve_dynamic_plan(plan).await
     }

@@ -154,7 +154,7 @@ impl Db {
     /// Puts the placed items of `rewrites` whole, 25 to a `BatchWriteItem` request, `in_flight`
     /// requests at a time: only while existing items are frozen, since a put does not check
     /// that the item is still the one the scan read. Returns how many items were written.
-    pub(crate) async fn put_rewrites(
+    pub(super) async fn put_rewrites(
         &self,
         table: &str,
         rewrites: Vec<Rewrite>,
@@ -175,7 +175,7 @@ impl Db {
 
     /// Sends `rewrites` in batches of 25, `in_flight` batches at a time, retrying throttled
     /// statements with the `Db`'s retry policy. Returns how many items were written.
-    pub(crate) async fn send_rewrites(
+    pub(super) async fn send_rewrites(
         &self,
         table: &str,
         rewrites: Vec<Rewrite>,

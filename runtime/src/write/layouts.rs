@@ -4,7 +4,7 @@
 use super::reshardable;
 use crate::db::Db;
 use crate::dynamic::growth;
-use crate::dynamic::{Choice, DynamicTarget};
+use crate::dynamic::{Choice, Counts, DynamicTarget};
 use crate::entity::Entity;
 use crate::error::{Error, Item, Result};
 use crate::item::table_of;
@@ -57,7 +57,7 @@ impl<'a, E: Entity> Layouts<'a, E> {
     pub(super) async fn resolve_counts(&self, missing: &[DynamicTarget]) -> Result<()> {
         let shards = self.db.require_metadata(table_of::<E>())?;
         for target in missing {
-            self.db.current_state(&shards, &target.key, target.max).await?;
+            Counts::new(self.db, &shards).current(&target.key, target.max).await?;
         }
         Ok(())
     }
@@ -102,7 +102,7 @@ impl<'a, E: Entity> Layouts<'a, E> {
         growth::warn_unrelieved(error, table);
         for target in growth::targets_to_grow(error, table, targets) {
             if !shards.capped(table, target.index) {
-                self.db.grow_after_throttle(&shards, &target.key, target.max).await?;
+                Counts::new(self.db, &shards).grow_after_throttle(&target.key, target.max).await?;
             }
         }
         Ok(())
