@@ -29,9 +29,6 @@ pub trait Collection: FromItem {
     /// The table every member lives in.
     type Table: Table;
 
-    /// The entity types of the members, in declaration order.
-    const TYPE_NAMES: &'static [&'static str];
-
     /// Every item of the partition that `member_key` (the key of any entity of this table) is in,
     /// in sort-key order. Items of entity types outside the collection fail the stream with
     /// [`crate::Error::UnknownEntityType`], unless the query
@@ -41,7 +38,7 @@ pub trait Collection: FromItem {
         let target = QueryTarget {
             table,
             index: None,
-            type_name: Self::TYPE_NAMES.first().copied().unwrap_or(""),
+            type_name: <Self as FromItem>::TYPE_NAMES.first().copied().unwrap_or(""),
             partition_attribute: table.partition_key,
             sort_attribute: table.sort_key,
             sort_template: None,

@@ -41,6 +41,7 @@ mod batch;
 mod boundaries;
 mod client;
 mod collection;
+mod count;
 mod db;
 mod dynamic;
 #[cfg(feature = "local")]
@@ -84,6 +85,7 @@ pub use client::{
     is_loopback_endpoint, Timeouts, ENDPOINT_VARIABLE,
 };
 pub use collection::Collection;
+pub use count::Countable;
 pub use db::Db;
 /// Declares a DynamoDB table: `#[derive(Table)]` on a unit struct.
 ///

@@ -63,6 +63,11 @@ async fn unknown_entity_types_are_reported_or_skipped() {
     let known: Vec<ArtistItems> =
         db.stream(ArtistItems::query(&key).skip_other_types()).try_collect().await.unwrap();
     assert_eq!(known.len(), 1);
+    assert_eq!(
+        db.count(&ArtistItems::query(&key)).await.unwrap(),
+        1,
+        "a count keeps to the collection's types"
+    );
 }
 
 #[tokio::test]

@@ -111,6 +111,8 @@ async fn throttled_writers_grow_the_count_once_per_cooldown_and_lose_nothing() {
     let read = listing(&db, &path).await;
     assert_eq!(read.len(), written.len(), "every item once");
     assert_eq!(read, written, "in (at, id) order");
+    let counted = db.count(&FileAccess::query_by_file(&path)).await.unwrap();
+    assert_eq!(counted, written.len() as u64, "a count reads every shard the count has used");
     let used = shards_used(&db, &path).await;
     assert!(used.len() >= 2 && used.len() <= state.count as usize, "{used:?} of {}", state.count);
 }

@@ -83,6 +83,11 @@ async fn a_whole_table_scans_the_same_with_1_and_8_segments() {
     assert_eq!(notes_seen.len(), 5);
     assert!(notes_seen.iter().all(|note| note.text == "calibrated"));
 
+    assert_eq!(db.count(&Reading::scan().segments(8).page_size(17)).await.unwrap(), 300);
+    assert_eq!(db.count(&Note::scan()).await.unwrap(), 5, "a count keeps to the scanned types");
+    assert_eq!(db.count(&SensorItems::scan().segments(3)).await.unwrap(), 305);
+    assert_eq!(db.count(&Reading::scan().segments(8).limit(25)).await.unwrap(), 25);
+
     let limited = collect(&db, Reading::scan().segments(8).limit(25)).await;
     assert_eq!(reading_keys(&limited).len(), 25);
     assert!(reading_keys(&limited).is_subset(&written));

@@ -8,6 +8,7 @@ mod model;
 
 mod buckets;
 mod costs;
+mod counts;
 mod data;
 mod listings;
 mod paging;

@@ -5,6 +5,7 @@
 //! partition key is overridden to `<bucket>#<shard>`.
 
 mod costs;
+mod counts;
 mod fixture;
 mod listings;
 mod paging;

@@ -109,11 +109,11 @@ pub fn expand(ident: &Ident, members: &[Member]) -> TokenStream {
             #[automatically_derived]
             impl __dynashard::Collection for #ident {
                 type Table = #table;
-                const TYPE_NAMES: &'static [&'static str] = &[#(#type_names),*];
             }
 
             #[automatically_derived]
             impl __dynashard::FromItem for #ident {
+                const TYPE_NAMES: &'static [&'static str] = &[#(#type_names),*];
                 fn from_item(
                     item: __dynashard::Item,
                     skip_other_types: bool,
@@ -132,7 +132,7 @@ pub fn expand(ident: &Ident, members: &[Member]) -> TokenStream {
                         return __dynashard::Ok(__dynashard::None);
                     }
                     __dynashard::Err(__dynashard::Error::UnknownEntityType {
-                        expected: <Self as __dynashard::Collection>::TYPE_NAMES,
+                        expected: <Self as __dynashard::FromItem>::TYPE_NAMES,
                         found,
                     })
                 }

@@ -17,6 +17,7 @@
 //! ```
 
 mod conditions;
+mod count;
 mod counts;
 pub(crate) mod cursor;
 mod decode;
@@ -37,6 +38,7 @@ mod stream;
 
 pub use crate::shard::{Routing, ShardLayout, ShardMode, Shards};
 pub use conditions::{Narrow, PrefixCondition, RangeCondition};
+pub(crate) use count::count;
 pub use cursor::CursorError;
 pub use decode::FromItem;
 pub(crate) use native::NativeCondition;

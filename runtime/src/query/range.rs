@@ -145,6 +145,11 @@ impl SortRange {
         self.exclude.is_some()
     }
 
+    /// The stored sort key dropped client-side, if any.
+    pub(crate) fn excluded(&self) -> Option<&str> {
+        self.exclude.as_deref()
+    }
+
     /// Whether a stored sort key must be dropped client-side.
     pub fn excludes(&self, sort_key: Option<&str>) -> bool {
         matches!((&self.exclude, sort_key), (Some(excluded), Some(key)) if excluded == key)

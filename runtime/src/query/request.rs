@@ -59,12 +59,8 @@ pub(crate) async fn fetch(
     stats: &QueryStats,
 ) -> Result<RawPage> {
     let mut placeholders = Placeholders::default();
-    let key_condition = if plan.native_partition.is_empty() {
-        let range = request.range.as_ref().unwrap_or(&plan.range);
-        composed_key_condition(plan, &request.partition, range, &mut placeholders)
-    } else {
-        native_key_condition(plan, &mut placeholders)
-    };
+    let range = request.range.as_ref().unwrap_or(&plan.range);
+    let key_condition = key_condition(plan, &request.partition, range, &mut placeholders);
     let filter = plan.filter.as_ref().map(|filter| filter.render(&mut placeholders)).transpose()?;
     let query = db
         .client()
@@ -86,6 +82,21 @@ pub(crate) async fn fetch(
     let capacity = output.consumed_capacity.and_then(|consumed| consumed.capacity_units).unwrap_or(0.0);
     stats.record_response(items.len(), capacity);
     Ok(RawPage { items, last_evaluated_key: output.last_evaluated_key, capacity_units: capacity })
+}
+
+/// The key condition of a request of `plan` to `partition` within `range` (a query on a
+/// multi-attribute index has its own, whatever the partition).
+pub(crate) fn key_condition(
+    plan: &QueryPlan,
+    partition: &str,
+    range: &SortRange,
+    placeholders: &mut Placeholders,
+) -> String {
+    if plan.native_partition.is_empty() {
+        composed_key_condition(plan, partition, range, placeholders)
+    } else {
+        native_key_condition(plan, placeholders)
+    }
 }
 
 /// The key attributes a cursor needs to resume after `item`: the table's keys, plus the index's.

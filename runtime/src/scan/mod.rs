@@ -13,9 +13,11 @@
 //! # Ok(()) }
 //! ```
 
+mod count;
 mod run;
 mod stream;
 
+pub(crate) use count::count;
 pub use stream::ScanStream;
 
 use crate::collection::Collection;
@@ -106,7 +108,10 @@ impl<C: Collection> Scan<C> {
     /// variant (what the derive's `C::scan()` gives).
     pub fn collection() -> Self {
         let table = <C::Table as Table>::DEFINITION_REF;
-        Scan { plan: ScanPlan::new(table, C::TYPE_NAMES.to_vec()), decode: <C as FromItem>::from_item }
+        Scan {
+            plan: ScanPlan::new(table, <C as FromItem>::TYPE_NAMES.to_vec()),
+            decode: <C as FromItem>::from_item,
+        }
     }
 }
 

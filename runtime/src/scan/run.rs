@@ -14,15 +14,15 @@ use std::sync::Arc;
 const MAX_SEGMENTS: u32 = 1_000_000;
 
 /// The parts every request of one scan shares.
-struct ScanRequest {
-    table: String,
-    index: Option<String>,
-    filter: Option<String>,
-    names: Option<HashMap<String, String>>,
-    values: Option<Item>,
-    consistent: bool,
-    limit: Option<i32>,
-    segments: i32,
+pub(super) struct ScanRequest {
+    pub table: String,
+    pub index: Option<String>,
+    pub filter: Option<String>,
+    pub names: Option<HashMap<String, String>>,
+    pub values: Option<Item>,
+    pub consistent: bool,
+    pub limit: Option<i32>,
+    pub segments: i32,
 }
 
 /// The scan as a stream of items; a plan that cannot run yields its error alone.
@@ -53,7 +53,7 @@ pub(super) fn run<T: Send + 'static>(
 }
 
 /// Checks the plan and renders what every request shares; nothing is sent.
-fn prepare(db: &Db, plan: &ScanPlan) -> Result<ScanRequest> {
+pub(super) fn prepare(db: &Db, plan: &ScanPlan) -> Result<ScanRequest> {
     let invalid = |reason: String| Error::InvalidQuery { reason };
     if !(1..=MAX_SEGMENTS).contains(&plan.segments) {
         return Err(invalid(format!("a scan needs 1 to {MAX_SEGMENTS} segments, not {}", plan.segments)));

@@ -111,6 +111,8 @@ async fn every_sensor_in_time_order_across_midnight() {
     let mut descending = listed(&db, E2eReading::query_readings(FROM, TO).descending()).await;
     descending.reverse();
     assert!(descending == want, "descending is the reverse");
+    let counted = db.count(&E2eReading::query_readings(FROM, TO)).await.unwrap();
+    assert_eq!(counted, want.len() as u64, "a count covers every shard of every bucket");
 }
 
 #[tokio::test]
@@ -136,6 +138,8 @@ async fn one_sensor_reads_only_its_shard_one_request_per_bucket() {
         let mut descending = listed(&db, E2eReading::query_readings_for(sensor, FROM, TO).descending()).await;
         descending.reverse();
         assert!(descending == want, "{sensor}: descending is the reverse");
+        let counted = db.count(&E2eReading::query_readings_for(sensor, FROM, TO)).await.unwrap();
+        assert_eq!(counted, want.len() as u64, "{sensor}: a count of its shard, filtered to it");
     }
     let hot = expected(readings, FROM, TO, |r| r.sensor == HOT);
     let cold = expected(readings, FROM, TO, |r| r.sensor == "sensor-bravo");

@@ -46,7 +46,7 @@ enum ArtistItems {
 }
 
 fn main() {
-    assert_eq!(<ArtistItems as Collection>::TYPE_NAMES, &["Artist", "Album", "track"]);
+    assert_eq!(<ArtistItems as FromItem>::TYPE_NAMES, &["Artist", "Album", "track"]);
     let _items: Query<ArtistItems, Done> = ArtistItems::query(&Artist::key("x").unwrap());
     // The key of any entity of the table names the partition.
     let _items: Query<ArtistItems, Done> = ArtistItems::query(&Album::key("x", "y").unwrap()).descending();

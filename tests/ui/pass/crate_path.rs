@@ -35,6 +35,6 @@ fn main() {
     let _ = Album::fields().plays;
     let _ = Music::GSI1;
     let _ = Album::query_gsi1();
-    let _ = <Discography as Collection>::TYPE_NAMES;
+    let _ = <Discography as storage::engine::query::FromItem>::TYPE_NAMES;
     let _ = <Album as Entity>::TYPE_NAME;
 }

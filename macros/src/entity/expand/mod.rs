@@ -127,6 +127,7 @@ pub fn expand(model: &Entity) -> TokenStream {
 
             #[automatically_derived]
             impl __dynashard::FromItem for #ident {
+                const TYPE_NAMES: &'static [&'static str] = &[#type_name];
                 fn from_item(
                     item: __dynashard::Item,
                     skip_other_types: bool,
