@@ -239,8 +239,8 @@ pub use throttling::ThrottlingReason;
 /// ```
 pub use aws_sdk_dynamodb::types::AttributeValue;
 pub use transaction::{
-    CancellationReason, IntoDelete, IntoPut, ReasonCode, Transaction, MAX_TRANSACTION_ACTIONS,
-    MAX_TRANSACTION_BYTES,
+    Append, CancellationReason, IntoDelete, IntoPut, ReasonCode, TransactGet, TransactReads, Transaction,
+    MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES,
 };
 
 /// The one door of generated code into this crate; not a public API. Its name carries the

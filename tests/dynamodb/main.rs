@@ -30,6 +30,7 @@ mod sharded_writes;
 mod shop_model;
 mod tables;
 mod timeouts;
+mod transact_get;
 mod transactions;
 mod tx_model;
 mod versioning;

@@ -1,4 +1,5 @@
-//! Transactions: up to 100 writes, across entity types and tables, that all apply or none do.
+//! Transactions: up to 100 writes, across entity types and tables, that all apply or none do;
+//! and up to 100 reads served from one snapshot ([`TransactGet`]).
 //!
 //! Every action is built exactly as the single-item operation builds it: puts convert the entity
 //! with its index keys, entity type and size check; `#[version]` entities are version-checked
@@ -16,9 +17,11 @@
 //! # Ok(()) }
 //! ```
 
+mod get;
 mod send;
 
 pub use crate::error::{CancellationReason, ReasonCode};
+pub use get::{Append, TransactGet, TransactReads};
 
 use crate::db::Db;
 use crate::entity::{Entity, Key, PrimaryKey};
