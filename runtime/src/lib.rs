@@ -78,7 +78,7 @@ pub mod throttling;
 mod transaction;
 mod write;
 
-pub use batch::{BatchGet, RetryPolicy, Unprocessed};
+pub use batch::{RetryPolicy, Unprocessed};
 pub use boundaries::{range_shards, use_boundaries};
 pub use client::{
     client_for_endpoint, client_for_endpoint_with, client_from_env, client_from_env_with,
@@ -217,7 +217,7 @@ pub use field_value::FieldValue;
 pub use index::Index;
 pub use item_size::{item_size, MAX_ITEM_BYTES};
 pub use key::KeyPart;
-pub use ops::{BatchWrite, Delete, Get, Numeric, Put, Update};
+pub use ops::{BatchGet, BatchWrite, Delete, Get, Numeric, Put, Update};
 pub use query::{Page, Query, QueryStream};
 pub use scan::{Scan, ScanStream};
 pub use stream::Streamable;

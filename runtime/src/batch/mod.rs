@@ -1,4 +1,5 @@
-//! Batch reads and writes of one entity type: many keys or items per call, split into requests
+//! Sending batch calls: many keys or items per call ([`BatchGet`](crate::BatchGet),
+//! [`BatchWrite`](crate::BatchWrite)), split into requests
 //! of DynamoDB's size (100 keys per `BatchGetItem`, 25 writes per `BatchWriteItem`), sent with
 //! bounded concurrency, and retried (unprocessed items, throttling, transient failures) with
 //! exponential backoff and full jitter. Nothing is dropped silently: a call that gives up fails
@@ -13,13 +14,11 @@
 //! ```
 
 mod attempts;
-mod get;
 mod send;
 
 pub use crate::error::Unprocessed;
 pub use crate::retry::RetryPolicy;
-pub(crate) use attempts::Failure;
-pub use get::BatchGet;
+pub(crate) use attempts::{Attempts, Failure, Tally};
 pub(crate) use send::{send_requests, BeforeRetry, Sender, OPERATION};
 
 use crate::entity::PrimaryKey;

@@ -1,12 +1,14 @@
 //! The operations on items: put, get, update, delete, batch writes, and table administration.
 
 mod admin;
+mod batch_get;
 mod batch_write;
 mod delete;
 mod get;
 mod put;
 mod update;
 
+pub use batch_get::BatchGet;
 pub use batch_write::BatchWrite;
 pub use delete::Delete;
 pub use get::Get;

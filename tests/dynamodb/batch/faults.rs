@@ -154,3 +154,45 @@ async fn a_request_out_of_attempts_lets_the_others_finish() {
     let plain = crate::db().await;
     assert_eq!(count_stored(&plain, &artist).await, succeeded);
 }
+
+#[derive(dynashard::Collection, Debug, PartialEq)]
+enum Catalogue {
+    Artist(Artist),
+    Song(Song),
+}
+
+#[tokio::test]
+async fn a_mixed_batch_get_decodes_each_type_in_input_order_through_faults() {
+    let artist = unique("MixedGet");
+    let batch = songs(&artist, 500);
+    let stored = Artist { name: artist.clone(), country: Some("SE".into()) };
+    let plain = crate::db().await;
+    plain.batch_put(&batch).await.unwrap();
+    plain.put(&stored).await.unwrap();
+    let faults = FaultInjector::new(15).throttling(0.2).unprocessed(0.3).without_sdk_retries();
+    let db = faulty_db(&faults, patient()).await;
+    let read = db
+        .batch_get_members::<Catalogue>()
+        .member(Artist::key(&artist).unwrap())
+        .members(keys(&batch))
+        .member(Song::key(&artist, "A", "missing").unwrap())
+        .member(Artist::key(&artist).unwrap())
+        .concurrency(3)
+        .await
+        .unwrap();
+    assert_eq!(read.len(), batch.len() + 3, "one result per key, repeats included");
+    assert_eq!(read[0], Some(Catalogue::Artist(stored.clone())));
+    assert_eq!(read[read.len() - 1], Some(Catalogue::Artist(stored)), "a repeated key at both places");
+    assert_eq!(read[read.len() - 2], None);
+    for (got, song) in read[1..=batch.len()].iter().zip(&batch) {
+        assert_eq!(got.as_ref(), Some(&Catalogue::Song(song.clone())));
+    }
+    let stats = faults.stats().operation("BatchGetItem");
+    assert!(stats.unprocessed > 0 && stats.attempts > 5, "retried through faults: {stats:?}");
+    // An item of a type outside the collection is an error, not a silent `None`.
+    let play = Play { artist: artist.clone(), day: 3, offset: 1 };
+    plain.put(&play).await.unwrap();
+    let error =
+        plain.batch_get_members::<Catalogue>().member(Play::key(&artist, 3, 1).unwrap()).await.unwrap_err();
+    assert!(matches!(error, Error::UnknownEntityType { .. }), "{error:?}");
+}

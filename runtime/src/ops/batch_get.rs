@@ -1,11 +1,15 @@
 //! Reading many entities by key: `BatchGetItem` requests of up to 100 distinct keys.
 
-use super::attempts::{Attempts, Failure, Tally};
-use super::{build_error, key_of, RetryPolicy, Unprocessed, DEFAULT_CONCURRENCY, MAX_GET_KEYS};
+use crate::batch::{
+    build_error, key_of, Attempts, Failure, RetryPolicy, Tally, Unprocessed, DEFAULT_CONCURRENCY,
+    MAX_GET_KEYS,
+};
+use crate::collection::Collection;
 use crate::db::Db;
 use crate::entity::{Entity, Key, PrimaryKey};
 use crate::error::{Error, Item, Result};
 use crate::item::{from_item, key_item, table_of};
+use crate::table::{Table, TableDefinition};
 use aws_sdk_dynamodb::types::KeysAndAttributes;
 use futures::future::BoxFuture;
 use futures::stream::{self, StreamExt};
@@ -28,16 +32,24 @@ const OPERATION: &str = "BatchGetItem";
 /// let entities: Vec<Option<E>> = db.batch_get(keys).consistent().concurrency(4).await?;
 /// # Ok(()) }
 /// ```
+///
+/// [`Db::batch_get_members`] reads items of a collection's entity types in one call, each decoded
+/// as its variant.
 #[must_use = "a batch get does nothing until awaited"]
-pub struct BatchGet<'a, E: Entity> {
+pub struct BatchGet<'a, T> {
     db: &'a Db,
-    keys: Vec<Key<E>>,
+    table: &'static TableDefinition,
+    keys: Vec<PrimaryKey>,
+    decode: Decode<T>,
     consistent: bool,
     concurrency: usize,
     retry: RetryPolicy,
 }
 
-impl<E: Entity> std::fmt::Debug for BatchGet<'_, E> {
+/// How a read item becomes the output (`Ok(None)`: never, for the types read here).
+type Decode<T> = fn(Item) -> Result<Option<T>>;
+
+impl<T> std::fmt::Debug for BatchGet<'_, T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("BatchGet")
             .field("keys", &self.keys)
@@ -60,13 +72,57 @@ impl Db {
     /// # Ok(()) }
     /// ```
     pub fn batch_get<E: Entity>(&self, keys: impl IntoIterator<Item = Key<E>>) -> BatchGet<'_, E> {
+        let keys = keys.into_iter().map(|key| key.primary().clone()).collect();
+        let decode: Decode<E> = |item| from_item::<E>(item).map(Some);
+        self.batch_read(table_of::<E>(), keys, decode)
+    }
+
+    /// Reads items of the entity types of collection `C`, each decoded as its variant, aligned
+    /// with the input order; add the keys with [`BatchGet::member`] (any member type) or
+    /// [`BatchGet::members`]. An item of a type outside the collection gives
+    /// [`Error::UnknownEntityType`].
+    ///
+    /// ```no_run
+    /// # use dynashard::{Collection, Db, Entity, Key};
+    /// # async fn example<C: Collection, A: Entity<Table = C::Table>, B: Entity<Table = C::Table>>(
+    /// #     db: Db, artist: Key<A>, albums: Vec<Key<B>>) -> dynashard::Result<()> {
+    /// let found: Vec<Option<C>> = db.batch_get_members::<C>().member(artist).members(albums).await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn batch_get_members<C: Collection>(&self) -> BatchGet<'_, C> {
+        let decode: Decode<C> = |item| C::from_item(item, false);
+        self.batch_read(<C::Table as Table>::DEFINITION_REF, Vec::new(), decode)
+    }
+
+    fn batch_read<T>(
+        &self,
+        table: &'static TableDefinition,
+        keys: Vec<PrimaryKey>,
+        decode: Decode<T>,
+    ) -> BatchGet<'_, T> {
         BatchGet {
             db: self,
-            keys: keys.into_iter().collect(),
+            table,
+            keys,
+            decode,
             consistent: false,
             concurrency: DEFAULT_CONCURRENCY,
             retry: self.retry_policy(),
         }
+    }
+}
+
+impl<C: Collection> BatchGet<'_, C> {
+    /// Adds the key of one member, of any of the collection's entity types.
+    pub fn member<M: Entity<Table = C::Table>>(mut self, key: Key<M>) -> Self {
+        self.keys.push(key.primary().clone());
+        self
+    }
+
+    /// Adds the keys of members of one entity type.
+    pub fn members<M: Entity<Table = C::Table>>(mut self, keys: impl IntoIterator<Item = Key<M>>) -> Self {
+        self.keys.extend(keys.into_iter().map(|key| key.primary().clone()));
+        self
     }
 }
 
@@ -81,7 +137,7 @@ struct Outcome {
     error: Option<(Error, bool)>,
 }
 
-impl<'a, E: Entity> BatchGet<'a, E> {
+impl<'a, T> BatchGet<'a, T> {
     /// Uses strongly consistent reads (twice the read capacity).
     ///
     /// ```no_run
@@ -119,21 +175,21 @@ impl<'a, E: Entity> BatchGet<'a, E> {
         self
     }
 
-    async fn execute(self) -> Result<Vec<Option<E>>> {
+    async fn execute(self) -> Result<Vec<Option<T>>> {
         let mut slots: HashMap<PrimaryKey, usize> = HashMap::with_capacity(self.keys.len());
         let mut distinct: Vec<PrimaryKey> = Vec::with_capacity(self.keys.len());
         let order: Vec<usize> = self
             .keys
             .iter()
             .map(|key| {
-                *slots.entry(key.primary().clone()).or_insert_with(|| {
-                    distinct.push(key.primary().clone());
+                *slots.entry(key.clone()).or_insert_with(|| {
+                    distinct.push(key.clone());
                     distinct.len() - 1
                 })
             })
             .collect();
 
-        let table = self.db.table_of::<E>();
+        let table = self.db.name_of(self.table.name);
         let stop = AtomicBool::new(false);
         let ranges = (0..distinct.len())
             .step_by(MAX_GET_KEYS)
@@ -164,7 +220,7 @@ impl<'a, E: Entity> BatchGet<'a, E> {
                 last_error: tally.last_error(),
             });
         }
-        fan_out(order, found)
+        fan_out(order, found, self.decode)
     }
 
     /// Reads the keys of `range` (slots into `distinct`), retrying what comes back unprocessed.
@@ -176,7 +232,7 @@ impl<'a, E: Entity> BatchGet<'a, E> {
         range: Range<usize>,
         stop: &AtomicBool,
     ) -> Outcome {
-        let definition = table_of::<E>();
+        let definition = self.table;
         let total = range.len();
         let mut pending: Vec<usize> = range.collect();
         let mut found = Vec::new();
@@ -230,7 +286,7 @@ impl<'a, E: Entity> BatchGet<'a, E> {
 
 /// One decoded entity per input position; an item read once for a repeated key is decoded at
 /// each of its positions.
-fn fan_out<E: Entity>(order: Vec<usize>, mut found: Vec<Option<Item>>) -> Result<Vec<Option<E>>> {
+fn fan_out<T>(order: Vec<usize>, mut found: Vec<Option<Item>>, decode: Decode<T>) -> Result<Vec<Option<T>>> {
     let mut last_use = vec![0; found.len()];
     for (position, &slot) in order.iter().enumerate() {
         last_use[slot] = position;
@@ -240,14 +296,14 @@ fn fan_out<E: Entity>(order: Vec<usize>, mut found: Vec<Option<Item>>) -> Result
         .enumerate()
         .map(|(position, &slot)| {
             let item = if last_use[slot] == position { found[slot].take() } else { found[slot].clone() };
-            item.map(from_item).transpose()
+            Ok(item.map(decode).transpose()?.flatten())
         })
         .collect()
 }
 
-impl<'a, E: Entity> IntoFuture for BatchGet<'a, E> {
-    type Output = Result<Vec<Option<E>>>;
-    type IntoFuture = BoxFuture<'a, Result<Vec<Option<E>>>>;
+impl<'a, T: Send + 'static> IntoFuture for BatchGet<'a, T> {
+    type Output = Result<Vec<Option<T>>>;
+    type IntoFuture = BoxFuture<'a, Result<Vec<Option<T>>>>;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.execute())
