@@ -29,6 +29,7 @@ mod sharded_table;
 mod sharded_writes;
 mod shop_model;
 mod tables;
+mod time_windows;
 mod timeouts;
 mod transact_get;
 mod transactions;

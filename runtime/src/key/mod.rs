@@ -20,8 +20,10 @@
 
 mod escape;
 mod part;
+mod prefix_free;
 mod template;
 
 pub use escape::{escape, escape_into, unescape_prefix, UnescapeError, ESCAPE, SEPARATOR};
 pub use part::{DecodeKeyPart, KeyPart, KeyPartDecodeError};
+pub use prefix_free::PrefixFree;
 pub use template::{KeyRole, KeyTemplate, KeyWriter, Segment, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};

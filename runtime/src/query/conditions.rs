@@ -2,8 +2,8 @@
 //!
 //! A query's second type parameter records what is left of its sort key (see [`Next`],
 //! [`End`], [`Native`] and [`Done`]). Each method needs a trait of that position: equality needs
-//! a placeholder left ([`Narrow`]), ranges need the last placeholder of a template or any
-//! attribute of a multi-attribute key ([`RangeCondition`]), prefixes need a string
+//! a placeholder left ([`Narrow`]), ranges need the last placeholder of a template, an integer
+//! placeholder anywhere, or any attribute of a multi-attribute key ([`RangeCondition`]), prefixes need a string
 //! ([`PrefixCondition`]). Using one where it does not apply is a compile error that says so.
 //!
 //! [`Next`]: super::Next
@@ -36,12 +36,13 @@ pub trait Narrow: Sealed + Sized {
     fn eq<E>(query: Query<E, Self>, value: Self::Arg<'_>) -> Query<E, Self::Rest>;
 }
 
-/// A sort-key position that takes range conditions: the last placeholder of a key template, or
-/// any attribute of a multi-attribute key.
+/// A sort-key position that takes range conditions: the last placeholder of a key template, a
+/// placeholder of a [`PrefixFree`](crate::key::PrefixFree) type (integers) anywhere in it, or any
+/// attribute of a multi-attribute key.
 #[diagnostic::on_unimplemented(
-    message = "range conditions apply only to the last placeholder of a sort-key template",
+    message = "range conditions apply to the last placeholder of a sort-key template, or to an integer one",
     label = "narrow the placeholders before it with `.eq(..)` first",
-    note = "within a template, only the last value is stored in an order that ranges can rely on"
+    note = "a string followed by more of the template is not stored in an order that ranges can rely on"
 )]
 pub trait RangeCondition: Narrow {
     /// See [`Query::lt`].

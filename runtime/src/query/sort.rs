@@ -2,12 +2,14 @@
 //!
 //! A query's type records what is left of its sort-key template: [`Next<H, R>`] when the next
 //! placeholder (of type `H`) is followed by more template, [`End<H>`] when it ends the template,
-//! [`Done`] when nothing is left. Equality narrows to the rest; range conditions exist only on a
-//! final placeholder, where the encoded order is exactly the value order.
+//! [`Done`] when nothing is left. Equality narrows to the rest; range conditions exist on a final
+//! placeholder, where the encoded order is exactly the value order, and on a placeholder of a
+//! [`PrefixFree`] type anywhere, whose encoding ends where it ends so that what follows it cannot
+//! change the order.
 
 use super::conditions::{Narrow, PrefixCondition, RangeCondition, Sealed};
 use super::{Query, SortRange};
-use crate::key::{escape_into, KeyPart, Segment};
+use crate::key::{escape_into, KeyPart, PrefixFree, Segment};
 use std::marker::PhantomData;
 
 /// The next sort-key placeholder has type `H` and more template follows it.
@@ -143,6 +145,52 @@ impl<H: KeyPart> RangeCondition for End<H> {
         let high = query.push_value::<H>(high);
         match (low, high) {
             (Some(low), Some(high)) => query.ranged(|_| SortRange::between(low, high)),
+            _ => query.retype(),
+        }
+    }
+}
+
+/// Ranges on a prefix-free placeholder followed by more template: every key whose value is `v`
+/// starts with `prefix + encode(v)`, so `v`'s keys lie from that text to it followed by
+/// the greatest character, and other values' keys lie wholly before or after.
+impl<H: PrefixFree, R> RangeCondition for Next<H, R> {
+    fn lt<E>(mut query: Query<E, Self>, value: H::Arg<'_>) -> Query<E, Done> {
+        match query.push_value::<H>(value) {
+            // No key of this template equals `start` (more of it follows), so the bound can be
+            // inclusive and nothing is dropped client-side.
+            Some(start) => query.ranged(|prefix| SortRange::below(prefix, start, true)),
+            None => query.retype(),
+        }
+    }
+
+    fn le<E>(mut query: Query<E, Self>, value: H::Arg<'_>) -> Query<E, Done> {
+        match query.push_value::<H>(value) {
+            Some(start) => query.ranged(|prefix| SortRange::below(prefix, start + MAX_SUFFIX, true)),
+            None => query.retype(),
+        }
+    }
+
+    fn gt<E>(mut query: Query<E, Self>, value: H::Arg<'_>) -> Query<E, Done> {
+        match query.push_value::<H>(value) {
+            Some(start) => query.ranged(|prefix| SortRange::above(prefix, start + MAX_SUFFIX, true)),
+            None => query.retype(),
+        }
+    }
+
+    fn ge<E>(mut query: Query<E, Self>, value: H::Arg<'_>) -> Query<E, Done> {
+        match query.push_value::<H>(value) {
+            Some(start) => query.ranged(|prefix| SortRange::above(prefix, start, true)),
+            None => query.retype(),
+        }
+    }
+
+    fn between<E>(mut query: Query<E, Self>, low: H::Arg<'_>, high: H::Arg<'_>) -> Query<E, Done> {
+        let position = query.plan.position;
+        let low = query.push_value::<H>(low);
+        query.plan.position = position;
+        let high = query.push_value::<H>(high);
+        match (low, high) {
+            (Some(low), Some(high)) => query.ranged(|_| SortRange::between(low, high + MAX_SUFFIX)),
             _ => query.retype(),
         }
     }
