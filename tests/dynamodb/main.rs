@@ -4,6 +4,7 @@
 mod batch;
 mod batched_backfill;
 mod collections;
+mod conditions;
 mod crud;
 mod dynamic_shards;
 mod edges;

@@ -1,10 +1,11 @@
 //! Condition expressions with generated placeholders, and the escape hatch for raw ones.
 
-use crate::entity::Field;
-use crate::error::{Item, Result};
-use crate::field_value::FieldValue;
+mod field;
+
+pub use field::{AttributeSize, AttributeType};
+
+use crate::error::{Error, Item, Result};
 use aws_sdk_dynamodb::types::AttributeValue;
-use serde::Serialize;
 use std::collections::HashMap;
 
 /// Collects the attribute-name and value placeholders of one request.
@@ -86,7 +87,7 @@ impl RawExpression {
 
 /// A comparison operator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Comparison {
+pub(crate) enum Comparison {
     Eq,
     Ne,
     Lt,
@@ -114,19 +115,27 @@ impl Comparison {
 /// [`Condition::and`], [`Condition::or`] and [`Condition::not`], or write one by hand with
 /// [`Condition::raw`].
 #[derive(Debug, Clone)]
-pub struct Condition(Node);
+pub struct Condition(pub(crate) Node);
 
 #[derive(Debug, Clone)]
-enum Node {
+pub(crate) enum Node {
     Exists(&'static str),
     NotExists(&'static str),
     Compare(&'static str, Comparison, AttributeValue),
     BeginsWith(&'static str, String),
+    Between(&'static str, AttributeValue, AttributeValue),
+    In(&'static str, Vec<AttributeValue>),
+    Size(&'static str, Comparison, u64),
+    Contains(&'static str, AttributeValue),
+    Type(&'static str, AttributeType),
     And(Box<Node>, Box<Node>),
     Or(Box<Node>, Box<Node>),
     Not(Box<Node>),
     Raw(RawExpression),
+    /// A value that could not be converted.
     Invalid(String),
+    /// A condition DynamoDB would refuse (an `IN` list of more than 100 values).
+    Refused(String),
 }
 
 impl Condition {
@@ -180,10 +189,21 @@ impl Condition {
     }
 
     fn compare(name: &'static str, op: Comparison, value: Result<AttributeValue>) -> Self {
-        match value {
-            Ok(value) => Condition(Node::Compare(name, op, value)),
+        Self::built(value.map(|value| Node::Compare(name, op, value)))
+    }
+
+    /// The condition `node`, or one that fails when rendered with the error that building it met.
+    fn built(node: Result<Node>) -> Self {
+        match node {
+            Ok(node) => Condition(node),
             Err(error) => Condition(Node::Invalid(error.to_string())),
         }
+    }
+
+    /// A condition that cannot be sent, for `reason`: it fails with [`Error::InvalidQuery`] when
+    /// rendered.
+    fn refused(reason: String) -> Self {
+        Condition(Node::Refused(reason))
     }
 }
 
@@ -198,6 +218,23 @@ fn render(node: &Node, p: &mut Placeholders) -> Result<String> {
             let value = p.value(AttributeValue::S(prefix.clone()));
             format!("begins_with({}, {value})", p.name(name))
         }
+        Node::Between(name, low, high) => {
+            let (low, high) = (p.value(low.clone()), p.value(high.clone()));
+            format!("{} BETWEEN {low} AND {high}", p.name(name))
+        }
+        Node::In(name, values) => {
+            let values: Vec<String> = values.iter().map(|value| p.value(value.clone())).collect();
+            format!("{} IN ({})", p.name(name), values.join(", "))
+        }
+        Node::Size(name, op, size) => {
+            let size = p.value(AttributeValue::N(size.to_string()));
+            format!("size({}) {} {size}", p.name(name), op.symbol())
+        }
+        Node::Contains(name, value) => format!("contains({}, {})", p.name(name), p.value(value.clone())),
+        Node::Type(name, kind) => {
+            let kind = p.value(AttributeValue::S(kind.code().to_owned()));
+            format!("attribute_type({}, {kind})", p.name(name))
+        }
         Node::And(a, b) => format!("({}) AND ({})", render(a, p)?, render(b, p)?),
         Node::Or(a, b) => format!("({}) OR ({})", render(a, p)?, render(b, p)?),
         Node::Not(a) => format!("NOT ({})", render(a, p)?),
@@ -205,50 +242,9 @@ fn render(node: &Node, p: &mut Placeholders) -> Result<String> {
             p.extend_raw(raw);
             raw.text.clone()
         }
+        Node::Refused(reason) => return Err(Error::InvalidQuery { reason: reason.clone() }),
         Node::Invalid(message) => {
             return Err(<serde_dynamo::Error as serde::ser::Error>::custom(message).into())
         }
     })
-}
-
-impl<E, T: Serialize> Field<E, T> {
-    /// The attribute equals `value`.
-    pub fn eq(self, value: impl FieldValue<T>) -> Condition {
-        Condition::compare(self.name(), Comparison::Eq, value.to_attribute())
-    }
-    /// The attribute differs from `value`.
-    pub fn ne(self, value: impl FieldValue<T>) -> Condition {
-        Condition::compare(self.name(), Comparison::Ne, value.to_attribute())
-    }
-    /// The attribute is less than `value`.
-    pub fn lt(self, value: impl FieldValue<T>) -> Condition {
-        Condition::compare(self.name(), Comparison::Lt, value.to_attribute())
-    }
-    /// The attribute is at most `value`.
-    pub fn le(self, value: impl FieldValue<T>) -> Condition {
-        Condition::compare(self.name(), Comparison::Le, value.to_attribute())
-    }
-    /// The attribute is greater than `value`.
-    pub fn gt(self, value: impl FieldValue<T>) -> Condition {
-        Condition::compare(self.name(), Comparison::Gt, value.to_attribute())
-    }
-    /// The attribute is at least `value`.
-    pub fn ge(self, value: impl FieldValue<T>) -> Condition {
-        Condition::compare(self.name(), Comparison::Ge, value.to_attribute())
-    }
-    /// The attribute exists.
-    pub fn exists(self) -> Condition {
-        Condition::exists(self.name())
-    }
-    /// The attribute does not exist.
-    pub fn not_exists(self) -> Condition {
-        Condition::not_exists(self.name())
-    }
-}
-
-impl<E> Field<E, String> {
-    /// The string attribute starts with `prefix`.
-    pub fn begins_with(self, prefix: impl Into<String>) -> Condition {
-        Condition(Node::BeginsWith(self.name(), prefix.into()))
-    }
 }

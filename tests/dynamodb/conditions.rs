@@ -1,0 +1,105 @@
+//! Typed conditions, as query filters and as write conditions: `between`, `is_in`, `size`,
+//! `contains` (strings, lists, sets), `is_type`, `begins_with` on optional strings, and `not`,
+//! each accepting exactly the items it should.
+
+use crate::model::Music;
+use crate::{db, unique};
+use dynashard::{AttributeType, Condition, Db, Entity, Error};
+use futures::TryStreamExt;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[entity(table = Music, pk = "tracks#{artist}", sk = "track#{title}")]
+struct Track {
+    artist: String,
+    title: String,
+    label: String,
+    plays: u64,
+    tags: Vec<String>,
+    moods: BTreeSet<String>,
+    note: Option<String>,
+}
+
+fn tracks(artist: &str) -> Vec<Track> {
+    let track = |title: &str, plays: u64, tags: &[&str], note: Option<&str>| Track {
+        artist: artist.into(),
+        title: title.into(),
+        label: title.to_lowercase(),
+        plays,
+        tags: tags.iter().map(|tag| (*tag).to_owned()).collect(),
+        moods: tags.iter().map(|tag| tag.to_uppercase()).collect(),
+        note: note.map(str::to_owned),
+    };
+    vec![
+        track("Air", 5, &["ambient"], Some("live take")),
+        track("Dust", 50, &["ambient", "drone"], None),
+        track("Ember", 500, &[], Some("studio")),
+        track("Flood", 5_000, &["drone", "noise", "live"], Some("live edit")),
+    ]
+}
+
+async fn titles(db: &Db, artist: &str, condition: Condition) -> Vec<String> {
+    let found: Vec<Track> = db.stream(Track::query(artist).filter(condition)).try_collect().await.unwrap();
+    found.into_iter().map(|track| track.title).collect()
+}
+
+#[tokio::test]
+async fn each_operator_keeps_exactly_its_items() {
+    let db = db().await;
+    let artist = unique("Conditions");
+    db.batch_put(&tracks(&artist)).await.unwrap();
+    let f = Track::fields();
+    let cases: Vec<(&str, Condition, &[&str])> = vec![
+        ("between", f.plays.between(50, 500), &["Dust", "Ember"]),
+        ("is_in", f.plays.is_in([5, 5_000, 7]), &["Air", "Flood"]),
+        ("is_in on strings", f.label.is_in(["dust", "nope"]), &["Dust"]),
+        ("size of a list", f.tags.size().ge(2), &["Dust", "Flood"]),
+        ("size of an empty list", f.tags.size().eq(0), &["Ember"]),
+        ("size of a string", f.label.size().eq(3), &["Air"]),
+        ("contains in a list", f.tags.contains("drone"), &["Dust", "Flood"]),
+        ("contains in a set", f.moods.contains("AMBIENT"), &["Air", "Dust"]),
+        ("contains in a string", f.label.contains("us"), &["Dust"]),
+        ("contains in an optional string", f.note.contains("live"), &["Air", "Flood"]),
+        ("begins_with an optional string", f.note.begins_with("stu"), &["Ember"]),
+        ("is_type", f.note.is_type(AttributeType::String), &["Air", "Ember", "Flood"]),
+        ("is_type of another type", f.plays.is_type(AttributeType::String), &[]),
+        ("is_type of a list", f.tags.is_type(AttributeType::List), &["Air", "Dust", "Ember", "Flood"]),
+        ("not", f.plays.between(50, 500).not(), &["Air", "Flood"]),
+        ("combined", f.tags.contains("drone").and(f.plays.gt(100).not()), &["Dust"]),
+    ];
+    for (name, condition, expected) in cases {
+        assert_eq!(titles(&db, &artist, condition).await, expected, "{name}");
+    }
+}
+
+#[tokio::test]
+async fn write_conditions_use_the_same_operators() {
+    let db = db().await;
+    let artist = unique("WriteConditions");
+    let stored = tracks(&artist);
+    db.batch_put(&stored).await.unwrap();
+    let f = Track::fields();
+    let key = || Track::key(&artist, "Flood").unwrap();
+    let refused = db.update(key()).add(f.plays, 1).condition(f.tags.size().lt(3)).await.unwrap_err();
+    assert!(matches!(refused, Error::ConditionFailed { .. }), "{refused:?}");
+    db.update(key())
+        .add(f.plays, 1)
+        .condition(f.tags.contains("noise").and(f.plays.is_in([5_000])))
+        .await
+        .unwrap();
+    let read = db.get(key()).await.unwrap().unwrap();
+    assert_eq!(read.plays, 5_001, "the write applied once");
+    let error = db
+        .stream(Track::query(&artist).filter(f.plays.is_in(0..101)))
+        .try_collect::<Vec<_>>()
+        .await
+        .unwrap_err();
+    assert!(matches!(error, Error::InvalidQuery { .. }), "more than 100 values is refused: {error:?}");
+    let error = db
+        .stream(Track::query(&artist).filter(f.plays.is_in(Vec::<u64>::new())))
+        .try_collect::<Vec<_>>()
+        .await
+        .unwrap_err();
+    assert!(matches!(error, Error::InvalidQuery { .. }), "an empty list is refused: {error:?}");
+}
