@@ -212,7 +212,7 @@ pub use dynashard_macros::Entity;
 pub use dynashard_macros::Collection;
 pub use entity::{Entity, Field, Key, PrimaryKey};
 pub use error::{Error, Item, KeyError, Result};
-pub use expression::{AttributeSize, AttributeType, Condition, Placeholders, RawExpression};
+pub use expression::{AttributeSize, AttributeType, Condition, NestedField, Placeholders, RawExpression};
 pub use field_value::FieldValue;
 pub use index::Index;
 pub use item_size::{item_size, MAX_ITEM_BYTES};

@@ -7,7 +7,7 @@ use crate::{db, unique};
 use dynashard::{AttributeType, Condition, Db, Entity, Error};
 use futures::TryStreamExt;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 #[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[entity(table = Music, pk = "tracks#{artist}", sk = "track#{title}")]
@@ -19,6 +19,7 @@ struct Track {
     tags: Vec<String>,
     moods: BTreeSet<String>,
     note: Option<String>,
+    ratings: BTreeMap<String, u8>,
 }
 
 fn tracks(artist: &str) -> Vec<Track> {
@@ -30,6 +31,7 @@ fn tracks(artist: &str) -> Vec<Track> {
         tags: tags.iter().map(|tag| (*tag).to_owned()).collect(),
         moods: tags.iter().map(|tag| tag.to_uppercase()).collect(),
         note: note.map(str::to_owned),
+        ratings: [("press".to_owned(), (plays % 7) as u8), ("fans.uk".to_owned(), 1)].into_iter().collect(),
     };
     vec![
         track("Air", 5, &["ambient"], Some("live take")),
@@ -67,6 +69,14 @@ async fn each_operator_keeps_exactly_its_items() {
         ("is_type of a list", f.tags.is_type(AttributeType::List), &["Air", "Dust", "Ember", "Flood"]),
         ("not", f.plays.between(50, 500).not(), &["Air", "Flood"]),
         ("combined", f.tags.contains("drone").and(f.plays.gt(100).not()), &["Dust"]),
+        ("a map entry", f.ratings.get("press").ge(3), &["Air", "Ember"]),
+        (
+            "a map entry with a dot in its key",
+            f.ratings.get("fans.uk").exists(),
+            &["Air", "Dust", "Ember", "Flood"],
+        ),
+        ("a list element", f.tags.at(0).eq("drone"), &["Flood"]),
+        ("a list element past the end", f.tags.at(1).exists(), &["Dust", "Flood"]),
     ];
     for (name, condition, expected) in cases {
         assert_eq!(titles(&db, &artist, condition).await, expected, "{name}");

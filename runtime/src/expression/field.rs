@@ -1,6 +1,7 @@
 //! Conditions through typed field handles: comparisons, ranges, membership, sizes, types,
 //! prefixes and containment, each rendered with generated placeholders.
 
+use super::path::{AttributePath, NestedField};
 use super::{Comparison, Condition, Node};
 use crate::entity::Field;
 use crate::error::Result;
@@ -13,14 +14,14 @@ use std::collections::{BTreeSet, HashSet};
 const MAX_IN_VALUES: usize = 100;
 
 /// The size of an attribute, to compare with a number: `fields.tags.size().gt(3)`.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct AttributeSize {
-    name: &'static str,
+    path: AttributePath,
 }
 
 impl AttributeSize {
     fn compare(self, op: Comparison, size: u64) -> Condition {
-        Condition(Node::Size(self.name, op, size))
+        Condition(Node::Size(self.path, op, size))
     }
     /// The size equals `size`.
     pub fn eq(self, size: u64) -> Condition {
@@ -91,101 +92,109 @@ impl AttributeType {
     }
 }
 
-impl<E, T: Serialize> Field<E, T> {
-    /// The attribute equals `value`.
-    pub fn eq(self, value: impl FieldValue<T>) -> Condition {
-        Condition::compare(self.name(), Comparison::Eq, value.to_attribute())
-    }
-    /// The attribute differs from `value`.
-    pub fn ne(self, value: impl FieldValue<T>) -> Condition {
-        Condition::compare(self.name(), Comparison::Ne, value.to_attribute())
-    }
-    /// The attribute is less than `value`.
-    pub fn lt(self, value: impl FieldValue<T>) -> Condition {
-        Condition::compare(self.name(), Comparison::Lt, value.to_attribute())
-    }
-    /// The attribute is at most `value`.
-    pub fn le(self, value: impl FieldValue<T>) -> Condition {
-        Condition::compare(self.name(), Comparison::Le, value.to_attribute())
-    }
-    /// The attribute is greater than `value`.
-    pub fn gt(self, value: impl FieldValue<T>) -> Condition {
-        Condition::compare(self.name(), Comparison::Gt, value.to_attribute())
-    }
-    /// The attribute is at least `value`.
-    pub fn ge(self, value: impl FieldValue<T>) -> Condition {
-        Condition::compare(self.name(), Comparison::Ge, value.to_attribute())
-    }
-    /// The attribute exists.
-    pub fn exists(self) -> Condition {
-        Condition::exists(self.name())
-    }
-    /// The attribute does not exist.
-    pub fn not_exists(self) -> Condition {
-        Condition::not_exists(self.name())
-    }
-    /// The attribute is from `low` to `high`, both included.
-    pub fn between(self, low: impl FieldValue<T>, high: impl FieldValue<T>) -> Condition {
-        let name = self.name();
-        Condition::built((|| Ok(Node::Between(name, low.to_attribute()?, high.to_attribute()?)))())
-    }
-    /// The attribute equals one of `values` (1 to 100 of them, DynamoDB's limit).
-    pub fn is_in<V: FieldValue<T>>(self, values: impl IntoIterator<Item = V>) -> Condition {
-        let name = self.name();
-        let values: Result<Vec<AttributeValue>> =
-            values.into_iter().map(|value| value.to_attribute()).collect();
-        match values.map(|values| (values.len(), values)) {
-            Ok((1..=MAX_IN_VALUES, values)) => Condition(Node::In(name, values)),
-            Ok((count, _)) => Condition::refused(format!(
-                "`{name} IN (...)` takes 1 to {MAX_IN_VALUES} values, not {count}"
-            )),
-            Err(error) => Condition::built(Err(error)),
+/// The condition methods of a field handle and of a path below one, written once.
+macro_rules! conditions {
+    ($handle:ident) => {
+        impl<E, T: Serialize> $handle<E, T> {
+            /// The attribute equals `value`.
+            pub fn eq(self, value: impl FieldValue<T>) -> Condition {
+                Condition::compare(self.path(), Comparison::Eq, value.to_attribute())
+            }
+            /// The attribute differs from `value`.
+            pub fn ne(self, value: impl FieldValue<T>) -> Condition {
+                Condition::compare(self.path(), Comparison::Ne, value.to_attribute())
+            }
+            /// The attribute is less than `value`.
+            pub fn lt(self, value: impl FieldValue<T>) -> Condition {
+                Condition::compare(self.path(), Comparison::Lt, value.to_attribute())
+            }
+            /// The attribute is at most `value`.
+            pub fn le(self, value: impl FieldValue<T>) -> Condition {
+                Condition::compare(self.path(), Comparison::Le, value.to_attribute())
+            }
+            /// The attribute is greater than `value`.
+            pub fn gt(self, value: impl FieldValue<T>) -> Condition {
+                Condition::compare(self.path(), Comparison::Gt, value.to_attribute())
+            }
+            /// The attribute is at least `value`.
+            pub fn ge(self, value: impl FieldValue<T>) -> Condition {
+                Condition::compare(self.path(), Comparison::Ge, value.to_attribute())
+            }
+            /// The attribute exists.
+            pub fn exists(self) -> Condition {
+                Condition(Node::Exists(self.path()))
+            }
+            /// The attribute does not exist.
+            pub fn not_exists(self) -> Condition {
+                Condition(Node::NotExists(self.path()))
+            }
+            /// The attribute is from `low` to `high`, both included.
+            pub fn between(self, low: impl FieldValue<T>, high: impl FieldValue<T>) -> Condition {
+                let path = self.path();
+                Condition::built((|| Ok(Node::Between(path, low.to_attribute()?, high.to_attribute()?)))())
+            }
+            /// The attribute equals one of `values` (1 to 100 of them, DynamoDB's limit).
+            pub fn is_in<V: FieldValue<T>>(self, values: impl IntoIterator<Item = V>) -> Condition {
+                let path = self.path();
+                let values: Result<Vec<AttributeValue>> =
+                    values.into_iter().map(|value| value.to_attribute()).collect();
+                match values.map(|values| (values.len(), values)) {
+                    Ok((1..=MAX_IN_VALUES, values)) => Condition(Node::In(path, values)),
+                    Ok((count, _)) => Condition::refused(format!(
+                        "`{path} IN (...)` takes 1 to {MAX_IN_VALUES} values, not {count}"
+                    )),
+                    Err(error) => Condition::built(Err(error)),
+                }
+            }
+            /// The size of the attribute, to compare: a string's length in bytes, a binary's, the
+            /// number of elements of a list, set or map.
+            pub fn size(self) -> AttributeSize {
+                AttributeSize { path: self.path() }
+            }
+            /// The attribute is stored as `kind`.
+            pub fn is_type(self, kind: AttributeType) -> Condition {
+                Condition(Node::Type(self.path(), kind))
+            }
         }
-    }
-    /// The size of the attribute, to compare: a string's length in bytes, a binary's, the
-    /// number of elements of a list, set or map.
-    pub fn size(self) -> AttributeSize {
-        AttributeSize { name: self.name() }
-    }
-    /// The attribute is stored as `kind`.
-    pub fn is_type(self, kind: AttributeType) -> Condition {
-        Condition(Node::Type(self.name(), kind))
-    }
-}
 
-impl<E> Field<E, String> {
-    /// The string attribute starts with `prefix`.
-    pub fn begins_with(self, prefix: impl Into<String>) -> Condition {
-        Condition(Node::BeginsWith(self.name(), prefix.into()))
-    }
-    /// The string attribute contains `text`.
-    pub fn contains(self, text: &str) -> Condition {
-        Condition(Node::Contains(self.name(), AttributeValue::S(text.to_owned())))
-    }
-}
+        impl<E> $handle<E, String> {
+            /// The string attribute starts with `prefix`.
+            pub fn begins_with(self, prefix: impl Into<String>) -> Condition {
+                Condition(Node::BeginsWith(self.path(), prefix.into()))
+            }
+            /// The string attribute contains `text`.
+            pub fn contains(self, text: &str) -> Condition {
+                Condition(Node::Contains(self.path(), AttributeValue::S(text.to_owned())))
+            }
+        }
 
-impl<E> Field<E, Option<String>> {
-    /// The string attribute starts with `prefix` (an absent one does not).
-    pub fn begins_with(self, prefix: impl Into<String>) -> Condition {
-        Condition(Node::BeginsWith(self.name(), prefix.into()))
-    }
-    /// The string attribute contains `text` (an absent one does not).
-    pub fn contains(self, text: &str) -> Condition {
-        Condition(Node::Contains(self.name(), AttributeValue::S(text.to_owned())))
-    }
+        impl<E> $handle<E, Option<String>> {
+            /// The string attribute starts with `prefix` (an absent one does not).
+            pub fn begins_with(self, prefix: impl Into<String>) -> Condition {
+                Condition(Node::BeginsWith(self.path(), prefix.into()))
+            }
+            /// The string attribute contains `text` (an absent one does not).
+            pub fn contains(self, text: &str) -> Condition {
+                Condition(Node::Contains(self.path(), AttributeValue::S(text.to_owned())))
+            }
+        }
+
+        contains_element!($handle: Vec, BTreeSet, HashSet);
+    };
 }
 
 /// Collections whose elements `contains` looks for.
 macro_rules! contains_element {
-    ($($collection:ident),*) => {$(
-        impl<E, T: Serialize> Field<E, $collection<T>> {
+    ($handle:ident: $($collection:ident),*) => {$(
+        impl<E, T: Serialize> $handle<E, $collection<T>> {
             /// The list or set attribute holds `element`.
             pub fn contains(self, element: impl FieldValue<T>) -> Condition {
-                let name = self.name();
-                Condition::built(element.to_attribute().map(|element| Node::Contains(name, element)))
+                let path = self.path();
+                Condition::built(element.to_attribute().map(|element| Node::Contains(path, element)))
             }
         }
     )*};
 }
 
-contains_element!(Vec, BTreeSet, HashSet);
+conditions!(Field);
+conditions!(NestedField);

@@ -1,8 +1,12 @@
 //! Condition expressions with generated placeholders, and the escape hatch for raw ones.
 
 mod field;
+mod path;
 
 pub use field::{AttributeSize, AttributeType};
+pub use path::NestedField;
+
+use path::AttributePath;
 
 use crate::error::{Error, Item, Result};
 use aws_sdk_dynamodb::types::AttributeValue;
@@ -119,15 +123,15 @@ pub struct Condition(pub(crate) Node);
 
 #[derive(Debug, Clone)]
 pub(crate) enum Node {
-    Exists(&'static str),
-    NotExists(&'static str),
-    Compare(&'static str, Comparison, AttributeValue),
-    BeginsWith(&'static str, String),
-    Between(&'static str, AttributeValue, AttributeValue),
-    In(&'static str, Vec<AttributeValue>),
-    Size(&'static str, Comparison, u64),
-    Contains(&'static str, AttributeValue),
-    Type(&'static str, AttributeType),
+    Exists(AttributePath),
+    NotExists(AttributePath),
+    Compare(AttributePath, Comparison, AttributeValue),
+    BeginsWith(AttributePath, String),
+    Between(AttributePath, AttributeValue, AttributeValue),
+    In(AttributePath, Vec<AttributeValue>),
+    Size(AttributePath, Comparison, u64),
+    Contains(AttributePath, AttributeValue),
+    Type(AttributePath, AttributeType),
     And(Box<Node>, Box<Node>),
     Or(Box<Node>, Box<Node>),
     Not(Box<Node>),
@@ -141,12 +145,12 @@ pub(crate) enum Node {
 impl Condition {
     /// The attribute `name` exists.
     pub fn exists(name: &'static str) -> Self {
-        Condition(Node::Exists(name))
+        Condition(Node::Exists(name.into()))
     }
 
     /// The attribute `name` does not exist.
     pub fn not_exists(name: &'static str) -> Self {
-        Condition(Node::NotExists(name))
+        Condition(Node::NotExists(name.into()))
     }
 
     /// A hand-written condition.
@@ -185,11 +189,11 @@ impl Condition {
 
     /// The numeric attribute `name` equals `value`.
     pub(crate) fn compare_number(name: &'static str, value: u64) -> Self {
-        Condition(Node::Compare(name, Comparison::Eq, AttributeValue::N(value.to_string())))
+        Condition(Node::Compare(name.into(), Comparison::Eq, AttributeValue::N(value.to_string())))
     }
 
-    fn compare(name: &'static str, op: Comparison, value: Result<AttributeValue>) -> Self {
-        Self::built(value.map(|value| Node::Compare(name, op, value)))
+    fn compare(path: AttributePath, op: Comparison, value: Result<AttributeValue>) -> Self {
+        Self::built(value.map(|value| Node::Compare(path, op, value)))
     }
 
     /// The condition `node`, or one that fails when rendered with the error that building it met.
@@ -209,31 +213,31 @@ impl Condition {
 
 fn render(node: &Node, p: &mut Placeholders) -> Result<String> {
     Ok(match node {
-        Node::Exists(name) => format!("attribute_exists({})", p.name(name)),
-        Node::NotExists(name) => format!("attribute_not_exists({})", p.name(name)),
+        Node::Exists(path) => format!("attribute_exists({})", path.render(p)),
+        Node::NotExists(path) => format!("attribute_not_exists({})", path.render(p)),
         Node::Compare(name, op, value) => {
-            format!("{} {} {}", p.name(name), op.symbol(), p.value(value.clone()))
+            format!("{} {} {}", name.render(p), op.symbol(), p.value(value.clone()))
         }
         Node::BeginsWith(name, prefix) => {
             let value = p.value(AttributeValue::S(prefix.clone()));
-            format!("begins_with({}, {value})", p.name(name))
+            format!("begins_with({}, {value})", name.render(p))
         }
         Node::Between(name, low, high) => {
             let (low, high) = (p.value(low.clone()), p.value(high.clone()));
-            format!("{} BETWEEN {low} AND {high}", p.name(name))
+            format!("{} BETWEEN {low} AND {high}", name.render(p))
         }
         Node::In(name, values) => {
             let values: Vec<String> = values.iter().map(|value| p.value(value.clone())).collect();
-            format!("{} IN ({})", p.name(name), values.join(", "))
+            format!("{} IN ({})", name.render(p), values.join(", "))
         }
         Node::Size(name, op, size) => {
             let size = p.value(AttributeValue::N(size.to_string()));
-            format!("size({}) {} {size}", p.name(name), op.symbol())
+            format!("size({}) {} {size}", name.render(p), op.symbol())
         }
-        Node::Contains(name, value) => format!("contains({}, {})", p.name(name), p.value(value.clone())),
+        Node::Contains(name, value) => format!("contains({}, {})", name.render(p), p.value(value.clone())),
         Node::Type(name, kind) => {
             let kind = p.value(AttributeValue::S(kind.code().to_owned()));
-            format!("attribute_type({}, {kind})", p.name(name))
+            format!("attribute_type({}, {kind})", name.render(p))
         }
         Node::And(a, b) => format!("({}) AND ({})", render(a, p)?, render(b, p)?),
         Node::Or(a, b) => format!("({}) OR ({})", render(a, p)?, render(b, p)?),

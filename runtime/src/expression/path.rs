@@ -1,0 +1,153 @@
+//! Paths below a field, for conditions on nested values: an entry of a map field
+//! (`fields.ratings.get("press")`), an element of a list field (`fields.tags.at(0)`), and so on
+//! down.
+
+use super::Placeholders;
+use crate::entity::Field;
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::marker::PhantomData;
+
+/// An attribute, or a value nested in one, as a condition names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct AttributePath {
+    root: &'static str,
+    steps: Vec<Step>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+impl From<&'static str> for AttributePath {
+    fn from(root: &'static str) -> Self {
+        AttributePath { root, steps: Vec::new() }
+    }
+}
+
+impl AttributePath {
+    /// The path in an expression: every name a placeholder, list indexes as `[n]`.
+    pub(crate) fn render(&self, placeholders: &mut Placeholders) -> String {
+        let mut text = placeholders.name(self.root);
+        for step in &self.steps {
+            match step {
+                Step::Key(key) => {
+                    text.push('.');
+                    text.push_str(&placeholders.name(key));
+                }
+                Step::Index(index) => text.push_str(&format!("[{index}]")),
+            }
+        }
+        text
+    }
+
+    fn then(mut self, step: Step) -> Self {
+        self.steps.push(step);
+        self
+    }
+}
+
+impl fmt::Display for AttributePath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.root)?;
+        for step in &self.steps {
+            match step {
+                Step::Key(key) => write!(f, ".{key}")?,
+                Step::Index(index) => write!(f, "[{index}]")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A value of type `T` nested in a field of entity `E`: it takes the conditions a field does.
+///
+/// ```
+/// # use dynashard::{Entity, Table};
+/// # use serde::{Deserialize, Serialize};
+/// # use std::collections::HashMap;
+/// # #[derive(Table)] #[table(name = "Music", pk = "pk", sk = "sk")] struct Music;
+/// #[derive(Entity, Serialize, Deserialize)]
+/// #[entity(table = Music, pk = "{artist}", sk = "album#{title}")]
+/// struct Album { artist: String, title: String, ratings: HashMap<String, u8>, credits: Vec<Vec<String>> }
+///
+/// let fields = Album::fields();
+/// let acclaimed = fields.ratings.get("press").ge(4);
+/// let produced = fields.credits.at(0).at(1).eq("producer");
+/// # drop((acclaimed, produced));
+/// ```
+pub struct NestedField<E, T> {
+    path: AttributePath,
+    types: PhantomData<fn() -> (E, T)>,
+}
+
+impl<E, T> Clone for NestedField<E, T> {
+    fn clone(&self) -> Self {
+        NestedField { path: self.path.clone(), types: PhantomData }
+    }
+}
+
+impl<E, T> fmt::Debug for NestedField<E, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("NestedField").field(&self.path.to_string()).finish()
+    }
+}
+
+impl<E, T> NestedField<E, T> {
+    pub(super) fn path(self) -> AttributePath {
+        self.path
+    }
+}
+
+/// `.get(key)` on map fields and `.at(index)` on list fields, written once for field handles and
+/// nested values.
+macro_rules! nesting {
+    ($handle:ident) => {
+        impl<E, V> $handle<E, HashMap<String, V>> {
+            /// The map's entry `key`.
+            pub fn get(self, key: impl Into<String>) -> NestedField<E, V> {
+                NestedField { path: self.path().then(Step::Key(key.into())), types: PhantomData }
+            }
+        }
+
+        impl<E, V> $handle<E, BTreeMap<String, V>> {
+            /// The map's entry `key`.
+            pub fn get(self, key: impl Into<String>) -> NestedField<E, V> {
+                NestedField { path: self.path().then(Step::Key(key.into())), types: PhantomData }
+            }
+        }
+
+        impl<E, T> $handle<E, Vec<T>> {
+            /// The list's element at `index` (from 0).
+            pub fn at(self, index: usize) -> NestedField<E, T> {
+                NestedField { path: self.path().then(Step::Index(index)), types: PhantomData }
+            }
+        }
+    };
+}
+
+impl<E, T> Field<E, T> {
+    pub(super) fn path(self) -> AttributePath {
+        AttributePath::from(self.name())
+    }
+}
+
+nesting!(Field);
+nesting!(NestedField);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_render_with_a_placeholder_per_name() {
+        let path = AttributePath::from("ratings").then(Step::Key("press.uk".into())).then(Step::Index(2));
+        let mut placeholders = Placeholders::default();
+        assert_eq!(path.render(&mut placeholders), "#ds0.#ds1[2]");
+        let names = placeholders.take_names().unwrap();
+        assert_eq!(names["#ds1"], "press.uk", "a dot in a key stays one name");
+        assert_eq!(path.to_string(), "ratings.press.uk[2]");
+    }
+}
