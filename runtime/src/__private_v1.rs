@@ -20,7 +20,9 @@ pub use crate::shard::{
     logical_partition, BaseKey, Boundaries, BucketTime, NoDynamicShards, Normalization, RangeShards,
     RoutingText, ShardChooser, ShardSpec, ShardStrategy, Shards, TimeBucket,
 };
-pub use crate::table::{Billing, IndexDefinition, KeyAttribute, ScalarKind, Table, TableDefinition};
+pub use crate::table::{
+    Billing, IndexDefinition, IndexProjection, KeyAttribute, ScalarKind, Table, TableDefinition,
+};
 pub use aws_sdk_dynamodb::types::AttributeValue;
 pub use std::option::Option::{self, None, Some};
 pub use std::result::Result::{Err, Ok};

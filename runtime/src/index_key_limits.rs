@@ -91,7 +91,7 @@ fn check_value(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::table::{Billing, ScalarKind};
+    use crate::table::{Billing, IndexProjection, ScalarKind};
 
     static TABLE: TableDefinition = TableDefinition {
         name: "T",
@@ -102,6 +102,7 @@ mod tests {
             name: "ByTitle",
             partition_key: &[KeyAttribute { name: "title_pk", kind: ScalarKind::String }],
             sort_key: &[KeyAttribute { name: "title_sk", kind: ScalarKind::String }],
+            projection: IndexProjection::All,
         }],
         billing: Billing::PayPerRequest,
         shard_metadata: None,

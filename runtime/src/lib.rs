@@ -103,7 +103,8 @@ pub use db::Db;
 ///
 /// `#[gsi(name = "...", pk = "...", sk = "...")]` declares a global secondary index keyed on
 /// string attributes; `pk = ["a", "b:N"]` (up to four each, `:N` number, `:B` binary) keys it on
-/// the items' own attributes. Each index is also an associated constant in upper snake case
+/// the items' own attributes. `projection = "keys_only"` or `projection = ["title", "year"]`
+/// copies less into the index than every attribute (the default, `"all"`). Each index is also an associated constant in upper snake case
 /// ([`Index`]), for the operations that name an index.
 ///
 /// ```
@@ -222,7 +223,8 @@ pub use query::{Page, Query, QueryStream};
 pub use scan::{Scan, ScanStream};
 pub use stream::Streamable;
 pub use table::{
-    Billing, IndexDefinition, KeyAttribute, ScalarKind, Table, TableDefinition, DEFAULT_TYPE_ATTRIBUTE,
+    Billing, IndexDefinition, IndexProjection, KeyAttribute, ScalarKind, Table, TableDefinition,
+    DEFAULT_TYPE_ATTRIBUTE,
 };
 pub use throttling::ThrottlingReason;
 

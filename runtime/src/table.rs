@@ -56,6 +56,39 @@ pub struct IndexDefinition {
     pub partition_key: &'static [KeyAttribute],
     /// The sort key attributes (none, one, or up to four).
     pub sort_key: &'static [KeyAttribute],
+    /// Which attributes the index holds besides the keys.
+    pub projection: IndexProjection,
+}
+
+/// Which attributes a global secondary index copies from the table
+/// (`#[gsi(..., projection = ...)]`); every index also holds the table's and its own keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndexProjection {
+    /// Every attribute (`ALL`, the default).
+    All,
+    /// The keys only (`KEYS_ONLY`).
+    KeysOnly,
+    /// The keys and these attributes (`INCLUDE`).
+    Include(&'static [&'static str]),
+}
+
+impl IndexProjection {
+    /// DynamoDB's name of the projection type.
+    pub fn code(&self) -> &'static str {
+        match self {
+            IndexProjection::All => "ALL",
+            IndexProjection::KeysOnly => "KEYS_ONLY",
+            IndexProjection::Include(_) => "INCLUDE",
+        }
+    }
+
+    /// The non-key attributes an `INCLUDE` projection names; none otherwise.
+    pub fn included(&self) -> &'static [&'static str] {
+        match self {
+            IndexProjection::Include(attributes) => attributes,
+            _ => &[],
+        }
+    }
 }
 
 /// One key attribute of an index.
@@ -166,8 +199,11 @@ impl TableDefinition {
                     let mut value = json!({
                         "IndexName": index.name,
                         "KeySchema": index.key_schema_json(),
-                        "Projection": { "ProjectionType": "ALL" },
+                        "Projection": { "ProjectionType": index.projection.code() },
                     });
+                    if let IndexProjection::Include(attributes) = index.projection {
+                        value["Projection"]["NonKeyAttributes"] = json!(attributes);
+                    }
                     if let Some(throughput) = &throughput {
                         value["ProvisionedThroughput"] = throughput.clone();
                     }

@@ -75,3 +75,110 @@ fn create_table_json_matches_the_cli_input_format() {
     assert_eq!(provisioned["GlobalSecondaryIndexes"][0]["ProvisionedThroughput"]["ReadCapacityUnits"], 5);
     assert_eq!(Provisioned::DEFINITION.type_attribute, "kind");
 }
+
+#[derive(dynashard::Table)]
+#[table(name = "ProjectionTests", pk = "pk", sk = "sk")]
+#[gsi(name = "ByTitle", pk = "title_pk", sk = "title_sk", projection = "keys_only")]
+#[gsi(name = "ByYear", pk = "year_pk", sk = "year_sk", projection = ["year"])]
+#[gsi(name = "Everything", pk = "all_pk", sk = "all_sk")]
+struct Projected;
+
+#[allow(clippy::duplicated_attributes)] // the three mappings share `sk = "{title}"`
+#[derive(dynashard::Entity, serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq)]
+#[entity(table = Projected, pk = "{artist}", sk = "album#{title}")]
+#[gsi(ByTitle, pk = "titles", sk = "{title}")]
+#[gsi(ByYear, pk = "years", sk = "{title}")]
+#[gsi(Everything, pk = "all", sk = "{title}")]
+struct ProjectedAlbum {
+    artist: String,
+    title: String,
+    year: u16,
+    label: String,
+}
+
+#[tokio::test]
+async fn indexes_hold_the_attributes_their_projection_names() {
+    let db = db().await;
+    db.create_table::<Projected>().await.unwrap();
+    let described = db.client().describe_table().table_name("ProjectionTests").send().await.unwrap();
+    let indexes = described.table.unwrap().global_secondary_indexes.unwrap();
+    let projection = |name: &str| {
+        let index = indexes.iter().find(|index| index.index_name.as_deref() == Some(name)).unwrap();
+        let projection = index.projection.clone().unwrap();
+        (
+            projection.projection_type.unwrap().as_str().to_owned(),
+            projection.non_key_attributes.unwrap_or_default(),
+        )
+    };
+    assert_eq!(projection("ByTitle"), ("KEYS_ONLY".to_owned(), vec![]));
+    assert_eq!(projection("ByYear"), ("INCLUDE".to_owned(), vec!["year".to_owned()]));
+    assert_eq!(projection("Everything"), ("ALL".to_owned(), vec![]));
+    let json = Projected::DEFINITION.create_table_json("ProjectionTests");
+    let indexes = json["GlobalSecondaryIndexes"].as_array().unwrap();
+    assert_eq!(indexes[0]["Projection"]["ProjectionType"], "KEYS_ONLY");
+    assert_eq!(
+        indexes[1]["Projection"],
+        serde_json::json!({"ProjectionType": "INCLUDE", "NonKeyAttributes": ["year"]})
+    );
+
+    let artist = unique("Projected");
+    let album = ProjectedAlbum {
+        artist: artist.clone(),
+        title: "Leaving Home".into(),
+        year: 2007,
+        label: "Ultimae".into(),
+    };
+    db.put(&album).await.unwrap();
+    let attributes = |index: &'static str, pk: &'static str| {
+        let db = db.clone();
+        let artist = artist.clone();
+        async move {
+            let items = db
+                .client()
+                .query()
+                .table_name("ProjectionTests")
+                .index_name(index)
+                .key_condition_expression("#p = :p")
+                .expression_attribute_names("#p", pk)
+                .expression_attribute_values(":p", dynashard::AttributeValue::S(pk_value(index)))
+                .send()
+                .await
+                .unwrap()
+                .items
+                .unwrap_or_default();
+            let item = items
+                .into_iter()
+                .find(|item| item.get("pk").and_then(|v| v.as_s().ok()) == Some(&artist))
+                .unwrap();
+            let mut names: Vec<String> = item.into_keys().collect();
+            names.sort();
+            names
+        }
+    };
+    let keys = ["all_pk", "all_sk", "pk", "sk", "title_pk", "title_sk", "year_pk", "year_sk"];
+    let keys_of = |index: &[&str]| -> Vec<String> {
+        let mut names: Vec<String> =
+            ["pk", "sk"].iter().chain(index).map(|name| (*name).to_owned()).collect();
+        names.sort();
+        names
+    };
+    assert_eq!(attributes("ByTitle", "title_pk").await, keys_of(&["title_pk", "title_sk"]), "keys only");
+    assert_eq!(
+        attributes("ByYear", "year_pk").await,
+        keys_of(&["year", "year_pk", "year_sk"]),
+        "keys and year"
+    );
+    let everything = attributes("Everything", "all_pk").await;
+    assert!(
+        everything.iter().any(|name| name == "label")
+            && keys.iter().all(|key| everything.iter().any(|name| name == key))
+    );
+}
+
+fn pk_value(index: &str) -> String {
+    match index {
+        "ByTitle" => "titles".into(),
+        "ByYear" => "years".into(),
+        _ => "all".into(),
+    }
+}

@@ -11,7 +11,7 @@ use syn::{Attribute, DeriveInput, LitInt, LitStr};
 
 const TABLE_KEYS: &[&str] =
     &["name", "pk", "sk", "type_attribute", "read_capacity", "write_capacity", "shard_metadata", "crate"];
-const GSI_KEYS: &[&str] = &["name", "pk", "sk"];
+const GSI_KEYS: &[&str] = &["name", "pk", "sk", "projection"];
 
 /// A string value and where it is written.
 pub struct Text {
@@ -62,7 +62,19 @@ pub struct GsiAttr {
     pub pk: Vec<KeyAttr>,
     /// Up to four sort key attributes.
     pub sk: Vec<KeyAttr>,
+    /// The attributes it copies besides the keys.
+    pub projection: Projection,
 }
+
+/// `projection = "all"` (the default), `"keys_only"`, or `["a", "b"]` (the keys and these).
+pub enum Projection {
+    All,
+    KeysOnly,
+    Include(Vec<String>),
+}
+
+/// DynamoDB's limit of non-key attributes an index projection names.
+const MAX_INCLUDED: usize = 100;
 
 /// Every attribute of the derive input.
 pub struct Attrs {
@@ -178,10 +190,14 @@ struct AttributeList {
 fn parse_gsi(attr: &Attribute, errors: &mut Errors) -> Option<GsiAttr> {
     let mut name: Option<LitStr> = None;
     let (mut pk, mut sk): (Option<AttributeList>, Option<AttributeList>) = (None, None);
+    let mut projection: Option<Projection> = None;
     let result = attr.parse_nested_meta(|meta| {
         if meta.path.is_ident("name") {
             let value = value(&meta, "an index name", "name = \"GSI1\"")?.parse()?;
             set_once(errors, &meta, &mut name, value);
+        } else if meta.path.is_ident("projection") {
+            let value = parse_projection(&meta, errors)?;
+            set_once(errors, &meta, &mut projection, value);
         } else if meta.path.is_ident("pk") {
             let value = attribute_list(&meta)?;
             set_once(errors, &meta, &mut pk, value);
@@ -216,7 +232,49 @@ fn parse_gsi(attr: &Attribute, errors: &mut Errors) -> Option<GsiAttr> {
         name,
         pk: pk.attributes.iter().map(|literal| key_attribute(literal, errors)).collect(),
         sk: sk.iter().map(|literal| key_attribute(literal, errors)).collect(),
+        projection: projection.unwrap_or(Projection::All),
     })
+}
+
+/// `projection = "all"`, `"keys_only"` or `["a", "b"]`.
+fn parse_projection(meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<Projection> {
+    let form = "projection = \"keys_only\"` or `projection = [\"title\", \"year\"]";
+    let value = value(meta, "a projection", form)?;
+    if value.peek(syn::token::Bracket) {
+        let content;
+        let brackets = syn::bracketed!(content in value);
+        let list = content.parse_terminated(|input| input.parse::<LitStr>(), syn::Token![,])?;
+        let names: Vec<String> = list.iter().map(LitStr::value).collect();
+        if names.is_empty() {
+            errors.push(
+                brackets.span.join(),
+                "list the attributes to include, or write `projection = \"keys_only\"`",
+            );
+        } else if names.len() > MAX_INCLUDED {
+            errors.push(
+                brackets.span.join(),
+                format!("an index projection includes at most {MAX_INCLUDED} attributes"),
+            );
+        }
+        for literal in &list {
+            if literal.value().is_empty() || literal.value().len() > 255 {
+                errors.push(literal.span(), "attribute names are 1 to 255 bytes long");
+            }
+        }
+        return Ok(Projection::Include(names));
+    }
+    let literal: LitStr = value.parse()?;
+    match literal.value().as_str() {
+        "all" | "ALL" => Ok(Projection::All),
+        "keys_only" | "KEYS_ONLY" => Ok(Projection::KeysOnly),
+        other => {
+            errors.push(
+                literal.span(),
+                format!("unknown projection `{other}`: write \"all\", \"keys_only\" or a list of attributes to include"),
+            );
+            Ok(Projection::All)
+        }
+    }
 }
 
 /// `"name"` or `["a", "b:N", ...]`.

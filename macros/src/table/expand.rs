@@ -1,7 +1,7 @@
 //! Code generated for one table: the `Table` impl with its constant definition.
 
 use super::ast::Table;
-use super::attr::{KeyAttr, ScalarKind};
+use super::attr::{KeyAttr, Projection, ScalarKind};
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -32,8 +32,13 @@ pub fn expand(model: &Table) -> TokenStream {
             quote!(&[#(#items),*])
         };
         let (pk, sk) = (attributes(&index.gsi.pk), attributes(&index.gsi.sk));
+        let projection = match &index.gsi.projection {
+            Projection::All => quote!(__dynashard::IndexProjection::All),
+            Projection::KeysOnly => quote!(__dynashard::IndexProjection::KeysOnly),
+            Projection::Include(names) => quote!(__dynashard::IndexProjection::Include(&[#(#names),*])),
+        };
         quote! {
-            __dynashard::IndexDefinition { name: #name, partition_key: #pk, sort_key: #sk }
+            __dynashard::IndexDefinition { name: #name, partition_key: #pk, sort_key: #sk, projection: #projection }
         }
     });
     let billing = match &model.capacity {

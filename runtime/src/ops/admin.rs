@@ -3,7 +3,7 @@
 
 use crate::db::Db;
 use crate::error::{Error, Result};
-use crate::table::{Billing, KeyAttribute, ScalarKind, Table, TableDefinition};
+use crate::table::{Billing, IndexProjection, KeyAttribute, ScalarKind, Table, TableDefinition};
 use aws_sdk_dynamodb::error::ProvideErrorMetadata;
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, BillingMode, GlobalSecondaryIndex, IndexStatus, KeySchemaElement, KeyType,
@@ -143,6 +143,19 @@ fn throughput(read: u64, write: u64) -> Result<ProvisionedThroughput> {
         .map_err(build_error)
 }
 
+fn projection(projection: IndexProjection) -> Projection {
+    let kind = match projection {
+        IndexProjection::All => ProjectionType::All,
+        IndexProjection::KeysOnly => ProjectionType::KeysOnly,
+        IndexProjection::Include(_) => ProjectionType::Include,
+    };
+    let included = projection.included().iter().map(|attribute| (*attribute).to_owned()).collect::<Vec<_>>();
+    Projection::builder()
+        .projection_type(kind)
+        .set_non_key_attributes((!included.is_empty()).then_some(included))
+        .build()
+}
+
 fn global_indexes(definition: &TableDefinition) -> Result<Option<Vec<GlobalSecondaryIndex>>> {
     if definition.indexes.is_empty() {
         return Ok(None);
@@ -151,7 +164,7 @@ fn global_indexes(definition: &TableDefinition) -> Result<Option<Vec<GlobalSecon
         let builder = GlobalSecondaryIndex::builder()
             .index_name(index.name)
             .set_key_schema(Some(key_schema(index.partition_key, index.sort_key)?))
-            .projection(Projection::builder().projection_type(ProjectionType::All).build());
+            .projection(projection(index.projection));
         let builder = match definition.billing {
             Billing::PayPerRequest => builder,
             Billing::Provisioned { read, write } => builder.provisioned_throughput(throughput(read, write)?),

@@ -9,7 +9,7 @@ use super::{NativeCondition, Query, QueryTarget, ShardLayout, ShardMode, Shards,
 use crate::error::Item;
 use crate::shard::NewLayout;
 use crate::shard::{Boundaries, BucketWindow, Normalization, TimeBucket};
-use crate::table::{Billing, IndexDefinition, KeyAttribute, ScalarKind, TableDefinition};
+use crate::table::{Billing, IndexDefinition, IndexProjection, KeyAttribute, ScalarKind, TableDefinition};
 use aws_sdk_dynamodb::types::AttributeValue;
 
 static TABLE: TableDefinition = TableDefinition {
@@ -21,6 +21,7 @@ static TABLE: TableDefinition = TableDefinition {
         name: "ByTitle",
         partition_key: &[KeyAttribute { name: "title_pk", kind: ScalarKind::String }],
         sort_key: &[KeyAttribute { name: "title_sk", kind: ScalarKind::String }],
+        projection: IndexProjection::All,
     }],
     billing: Billing::PayPerRequest,
     shard_metadata: None,

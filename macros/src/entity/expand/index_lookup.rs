@@ -103,6 +103,7 @@ pub fn statics(model: &Entity, position: usize, mapping: &IndexMapping) -> Token
                 name: #name,
                 partition_key: &[#stand_in_attribute],
                 sort_key: &[#stand_in_sort],
+                projection: __dynashard::IndexProjection::All,
             },
         };
         #(#checks)*

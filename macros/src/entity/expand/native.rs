@@ -127,6 +127,7 @@ fn index_static(model: &Entity, position: usize, mapping: &NativeMapping) -> Tok
                 name: #name,
                 partition_key: #stand_in_pk,
                 sort_key: #stand_in_sk,
+                projection: __dynashard::IndexProjection::All,
             },
         };
         #(#checks)*
