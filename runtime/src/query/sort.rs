@@ -76,6 +76,35 @@ impl<E, F> Query<E, F> {
         self.plan.range = range(&self.plan.prefix);
         self.retype()
     }
+
+    /// Appends `value` as the next placeholder and ranges on it: `range(prefix, prefix + value)`.
+    fn ranged_at<H: KeyPart>(
+        mut self,
+        value: H::Arg<'_>,
+        range: impl FnOnce(&str, String) -> SortRange,
+    ) -> Query<E, Done> {
+        match self.push_value::<H>(value) {
+            Some(bound) => self.ranged(|prefix| range(prefix, bound)),
+            None => self.retype(),
+        }
+    }
+
+    /// Ranges from `low` to `high` on the next placeholder: `range(prefix + low, prefix + high)`.
+    fn ranged_between<H: KeyPart>(
+        mut self,
+        low: H::Arg<'_>,
+        high: H::Arg<'_>,
+        range: impl FnOnce(String, String) -> SortRange,
+    ) -> Query<E, Done> {
+        let position = self.plan.position;
+        let low = self.push_value::<H>(low);
+        self.plan.position = position;
+        let high = self.push_value::<H>(high);
+        match (low, high) {
+            (Some(low), Some(high)) => self.ranged(|_| range(low, high)),
+            _ => self.retype(),
+        }
+    }
 }
 
 impl<H, R> Sealed for Next<H, R> {}
@@ -110,89 +139,51 @@ impl<H: KeyPart> Narrow for End<H> {
 }
 
 impl<H: KeyPart> RangeCondition for End<H> {
-    fn lt<E>(mut query: Query<E, Self>, value: H::Arg<'_>) -> Query<E, Done> {
-        match query.push_value::<H>(value) {
-            Some(bound) => query.ranged(|prefix| SortRange::below(prefix, bound, false)),
-            None => query.retype(),
-        }
+    fn lt<E>(query: Query<E, Self>, value: H::Arg<'_>) -> Query<E, Done> {
+        query.ranged_at::<H>(value, |prefix, bound| SortRange::below(prefix, bound, false))
     }
 
-    fn le<E>(mut query: Query<E, Self>, value: H::Arg<'_>) -> Query<E, Done> {
-        match query.push_value::<H>(value) {
-            Some(bound) => query.ranged(|prefix| SortRange::below(prefix, bound, true)),
-            None => query.retype(),
-        }
+    fn le<E>(query: Query<E, Self>, value: H::Arg<'_>) -> Query<E, Done> {
+        query.ranged_at::<H>(value, |prefix, bound| SortRange::below(prefix, bound, true))
     }
 
-    fn gt<E>(mut query: Query<E, Self>, value: H::Arg<'_>) -> Query<E, Done> {
-        match query.push_value::<H>(value) {
-            Some(bound) => query.ranged(|prefix| SortRange::above(prefix, bound, false)),
-            None => query.retype(),
-        }
+    fn gt<E>(query: Query<E, Self>, value: H::Arg<'_>) -> Query<E, Done> {
+        query.ranged_at::<H>(value, |prefix, bound| SortRange::above(prefix, bound, false))
     }
 
-    fn ge<E>(mut query: Query<E, Self>, value: H::Arg<'_>) -> Query<E, Done> {
-        match query.push_value::<H>(value) {
-            Some(bound) => query.ranged(|prefix| SortRange::above(prefix, bound, true)),
-            None => query.retype(),
-        }
+    fn ge<E>(query: Query<E, Self>, value: H::Arg<'_>) -> Query<E, Done> {
+        query.ranged_at::<H>(value, |prefix, bound| SortRange::above(prefix, bound, true))
     }
 
-    fn between<E>(mut query: Query<E, Self>, low: H::Arg<'_>, high: H::Arg<'_>) -> Query<E, Done> {
-        let position = query.plan.position;
-        let low = query.push_value::<H>(low);
-        query.plan.position = position;
-        let high = query.push_value::<H>(high);
-        match (low, high) {
-            (Some(low), Some(high)) => query.ranged(|_| SortRange::between(low, high)),
-            _ => query.retype(),
-        }
+    fn between<E>(query: Query<E, Self>, low: H::Arg<'_>, high: H::Arg<'_>) -> Query<E, Done> {
+        query.ranged_between::<H>(low, high, SortRange::between)
     }
 }
 
 /// Ranges on a prefix-free placeholder followed by more template: every key whose value is `v`
 /// starts with `prefix + encode(v)`, so `v`'s keys lie from that text to it followed by
-/// the greatest character, and other values' keys lie wholly before or after.
+/// the greatest character, and other values' keys lie wholly before or after. No key of the
+/// template equals `prefix + encode(v)` itself (more of it follows), so every bound can be
+/// inclusive and nothing is dropped client-side.
 impl<H: PrefixFree, R> RangeCondition for Next<H, R> {
-    fn lt<E>(mut query: Query<E, Self>, value: H::Arg<'_>) -> Query<E, Done> {
-        match query.push_value::<H>(value) {
-            // No key of this template equals `start` (more of it follows), so the bound can be
-            // inclusive and nothing is dropped client-side.
-            Some(start) => query.ranged(|prefix| SortRange::below(prefix, start, true)),
-            None => query.retype(),
-        }
+    fn lt<E>(query: Query<E, Self>, value: H::Arg<'_>) -> Query<E, Done> {
+        query.ranged_at::<H>(value, |prefix, start| SortRange::below(prefix, start, true))
     }
 
-    fn le<E>(mut query: Query<E, Self>, value: H::Arg<'_>) -> Query<E, Done> {
-        match query.push_value::<H>(value) {
-            Some(start) => query.ranged(|prefix| SortRange::below(prefix, start + MAX_SUFFIX, true)),
-            None => query.retype(),
-        }
+    fn le<E>(query: Query<E, Self>, value: H::Arg<'_>) -> Query<E, Done> {
+        query.ranged_at::<H>(value, |prefix, start| SortRange::below(prefix, start + MAX_SUFFIX, true))
     }
 
-    fn gt<E>(mut query: Query<E, Self>, value: H::Arg<'_>) -> Query<E, Done> {
-        match query.push_value::<H>(value) {
-            Some(start) => query.ranged(|prefix| SortRange::above(prefix, start + MAX_SUFFIX, true)),
-            None => query.retype(),
-        }
+    fn gt<E>(query: Query<E, Self>, value: H::Arg<'_>) -> Query<E, Done> {
+        query.ranged_at::<H>(value, |prefix, start| SortRange::above(prefix, start + MAX_SUFFIX, true))
     }
 
-    fn ge<E>(mut query: Query<E, Self>, value: H::Arg<'_>) -> Query<E, Done> {
-        match query.push_value::<H>(value) {
-            Some(start) => query.ranged(|prefix| SortRange::above(prefix, start, true)),
-            None => query.retype(),
-        }
+    fn ge<E>(query: Query<E, Self>, value: H::Arg<'_>) -> Query<E, Done> {
+        query.ranged_at::<H>(value, |prefix, start| SortRange::above(prefix, start, true))
     }
 
-    fn between<E>(mut query: Query<E, Self>, low: H::Arg<'_>, high: H::Arg<'_>) -> Query<E, Done> {
-        let position = query.plan.position;
-        let low = query.push_value::<H>(low);
-        query.plan.position = position;
-        let high = query.push_value::<H>(high);
-        match (low, high) {
-            (Some(low), Some(high)) => query.ranged(|_| SortRange::between(low, high + MAX_SUFFIX)),
-            _ => query.retype(),
-        }
+    fn between<E>(query: Query<E, Self>, low: H::Arg<'_>, high: H::Arg<'_>) -> Query<E, Done> {
+        query.ranged_between::<H>(low, high, |low, high| SortRange::between(low, high + MAX_SUFFIX))
     }
 }
 

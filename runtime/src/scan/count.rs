@@ -22,20 +22,10 @@ pub(crate) async fn count<T>(db: &Db, scan: &Scan<T>) -> Result<u64> {
         .map(|segment| async move {
             let (mut total, mut start) = (0_u64, None);
             loop {
-                let output = db
-                    .client()
-                    .scan()
-                    .table_name(&request.table)
-                    .set_index_name(request.index.clone())
-                    .set_filter_expression(request.filter.clone())
-                    .set_expression_attribute_names(request.names.clone())
-                    .set_expression_attribute_values(request.values.clone())
-                    .consistent_read(request.consistent)
+                let output = request
+                    .scan(db, segment, start)
                     .select(Select::Count)
                     .set_limit(page)
-                    .segment(segment)
-                    .total_segments(request.segments)
-                    .set_exclusive_start_key(start)
                     .send()
                     .await
                     .map_err(|error| Error::from_sdk("Scan", error))?;

@@ -5,6 +5,7 @@ use crate::db::Db;
 use crate::error::{Error, Item, Result};
 use crate::expression::Placeholders;
 use crate::query::QueryStats;
+use aws_sdk_dynamodb::operation::scan::builders::ScanFluentBuilder;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 use futures::stream::{self, BoxStream, StreamExt};
 use std::collections::{HashMap, VecDeque};
@@ -50,6 +51,23 @@ pub(super) fn run<T: Send + 'static>(
         next.map(|item| (item, state))
     })
     .boxed()
+}
+
+impl ScanRequest {
+    /// The request of `segment`, starting after `start`, as the SDK builds it.
+    pub(super) fn scan(&self, db: &Db, segment: i32, start: Option<Item>) -> ScanFluentBuilder {
+        db.client()
+            .scan()
+            .table_name(&self.table)
+            .set_index_name(self.index.clone())
+            .set_filter_expression(self.filter.clone())
+            .set_expression_attribute_names(self.names.clone())
+            .set_expression_attribute_values(self.values.clone())
+            .consistent_read(self.consistent)
+            .segment(segment)
+            .total_segments(self.segments)
+            .set_exclusive_start_key(start)
+    }
 }
 
 /// Checks the plan and renders what every request shares; nothing is sent.
@@ -128,19 +146,9 @@ async fn fetch(
     start: Option<Item>,
 ) -> Result<(Vec<Item>, Option<Item>)> {
     stats.record_request(segment as usize);
-    let output = db
-        .client()
-        .scan()
-        .table_name(&request.table)
-        .set_index_name(request.index.clone())
-        .set_filter_expression(request.filter.clone())
-        .set_expression_attribute_names(request.names.clone())
-        .set_expression_attribute_values(request.values.clone())
-        .consistent_read(request.consistent)
+    let output = request
+        .scan(db, segment, start)
         .set_limit(request.limit)
-        .segment(segment)
-        .total_segments(request.segments)
-        .set_exclusive_start_key(start)
         .return_consumed_capacity(ReturnConsumedCapacity::Total)
         .send()
         .await
