@@ -18,6 +18,7 @@ mod serde_attrs;
 mod table;
 mod template;
 mod types;
+mod view;
 
 use proc_macro::TokenStream;
 use syn::parse_macro_input;
@@ -41,4 +42,11 @@ pub fn derive_table(input: TokenStream) -> TokenStream {
 pub fn derive_collection(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as syn::DeriveInput);
     errors::into_tokens(collection::derive(input)).into()
+}
+
+/// The derive of `dynashard::View`.
+#[proc_macro_derive(View, attributes(view))]
+pub fn derive_view(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as syn::DeriveInput);
+    errors::into_tokens(view::derive(input)).into()
 }

@@ -10,6 +10,48 @@ pub struct SerdeField {
     pub rename: Option<String>,
     /// Skipped or flattened: the field has no attribute of its own.
     pub no_attribute: bool,
+    /// Flattened: its fields are attributes of the item, under names not known here.
+    pub flatten: bool,
+}
+
+/// One named field of a struct, with the attribute name serde stores it under.
+pub struct NamedField<'a> {
+    pub field: &'a syn::Field,
+    pub ident: syn::Ident,
+    /// The attribute name serde writes it under.
+    pub attribute: String,
+    pub serde: SerdeField,
+}
+
+/// The named fields of a struct with their serde attribute names, or `None` (reported as a
+/// misuse of `derive`) when the input is not a struct with named fields.
+pub fn named_fields<'a>(
+    input: &'a syn::DeriveInput,
+    derive: &str,
+    errors: &mut crate::errors::Errors,
+) -> Option<Vec<NamedField<'a>>> {
+    let message = format!("`{derive}` can only be derived for structs with named fields");
+    let syn::Data::Struct(data) = &input.data else {
+        errors.push(input.ident.span(), message);
+        return None;
+    };
+    let syn::Fields::Named(named) = &data.fields else {
+        errors.push(input.ident.span(), message);
+        return None;
+    };
+    let rename_all = rename_all(&input.attrs);
+    let fields = named.named.iter().filter_map(|field| {
+        let ident = field.ident.clone()?;
+        let serde = self::field(&field.attrs);
+        let unraw = ident.to_string().trim_start_matches("r#").to_owned();
+        let attribute = serde
+            .rename
+            .clone()
+            .or_else(|| rename_all.as_deref().and_then(|rule| apply_rename_all(rule, &unraw)))
+            .unwrap_or(unraw);
+        Some(NamedField { field, ident, attribute, serde })
+    });
+    Some(fields.collect())
 }
 
 /// Reads `#[serde(rename_all = "...")]` from a container.
@@ -55,6 +97,9 @@ pub fn field(attrs: &[Attribute]) -> SerdeField {
         }
         if ["skip", "skip_serializing", "flatten"].iter().any(|name| meta.path.is_ident(name)) {
             field.no_attribute = true;
+        }
+        if meta.path.is_ident("flatten") {
+            field.flatten = true;
         }
         skip_value(meta)
     });

@@ -12,6 +12,10 @@ pub use crate::index_keys::{
 };
 pub use crate::item::{from_item, from_item_checked};
 pub use crate::key::{DecodeKeyPart, KeyPart, KeyPartDecodeError, KeyRole, KeyTemplate, KeyWriter, Segment};
+pub use crate::projection::{
+    contains, covers, index_slot, slot_covers, CoveredBy, IndexItem, IndexSlot, Pick, Projected, Verdict,
+    MAX_INDEXES,
+};
 pub use crate::query::{
     same_kind, Done, End, FromItem, Native, NativeKeyPart, Next, Normalized, Query, QueryTarget,
 };
@@ -23,6 +27,7 @@ pub use crate::shard::{
 pub use crate::table::{
     Billing, IndexDefinition, IndexProjection, KeyAttribute, ScalarKind, Table, TableDefinition,
 };
+pub use crate::view::{view_from_item, View};
 pub use aws_sdk_dynamodb::types::AttributeValue;
 pub use std::option::Option::{self, None, Some};
 pub use std::result::Result::{Err, Ok};

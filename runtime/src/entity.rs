@@ -31,6 +31,11 @@ pub trait Entity: Serialize + DeserializeOwned + Send + Sync + Sized + 'static {
     /// Whether an index of the entity has a dynamic shard count (`#[shard(INDEX, dynamic)]`).
     const DYNAMIC_SHARDS: bool = false;
 
+    /// The attributes the entity's serde body writes, after serde renames (its key fields
+    /// included); `None` when it flattens fields into the item, whose attributes are then not
+    /// known. What an index must project for the entity to be read from it whole.
+    const ATTRIBUTES: Option<&'static [&'static str]> = None;
+
     /// The attribute that holds the optimistic-locking version, for `#[version]` entities.
     const VERSION_ATTRIBUTE: Option<&'static str> = None;
 

@@ -67,6 +67,7 @@ pub mod local;
 pub mod metadata;
 mod ops;
 mod primary_key;
+pub mod projection;
 pub mod query;
 pub mod reshard;
 mod retry;
@@ -76,6 +77,7 @@ mod stream;
 mod table;
 pub mod throttling;
 mod transaction;
+mod view;
 mod write;
 
 pub use batch::{RetryPolicy, Unprocessed};
@@ -211,6 +213,31 @@ pub use dynashard_macros::Entity;
 /// }
 /// ```
 pub use dynashard_macros::Collection;
+/// Reads some of an entity's fields: `#[derive(View, Deserialize)]` on a struct whose fields are
+/// fields of the entity (same names, same types, same serde renames), with
+/// `#[view(entity = Order)]`. Generated: the [`View`](trait@View) and `FromItem` impls, read with
+/// [`Query::view`]; whether an index holds the view's attributes is checked at compile time.
+///
+/// ```
+/// use dynashard::{Entity, Table, View};
+/// use serde::{Deserialize, Serialize};
+///
+/// #[derive(Table)]
+/// #[table(name = "Music", pk = "pk", sk = "sk")]
+/// struct Music;
+///
+/// #[derive(Entity, Serialize, Deserialize)]
+/// #[entity(table = Music, pk = "{artist}", sk = "song#{title}")]
+/// struct Song { artist: String, title: String, seconds: u32, lyrics: String }
+///
+/// #[derive(View, Deserialize)]
+/// #[view(entity = Song)]
+/// struct Length { title: String, seconds: u32 }
+///
+/// let lengths = Song::query("Solar Fields").view::<Length>();
+/// # drop(lengths);
+/// ```
+pub use dynashard_macros::View;
 pub use entity::{Entity, Field, Key, PrimaryKey};
 pub use error::{Error, Item, KeyError, Result};
 pub use expression::{AttributeSize, AttributeType, Condition, NestedField, Placeholders, RawExpression};
@@ -227,6 +254,7 @@ pub use table::{
     DEFAULT_TYPE_ATTRIBUTE,
 };
 pub use throttling::ThrottlingReason;
+pub use view::View;
 
 /// A DynamoDB attribute value, for raw expressions ([`RawExpression::value`]) and raw items
 /// ([`Item`]): the AWS SDK's own type, re-exported so that no direct dependency on

@@ -15,6 +15,7 @@ mod limits;
 mod model;
 mod native_indexes;
 mod pagination;
+mod projections;
 mod queries;
 mod requests;
 mod resharding;

@@ -111,14 +111,15 @@ async fn indexes_hold_the_attributes_their_projection_names() {
         )
     };
     assert_eq!(projection("ByTitle"), ("KEYS_ONLY".to_owned(), vec![]));
-    assert_eq!(projection("ByYear"), ("INCLUDE".to_owned(), vec!["year".to_owned()]));
+    // The entity-type attribute is always included, so the index's items can be told apart.
+    assert_eq!(projection("ByYear"), ("INCLUDE".to_owned(), vec!["year".to_owned(), "_type".to_owned()]));
     assert_eq!(projection("Everything"), ("ALL".to_owned(), vec![]));
     let json = Projected::DEFINITION.create_table_json("ProjectionTests");
     let indexes = json["GlobalSecondaryIndexes"].as_array().unwrap();
     assert_eq!(indexes[0]["Projection"]["ProjectionType"], "KEYS_ONLY");
     assert_eq!(
         indexes[1]["Projection"],
-        serde_json::json!({"ProjectionType": "INCLUDE", "NonKeyAttributes": ["year"]})
+        serde_json::json!({"ProjectionType": "INCLUDE", "NonKeyAttributes": ["year", "_type"]})
     );
 
     let artist = unique("Projected");
@@ -165,8 +166,8 @@ async fn indexes_hold_the_attributes_their_projection_names() {
     assert_eq!(attributes("ByTitle", "title_pk").await, keys_of(&["title_pk", "title_sk"]), "keys only");
     assert_eq!(
         attributes("ByYear", "year_pk").await,
-        keys_of(&["year", "year_pk", "year_sk"]),
-        "keys and year"
+        keys_of(&["_type", "year", "year_pk", "year_sk"]),
+        "keys, year and the entity type"
     );
     let everything = attributes("Everything", "all_pk").await;
     assert!(

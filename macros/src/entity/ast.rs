@@ -16,6 +16,8 @@ pub struct Field {
     pub attribute: String,
     /// Skipped or flattened by serde.
     pub no_attribute: bool,
+    /// Flattened by serde: its attributes are not known.
+    pub flatten: bool,
     /// Its `#[version]` attribute, if it has one.
     pub version: Option<Attribute>,
     /// Named in the primary key's templates.
@@ -70,6 +72,7 @@ impl Entity {
                 ty: field.ty,
                 attribute: field.attribute,
                 no_attribute: field.no_attribute,
+                flatten: field.flatten,
                 version: field.version,
             })
             .collect();

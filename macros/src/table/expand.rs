@@ -35,7 +35,12 @@ pub fn expand(model: &Table) -> TokenStream {
         let projection = match &index.gsi.projection {
             Projection::All => quote!(__dynashard::IndexProjection::All),
             Projection::KeysOnly => quote!(__dynashard::IndexProjection::KeysOnly),
-            Projection::Include(names) => quote!(__dynashard::IndexProjection::Include(&[#(#names),*])),
+            // The entity-type attribute is always held, so items read from the index can be told
+            // apart by type (views, and entities whose attributes the index holds).
+            Projection::Include(names) => {
+                let typed = (!names.contains(type_attribute)).then_some(type_attribute);
+                quote!(__dynashard::IndexProjection::Include(&[#(#names,)* #typed]))
+            }
         };
         quote! {
             __dynashard::IndexDefinition { name: #name, partition_key: #pk, sort_key: #sk, projection: #projection }

@@ -14,11 +14,13 @@
 //! ```
 
 mod attempts;
+mod get;
 mod send;
 
 pub use crate::error::Unprocessed;
 pub use crate::retry::RetryPolicy;
 pub(crate) use attempts::{Attempts, Failure, Tally};
+pub(crate) use get::KeyRead;
 pub(crate) use send::{send_requests, BeforeRetry, Sender, OPERATION};
 
 use crate::entity::PrimaryKey;

@@ -1,24 +1,14 @@
 //! Reading many entities by key: `BatchGetItem` requests of up to 100 distinct keys.
 
-use crate::batch::{
-    build_error, key_of, Attempts, Failure, RetryPolicy, Tally, Unprocessed, DEFAULT_CONCURRENCY,
-    MAX_GET_KEYS,
-};
+use crate::batch::{KeyRead, RetryPolicy, DEFAULT_CONCURRENCY};
 use crate::collection::Collection;
 use crate::db::Db;
 use crate::entity::{Entity, Key, PrimaryKey};
-use crate::error::{Error, Item, Result};
-use crate::item::{from_item, key_item, table_of};
+use crate::error::{Item, Result};
+use crate::item::{from_item, table_of};
 use crate::table::{Table, TableDefinition};
-use aws_sdk_dynamodb::types::KeysAndAttributes;
 use futures::future::BoxFuture;
-use futures::stream::{self, StreamExt};
-use std::collections::HashMap;
 use std::future::IntoFuture;
-use std::ops::Range;
-use std::sync::atomic::AtomicBool;
-
-const OPERATION: &str = "BatchGetItem";
 
 /// A read of many entities by key; `.await` it to send. Resolves to one `Option<E>` per input
 /// key, in input order (`None` where no item exists).
@@ -126,17 +116,6 @@ impl<C: Collection> BatchGet<'_, C> {
     }
 }
 
-/// The outcome of one request and its retries.
-struct Outcome {
-    /// Items read, by distinct-key slot.
-    found: Vec<(usize, Item)>,
-    /// Slots still unread.
-    pending: Vec<usize>,
-    /// Keys resolved (read, or known to be absent).
-    resolved: usize,
-    error: Option<(Error, bool)>,
-}
-
 impl<'a, T> BatchGet<'a, T> {
     /// Uses strongly consistent reads (twice the read capacity).
     ///
@@ -176,129 +155,18 @@ impl<'a, T> BatchGet<'a, T> {
     }
 
     async fn execute(self) -> Result<Vec<Option<T>>> {
-        let mut slots: HashMap<PrimaryKey, usize> = HashMap::with_capacity(self.keys.len());
-        let mut distinct: Vec<PrimaryKey> = Vec::with_capacity(self.keys.len());
-        let order: Vec<usize> = self
-            .keys
-            .iter()
-            .map(|key| {
-                *slots.entry(key.clone()).or_insert_with(|| {
-                    distinct.push(key.clone());
-                    distinct.len() - 1
-                })
-            })
-            .collect();
-
-        let table = self.db.name_of(self.table.name);
-        let stop = AtomicBool::new(false);
-        let ranges = (0..distinct.len())
-            .step_by(MAX_GET_KEYS)
-            .map(|start| start..distinct.len().min(start + MAX_GET_KEYS));
-        let mut outcomes = stream::iter(ranges)
-            .map(|range| self.read(table, &distinct, &slots, range, &stop))
-            .buffer_unordered(self.concurrency);
-        let mut found: Vec<Option<Item>> = vec![None; distinct.len()];
-        let mut unread: Vec<usize> = Vec::new();
-        let mut tally = Tally::default();
-        while let Some(outcome) = outcomes.next().await {
-            for (slot, item) in outcome.found {
-                found[slot] = Some(item);
-            }
-            unread.extend(outcome.pending);
-            tally.add(outcome.resolved, outcome.error);
-        }
-        drop(outcomes);
-
-        if !unread.is_empty() {
-            unread.sort_unstable();
-            return Err(Error::BatchIncomplete {
-                operation: OPERATION,
-                unprocessed: Unprocessed::Keys(
-                    unread.into_iter().map(|slot| distinct[slot].clone()).collect(),
-                ),
-                succeeded: tally.succeeded,
-                last_error: tally.last_error(),
-            });
-        }
-        fan_out(order, found, self.decode)
+        let read = KeyRead {
+            db: self.db,
+            table: self.table,
+            keys: self.keys,
+            consistent: self.consistent,
+            concurrency: self.concurrency,
+            retry: self.retry,
+            on_request: None,
+        };
+        let decode = self.decode;
+        read.run().await?.into_iter().map(|item| Ok(item.map(decode).transpose()?.flatten())).collect()
     }
-
-    /// Reads the keys of `range` (slots into `distinct`), retrying what comes back unprocessed.
-    async fn read(
-        &self,
-        table: &str,
-        distinct: &[PrimaryKey],
-        slots: &HashMap<PrimaryKey, usize>,
-        range: Range<usize>,
-        stop: &AtomicBool,
-    ) -> Outcome {
-        let definition = self.table;
-        let total = range.len();
-        let mut pending: Vec<usize> = range.collect();
-        let mut found = Vec::new();
-        let mut attempts = Attempts::new(OPERATION, self.retry, stop, total);
-        while attempts.begin() {
-            let keys = pending.iter().map(|&slot| key_item(definition, &distinct[slot])).collect();
-            match self.send(table, keys).await {
-                Ok((items, unprocessed)) => {
-                    let slot_of =
-                        |item: &Item| key_of(definition, item).and_then(|key| slots.get(&key).copied());
-                    found.extend(items.into_iter().filter_map(|item| Some((slot_of(&item)?, item))));
-                    pending = unprocessed.iter().filter_map(slot_of).collect();
-                }
-                Err(failure) => {
-                    if !attempts.failed(failure) {
-                        break;
-                    }
-                }
-            }
-            if pending.is_empty() || !attempts.retry(pending.len()).await {
-                break;
-            }
-        }
-        Outcome { found, resolved: total - pending.len(), pending, error: attempts.finish() }
-    }
-
-    /// One `BatchGetItem` request: the items read and the keys left unprocessed.
-    async fn send(&self, table: &str, keys: Vec<Item>) -> Result<(Vec<Item>, Vec<Item>), Failure> {
-        let request = KeysAndAttributes::builder()
-            .set_keys(Some(keys))
-            .consistent_read(self.consistent)
-            .build()
-            .map_err(|error| Failure::fatal(build_error(OPERATION, error)))?;
-        let output = self
-            .db
-            .client()
-            .batch_get_item()
-            .request_items(table, request)
-            .send()
-            .await
-            .map_err(|error| Failure::from_sdk(OPERATION, error))?;
-        let items = output.responses.and_then(|mut responses| responses.remove(table)).unwrap_or_default();
-        let unprocessed = output
-            .unprocessed_keys
-            .and_then(|mut unprocessed| unprocessed.remove(table))
-            .map(|request| request.keys)
-            .unwrap_or_default();
-        Ok((items, unprocessed))
-    }
-}
-
-/// One decoded entity per input position; an item read once for a repeated key is decoded at
-/// each of its positions.
-fn fan_out<T>(order: Vec<usize>, mut found: Vec<Option<Item>>, decode: Decode<T>) -> Result<Vec<Option<T>>> {
-    let mut last_use = vec![0; found.len()];
-    for (position, &slot) in order.iter().enumerate() {
-        last_use[slot] = position;
-    }
-    order
-        .iter()
-        .enumerate()
-        .map(|(position, &slot)| {
-            let item = if last_use[slot] == position { found[slot].take() } else { found[slot].clone() };
-            Ok(item.map(decode).transpose()?.flatten())
-        })
-        .collect()
 }
 
 impl<'a, T: Send + 'static> IntoFuture for BatchGet<'a, T> {

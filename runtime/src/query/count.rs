@@ -19,6 +19,14 @@ pub(crate) async fn count<E: FromItem, F>(db: &Db, query: &Query<E, F>) -> Resul
             reason: "a count covers the whole query: it cannot start after a key".into(),
         });
     }
+    if let Some(index) = plan.index.filter(|index| !crate::projection::covers(plan.table, index, Some(&[]))) {
+        let reason = format!(
+            "index `{}` does not hold the entity-type attribute `{}`, so a count cannot tell its items' \
+             types apart; count through the base table or an index that holds it",
+            index.name, plan.table.type_attribute
+        );
+        return Err(Error::InvalidQuery { reason });
+    }
     if plan.limit == Some(0) || plan.range.is_empty() {
         return Ok(0);
     }

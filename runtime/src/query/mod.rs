@@ -21,6 +21,7 @@ mod count;
 mod counts;
 pub(crate) mod cursor;
 mod decode;
+mod hydrate;
 mod native;
 mod page;
 #[cfg(test)]
@@ -118,6 +119,10 @@ pub struct QueryPlan {
     pub(crate) sizing: RequestSizing,
     pub(crate) max_partitions: u64,
     pub(crate) routing: Option<Routing>,
+    /// The attributes to read (a view's), besides the keys; `None` reads whole items.
+    pub(crate) projection: Option<&'static [&'static str]>,
+    /// Whether the items read are replaced by the base table's items under their keys.
+    pub(crate) hydrate: bool,
 }
 
 /// A problem found while building a query, reported when it runs.
@@ -184,6 +189,8 @@ impl<E, F> Query<E, F> {
             sizing: RequestSizing::Floor,
             max_partitions: crate::shard::DEFAULT_MAX_PARTITIONS,
             routing: None,
+            projection: None,
+            hydrate: false,
         };
         match partition {
             Ok(value) => plan.partition_value = value,
@@ -203,6 +210,17 @@ impl<E, F> Query<E, F> {
 
     pub(crate) fn retype<G>(self) -> Query<E, G> {
         Query { plan: self.plan, marker: PhantomData }
+    }
+
+    /// The same query, yielding `V`s.
+    pub(crate) fn yielding<V>(self) -> Query<V, F> {
+        Query { plan: self.plan, marker: PhantomData }
+    }
+
+    /// The same query, reading only `attributes` (and the keys) of each item, as `V`s.
+    pub(crate) fn projected<V>(mut self, attributes: &'static [&'static str]) -> Query<V, F> {
+        self.plan.projection = Some(attributes);
+        self.yielding()
     }
 
     pub(crate) fn fail(&mut self, error: Error) {

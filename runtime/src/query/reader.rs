@@ -2,13 +2,14 @@
 //! client-side exclusion and type checks, the limit, and the position to resume at.
 
 use super::cursor;
+use super::hydrate::Hydration;
 use super::request::{check, sort_key_of};
 use super::sharded::cursor as sharded_cursor;
 use super::sharded::merge::Merge;
 use super::sharded::resume::{PageEnd, Start};
 use super::{FromItem, QueryPlan, QueryStats};
 use crate::db::Db;
-use crate::error::{Error, Result};
+use crate::error::{Error, Item, Result};
 use std::sync::Arc;
 
 /// A query being read, item by item.
@@ -16,6 +17,8 @@ pub(crate) struct Reader {
     plan: Arc<QueryPlan>,
     source: Option<Merge>,
     finished: bool,
+    /// The full items of a hydrated read, fetched ahead of being yielded.
+    hydration: Option<(Hydration, Db, QueryStats)>,
 }
 
 impl Reader {
@@ -33,38 +36,104 @@ impl Reader {
         let (start, item_bytes) = resolve_start(db, &plan, cursor)?;
         let source = (!plan.range.is_empty() && limit != Some(0))
             .then(|| Merge::new(db.clone(), Arc::clone(&plan), stats.clone(), start, item_bytes, limit));
-        Ok(Reader { plan, source, finished: false })
+        let hydration = plan.hydrate.then(|| (Hydration::default(), db.clone(), stats.clone()));
+        Ok(Reader { plan, source, finished: false, hydration })
     }
 
     /// The next item of the query; `None` at the end, after the limit, or after an error.
     pub(crate) async fn next<E: FromItem>(&mut self) -> Option<Result<E>> {
+        loop {
+            let item = match self.hydration {
+                Some(_) => self.next_hydrated().await?,
+                None => self.next_raw().await?,
+            };
+            let item = match item {
+                Ok(item) => item,
+                Err(error) => return Some(Err(self.fail(error))),
+            };
+            let hydrated = self.hydration.is_some();
+            match E::from_item(item, self.plan.skip_other_types) {
+                // A hydrated item was counted as read: count it back.
+                Ok(None) if hydrated => self.count_back(),
+                Ok(None) => continue,
+                Ok(Some(entity)) => {
+                    if !hydrated {
+                        self.count_read();
+                    }
+                    return Some(Ok(entity));
+                }
+                Err(error) => return Some(Err(self.fail(error))),
+            }
+        }
+    }
+
+    /// Counts an item as yielded, against the limit.
+    fn count_read(&mut self) {
+        if let Some(remaining) = self.source.as_mut().and_then(|reader| reader.remaining.as_mut()) {
+            *remaining = remaining.saturating_sub(1);
+        }
+    }
+
+    /// Counts back an item counted as yielded that is not.
+    fn count_back(&mut self) {
+        if let Some(remaining) = self.source.as_mut().and_then(|reader| reader.remaining.as_mut()) {
+            *remaining += 1;
+        }
+    }
+
+    /// The next item the query reads, past client-side exclusion; `None` at the end or after
+    /// the limit.
+    async fn next_raw(&mut self) -> Option<Result<Item>> {
         loop {
             let reader = self.source.as_mut().filter(|_| !self.finished)?;
             if reader.remaining == Some(0) {
                 self.finish();
                 return None;
             }
-            let item = match reader.next_raw().await {
-                Some(Ok(item)) => item,
-                Some(Err(error)) => return Some(Err(self.fail(error))),
+            match reader.next_raw().await {
+                Some(Ok(item)) if self.plan.range.excludes(sort_key_of(&self.plan, &item)) => continue,
+                Some(result) => return Some(result),
                 None => {
                     self.finish();
                     return None;
                 }
-            };
-            if self.plan.range.excludes(sort_key_of(&self.plan, &item)) {
-                continue;
             }
-            match E::from_item(item, self.plan.skip_other_types) {
-                Ok(None) => continue,
-                Ok(Some(entity)) => {
-                    if let Some(remaining) = self.source.as_mut().and_then(|reader| reader.remaining.as_mut())
-                    {
-                        *remaining = remaining.saturating_sub(1);
-                    }
-                    return Some(Ok(entity));
+        }
+    }
+
+    /// The next full item of a hydrated read: the next one fetched, else the next batch's
+    /// index items read and their full items fetched.
+    async fn next_hydrated(&mut self) -> Option<Result<Item>> {
+        loop {
+            let (hydration, ..) = self.hydration.as_mut()?;
+            match hydration.take() {
+                Some(Some(item)) => return Some(Ok(item)),
+                Some(None) => {
+                    self.count_back();
+                    continue;
                 }
-                Err(error) => return Some(Err(self.fail(error))),
+                None => {}
+            }
+            let source = self.source.as_ref().filter(|_| !self.finished)?;
+            let (batch, start) = (Hydration::batch(source.remaining), source.position().cloned());
+            let mut read = Vec::with_capacity(batch);
+            while read.len() < batch {
+                match self.next_raw().await {
+                    Some(Ok(item)) => {
+                        let position = self.source.as_ref().and_then(|source| source.position().cloned());
+                        read.push((item, position));
+                        self.count_read();
+                    }
+                    Some(Err(error)) => return Some(Err(error)),
+                    None => break,
+                }
+            }
+            if read.is_empty() {
+                return None;
+            }
+            let (hydration, db, stats) = self.hydration.as_mut()?;
+            if let Err(error) = hydration.fetch(db, &self.plan, stats, start, read).await {
+                return Some(Err(error));
             }
         }
     }
@@ -86,7 +155,11 @@ impl Reader {
     /// Where a read resuming right after the last item read starts; `None` when nothing is left.
     pub(crate) fn position(&self) -> Option<Position> {
         let reader = self.source.as_ref()?;
-        let start = Arc::clone(reader.position()?);
+        let start = match self.hydration.as_ref().and_then(|(hydration, ..)| hydration.position()) {
+            Some(waiting) => waiting?,
+            None => reader.position()?,
+        };
+        let start = Arc::clone(start);
         Some(Position { plan: Arc::clone(&self.plan), start, item_bytes: reader.item_bytes() })
     }
 

@@ -62,6 +62,8 @@ pub(crate) async fn fetch(
     let range = request.range.as_ref().unwrap_or(&plan.range);
     let key_condition = key_condition(plan, &request.partition, range, &mut placeholders);
     let filter = plan.filter.as_ref().map(|filter| filter.render(&mut placeholders)).transpose()?;
+    let projection =
+        plan.projection.map(|attributes| projection_expression(plan, attributes, &mut placeholders));
     let query = db
         .client()
         .query()
@@ -69,6 +71,7 @@ pub(crate) async fn fetch(
         .set_index_name(plan.index.map(|index| index.name.to_owned()))
         .key_condition_expression(key_condition)
         .set_filter_expression(filter)
+        .set_projection_expression(projection)
         .set_expression_attribute_names(placeholders.take_names())
         .set_expression_attribute_values(placeholders.take_values())
         .scan_index_forward(!plan.descending)
@@ -109,6 +112,21 @@ pub(crate) fn resume_key(plan: &QueryPlan, item: &Item) -> Item {
         .chain(index_attributes.map(|attribute| attribute.name))
         .filter_map(|name| item.get(name).map(|value| (name.to_owned(), value.clone())))
         .collect()
+}
+
+/// The `ProjectionExpression` of a view: its attributes, the entity type, and the table's and the
+/// index's keys, which cursors and merges read.
+fn projection_expression(plan: &QueryPlan, attributes: &[&str], placeholders: &mut Placeholders) -> String {
+    let table = plan.table;
+    let index_keys =
+        plan.index.into_iter().flat_map(|index| index.partition_key.iter().chain(index.sort_key));
+    let mut names: Vec<&str> =
+        [table.type_attribute, table.partition_key].into_iter().chain(table.sort_key).collect();
+    names.extend(index_keys.map(|attribute| attribute.name));
+    names.extend(attributes);
+    let mut seen = std::collections::HashSet::with_capacity(names.len());
+    names.retain(|name| seen.insert(*name));
+    names.iter().map(|name| placeholders.name(name)).collect::<Vec<_>>().join(", ")
 }
 
 /// The sort key value of a raw item, for client-side exclusion.

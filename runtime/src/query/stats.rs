@@ -33,6 +33,8 @@ struct Counters {
     /// The bits of an `f64`: capacity units come in halves and smaller fractions.
     capacity_bits: AtomicU64,
     items_read: AtomicUsize,
+    /// `BatchGetItem` requests of a hydrated query.
+    hydration_requests: AtomicUsize,
     /// Requests per shard; grows when a query's shards are known only once it runs (dynamic
     /// counts, a resharding's cut-over).
     per_shard: Mutex<Vec<usize>>,
@@ -47,6 +49,9 @@ pub struct StatsSnapshot {
     pub capacity_units: f64,
     /// Items DynamoDB returned, before client-side exclusion and type checks.
     pub items_read: usize,
+    /// `BatchGetItem` requests a [hydrated](super::Query::hydrate) query sent for the full
+    /// items (their capacity is in `capacity_units`).
+    pub hydration_requests: usize,
     /// Requests per shard, in shard order (one entry for an unsharded query; one per segment
     /// for a scan).
     pub per_shard_requests: Vec<usize>,
@@ -59,6 +64,7 @@ impl QueryStats {
             requests: AtomicUsize::new(0),
             capacity_bits: AtomicU64::new(0f64.to_bits()),
             items_read: AtomicUsize::new(0),
+            hydration_requests: AtomicUsize::new(0),
             per_shard: Mutex::new(vec![0; shards.max(1)]),
         }))
     }
@@ -94,12 +100,23 @@ impl QueryStats {
         }
     }
 
+    /// Counts a `BatchGetItem` request of a hydrated query, and the capacity it consumed.
+    pub(crate) fn record_hydration(&self, capacity_units: f64) {
+        self.0.hydration_requests.fetch_add(1, Ordering::Relaxed);
+        self.record_response(0, capacity_units);
+    }
+
+    /// `BatchGetItem` requests a hydrated query has sent so far.
+    pub fn hydration_requests(&self) -> usize {
+        self.0.hydration_requests.load(Ordering::Relaxed)
+    }
+
     /// Query requests sent so far.
     pub fn requests(&self) -> usize {
         self.0.requests.load(Ordering::Relaxed)
     }
 
-    /// Read capacity units consumed so far, as DynamoDB reported them.
+    /// Read capacity units consumed so far, as DynamoDB reported them (hydration's included).
     pub fn capacity_units(&self) -> f64 {
         f64::from_bits(self.0.capacity_bits.load(Ordering::Relaxed))
     }
@@ -120,6 +137,7 @@ impl QueryStats {
             requests: self.requests(),
             capacity_units: self.capacity_units(),
             items_read: self.items_read(),
+            hydration_requests: self.hydration_requests(),
             per_shard_requests: self.per_shard_requests(),
         }
     }

@@ -3,7 +3,7 @@
 
 use crate::errors::Errors;
 use crate::serde_attrs;
-use syn::{Attribute, Data, DeriveInput, Fields, Ident, Type};
+use syn::{Attribute, DeriveInput, Ident, Type};
 
 /// One named field and its attributes.
 pub struct FieldAttr {
@@ -13,37 +13,22 @@ pub struct FieldAttr {
     pub attribute: String,
     /// Skipped or flattened by serde.
     pub no_attribute: bool,
+    /// Flattened by serde.
+    pub flatten: bool,
     /// Its `#[version]` attribute, if it has one.
     pub version: Option<Attribute>,
 }
 
 /// The named fields, or `None` (reported) when the input is not a struct with named fields.
 pub fn parse(input: &DeriveInput, errors: &mut Errors) -> Option<Vec<FieldAttr>> {
-    let Data::Struct(data) = &input.data else {
-        errors.push(input.ident.span(), "`Entity` can only be derived for structs with named fields");
-        return None;
-    };
-    let Fields::Named(named) = &data.fields else {
-        errors.push(input.ident.span(), "`Entity` can only be derived for structs with named fields");
-        return None;
-    };
-    let rename_all = serde_attrs::rename_all(&input.attrs);
-    let fields = named.named.iter().filter_map(|field| {
-        let ident = field.ident.clone()?;
-        let serde = serde_attrs::field(&field.attrs);
-        let unraw = ident.to_string().trim_start_matches("r#").to_owned();
-        let attribute = serde
-            .rename
-            .clone()
-            .or_else(|| rename_all.as_deref().and_then(|rule| serde_attrs::apply_rename_all(rule, &unraw)))
-            .unwrap_or(unraw);
-        Some(FieldAttr {
-            ident,
-            ty: field.ty.clone(),
-            attribute,
-            no_attribute: serde.no_attribute,
-            version: field.attrs.iter().find(|attr| attr.path().is_ident("version")).cloned(),
-        })
+    let fields = serde_attrs::named_fields(input, "Entity", errors)?;
+    let fields = fields.into_iter().map(|named| FieldAttr {
+        ident: named.ident,
+        ty: named.field.ty.clone(),
+        attribute: named.attribute,
+        no_attribute: named.serde.no_attribute,
+        flatten: named.serde.flatten,
+        version: named.field.attrs.iter().find(|attr| attr.path().is_ident("version")).cloned(),
     });
     Some(fields.collect())
 }

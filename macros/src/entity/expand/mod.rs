@@ -78,8 +78,11 @@ pub fn expand(model: &Entity) -> TokenStream {
         quote!(const BASE_TABLE_SHARDS: u32 = #shards;)
     });
 
+    let attributes = attributes(model);
+    let attributes_const = attributes_const();
     let body = quote! {
             #table_definition
+            #attributes
             #[allow(dead_code)]
             static __DYNASHARD_TABLE: __dynashard::TableDefinition = *#definition;
 
@@ -112,6 +115,7 @@ pub fn expand(model: &Entity) -> TokenStream {
             impl __dynashard::Entity for #ident {
                 type Table = #table;
                 const TYPE_NAME: &'static str = #type_name;
+                const ATTRIBUTES: __dynashard::Option<&'static [&'static str]> = #attributes_const;
                 #base_table_shards
                 #dynamic_shards
                 #version
@@ -153,6 +157,41 @@ fn table_definition(model: &Entity) -> TokenStream {
     quote_spanned! {model.table.span()=>
         #[allow(dead_code)]
         const #definition: &__dynashard::TableDefinition = <#table as __dynashard::Table>::DEFINITION_REF;
+    }
+}
+
+/// The constant holding the attributes the entity's item holds besides the table's keys and
+/// entity type (`None` when a flattened field makes them unknown).
+fn attributes(model: &Entity) -> TokenStream {
+    let constant = attributes_const();
+    let value = if model.fields.iter().any(|field| field.flatten) {
+        quote!(__dynashard::None)
+    } else {
+        let names = model.fields.iter().filter(|field| !field.no_attribute).map(|field| &field.attribute);
+        quote!(__dynashard::Some(&[#(#names),*]))
+    };
+    quote! {
+        #[allow(dead_code)]
+        const #constant: __dynashard::Option<&[&str]> = #value;
+    }
+}
+
+/// The constant holding the entity's attributes.
+fn attributes_const() -> Ident {
+    format_ident!("__DYNASHARD_ATTRIBUTES")
+}
+
+/// The type a query through the index in constant `index` yields: the entity when the index holds
+/// all of its attributes, else `Projected<Self, IndexSlot<N>>`, which only hydration or a view
+/// reads. Decided at compile time from the table's declaration.
+pub fn index_item(index: &TokenStream) -> TokenStream {
+    let (definition, attributes) = (definition(), attributes_const());
+    quote! {
+        __dynashard::IndexItem<
+            Self,
+            { __dynashard::covers(#definition, #index, #attributes) },
+            { __dynashard::index_slot(#definition.indexes, #index.name) },
+        >
     }
 }
 

@@ -214,10 +214,11 @@ fn entry_point(model: &Entity, position: usize, mapping: &NativeMapping, type_na
             mapping.sk.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
         }
     );
+    let item = super::index_item(&quote!(#index));
     quote! {
         #[doc = #doc]
-        #[allow(dead_code)]
-        pub fn #name(#(#params),*) -> __dynashard::Query<Self, #walk> {
+        #[allow(dead_code, clippy::type_complexity)]
+        pub fn #name(#(#params),*) -> __dynashard::Query<#item, #walk> {
             __dynashard::Query::new_native(
                 __dynashard::QueryTarget {
                     table: &__DYNASHARD_TABLE,

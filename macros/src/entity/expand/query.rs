@@ -261,30 +261,32 @@ fn entry_point(entry: EntryPoint) -> TokenStream {
         })
         .collect();
     let partition = compose(&pk_static, pk, &args);
-    let index = index.map_or_else(|| quote!(__dynashard::None), |index| quote!(__dynashard::Some(#index)));
+    let index_target =
+        index.as_ref().map_or_else(|| quote!(__dynashard::None), |index| quote!(__dynashard::Some(#index)));
     let sort_attribute =
         sort_attribute.map_or_else(|| quote!(__dynashard::None), |a| quote!(__dynashard::Some(#a)));
     let sort_template =
         sort_template.map_or_else(|| quote!(__dynashard::None), |t| quote!(__dynashard::Some(#t)));
     let post = post.unwrap_or_else(|| quote!(__query));
+    let item = index.as_ref().map_or_else(|| quote!(Self), super::index_item);
     let shards = match layout {
         Some(layout) => quote!(__partition.as_ref().ok().map(|__partition| #layout)),
         None => quote!(__dynashard::None::<__dynashard::Shards>),
     };
     quote_spanned! {pk.span=>
         #[doc = #doc]
-        #[allow(dead_code)]
-        pub fn #name(#(#params,)* #(#extra_params),*) -> __dynashard::Query<Self, #walk> {
+        #[allow(dead_code, clippy::type_complexity)]
+        pub fn #name(#(#params,)* #(#extra_params),*) -> __dynashard::Query<#item, #walk> {
             #prelude
             let __partition = (|| -> __dynashard::Result<__dynashard::String> {
                 __dynashard::Ok(#partition)
             })();
             #[allow(unused_variables)]
             let __shards = #shards;
-            let __query: __dynashard::Query<Self, #walk> = __dynashard::Query::new(
+            let __query: __dynashard::Query<#item, #walk> = __dynashard::Query::new(
                 __dynashard::QueryTarget {
                     table: &__DYNASHARD_TABLE,
-                    index: #index,
+                    index: #index_target,
                     type_name: #type_name,
                     partition_attribute: #pk_static.attribute,
                     sort_attribute: #sort_attribute,
