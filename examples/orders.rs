@@ -1,7 +1,9 @@
 //! Customers and orders (seed: vertical partitioning, sparse indexes, write sharding).
 //!
 //! - a customer and their orders form one item collection, read with one query;
-//! - open orders also sit in a sparse index: closing an order takes it out of the index;
+//! - open orders also sit in a sparse index that holds keys only: reading them hydrates the
+//!   full orders from the table, in the index's order; closing an order takes it out of the index;
+//! - a customer's orders by amount sit in an index that holds two attributes, read as a view;
 //! - a product is split vertically into a static `!` item and a fast-changing `inventory` item
 //!   under one partition key, and read back whole with one query;
 //! - orders are imported in bulk with a batch write.
@@ -10,13 +12,14 @@
 //! cargo run --example orders
 //! ```
 
-use dynashard::{Collection, Db, Entity, Table};
+use dynashard::{Collection, Db, Entity, Table, View};
 use futures::TryStreamExt;
 use serde::{Deserialize, Serialize};
 
 #[derive(Table)]
 #[table(name = "Shop", pk = "pk", sk = "sk")]
-#[gsi(name = "OpenOrders", pk = "open_pk", sk = "open_sk")]
+#[gsi(name = "OpenOrders", pk = "open_pk", sk = "open_sk", projection = "keys_only")]
+#[gsi(name = "ByAmount", pk = "amount_pk", sk = "amount_sk", projection = ["number", "total_cents"])]
 struct Shop;
 
 /// `customer#c-042` / `!`
@@ -27,15 +30,25 @@ struct Customer {
     name: String,
 }
 
-/// `customer#c-042` / `order#0000000007`; in `OpenOrders` only while `opened_at` is set.
+/// `customer#c-042` / `order#0000000007`; in `OpenOrders` only while `opened_at` is set, and in
+/// `ByAmount` under its customer, by total.
 #[derive(Entity, Serialize, Deserialize, Debug)]
 #[entity(table = Shop, pk = "customer#{customer}", sk = "order#{number}")]
 #[sparse_gsi(OpenOrders, pk = "open", sk = "{opened_at}#{customer}#{number}")]
+#[gsi(ByAmount, pk = "{customer}", sk = "{total_cents}#{number}")]
 struct Order {
     customer: String,
     number: u32,
     total_cents: u64,
     opened_at: Option<String>,
+}
+
+/// What a list of a customer's orders shows: the two attributes `ByAmount` holds.
+#[derive(View, Deserialize, Debug)]
+#[view(entity = Order)]
+struct OrderLine {
+    number: u32,
+    total_cents: u64,
 }
 
 /// A customer's collection: the customer item and all their orders.
@@ -110,9 +123,17 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
     }
 
-    // The sparse index holds only open orders, oldest first.
-    let open: Vec<Order> = db.stream(Order::query_open_orders()).try_collect().await?;
-    println!("{} open orders; the oldest:", open.len());
+    // The sparse index holds only open orders, oldest first, and of them only their keys: the
+    // read hydrates them, one BatchGetItem for up to 100 orders, in the index's order.
+    let open_orders = db.stream(Order::query_open_orders().hydrate());
+    let stats = open_orders.stats().clone();
+    let open: Vec<Order> = open_orders.try_collect().await?;
+    println!(
+        "{} open orders ({} query, {} BatchGetItem); the oldest:",
+        open.len(),
+        stats.requests(),
+        stats.hydration_requests()
+    );
     for order in open.iter().take(3) {
         println!(
             "  {} order {} ({} cents)",
@@ -126,12 +147,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     if let Some(oldest) = open.first() {
         let key = Order::key(&oldest.customer, oldest.number)?;
         db.update(key).set(Order::fields().opened_at, None).await?;
-        let still_open: Vec<Order> = db.stream(Order::query_open_orders()).try_collect().await?;
+        let still_open: Vec<Order> = db.stream(Order::query_open_orders().hydrate()).try_collect().await?;
         println!("closed order {}; {} remain open", oldest.number, still_open.len());
     }
 
     // A page of open orders with a cursor, as an API would serve it.
-    let query = Order::query_open_orders().page_size(10);
+    let query = Order::query_open_orders().hydrate().page_size(10);
     let first_page = db.page(&query, None).await?;
     let second_page = db.page(&query, first_page.cursor.as_deref()).await?;
     println!(
@@ -140,6 +161,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         second_page.items.len(),
         second_page.cursor.as_deref().map_or("none", |c| &c[..c.len().min(24)])
     );
+
+    // A customer's five largest orders, read as a view from the index that holds just that.
+    let largest = db.page(&Order::query_by_amount("c-001").view::<OrderLine>().descending().limit(5), None).await?;
+    let lines: Vec<String> =
+        largest.items.iter().map(|line| format!("#{} ({} cents)", line.number, line.total_cents)).collect();
+    println!("largest orders of c-001: {}", lines.join(", "));
 
     // Vertical partitioning: stock changes without rewriting the product details.
     let sku = "kettle-1";

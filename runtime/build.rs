@@ -32,6 +32,7 @@ const CHAPTERS: &[(&str, &str)] = &[
     ("Operations", "operations"),
     ("Indexes", "indexes"),
     ("Queries", "queries"),
+    ("Projections: hydration and views", "projections"),
     ("Sharding", "sharding"),
     ("Dynamic shard counts", "dynamic_counts"),
     ("Resharding online", "resharding"),

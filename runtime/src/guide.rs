@@ -41,6 +41,11 @@ pub mod indexes {}
 #[doc = include_str!(concat!(env!("OUT_DIR"), "/guide/queries.md"))]
 pub mod queries {}
 
+/// Indexes that hold some attributes: hydration and typed views, checked at compile time.
+///
+#[doc = include_str!(concat!(env!("OUT_DIR"), "/guide/projections.md"))]
+pub mod projections {}
+
 /// Declared write sharding: hash, random, range and time-bucket shards, read back in order.
 ///
 #[doc = include_str!(concat!(env!("OUT_DIR"), "/guide/sharding.md"))]
