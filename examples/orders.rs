@@ -163,7 +163,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
 
     // A customer's five largest orders, read as a view from the index that holds just that.
-    let largest = db.page(&Order::query_by_amount("c-001").view::<OrderLine>().descending().limit(5), None).await?;
+    let largest =
+        db.page(&Order::query_by_amount("c-001").view::<OrderLine>().descending().limit(5), None).await?;
     let lines: Vec<String> =
         largest.items.iter().map(|line| format!("#{} ({} cents)", line.number, line.total_cents)).collect();
     println!("largest orders of c-001: {}", lines.join(", "));

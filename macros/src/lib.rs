@@ -14,6 +14,7 @@ mod entity;
 mod errors;
 mod fallback;
 mod names;
+mod nested;
 mod serde_attrs;
 mod table;
 mod template;
@@ -49,4 +50,11 @@ pub fn derive_collection(input: TokenStream) -> TokenStream {
 pub fn derive_view(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as syn::DeriveInput);
     errors::into_tokens(view::derive(input)).into()
+}
+
+/// The derive of `dynashard::Nested`.
+#[proc_macro_derive(Nested, attributes(nested))]
+pub fn derive_nested(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as syn::DeriveInput);
+    errors::into_tokens(nested::derive(input)).into()
 }

@@ -5,7 +5,7 @@
 pub use crate::collection::Collection;
 pub use crate::entity::{Entity, Field, Key, PrimaryKey};
 pub use crate::error::{Error, Item, KeyError, Result};
-pub use crate::expression::{Condition, RawExpression};
+pub use crate::expression::{Condition, Nested, NestedField, RawExpression};
 pub use crate::index::Index;
 pub use crate::index_keys::{
     attribute_name, const_str_eq, find_index, insert_key, FieldChanges, IndexKeyUpdate,

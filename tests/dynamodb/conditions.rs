@@ -113,3 +113,67 @@ async fn write_conditions_use_the_same_operators() {
         .unwrap_err();
     assert!(matches!(error, Error::InvalidQuery { .. }), "an empty list is refused: {error:?}");
 }
+
+/// A struct stored as a map attribute, with a renamed field and a struct inside it.
+#[derive(dynashard::Nested, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase")]
+struct Venue {
+    city: String,
+    post_code: String,
+    stage: Stage,
+}
+
+#[derive(dynashard::Nested, Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct Stage {
+    name: String,
+    seats: u32,
+}
+
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[entity(table = Music, pk = "gigs#{artist}", sk = "gig#{date}")]
+struct Gig {
+    artist: String,
+    date: String,
+    venue: Venue,
+    encore: Option<Venue>,
+}
+
+#[tokio::test]
+async fn conditions_reach_fields_of_nested_structs() {
+    let db = db().await;
+    let artist = unique("Nested");
+    let gig = |date: &str, city: &str, post_code: &str, seats: u32, encore: bool| {
+        let venue = Venue {
+            city: city.into(),
+            post_code: post_code.into(),
+            stage: Stage { name: format!("{city} hall"), seats },
+        };
+        Gig { artist: artist.clone(), date: date.into(), encore: encore.then(|| venue.clone()), venue }
+    };
+    let gigs = [
+        gig("2026-01", "Oslo", "0150", 800, false),
+        gig("2026-02", "Bergen", "5003", 1_500, true),
+        gig("2026-03", "Oslo", "0560", 3_000, true),
+    ];
+    db.batch_put(&gigs).await.unwrap();
+    let f = Gig::fields();
+    let dates = |condition: Condition| {
+        let db = db.clone();
+        let artist = artist.clone();
+        async move {
+            let found: Vec<Gig> = db.stream(Gig::query(&artist).filter(condition)).try_collect().await.unwrap();
+            found.into_iter().map(|gig| gig.date).collect::<Vec<_>>()
+        }
+    };
+    assert_eq!(dates(f.venue.fields().city.eq("Oslo")).await, ["2026-01", "2026-03"]);
+    assert_eq!(dates(f.venue.fields().post_code.begins_with("05")).await, ["2026-03"], "a renamed key");
+    assert_eq!(dates(f.venue.fields().stage.fields().seats.ge(1_000)).await, ["2026-02", "2026-03"]);
+    assert_eq!(dates(f.encore.fields().city.eq("Oslo")).await, ["2026-03"], "inside an Option");
+    assert_eq!(dates(f.encore.fields().city.not_exists()).await, ["2026-01"]);
+
+    let key = || Gig::key(&artist, "2026-01").unwrap();
+    let refused = db.delete(key()).condition(f.venue.fields().stage.fields().seats.gt(1_000)).await.unwrap_err();
+    assert!(matches!(refused, Error::ConditionFailed { .. }), "{refused:?}");
+    db.delete(key()).condition(f.venue.fields().stage.fields().name.eq("Oslo hall")).await.unwrap();
+    assert_eq!(db.get(key()).await.unwrap(), None);
+}

@@ -4,7 +4,7 @@ mod field;
 mod path;
 
 pub use field::{AttributeSize, AttributeType};
-pub use path::NestedField;
+pub use path::{Nested, NestedField};
 
 use path::AttributePath;
 

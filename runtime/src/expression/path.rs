@@ -99,6 +99,60 @@ impl<E, T> NestedField<E, T> {
     pub(super) fn path(self) -> AttributePath {
         self.path
     }
+
+    /// The field `name` of this struct value. Generated code (`#[derive(Nested)]`) calls this.
+    #[doc(hidden)]
+    pub fn member<U>(&self, name: &'static str) -> NestedField<E, U> {
+        NestedField { path: self.path.clone().then(Step::Key(name.to_owned())), types: PhantomData }
+    }
+}
+
+/// A struct stored as a map attribute inside an entity (`#[derive(Nested)]`), whose fields
+/// conditions can name: `.fields()` on a field (or nested value) of its type gives a handle on
+/// each of its fields.
+///
+/// ```
+/// # use dynashard::{Entity, Nested, Table};
+/// # use serde::{Deserialize, Serialize};
+/// # #[derive(Table)] #[table(name = "Shop", pk = "pk", sk = "sk")] struct Shop;
+/// #[derive(Nested, Serialize, Deserialize)]
+/// struct Address { city: String, zip: String }
+///
+/// #[derive(Entity, Serialize, Deserialize)]
+/// #[entity(table = Shop, pk = "order#{id}", sk = "order")]
+/// struct Order { id: String, address: Address, previous: Option<Address> }
+///
+/// let in_oslo = Order::fields().address.fields().city.eq("Oslo");
+/// let moved = Order::fields().previous.fields().zip.begins_with("03");
+/// # drop((in_oslo, moved));
+/// ```
+pub trait Nested {
+    /// The handles on its fields, below an entity `E`'s attribute.
+    type Fields<E>;
+
+    /// The handles on its fields, below `parent`.
+    fn fields<E>(parent: &NestedField<E, Self>) -> Self::Fields<E>
+    where
+        Self: Sized;
+}
+
+/// `.fields()` on struct-valued handles, written once for field handles and nested values.
+macro_rules! members {
+    ($handle:ident) => {
+        impl<E, T: Nested> $handle<E, T> {
+            /// Handles on the fields of this struct value.
+            pub fn fields(self) -> T::Fields<E> {
+                T::fields(&NestedField::<E, T> { path: self.path(), types: PhantomData })
+            }
+        }
+
+        impl<E, T: Nested> $handle<E, Option<T>> {
+            /// Handles on the fields of this struct value, when present.
+            pub fn fields(self) -> T::Fields<E> {
+                T::fields(&NestedField::<E, T> { path: self.path(), types: PhantomData })
+            }
+        }
+    };
 }
 
 /// `.get(key)` on map fields and `.at(index)` on list fields, written once for field handles and
@@ -136,6 +190,8 @@ impl<E, T> Field<E, T> {
 
 nesting!(Field);
 nesting!(NestedField);
+members!(Field);
+members!(NestedField);
 
 #[cfg(test)]
 mod tests {
