@@ -213,6 +213,33 @@ pub use dynashard_macros::Entity;
 /// }
 /// ```
 pub use dynashard_macros::Collection;
+/// Names the fields of a struct stored inside an entity's attribute, for conditions:
+/// `#[derive(Nested)]` on a struct with named fields generates `<Struct>Fields<E>` and the
+/// [`Nested`](trait@Nested) impl, so that `.fields()` on a field of its type (or an `Option` of
+/// it, or a nested value) gives a typed handle on each of its fields, at any depth. Serde renames
+/// are followed; `#[nested(crate = "...")]` names this crate where it is reached through a
+/// re-export.
+///
+/// ```
+/// use dynashard::{Entity, Nested, Table};
+/// use serde::{Deserialize, Serialize};
+///
+/// #[derive(Table)]
+/// #[table(name = "Shop", pk = "pk", sk = "sk")]
+/// struct Shop;
+///
+/// #[derive(Nested, Serialize, Deserialize)]
+/// #[serde(rename_all = "camelCase")]
+/// struct Address { city: String, post_code: String }
+///
+/// #[derive(Entity, Serialize, Deserialize)]
+/// #[entity(table = Shop, pk = "customer#{id}", sk = "!")]
+/// struct Customer { id: String, address: Address }
+///
+/// let oslo = Customer::fields().address.fields().post_code.begins_with("03");
+/// # drop(oslo);
+/// ```
+pub use dynashard_macros::Nested;
 /// Reads some of an entity's fields: `#[derive(View, Deserialize)]` on a struct whose fields are
 /// fields of the entity (same names, same types, same serde renames), with
 /// `#[view(entity = Order)]`. Generated: the [`View`](trait@View) and `FromItem` impls, read with
@@ -243,33 +270,6 @@ pub use error::{Error, Item, KeyError, Result};
 pub use expression::{
     AttributeSize, AttributeType, Condition, Nested, NestedField, Placeholders, RawExpression,
 };
-/// Names the fields of a struct stored inside an entity's attribute, for conditions:
-/// `#[derive(Nested)]` on a struct with named fields generates `<Struct>Fields<E>` and the
-/// [`Nested`](trait@Nested) impl, so that `.fields()` on a field of its type (or an `Option` of
-/// it, or a nested value) gives a typed handle on each of its fields, at any depth. Serde renames
-/// are followed; `#[nested(crate = "...")]` names this crate where it is reached through a
-/// re-export.
-///
-/// ```
-/// use dynashard::{Entity, Nested, Table};
-/// use serde::{Deserialize, Serialize};
-///
-/// #[derive(Table)]
-/// #[table(name = "Shop", pk = "pk", sk = "sk")]
-/// struct Shop;
-///
-/// #[derive(Nested, Serialize, Deserialize)]
-/// #[serde(rename_all = "camelCase")]
-/// struct Address { city: String, post_code: String }
-///
-/// #[derive(Entity, Serialize, Deserialize)]
-/// #[entity(table = Shop, pk = "customer#{id}", sk = "!")]
-/// struct Customer { id: String, address: Address }
-///
-/// let oslo = Customer::fields().address.fields().post_code.begins_with("03");
-/// # drop(oslo);
-/// ```
-pub use dynashard_macros::Nested;
 pub use field_value::FieldValue;
 pub use index::Index;
 pub use item_size::{item_size, MAX_ITEM_BYTES};

@@ -8,7 +8,7 @@
 //! [`.view::<V>()`](crate::Query::view) (a [`View`](crate::View) whose attributes the index
 //! holds).
 //!
-//! ```compile_fail
+//! ```compile_fail,E0277
 //! # use dynashard::{Db, Entity, Table};
 //! # use serde::{Deserialize, Serialize};
 //! #[derive(Table)]
@@ -126,6 +126,16 @@ pub const fn covers(table: &TableDefinition, index: &IndexDefinition, attributes
     true
 }
 
+/// Whether index `index` of `table` holds the attribute `attribute`.
+pub const fn index_holds(table: &TableDefinition, index: &IndexDefinition, attribute: &str) -> bool {
+    let included = match index.projection {
+        IndexProjection::All => return true,
+        IndexProjection::KeysOnly => &[] as &[&str],
+        IndexProjection::Include(included) => included,
+    };
+    holds(table, index, included, attribute)
+}
+
 /// [`covers`] for the index at `slot` of `table`; a slot past the table's indexes covers
 /// nothing (no query reads it).
 pub const fn slot_covers(table: &TableDefinition, slot: usize, attributes: Option<&[&str]>) -> bool {
@@ -210,6 +220,9 @@ mod tests {
         assert!(!slot_covers(&TABLE, untyped, Some(&["total"])), "the entity type must be held");
         assert!(!slot_covers(&TABLE, 9, Some(&[])), "a slot past the indexes holds nothing");
         assert_eq!(index_slot(TABLE.indexes, "some"), 2);
+        let [_, keys_only, some, _] = TABLE.indexes else { unreachable!() };
+        assert!(index_holds(&TABLE, keys_only, "gsk") && index_holds(&TABLE, keys_only, "sk"));
+        assert!(!index_holds(&TABLE, keys_only, "type") && index_holds(&TABLE, some, "total"));
         assert_eq!(index_slot(TABLE.indexes, "missing"), 0);
     }
 }

@@ -161,7 +161,8 @@ async fn conditions_reach_fields_of_nested_structs() {
         let db = db.clone();
         let artist = artist.clone();
         async move {
-            let found: Vec<Gig> = db.stream(Gig::query(&artist).filter(condition)).try_collect().await.unwrap();
+            let found: Vec<Gig> =
+                db.stream(Gig::query(&artist).filter(condition)).try_collect().await.unwrap();
             found.into_iter().map(|gig| gig.date).collect::<Vec<_>>()
         }
     };
@@ -172,7 +173,8 @@ async fn conditions_reach_fields_of_nested_structs() {
     assert_eq!(dates(f.encore.fields().city.not_exists()).await, ["2026-01"]);
 
     let key = || Gig::key(&artist, "2026-01").unwrap();
-    let refused = db.delete(key()).condition(f.venue.fields().stage.fields().seats.gt(1_000)).await.unwrap_err();
+    let refused =
+        db.delete(key()).condition(f.venue.fields().stage.fields().seats.gt(1_000)).await.unwrap_err();
     assert!(matches!(refused, Error::ConditionFailed { .. }), "{refused:?}");
     db.delete(key()).condition(f.venue.fields().stage.fields().name.eq("Oslo hall")).await.unwrap();
     assert_eq!(db.get(key()).await.unwrap(), None);

@@ -163,6 +163,17 @@ async fn hydration_tells_entity_types_apart_on_the_full_items() {
     assert_eq!(page.items, expected[..10], "ten records, whatever the remarks among them");
     let all: Vec<Record> = db.stream(query).try_collect().await.unwrap();
     assert_eq!(all, expected);
+    // A filter on an attribute the index does not hold would drop every item without a word.
+    let filtered = Record::query_keys(&group).hydrate().filter(Record::fields().body.exists());
+    let error = db.page(&filtered, None).await.unwrap_err();
+    assert!(matches!(&error, Error::InvalidQuery { reason } if reason.contains("`body`")), "{error:?}");
+    let on_key = Record::query_keys(&group).hydrate().skip_other_types();
+    let on_key = on_key.filter(dynashard::Condition::exists("pk"));
+    assert_eq!(
+        db.stream(on_key).try_collect::<Vec<_>>().await.unwrap(),
+        expected,
+        "the table's keys are held"
+    );
     let error = db.count(&Record::query_keys(&group).hydrate()).await.unwrap_err();
     assert!(matches!(error, Error::InvalidQuery { .. }), "keys only: no entity type to count by, {error:?}");
 }

@@ -187,6 +187,33 @@ impl Condition {
         render(&self.0, placeholders)
     }
 
+    /// The attributes the condition names at the top level (the first name of each path); a
+    /// hand-written part names none that dynashard can see.
+    pub(crate) fn attributes(&self) -> Vec<&'static str> {
+        fn walk(node: &Node, out: &mut Vec<&'static str>) {
+            match node {
+                Node::Exists(path)
+                | Node::NotExists(path)
+                | Node::Compare(path, ..)
+                | Node::BeginsWith(path, _)
+                | Node::Between(path, ..)
+                | Node::In(path, _)
+                | Node::Size(path, ..)
+                | Node::Contains(path, _)
+                | Node::Type(path, _) => out.push(path.root()),
+                Node::And(a, b) | Node::Or(a, b) => {
+                    walk(a, out);
+                    walk(b, out);
+                }
+                Node::Not(a) => walk(a, out),
+                Node::Raw(_) | Node::Invalid(_) | Node::Refused(_) => {}
+            }
+        }
+        let mut out = Vec::new();
+        walk(&self.0, &mut out);
+        out
+    }
+
     /// The numeric attribute `name` equals `value`.
     pub(crate) fn compare_number(name: &'static str, value: u64) -> Self {
         Condition(Node::Compare(name.into(), Comparison::Eq, AttributeValue::N(value.to_string())))

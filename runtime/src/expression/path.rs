@@ -43,6 +43,11 @@ impl AttributePath {
         text
     }
 
+    /// The attribute the path starts at.
+    pub(crate) fn root(&self) -> &'static str {
+        self.root
+    }
+
     fn then(mut self, step: Step) -> Self {
         self.steps.push(step);
         self

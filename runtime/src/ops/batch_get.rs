@@ -53,7 +53,7 @@ impl<T> std::fmt::Debug for BatchGet<'_, T> {
 impl Db {
     /// Reads the entities stored under `keys`, aligned with the input order.
     ///
-    /// An item of another entity type under one of the keys gives [`Error::WrongEntityType`].
+    /// An item of another entity type under one of the keys gives [`Error::WrongEntityType`](crate::Error::WrongEntityType).
     ///
     /// ```no_run
     /// # async fn example<E: dynashard::Entity>(db: dynashard::Db, a: dynashard::Key<E>, b: dynashard::Key<E>) -> dynashard::Result<()> {
@@ -70,7 +70,7 @@ impl Db {
     /// Reads items of the entity types of collection `C`, each decoded as its variant, aligned
     /// with the input order; add the keys with [`BatchGet::member`] (any member type) or
     /// [`BatchGet::members`]. An item of a type outside the collection gives
-    /// [`Error::UnknownEntityType`].
+    /// [`Error::UnknownEntityType`](crate::Error::UnknownEntityType).
     ///
     /// ```no_run
     /// # use dynashard::{Collection, Db, Entity, Key};

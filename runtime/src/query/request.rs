@@ -36,6 +36,20 @@ pub(crate) fn check(plan: &QueryPlan) -> Result<()> {
     if plan.consistent && plan.index.is_some() {
         return invalid("strongly consistent reads are not supported on global secondary indexes");
     }
+    if let Some((index, filter)) = plan.index.zip(plan.filter.as_ref()) {
+        let held = |attribute: &&str| crate::projection::index_holds(plan.table, index, attribute);
+        if let Some(attribute) = filter.attributes().into_iter().find(|attribute| !held(attribute)) {
+            // DynamoDB would evaluate the filter on index items without the attribute: every
+            // item would be dropped, or kept, without a word.
+            return Err(Error::InvalidQuery {
+                reason: format!(
+                    "the filter names attribute `{attribute}`, which index `{}` does not hold; add it to the \
+                     index's projection, or filter the items after reading them",
+                    index.name
+                ),
+            });
+        }
+    }
     if let Some(shards) = &plan.shards {
         // A dynamic layout's partitions are read from the shard metadata when the query runs,
         // a window's buckets as the read reaches them.
