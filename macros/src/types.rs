@@ -76,3 +76,16 @@ pub fn is_routable(ty: &Type) -> bool {
 pub fn is_string(ty: &Type) -> bool {
     matches!(ty, Type::Path(path) if path.path.is_ident("String"))
 }
+
+/// Whether `ty` is a set (`HashSet<T>` or `BTreeSet<T>`, recognised by its last path segment),
+/// and whether it is an `Option` of one.
+pub fn set_type(ty: &Type) -> Option<bool> {
+    let is_set = |ty: &Type| {
+        let Type::Path(path) = ty else { return false };
+        path.path.segments.last().is_some_and(|last| last.ident == "HashSet" || last.ident == "BTreeSet")
+    };
+    match option_inner(ty) {
+        Some(inner) => is_set(inner).then_some(true),
+        None => is_set(ty).then_some(false),
+    }
+}

@@ -20,6 +20,7 @@ pub use crate::query::{
     same_kind, Done, End, FromItem, Native, NativeKeyPart, Next, Normalized, Query, QueryTarget,
 };
 pub use crate::scan::Scan;
+pub use crate::sets::SetAttribute;
 pub use crate::shard::{
     logical_partition, BaseKey, Boundaries, BucketTime, NoDynamicShards, Normalization, RangeShards,
     RoutingText, ShardChooser, ShardSpec, ShardStrategy, Shards, TimeBucket,

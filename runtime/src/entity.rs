@@ -36,6 +36,9 @@ pub trait Entity: Serialize + DeserializeOwned + Send + Sync + Sized + 'static {
     /// known. What an index must project for the entity to be read from it whole.
     const ATTRIBUTES: Option<&'static [&'static str]> = None;
 
+    /// The set fields (`HashSet`, `BTreeSet`, or an `Option` of one), stored as DynamoDB sets.
+    const SETS: &'static [crate::sets::SetAttribute] = &[];
+
     /// The attribute that holds the optimistic-locking version, for `#[version]` entities.
     const VERSION_ATTRIBUTE: Option<&'static str> = None;
 

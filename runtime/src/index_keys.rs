@@ -39,7 +39,8 @@ impl FieldChanges {
         self.values.insert(attribute, None);
     }
 
-    /// Records that a number is added to `attribute` (its new value is unknown).
+    /// Records that `attribute` changes in a way only DynamoDB knows the result of (a number
+    /// added, a list extended, a nested value set).
     pub fn add(&mut self, attribute: &'static str) {
         self.added.push(attribute);
     }
@@ -52,7 +53,8 @@ impl FieldChanges {
     /// The new value of a field the update sets or removes, read as `T`; `None` when the update
     /// leaves the field alone.
     ///
-    /// Fails when the field is incremented with `add` (its new value is only known to DynamoDB)
+    /// Fails when the field is changed in place (`add`, `subtract`, `append`, a nested value: its
+    /// new value is only known to DynamoDB)
     /// or when the value does not deserialize.
     pub fn value<T: DeserializeOwned>(
         &self,
@@ -63,7 +65,7 @@ impl FieldChanges {
             return Some(Err(Error::IndexKeyIncomplete {
                 index,
                 field: attribute,
-                reason: "it is part of the index key, so set it instead of adding to it",
+                reason: "it is part of the index key, so set it whole instead of changing it in place",
             }));
         }
         let value = self.values.get(attribute)?;

@@ -44,6 +44,7 @@ pub(crate) fn body<E: Entity>(entity: &E) -> Result<Item> {
     let key = entity.primary_key()?;
     let mut item: Item = serde_dynamo::to_item(entity)?;
     item.retain(|_, value| !value.is_null());
+    crate::sets::store_sets(&mut item, E::SETS)?;
     let table = table_of::<E>();
     insert_reserved(&mut item, table.type_attribute, AttributeValue::S(E::TYPE_NAME.to_owned()))?;
     insert_key(&mut item, table, key)?;
@@ -57,16 +58,20 @@ pub(crate) fn check_complete<E: Entity>(item: &Item) -> Result<()> {
 }
 
 /// Deserializes an item of entity type `E`, checking its entity-type attribute.
-pub fn from_item<E: Entity>(item: Item) -> Result<E> {
+pub fn from_item<E: Entity>(mut item: Item) -> Result<E> {
     check_type::<E>(&item)?;
+    crate::sets::read_sets(&mut item, E::SETS);
     Ok(serde_dynamo::from_item(item)?)
 }
 
 /// Deserializes an item of entity type `E`; an item of another type is skipped (`Ok(None)`)
 /// when `skip_other_types`, and an error otherwise.
-pub fn from_item_checked<E: Entity>(item: Item, skip_other_types: bool) -> Result<Option<E>> {
+pub fn from_item_checked<E: Entity>(mut item: Item, skip_other_types: bool) -> Result<Option<E>> {
     match check_type::<E>(&item) {
-        Ok(()) => Ok(Some(serde_dynamo::from_item(item)?)),
+        Ok(()) => {
+            crate::sets::read_sets(&mut item, E::SETS);
+            Ok(Some(serde_dynamo::from_item(item)?))
+        }
         Err(_) if skip_other_types => Ok(None),
         Err(error) => Err(error),
     }

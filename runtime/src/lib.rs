@@ -72,6 +72,7 @@ pub mod query;
 pub mod reshard;
 mod retry;
 mod scan;
+pub mod sets;
 pub mod shard;
 mod stream;
 mod table;
@@ -268,7 +269,7 @@ pub use dynashard_macros::View;
 pub use entity::{Entity, Field, Key, PrimaryKey};
 pub use error::{Error, Item, KeyError, Result};
 pub use expression::{
-    AttributeSize, AttributeType, Condition, Nested, NestedField, Placeholders, RawExpression,
+    AttributeSize, AttributeType, Condition, FieldPath, Nested, NestedField, Placeholders, RawExpression,
 };
 pub use field_value::FieldValue;
 pub use index::Index;

@@ -52,11 +52,15 @@ pub trait View: FromItem + DeserializeOwned {
 /// type is skipped (`Ok(None)`) when `skip_other_types`, and an error otherwise.
 #[doc(hidden)]
 pub fn view_from_item<E: Entity, V: DeserializeOwned>(
-    item: Item,
+    mut item: Item,
     skip_other_types: bool,
 ) -> Result<Option<V>> {
     match check_type::<E>(&item) {
-        Ok(()) => Ok(Some(serde_dynamo::from_item(item)?)),
+        Ok(()) => {
+            // A set missing from the item (empty, or left out by a projection) reads as empty.
+            crate::sets::read_sets(&mut item, E::SETS);
+            Ok(Some(serde_dynamo::from_item(item)?))
+        }
         Err(_) if skip_other_types => Ok(None),
         Err(error) => Err(error),
     }

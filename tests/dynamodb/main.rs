@@ -36,6 +36,7 @@ mod timeouts;
 mod transact_get;
 mod transactions;
 mod tx_model;
+mod updates;
 mod versioning;
 
 use dynashard::Db;

@@ -4,9 +4,8 @@ mod field;
 mod path;
 
 pub use field::{AttributeSize, AttributeType};
-pub use path::{Nested, NestedField};
-
-use path::AttributePath;
+pub(crate) use path::AttributePath;
+pub use path::{FieldPath, Nested, NestedField};
 
 use crate::error::{Error, Item, Result};
 use aws_sdk_dynamodb::types::AttributeValue;
@@ -212,6 +211,11 @@ impl Condition {
         let mut out = Vec::new();
         walk(&self.0, &mut out);
         out
+    }
+
+    /// The value at `path` is at least `value`.
+    pub(crate) fn at_least(path: AttributePath, value: AttributeValue) -> Self {
+        Condition(Node::Compare(path, Comparison::Ge, value))
     }
 
     /// The numeric attribute `name` equals `value`.

@@ -48,6 +48,16 @@ impl AttributePath {
         self.root
     }
 
+    /// Whether the path is a whole attribute, not a value nested in one.
+    pub(crate) fn is_attribute(&self) -> bool {
+        self.steps.is_empty()
+    }
+
+    /// The element at `index` of the list at this path.
+    pub(crate) fn at(self, index: usize) -> Self {
+        self.then(Step::Index(index))
+    }
+
     fn then(mut self, step: Step) -> Self {
         self.steps.push(step);
         self
@@ -109,6 +119,46 @@ impl<E, T> NestedField<E, T> {
     #[doc(hidden)]
     pub fn member<U>(&self, name: &'static str) -> NestedField<E, U> {
         NestedField { path: self.path.clone().then(Step::Key(name.to_owned())), types: PhantomData }
+    }
+}
+
+/// A field of entity `E` holding a `T`, or a value of type `T` nested in one: what an update
+/// writes ([`crate::Update::set`] and the other actions take either).
+#[diagnostic::on_unimplemented(
+    message = "this update action needs a field holding `{T}`",
+    label = "`{Self}` holds another type",
+    note = "lists take `append`, `prepend` and `remove_at`; sets take `add_to` and `delete_from`; \
+            numbers take `add` and `subtract`"
+)]
+pub trait FieldPath<E, T>: sealed::Sealed {
+    /// Where the value is.
+    #[doc(hidden)]
+    fn update_target(self) -> UpdateTarget;
+}
+
+/// Where an update writes. Only dynashard builds one.
+#[doc(hidden)]
+#[derive(Debug, Clone)]
+pub struct UpdateTarget {
+    pub(crate) path: AttributePath,
+}
+
+mod sealed {
+    /// Only field handles and nested values are paths.
+    pub trait Sealed {}
+    impl<E, T> Sealed for crate::entity::Field<E, T> {}
+    impl<E, T> Sealed for super::NestedField<E, T> {}
+}
+
+impl<E, T> FieldPath<E, T> for Field<E, T> {
+    fn update_target(self) -> UpdateTarget {
+        UpdateTarget { path: self.path() }
+    }
+}
+
+impl<E, T> FieldPath<E, T> for NestedField<E, T> {
+    fn update_target(self) -> UpdateTarget {
+        UpdateTarget { path: self.path }
     }
 }
 

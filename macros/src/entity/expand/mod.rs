@@ -80,6 +80,11 @@ pub fn expand(model: &Entity) -> TokenStream {
 
     let attributes = attributes(model);
     let attributes_const = attributes_const();
+    let sets = model.fields.iter().filter(|field| !field.no_attribute).filter_map(|field| {
+        let optional = crate::types::set_type(&field.ty)?;
+        let name = &field.attribute;
+        Some(quote!(__dynashard::SetAttribute { name: #name, optional: #optional }))
+    });
     let body = quote! {
             #table_definition
             #attributes
@@ -116,6 +121,7 @@ pub fn expand(model: &Entity) -> TokenStream {
                 type Table = #table;
                 const TYPE_NAME: &'static str = #type_name;
                 const ATTRIBUTES: __dynashard::Option<&'static [&'static str]> = #attributes_const;
+                const SETS: &'static [__dynashard::SetAttribute] = &[#(#sets),*];
                 #base_table_shards
                 #dynamic_shards
                 #version

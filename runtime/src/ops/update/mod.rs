@@ -1,26 +1,38 @@
 //! Updating non-key fields of a stored entity.
 
+mod actions;
+
 use crate::db::Db;
-use crate::entity::{Entity, Field, Key};
+use crate::entity::{Entity, Key};
 use crate::error::{Error, Result};
-use crate::expression::{Condition, Placeholders, RawExpression};
+use crate::expression::{Condition, FieldPath, Placeholders, RawExpression};
 use crate::field_value::FieldValue;
-use crate::index_keys::{FieldChanges, IndexKeyUpdate};
 use crate::item::{from_item, key_item, table_of};
+use crate::sets::SetField;
 use crate::write::{Guards, Layouts, UpdateAction, WriteRequest};
+use actions::Actions;
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue, ReturnValuesOnConditionCheckFailure};
 use futures::future::BoxFuture;
 use serde::Serialize;
 use std::future::IntoFuture;
 
-/// Numeric field types that [`Update::add`] can increment.
-pub trait Numeric: Serialize {}
+/// Numeric field types that [`Update::add`] and [`Update::subtract`] change.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a number: `add` and `subtract` change numeric fields",
+    label = "not a numeric field",
+    note = "sets take `add_to` and `delete_from`"
+)]
+pub trait Numeric: Serialize {
+    /// Whether the type holds no negative numbers (a subtraction then stays at or above zero).
+    const UNSIGNED: bool;
+}
 
 macro_rules! numeric {
-    ($($ty:ty),*) => {$(impl Numeric for $ty {})*};
+    ($unsigned:literal: $($ty:ty),*) => {$(impl Numeric for $ty { const UNSIGNED: bool = $unsigned; })*};
 }
-numeric!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64);
+numeric!(true: u8, u16, u32, u64, u128, usize);
+numeric!(false: i8, i16, i32, i64, i128, isize, f32, f64);
 
 /// An update of one stored entity; `.await` it to send. Resolves to the entity as stored after
 /// the update.
@@ -43,10 +55,7 @@ numeric!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f6
 pub struct Update<'a, E: Entity> {
     db: &'a Db,
     key: Key<E>,
-    sets: Vec<(&'static str, Result<AttributeValue>)>,
-    adds: Vec<(&'static str, Result<AttributeValue>)>,
-    removes: Vec<&'static str>,
-    raw_sets: Vec<RawExpression>,
+    actions: Actions,
     guards: Guards,
     condition: Option<Condition>,
 }
@@ -55,10 +64,7 @@ impl<E: Entity> std::fmt::Debug for Update<'_, E> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Update")
             .field("key", &self.key)
-            .field("sets", &self.sets)
-            .field("adds", &self.adds)
-            .field("removes", &self.removes)
-            .field("raw_sets", &self.raw_sets)
+            .field("actions", &self.actions)
             .field("guards", &self.guards)
             .field("condition", &self.condition)
             .finish_non_exhaustive()
@@ -71,10 +77,7 @@ impl Db {
         Update {
             db: self,
             key,
-            sets: Vec::new(),
-            adds: Vec::new(),
-            removes: Vec::new(),
-            raw_sets: Vec::new(),
+            actions: Actions::default(),
             guards: Guards { must_exist: true, ..Guards::default() },
             condition: None,
         }
@@ -85,32 +88,101 @@ fn attribute_value<T: Serialize>(value: &T) -> Result<AttributeValue> {
     Ok(serde_dynamo::to_attribute_value(value)?)
 }
 
+fn elements<T, V: FieldValue<T>>(values: impl IntoIterator<Item = V>) -> Result<Vec<AttributeValue>> {
+    values.into_iter().map(|value| value.to_attribute()).collect()
+}
+
 impl<'a, E: Entity> Update<'a, E> {
-    /// Sets `field` to `value`; a value that serializes to NULL (`None`) removes the attribute,
-    /// as a put would leave it out.
-    pub fn set<T: Serialize>(mut self, field: Field<E, T>, value: impl FieldValue<T>) -> Self {
-        match value.to_attribute() {
-            Ok(value) if value.is_null() => self.removes.push(field.name()),
-            value => self.sets.push((field.name(), value)),
-        }
+    /// Sets `field` (or a value nested in one) to `value`. A value that serializes to NULL
+    /// (`None`) removes the attribute, as a put would leave it out; a set field is stored as a
+    /// DynamoDB set, and removed when empty.
+    pub fn set<T: Serialize>(mut self, field: impl FieldPath<E, T>, value: impl FieldValue<T>) -> Self {
+        self.actions.set(field.update_target().path, value.to_attribute(), E::SETS);
+        self
+    }
+
+    /// Sets `field` to `value` unless it holds a value already (`if_not_exists`).
+    pub fn set_if_not_exists<T: Serialize>(
+        mut self,
+        field: impl FieldPath<E, T>,
+        value: impl FieldValue<T>,
+    ) -> Self {
+        self.actions.set_if_not_exists(field.update_target().path, value.to_attribute());
         self
     }
 
     /// Adds `amount` to a numeric field (a missing field counts as 0).
-    pub fn add<T: Numeric>(mut self, field: Field<E, T>, amount: T) -> Self {
-        self.adds.push((field.name(), attribute_value(&amount)));
+    pub fn add<T: Numeric>(mut self, field: impl FieldPath<E, T>, amount: T) -> Self {
+        self.actions.add(field.update_target().path, attribute_value(&amount));
         self
     }
 
-    /// Removes an optional field.
-    pub fn remove<T>(mut self, field: Field<E, Option<T>>) -> Self {
-        self.removes.push(field.name());
+    /// Subtracts `amount` from a numeric field (a missing field counts as 0). On an unsigned
+    /// field the update is conditional on the result staying at or above zero: it fails with
+    /// [`Error::ConditionFailed`] instead of storing a negative number.
+    pub fn subtract<T: Numeric>(mut self, field: impl FieldPath<E, T>, amount: T) -> Self {
+        self.actions.subtract(field.update_target().path, attribute_value(&amount), T::UNSIGNED);
+        self
+    }
+
+    /// Appends `values` to a list field (a missing list counts as empty).
+    pub fn append<T: Serialize, V: FieldValue<T>>(
+        mut self,
+        field: impl FieldPath<E, Vec<T>>,
+        values: impl IntoIterator<Item = V>,
+    ) -> Self {
+        self.actions.extend_list(field.update_target().path, elements(values), true);
+        self
+    }
+
+    /// Puts `values` before the elements of a list field (a missing list counts as empty).
+    pub fn prepend<T: Serialize, V: FieldValue<T>>(
+        mut self,
+        field: impl FieldPath<E, Vec<T>>,
+        values: impl IntoIterator<Item = V>,
+    ) -> Self {
+        self.actions.extend_list(field.update_target().path, elements(values), false);
+        self
+    }
+
+    /// Removes the element at `index` (from 0) of a list field; the elements after it move up.
+    /// An index past the end removes nothing.
+    pub fn remove_at<T>(mut self, field: impl FieldPath<E, Vec<T>>, index: usize) -> Self {
+        self.actions.remove_at(field.update_target().path, index);
+        self
+    }
+
+    /// Adds `elements` to a set field (`ADD`; a missing set counts as empty). No elements: no
+    /// action.
+    pub fn add_to<S: SetField, V: FieldValue<S::Element>>(
+        mut self,
+        field: impl FieldPath<E, S>,
+        elements: impl IntoIterator<Item = V>,
+    ) -> Self {
+        self.actions.change_set(field.update_target().path, self::elements(elements), true);
+        self
+    }
+
+    /// Deletes `elements` from a set field (`DELETE`); deleting the last one removes the
+    /// attribute, which reads back as an empty set. No elements: no action.
+    pub fn delete_from<S: SetField, V: FieldValue<S::Element>>(
+        mut self,
+        field: impl FieldPath<E, S>,
+        elements: impl IntoIterator<Item = V>,
+    ) -> Self {
+        self.actions.change_set(field.update_target().path, self::elements(elements), false);
+        self
+    }
+
+    /// Removes an optional field (or an optional value nested in one).
+    pub fn remove<T>(mut self, field: impl FieldPath<E, Option<T>>) -> Self {
+        self.actions.remove(field.update_target().path);
         self
     }
 
     /// Escape hatch: a hand-written `SET` action such as `#n = list_append(#n, :v)`.
     pub fn set_raw(mut self, action: RawExpression) -> Self {
-        self.raw_sets.push(action);
+        self.actions.set_raw(action);
         self
     }
 
@@ -126,58 +198,6 @@ impl<'a, E: Entity> Update<'a, E> {
         self
     }
 
-    fn expression(&mut self, placeholders: &mut Placeholders) -> Result<Option<String>> {
-        let sets: Vec<(&'static str, AttributeValue)> = self
-            .sets
-            .drain(..)
-            .map(|(name, value)| value.map(|value| (name, value)))
-            .collect::<Result<_>>()?;
-        let adds: Vec<(&'static str, AttributeValue)> = self
-            .adds
-            .drain(..)
-            .map(|(name, value)| value.map(|value| (name, value)))
-            .collect::<Result<_>>()?;
-        let mut changes = FieldChanges::default();
-        sets.iter().for_each(|(name, value)| changes.set(name, value.clone()));
-        self.removes.iter().for_each(|name| changes.remove(name));
-        adds.iter().for_each(|(name, _)| changes.add(name));
-        let index_updates = E::index_key_updates(&self.key, &changes)?;
-        crate::index_key_limits::check_updates(crate::item::table_of::<E>(), &index_updates)?;
-
-        let mut set_actions = Vec::new();
-        let mut remove_actions: Vec<String> =
-            self.removes.iter().map(|name| placeholders.name(name)).collect();
-        for (name, value) in sets {
-            set_actions.push(format!("{} = {}", placeholders.name(name), placeholders.value(value)));
-        }
-        for update in index_updates {
-            match update {
-                IndexKeyUpdate::Set(name, value) => {
-                    set_actions.push(format!("{} = {}", placeholders.name(name), placeholders.value(value)))
-                }
-                IndexKeyUpdate::Remove(name) => remove_actions.push(placeholders.name(name)),
-            }
-        }
-        for raw in &self.raw_sets {
-            placeholders.extend_raw(raw);
-            set_actions.push(raw.text().to_owned());
-        }
-        let mut add_actions = Vec::new();
-        for (name, value) in adds {
-            add_actions.push(format!("{} {}", placeholders.name(name), placeholders.value(value)));
-        }
-        if let Some(version) = E::VERSION_ATTRIBUTE {
-            let one = placeholders.value(AttributeValue::N("1".to_owned()));
-            add_actions.push(format!("{} {one}", placeholders.name(version)));
-        }
-        let clauses: Vec<String> = [("SET", set_actions), ("ADD", add_actions), ("REMOVE", remove_actions)]
-            .into_iter()
-            .filter(|(_, actions)| !actions.is_empty())
-            .map(|(keyword, actions)| format!("{keyword} {}", actions.join(", ")))
-            .collect();
-        Ok((!clauses.is_empty()).then(|| clauses.join(" ")))
-    }
-
     /// The request parts: key, update expression (with index-key maintenance and the version
     /// increment) and condition (the must-exist guard, versions, the caller's condition), from
     /// the `Db`'s caches (as a transaction adds it).
@@ -189,11 +209,14 @@ impl<'a, E: Entity> Update<'a, E> {
     /// The request for `layouts`: refused while a batched backfill holds the entity frozen.
     fn request_for(mut self, layouts: &Layouts<'_, E>) -> Result<WriteRequest<UpdateAction>> {
         layouts.refuse_if_frozen()?;
+        let index_updates = E::index_key_updates(&self.key, self.actions.changes())?;
+        crate::index_key_limits::check_updates(table_of::<E>(), &index_updates)?;
+        let condition = self.actions.guard(self.condition.take());
         let mut placeholders = Placeholders::default();
-        let expression = self.expression(&mut placeholders)?;
+        let expression = self.actions.render(index_updates, E::VERSION_ATTRIBUTE, &mut placeholders)?;
         let action = UpdateAction { key: key_item(table_of::<E>(), self.key.primary()), expression };
         let key = self.key.primary().clone();
-        WriteRequest::new::<E>(self.db, key, action, placeholders, self.guards, self.condition.take())
+        WriteRequest::new::<E>(self.db, key, action, placeholders, self.guards, condition)
     }
 
     async fn execute(self) -> Result<E> {

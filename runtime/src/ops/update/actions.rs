@@ -1,0 +1,272 @@
+//! The actions of one update, as typed calls leave them: rendered into an `UpdateExpression`
+//! (`SET`, `ADD`, `DELETE`, `REMOVE`), with the field changes index keys follow.
+
+use crate::error::{Error, Result};
+use crate::expression::{AttributePath, Condition, Placeholders, RawExpression};
+use crate::index_keys::{FieldChanges, IndexKeyUpdate};
+use crate::sets::{as_set, SetAttribute};
+use aws_sdk_dynamodb::types::AttributeValue;
+
+/// What a `SET` action writes at a path.
+#[derive(Debug, Clone)]
+enum Assign {
+    /// The value.
+    Value(AttributeValue),
+    /// The value, unless the path holds one already.
+    IfNotExists(AttributeValue),
+    /// The list with these elements after it (a missing list counts as empty).
+    Append(AttributeValue),
+    /// The list with these elements before it (a missing list counts as empty).
+    Prepend(AttributeValue),
+    /// The number less this amount (a missing number counts as 0).
+    Subtract(AttributeValue),
+}
+
+/// The actions of an update, in the order they were given.
+#[derive(Debug, Default)]
+pub(crate) struct Actions {
+    set: Vec<(AttributePath, Assign)>,
+    add: Vec<(AttributePath, AttributeValue)>,
+    delete: Vec<(AttributePath, AttributeValue)>,
+    remove: Vec<AttributePath>,
+    raw_sets: Vec<RawExpression>,
+    /// Conditions the actions need (an unsigned number stays at or above zero).
+    guards: Vec<Condition>,
+    /// The first value that failed to convert: the update fails with it when built.
+    error: Option<Error>,
+    /// The fields changed, for index keys.
+    changes: FieldChanges,
+}
+
+impl Actions {
+    /// Keeps the first conversion error; `Some(value)` otherwise.
+    fn ok<T>(&mut self, value: Result<T>) -> Option<T> {
+        match value {
+            Ok(value) => Some(value),
+            Err(error) => {
+                self.error.get_or_insert(error);
+                None
+            }
+        }
+    }
+
+    /// Records a change of `path` whose new value is unknown here.
+    fn touched(&mut self, path: &AttributePath) {
+        self.changes.add(path.root());
+    }
+
+    /// `SET path = value`; a whole set field is stored as a set (removed when empty), and a
+    /// NULL value (`None`) removes the attribute, as a put would leave it out.
+    pub fn set(&mut self, path: AttributePath, value: Result<AttributeValue>, sets: &[SetAttribute]) {
+        let Some(mut value) = self.ok(value) else { return };
+        if path.is_attribute() && sets.iter().any(|set| set.name == path.root()) {
+            match self.ok(as_set(path.root(), value)) {
+                Some(Some(set)) => value = set,
+                Some(None) => return self.remove(path),
+                None => return,
+            }
+        }
+        if value.is_null() {
+            return self.remove(path);
+        }
+        if path.is_attribute() {
+            self.changes.set(path.root(), value.clone());
+        } else {
+            self.touched(&path);
+        }
+        self.set.push((path, Assign::Value(value)));
+    }
+
+    /// `SET path = if_not_exists(path, value)`.
+    pub fn set_if_not_exists(&mut self, path: AttributePath, value: Result<AttributeValue>) {
+        let Some(value) = self.ok(value) else { return };
+        self.touched(&path);
+        self.set.push((path, Assign::IfNotExists(value)));
+    }
+
+    /// `ADD path amount`.
+    pub fn add(&mut self, path: AttributePath, amount: Result<AttributeValue>) {
+        let Some(amount) = self.ok(amount) else { return };
+        self.touched(&path);
+        self.add.push((path, amount));
+    }
+
+    /// `SET path = if_not_exists(path, 0) - amount`, kept at or above zero when `unsigned`.
+    pub fn subtract(&mut self, path: AttributePath, amount: Result<AttributeValue>, unsigned: bool) {
+        let Some(amount) = self.ok(amount) else { return };
+        self.touched(&path);
+        if unsigned {
+            self.guards.push(Condition::at_least(path.clone(), amount.clone()));
+        }
+        self.set.push((path, Assign::Subtract(amount)));
+    }
+
+    /// Elements after (`append`) or before the list at `path`.
+    pub fn extend_list(&mut self, path: AttributePath, elements: Result<Vec<AttributeValue>>, append: bool) {
+        let Some(elements) = self.ok(elements) else { return };
+        if elements.is_empty() {
+            return;
+        }
+        self.touched(&path);
+        let list = AttributeValue::L(elements);
+        self.set.push((path, if append { Assign::Append(list) } else { Assign::Prepend(list) }));
+    }
+
+    /// `REMOVE path[index]`.
+    pub fn remove_at(&mut self, path: AttributePath, index: usize) {
+        self.touched(&path);
+        self.remove.push(path.at(index));
+    }
+
+    /// `ADD path set` (`add`) or `DELETE path set`: elements into or out of the set at `path`.
+    pub fn change_set(&mut self, path: AttributePath, elements: Result<Vec<AttributeValue>>, add: bool) {
+        let Some(elements) = self.ok(elements) else { return };
+        let Some(set) = self.ok(as_set(path.root(), AttributeValue::L(elements))) else { return };
+        // No elements: nothing to add or delete (DynamoDB refuses empty sets).
+        let Some(set) = set else { return };
+        self.touched(&path);
+        if add {
+            self.add.push((path, set));
+        } else {
+            self.delete.push((path, set));
+        }
+    }
+
+    /// `REMOVE path`.
+    pub fn remove(&mut self, path: AttributePath) {
+        if path.is_attribute() {
+            self.changes.remove(path.root());
+        } else {
+            self.touched(&path);
+        }
+        self.remove.push(path);
+    }
+
+    /// A hand-written `SET` action.
+    pub fn set_raw(&mut self, action: RawExpression) {
+        self.raw_sets.push(action);
+    }
+
+    /// The fields the update changes.
+    pub fn changes(&self) -> &FieldChanges {
+        &self.changes
+    }
+
+    /// The conditions the actions need, joined to `condition`.
+    pub fn guard(&mut self, condition: Option<Condition>) -> Option<Condition> {
+        self.guards.drain(..).fold(condition, |joined, guard| Some(Condition::join(joined, guard)))
+    }
+
+    /// The update expression: these actions, the index key changes and the version increment.
+    pub fn render(
+        mut self,
+        index_updates: Vec<IndexKeyUpdate>,
+        version: Option<&'static str>,
+        p: &mut Placeholders,
+    ) -> Result<Option<String>> {
+        if let Some(error) = self.error.take() {
+            return Err(error);
+        }
+        let mut set: Vec<String> =
+            self.set.into_iter().map(|(path, assign)| assignment(&path, assign, p)).collect();
+        let mut remove: Vec<String> = self.remove.iter().map(|path| path.render(p)).collect();
+        for update in index_updates {
+            match update {
+                IndexKeyUpdate::Set(name, value) => {
+                    set.push(format!("{} = {}", p.name(name), p.value(value)))
+                }
+                IndexKeyUpdate::Remove(name) => remove.push(p.name(name)),
+            }
+        }
+        for raw in &self.raw_sets {
+            p.extend_raw(raw);
+            set.push(raw.text().to_owned());
+        }
+        let mut add: Vec<String> = self
+            .add
+            .into_iter()
+            .map(|(path, value)| format!("{} {}", path.render(p), p.value(value)))
+            .collect();
+        if let Some(version) = version {
+            let one = p.value(AttributeValue::N("1".to_owned()));
+            add.push(format!("{} {one}", p.name(version)));
+        }
+        let delete: Vec<String> = self
+            .delete
+            .into_iter()
+            .map(|(path, value)| format!("{} {}", path.render(p), p.value(value)))
+            .collect();
+        let clauses: Vec<String> = [("SET", set), ("ADD", add), ("DELETE", delete), ("REMOVE", remove)]
+            .into_iter()
+            .filter(|(_, actions)| !actions.is_empty())
+            .map(|(keyword, actions)| format!("{keyword} {}", actions.join(", ")))
+            .collect();
+        Ok((!clauses.is_empty()).then(|| clauses.join(" ")))
+    }
+}
+
+/// One `SET` action.
+fn assignment(path: &AttributePath, assign: Assign, p: &mut Placeholders) -> String {
+    let target = path.render(p);
+    match assign {
+        Assign::Value(value) => format!("{target} = {}", p.value(value)),
+        Assign::IfNotExists(value) => format!("{target} = if_not_exists({target}, {})", p.value(value)),
+        Assign::Append(list) => {
+            let empty = p.value(AttributeValue::L(Vec::new()));
+            format!("{target} = list_append(if_not_exists({target}, {empty}), {})", p.value(list))
+        }
+        Assign::Prepend(list) => {
+            let empty = p.value(AttributeValue::L(Vec::new()));
+            format!("{target} = list_append({}, if_not_exists({target}, {empty}))", p.value(list))
+        }
+        Assign::Subtract(amount) => {
+            let zero = p.value(AttributeValue::N("0".to_owned()));
+            format!("{target} = if_not_exists({target}, {zero}) - {}", p.value(amount))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn render(actions: Actions) -> String {
+        actions.render(Vec::new(), None, &mut Placeholders::default()).unwrap().unwrap()
+    }
+
+    #[test]
+    fn actions_render_into_their_clauses() {
+        let n = |v: &str| Ok(AttributeValue::N(v.into()));
+        let s = |v: &str| AttributeValue::S(v.into());
+        let sets = [SetAttribute { name: "tags", optional: false }];
+        let mut actions = Actions::default();
+        actions.set(AttributePath::from("tags"), Ok(AttributeValue::L(vec![s("a")])), &sets);
+        actions.subtract(AttributePath::from("stock"), n("2"), true);
+        actions.extend_list(AttributePath::from("log"), Ok(vec![s("x")]), true);
+        actions.change_set(AttributePath::from("moods"), Ok(vec![s("calm")]), false);
+        actions.change_set(AttributePath::from("moods"), Ok(vec![]), true);
+        actions.remove_at(AttributePath::from("log"), 3);
+        assert!(actions.guard(None).is_some(), "an unsigned subtraction is guarded");
+        assert_eq!(
+            render(actions),
+            "SET #ds0 = :ds0, #ds1 = if_not_exists(#ds1, :ds1) - :ds2, #ds2 = list_append(if_not_exists(#ds2, :ds3), :ds4) \
+             DELETE #ds3 :ds5 REMOVE #ds2[3]"
+        );
+    }
+
+    #[test]
+    fn an_empty_set_or_none_removes_and_a_bad_value_fails() {
+        let sets = [SetAttribute { name: "tags", optional: false }];
+        let mut actions = Actions::default();
+        actions.set(AttributePath::from("tags"), Ok(AttributeValue::L(vec![])), &sets);
+        actions.set(AttributePath::from("note"), Ok(AttributeValue::Null(true)), &sets);
+        assert_eq!(render(actions), "REMOVE #ds0, #ds1");
+        let mut actions = Actions::default();
+        actions.set(
+            AttributePath::from("tags"),
+            Ok(AttributeValue::L(vec![AttributeValue::Bool(true)])),
+            &sets,
+        );
+        assert!(actions.render(Vec::new(), None, &mut Placeholders::default()).is_err());
+    }
+}

@@ -1,0 +1,155 @@
+//! Typed update actions: list appends, prepends and removals, set additions and deletions (sets
+//! stored as DynamoDB sets), subtraction, `if_not_exists`, nested paths; index keys still
+//! follow, and an in-place change of a key field is refused before sending.
+
+use crate::model::Music;
+use crate::{db, unique};
+use dynashard::{AttributeValue, Db, Entity, Error, Nested};
+use futures::TryStreamExt;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+
+#[derive(Nested, Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct Curator {
+    name: String,
+    picks: u32,
+}
+
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[entity(table = Music, pk = "playlists#{owner}", sk = "playlist#{name}")]
+#[gsi(GSI1, pk = "playlists#{owner}", sk = "{plays}#{name}")]
+struct Playlist {
+    owner: String,
+    name: String,
+    tracks: Vec<String>,
+    tags: HashSet<String>,
+    years: BTreeSet<u32>,
+    extra: Option<BTreeSet<String>>,
+    plays: u64,
+    stock: u32,
+    balance: i64,
+    cover: Option<String>,
+    curator: Curator,
+    notes: BTreeMap<String, String>,
+}
+
+fn playlist(owner: &str) -> Playlist {
+    Playlist {
+        owner: owner.into(),
+        name: "Night".into(),
+        tracks: vec!["b".into(), "c".into()],
+        tags: ["calm".to_owned(), "late".to_owned()].into(),
+        years: [1999, 2007].into(),
+        extra: None,
+        plays: 7,
+        stock: 3,
+        balance: 3,
+        cover: None,
+        curator: Curator { name: "Ann".into(), picks: 1 },
+        notes: BTreeMap::new(),
+    }
+}
+
+/// The stored item, as DynamoDB holds it.
+async fn raw(db: &Db, owner: &str) -> dynashard::Item {
+    let key = dynashard::item::key_item(
+        &<Music as dynashard::Table>::DEFINITION,
+        Playlist::key(owner, "Night").unwrap().primary(),
+    );
+    let output = db.client().get_item().table_name("MusicTests").set_key(Some(key)).send().await.unwrap();
+    output.item.expect("stored")
+}
+
+#[tokio::test]
+async fn sets_are_stored_as_sets_and_change_in_place() {
+    let db = db().await;
+    let owner = unique("Sets");
+    db.put(&playlist(&owner)).await.unwrap();
+    let item = raw(&db, &owner).await;
+    assert!(matches!(&item["tags"], AttributeValue::Ss(tags) if tags.len() == 2), "{:?}", item["tags"]);
+    assert!(matches!(&item["years"], AttributeValue::Ns(years) if years.len() == 2), "{:?}", item["years"]);
+    assert!(!item.contains_key("extra"), "no set, no attribute");
+
+    let f = Playlist::fields();
+    let key = || Playlist::key(&owner, "Night").unwrap();
+    let updated =
+        db.update(key()).add_to(f.tags, ["loud", "calm"]).delete_from(f.years, [1999]).await.unwrap();
+    assert_eq!(updated.tags, ["calm", "late", "loud"].map(String::from).into());
+    assert_eq!(updated.years, [2007].into());
+    assert!(
+        matches!(&raw(&db, &owner).await["tags"], AttributeValue::Ss(tags) if tags.len() == 3),
+        "still a set"
+    );
+
+    let emptied = db.update(key()).delete_from(f.years, [2007]).add_to(f.extra, ["x"]).await.unwrap();
+    assert!(emptied.years.is_empty(), "the last element gone, the set reads empty");
+    assert_eq!(emptied.extra, Some(["x".to_owned()].into()), "an optional set, added to while missing");
+    let cleared = db.update(key()).set(f.tags, HashSet::new()).set(f.extra, None).await.unwrap();
+    assert!(cleared.tags.is_empty() && cleared.extra.is_none());
+    let item = raw(&db, &owner).await;
+    assert!(!item.contains_key("tags") && !item.contains_key("years") && !item.contains_key("extra"));
+    let none = db.update(key()).add_to(f.tags, Vec::<String>::new()).await.unwrap();
+    assert!(none.tags.is_empty(), "no elements: nothing sent for the set");
+}
+
+#[tokio::test]
+async fn lists_numbers_and_absent_values_change_in_place() {
+    let db = db().await;
+    let owner = unique("Lists");
+    db.put(&playlist(&owner)).await.unwrap();
+    let f = Playlist::fields();
+    let key = || Playlist::key(&owner, "Night").unwrap();
+    let updated = db.update(key()).append(f.tracks, ["d", "e"]).prepend(f.tracks, ["a"]).await;
+    assert!(matches!(updated, Err(Error::Service { .. })), "two actions on one path: DynamoDB refuses");
+    db.update(key()).append(f.tracks, ["d", "e"]).await.unwrap();
+    db.update(key()).prepend(f.tracks, ["a"]).await.unwrap();
+    let updated = db.update(key()).remove_at(f.tracks, 1).await.unwrap();
+    assert_eq!(updated.tracks, ["a", "c", "d", "e"]);
+
+    let updated = db.update(key()).subtract(f.balance, 5).subtract(f.stock, 2).await.unwrap();
+    assert_eq!((updated.balance, updated.stock), (-2, 1));
+    let refused = db.update(key()).subtract(f.stock, 2).await.unwrap_err();
+    assert!(matches!(refused, Error::ConditionFailed { .. }), "an unsigned field stays >= 0: {refused:?}");
+    assert_eq!(db.get(key()).await.unwrap().unwrap().stock, 1, "nothing written");
+
+    let set = db.update(key()).set_if_not_exists(f.cover, "first.png").await.unwrap();
+    assert_eq!(set.cover.as_deref(), Some("first.png"));
+    let kept = db.update(key()).set_if_not_exists(f.cover, "second.png").await.unwrap();
+    assert_eq!(kept.cover.as_deref(), Some("first.png"), "a value already there stays");
+}
+
+#[tokio::test]
+async fn nested_paths_are_updated_where_they_are() {
+    let db = db().await;
+    let owner = unique("NestedUpdates");
+    db.put(&playlist(&owner)).await.unwrap();
+    let f = Playlist::fields();
+    let key = || Playlist::key(&owner, "Night").unwrap();
+    let updated = db
+        .update(key())
+        .set(f.curator.fields().name, "Bo")
+        .add(f.curator.fields().picks, 2)
+        .set(f.notes.get("mood"), "blue")
+        .await
+        .unwrap();
+    assert_eq!(updated.curator, Curator { name: "Bo".into(), picks: 3 });
+    assert_eq!(updated.notes, [("mood".to_owned(), "blue".to_owned())].into());
+    let updated = db.update(key()).set(f.tracks.at(0), "z").await.unwrap();
+    assert_eq!(updated.tracks, ["z", "c"]);
+}
+
+#[tokio::test]
+async fn index_keys_follow_and_in_place_changes_of_key_fields_are_refused() {
+    let db = db().await;
+    let owner = unique("UpdateKeys");
+    db.put(&playlist(&owner)).await.unwrap();
+    let f = Playlist::fields();
+    let key = || Playlist::key(&owner, "Night").unwrap();
+    for refused in [db.update(key()).add(f.plays, 1), db.update(key()).subtract(f.plays, 1)] {
+        let error = refused.await.unwrap_err();
+        assert!(matches!(error, Error::IndexKeyIncomplete { field: "plays", .. }), "{error:?}");
+    }
+    db.update(key()).set(f.plays, 12).await.unwrap();
+    let by_plays: Vec<Playlist> = db.stream(Playlist::query_gsi1(&owner).eq(12)).try_collect().await.unwrap();
+    assert_eq!(by_plays.len(), 1, "the index key moved with the field");
+}
