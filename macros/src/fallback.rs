@@ -37,6 +37,7 @@ pub fn entity(input: &DeriveInput) -> TokenStream {
         #[automatically_derived]
         impl __dynashard::Entity for #ident {
             type Table = __dynashard::FallbackTable;
+            type KeyFields = ();
             const TYPE_NAME: &'static str = #name;
             fn primary_key(&self) -> __dynashard::Result<__dynashard::PrimaryKey> {
                 ::core::unreachable!("the derive of this entity failed to compile")

@@ -12,6 +12,8 @@ pub struct SerdeField {
     pub no_attribute: bool,
     /// Flattened: its fields are attributes of the item, under names not known here.
     pub flatten: bool,
+    /// `#[serde(default)]` (or `default = "..."`): a missing attribute reads as the default.
+    pub default: bool,
 }
 
 /// One named field of a struct, with the attribute name serde stores it under.
@@ -40,9 +42,11 @@ pub fn named_fields<'a>(
         return None;
     };
     let rename_all = rename_all(&input.attrs);
+    let container_default = container_default(&input.attrs);
     let fields = named.named.iter().filter_map(|field| {
         let ident = field.ident.clone()?;
-        let serde = self::field(&field.attrs);
+        let mut serde = self::field(&field.attrs);
+        serde.default |= container_default;
         let unraw = ident.to_string().trim_start_matches("r#").to_owned();
         let attribute = serde
             .rename
@@ -77,6 +81,18 @@ pub fn rename_all(attrs: &[Attribute]) -> Option<String> {
     rule
 }
 
+/// Whether the container says `#[serde(default)]`: every missing field reads as its default.
+fn container_default(attrs: &[Attribute]) -> bool {
+    let mut default = false;
+    for_each_serde_meta(attrs, |meta| {
+        if meta.path.is_ident("default") {
+            default = true;
+        }
+        skip_value(meta)
+    });
+    default
+}
+
 /// Reads the serde attributes of a field.
 pub fn field(attrs: &[Attribute]) -> SerdeField {
     let mut field = SerdeField::default();
@@ -100,6 +116,9 @@ pub fn field(attrs: &[Attribute]) -> SerdeField {
         }
         if meta.path.is_ident("flatten") {
             field.flatten = true;
+        }
+        if meta.path.is_ident("default") {
+            field.default = true;
         }
         skip_value(meta)
     });

@@ -12,6 +12,7 @@ pub use crate::index_keys::{
 };
 pub use crate::item::{from_item, from_item_checked};
 pub use crate::key::{DecodeKeyPart, KeyPart, KeyPartDecodeError, KeyRole, KeyTemplate, KeyWriter, Segment};
+pub use crate::key_fields::KeyField;
 pub use crate::projection::{
     contains, covers, index_slot, slot_covers, CoveredBy, IndexItem, IndexSlot, Pick, Projected, Verdict,
     MAX_INDEXES,

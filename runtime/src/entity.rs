@@ -21,6 +21,9 @@ pub trait Entity: Serialize + DeserializeOwned + Send + Sync + Sized + 'static {
     /// The table the entity lives in.
     type Table: Table;
 
+    /// The types of its key fields, as a tuple in [`Entity::KEY_FIELDS`] order.
+    type KeyFields;
+
     /// The value of the entity-type attribute on this entity's items.
     const TYPE_NAME: &'static str;
 
@@ -35,6 +38,13 @@ pub trait Entity: Serialize + DeserializeOwned + Send + Sync + Sized + 'static {
     /// included); `None` when it flattens fields into the item, whose attributes are then not
     /// known. What an index must project for the entity to be read from it whole.
     const ATTRIBUTES: Option<&'static [&'static str]> = None;
+
+    /// Where each key field is in the primary key, for reading it back (upserts).
+    const KEY_FIELDS: &'static [crate::key_fields::KeyField] = &[];
+
+    /// The fields a new item cannot do without: not key fields, not `Option`s, sets or
+    /// `#[serde(default)]` fields. An upsert must set each.
+    const REQUIRED: &'static [&'static str] = &[];
 
     /// The set fields (`HashSet`, `BTreeSet`, or an `Option` of one), stored as DynamoDB sets.
     const SETS: &'static [crate::sets::SetAttribute] = &[];

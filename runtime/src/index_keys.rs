@@ -26,6 +26,9 @@ pub enum IndexKeyUpdate {
 pub struct FieldChanges {
     values: HashMap<&'static str, Option<AttributeValue>>,
     added: Vec<&'static str>,
+    /// An upsert: the item may be created, so every index key is written, and a field left
+    /// alone is absent (`None`).
+    creates: bool,
 }
 
 impl FieldChanges {
@@ -45,9 +48,14 @@ impl FieldChanges {
         self.added.push(attribute);
     }
 
-    /// Whether the update touches any of `attributes`.
+    /// Records that the update may create the item (an upsert).
+    pub fn create(&mut self) {
+        self.creates = true;
+    }
+
+    /// Whether the update touches any of `attributes`; an upsert touches every index.
     pub fn touches(&self, attributes: &[&str]) -> bool {
-        attributes.iter().any(|a| self.values.contains_key(a) || self.added.contains(a))
+        self.creates || attributes.iter().any(|a| self.values.contains_key(a) || self.added.contains(a))
     }
 
     /// The new value of a field the update sets or removes, read as `T`; `None` when the update
@@ -68,8 +76,13 @@ impl FieldChanges {
                 reason: "it is part of the index key, so set it whole instead of changing it in place",
             }));
         }
-        let value = self.values.get(attribute)?;
-        let value = value.clone().unwrap_or(AttributeValue::Null(true));
+        let value = match self.values.get(attribute) {
+            Some(value) => value.clone(),
+            // An upsert leaving a field alone: absent on an item it creates.
+            None if self.creates => None,
+            None => return None,
+        };
+        let value = value.unwrap_or(AttributeValue::Null(true));
         Some(serde_dynamo::from_attribute_value(value).map_err(Error::from))
     }
 

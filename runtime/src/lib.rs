@@ -61,6 +61,7 @@ pub mod index_keys;
 pub mod item;
 mod item_size;
 pub mod key;
+mod key_fields;
 mod key_record;
 #[cfg(feature = "local")]
 pub mod local;

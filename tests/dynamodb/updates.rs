@@ -153,3 +153,78 @@ async fn index_keys_follow_and_in_place_changes_of_key_fields_are_refused() {
     let by_plays: Vec<Playlist> = db.stream(Playlist::query_gsi1(&owner).eq(12)).try_collect().await.unwrap();
     assert_eq!(by_plays.len(), 1, "the index key moved with the field");
 }
+
+/// An entity for upserts: an index keyed on key fields alone, a counter that may start missing.
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[entity(table = Music, pk = "profiles#{owner}", sk = "{name}")]
+#[gsi(GSI1, pk = "profiles#{owner}", sk = "{name}")]
+struct Profile {
+    owner: String,
+    name: String,
+    bio: String,
+    first_seen: u64,
+    #[serde(default)]
+    visits: u64,
+    nickname: Option<String>,
+    tags: BTreeSet<String>,
+}
+
+#[tokio::test]
+async fn upserts_create_missing_items_and_update_existing_ones() {
+    let db = db().await;
+    let owner = unique("Upsert");
+    let f = Profile::fields();
+    let key = || Profile::key(&owner, "main").unwrap();
+    let upsert = |bio: &'static str, seen: u64| {
+        db.upsert(key()).set(f.bio, bio).set_if_not_exists(f.first_seen, seen).add(f.visits, 1)
+    };
+    let created = upsert("first", 100).await.unwrap();
+    let expected = Profile {
+        owner: owner.clone(),
+        name: "main".into(),
+        bio: "first".into(),
+        first_seen: 100,
+        visits: 1,
+        nickname: None,
+        tags: BTreeSet::new(),
+    };
+    assert_eq!(created, expected, "created from the key fields and the values set");
+    assert_eq!(db.get(key()).await.unwrap(), Some(expected.clone()));
+    let indexed: Vec<Profile> = db.stream(Profile::query_gsi1(&owner)).try_collect().await.unwrap();
+    assert_eq!(indexed, [expected], "an index keyed on key fields is written on creation");
+
+    let updated = upsert("second", 200).await.unwrap();
+    assert_eq!(
+        (updated.bio.as_str(), updated.first_seen, updated.visits),
+        ("second", 100, 2),
+        "kept, counted"
+    );
+
+    let missing = db.upsert(Profile::key(&owner, "other").unwrap()).set(f.first_seen, 1).await.unwrap_err();
+    assert!(matches!(missing, Error::UpsertIncomplete { field: "bio", .. }), "{missing:?}");
+    assert!(missing.is_invalid_input());
+    let in_place =
+        db.upsert(Profile::key(&owner, "other").unwrap()).set(f.bio, "x").add(f.first_seen, 1).await;
+    assert!(
+        matches!(in_place, Err(Error::UpsertIncomplete { field: "first_seen", .. })),
+        "set whole: {in_place:?}"
+    );
+    assert_eq!(db.get(Profile::key(&owner, "other").unwrap()).await.unwrap(), None, "nothing was sent");
+}
+
+#[tokio::test]
+async fn an_upsert_of_an_entity_with_a_predicate_index_is_refused() {
+    use crate::shop_model::Order;
+    let db = db().await;
+    let customer = unique("UpsertWhen");
+    let f = Order::fields();
+    let upsert = db
+        .upsert(Order::key(&customer, 1).unwrap())
+        .set(f.region, "eu")
+        .set(f.placed, "2026-11-25")
+        .set(f.shard, "a")
+        .set(f.total, 5);
+    let error = upsert.await.unwrap_err();
+    assert!(matches!(error, Error::IndexKeyIncomplete { index: "BigOrders", .. }), "{error:?}");
+    assert_eq!(db.get(Order::key(&customer, 1).unwrap()).await.unwrap(), None);
+}

@@ -18,6 +18,8 @@ pub struct Field {
     pub no_attribute: bool,
     /// Flattened by serde: its attributes are not known.
     pub flatten: bool,
+    /// `#[serde(default)]`: a missing attribute reads as the default.
+    pub serde_default: bool,
     /// Its `#[version]` attribute, if it has one.
     pub version: Option<Attribute>,
     /// Named in the primary key's templates.
@@ -73,6 +75,7 @@ impl Entity {
                 attribute: field.attribute,
                 no_attribute: field.no_attribute,
                 flatten: field.flatten,
+                serde_default: field.serde_default,
                 version: field.version,
             })
             .collect();

@@ -173,6 +173,15 @@ pub enum Error {
         reason: &'static str,
     },
 
+    /// An upsert does not set a field that a new item of the entity needs; nothing was sent.
+    #[error("an upsert of `{entity}` must set field `{field}`: an item it creates needs it")]
+    UpsertIncomplete {
+        /// The entity type.
+        entity: &'static str,
+        /// The attribute of the field the upsert leaves unset.
+        field: &'static str,
+    },
+
     /// The entity has no range-sharded mapping of this index, so it has no boundaries to read or
     /// replace.
     #[error("entity `{entity}` has no range-sharded index `{index}`")]

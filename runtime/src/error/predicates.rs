@@ -77,6 +77,7 @@ impl Error {
                 | Error::ItemTooLarge { .. }
                 | Error::ReservedAttribute { .. }
                 | Error::IndexKeyIncomplete { .. }
+                | Error::UpsertIncomplete { .. }
                 | Error::NotRangeSharded { .. }
                 | Error::DuplicateBatchKey { .. }
                 | Error::VersionedBatchWrite { .. }

@@ -39,6 +39,12 @@ pub trait KeyPart {
 }
 
 /// A key part that can be read back from its encoded form.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be read back from a key",
+    label = "a key field of this type is read back from the key here",
+    note = "implement `dynashard::key::DecodeKeyPart` for `{Self}`: upserts, and updates of an index keyed on \
+            key fields, read key fields back from the item's key"
+)]
 pub trait DecodeKeyPart: Sized {
     /// Reads one value from the start of `encoded` (up to a bare `#` or the end) and returns it
     /// with the rest of the input.

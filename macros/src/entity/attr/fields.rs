@@ -15,6 +15,8 @@ pub struct FieldAttr {
     pub no_attribute: bool,
     /// Flattened by serde.
     pub flatten: bool,
+    /// `#[serde(default)]`: optional on read.
+    pub serde_default: bool,
     /// Its `#[version]` attribute, if it has one.
     pub version: Option<Attribute>,
 }
@@ -28,6 +30,7 @@ pub fn parse(input: &DeriveInput, errors: &mut Errors) -> Option<Vec<FieldAttr>>
         attribute: named.attribute,
         no_attribute: named.serde.no_attribute,
         flatten: named.serde.flatten,
+        serde_default: named.serde.default,
         version: named.field.attrs.iter().find(|attr| attr.path().is_ident("version")).cloned(),
     });
     Some(fields.collect())

@@ -186,9 +186,9 @@ fn update_block(model: &Entity, position: usize, mapping: &IndexMapping) -> Toke
     let name = &mapping.name;
     let changed: Vec<&String> =
         fields.iter().filter(|field| !field.field.is_key).map(|field| &field.field.attribute).collect();
-    if changed.is_empty() {
-        return quote!();
-    }
+    // An index keyed on key fields and literals alone: only an upsert writes it, with the key
+    // fields' values it read back from the key.
+    let only_key_fields = changed.is_empty();
     let dynamic =
         model.shard_of(&mapping.name).is_some_and(|shard| matches!(shard.strategy, Strategy::Dynamic { .. }));
     // An index whose key an update cannot recompute: touching its fields is refused.
@@ -200,7 +200,7 @@ fn update_block(model: &Entity, position: usize, mapping: &IndexMapping) -> Toke
         None
     };
     if let Some(reason) = refusal {
-        let first = changed[0];
+        let first = fields.first().map(|field| field.field.attribute.as_str()).unwrap_or_default();
         return quote! {
             if __changes.touches(&[#(#changed),*]) {
                 return __dynashard::Err(__dynashard::Error::IndexKeyIncomplete {
@@ -215,7 +215,7 @@ fn update_block(model: &Entity, position: usize, mapping: &IndexMapping) -> Toke
         let local = local(field, "value");
         let ty = &field.field.ty;
         let attribute = &field.field.attribute;
-        if field.field.is_key {
+        if field.field.is_key && !only_key_fields {
             decode_key_field(model, mapping, field, &local)
         } else {
             quote_spanned! {ty.span()=>

@@ -85,6 +85,20 @@ pub fn expand(model: &Entity) -> TokenStream {
         let name = &field.attribute;
         Some(quote!(__dynashard::SetAttribute { name: #name, optional: #optional }))
     });
+    let key_field_types = key_fields.iter().map(|field| &field.ty);
+    let key_field_specs = key_field_specs(model);
+    let required = model
+        .fields
+        .iter()
+        .filter(|field| {
+            !field.is_key
+                && !field.no_attribute
+                && !field.is_version()
+                && !field.serde_default
+                && crate::types::option_inner(&field.ty).is_none()
+                && crate::types::set_type(&field.ty).is_none()
+        })
+        .map(|field| &field.attribute);
     let body = quote! {
             #table_definition
             #attributes
@@ -122,6 +136,9 @@ pub fn expand(model: &Entity) -> TokenStream {
                 const TYPE_NAME: &'static str = #type_name;
                 const ATTRIBUTES: __dynashard::Option<&'static [&'static str]> = #attributes_const;
                 const SETS: &'static [__dynashard::SetAttribute] = &[#(#sets),*];
+                type KeyFields = (#(#key_field_types,)*);
+                const KEY_FIELDS: &'static [__dynashard::KeyField] = &[#(#key_field_specs),*];
+                const REQUIRED: &'static [&'static str] = &[#(#required),*];
                 #base_table_shards
                 #dynamic_shards
                 #version
@@ -199,6 +216,36 @@ pub fn index_item(index: &TokenStream) -> TokenStream {
             { __dynashard::index_slot(#definition.indexes, #index.name) },
         >
     }
+}
+
+/// Where each key field is in the base table's key templates, in `key_fields` order.
+fn key_field_specs(model: &Entity) -> Vec<TokenStream> {
+    let sharded = model.table_shard().is_some();
+    model
+        .key_fields()
+        .iter()
+        .filter_map(|field| {
+            let name = field.ident.to_string();
+            let attribute = &field.attribute;
+            let (template, position, sharded) =
+                match model.pk.fields().position(|candidate| candidate == name) {
+                    Some(position) => (pk_static(), position, sharded),
+                    None => (
+                        sk_static(),
+                        model.sk.as_ref()?.fields().position(|candidate| candidate == name)?,
+                        false,
+                    ),
+                };
+            Some(quote! {
+                __dynashard::KeyField {
+                    attribute: #attribute,
+                    template: &#template,
+                    position: #position,
+                    sharded_partition: #sharded,
+                }
+            })
+        })
+        .collect()
 }
 
 /// The constant holding the table's definition (a `&'static TableDefinition`).

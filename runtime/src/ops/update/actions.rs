@@ -1,7 +1,7 @@
 //! The actions of one update, as typed calls leave them: rendered into an `UpdateExpression`
 //! (`SET`, `ADD`, `DELETE`, `REMOVE`), with the field changes index keys follow.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Item, Result};
 use crate::expression::{AttributePath, Condition, Placeholders, RawExpression};
 use crate::index_keys::{FieldChanges, IndexKeyUpdate};
 use crate::sets::{as_set, SetAttribute};
@@ -140,6 +140,33 @@ impl Actions {
             self.touched(&path);
         }
         self.remove.push(path);
+    }
+
+    /// Makes these actions create the item when it is missing: the entity type and the key
+    /// fields' attributes (`key_fields`) are set too. Fails when a field a new item needs is not
+    /// set whole.
+    pub fn create<E: crate::entity::Entity>(&mut self, key_fields: Item) -> Result<()> {
+        let set_whole = |name: &str| {
+            self.set.iter().any(|(path, assign)| {
+                path.is_attribute()
+                    && path.root() == name
+                    && matches!(assign, Assign::Value(_) | Assign::IfNotExists(_))
+            })
+        };
+        if let Some(field) = E::REQUIRED.iter().find(|field| !set_whole(field)) {
+            return Err(Error::UpsertIncomplete { entity: E::TYPE_NAME, field });
+        }
+        self.changes.create();
+        let table = crate::item::table_of::<E>();
+        let type_name = AttributeValue::S(E::TYPE_NAME.to_owned());
+        self.set.push((AttributePath::from(table.type_attribute), Assign::Value(type_name)));
+        for field in E::KEY_FIELDS {
+            if let Some(value) = key_fields.get(field.attribute) {
+                self.changes.set(field.attribute, value.clone());
+                self.set.push((AttributePath::from(field.attribute), Assign::Value(value.clone())));
+            }
+        }
+        Ok(())
     }
 
     /// A hand-written `SET` action.

@@ -4,10 +4,11 @@ mod actions;
 
 use crate::db::Db;
 use crate::entity::{Entity, Key};
-use crate::error::{Error, Result};
+use crate::error::{Error, Item, Result};
 use crate::expression::{Condition, FieldPath, Placeholders, RawExpression};
 use crate::field_value::FieldValue;
 use crate::item::{from_item, key_item, table_of};
+use crate::key_fields::DecodeKeyFields;
 use crate::sets::SetField;
 use crate::write::{Guards, Layouts, UpdateAction, WriteRequest};
 use actions::Actions;
@@ -56,6 +57,9 @@ pub struct Update<'a, E: Entity> {
     db: &'a Db,
     key: Key<E>,
     actions: Actions,
+    /// For an upsert: the attributes of the key fields, read back from the key, which an item it
+    /// creates needs.
+    creates: Option<Result<Item>>,
     guards: Guards,
     condition: Option<Condition>,
 }
@@ -78,9 +82,45 @@ impl Db {
             db: self,
             key,
             actions: Actions::default(),
+            creates: None,
             guards: Guards { must_exist: true, ..Guards::default() },
             condition: None,
         }
+    }
+
+    /// Starts an upsert of the item under `key`: an update that creates the item when it is
+    /// missing, from its key fields (read back from the key) and the values the upsert sets.
+    ///
+    /// Every field a new item needs must be set ([`Entity::REQUIRED`]: the fields that are not key
+    /// fields, `Option`s, sets or `#[serde(default)]`), or the upsert fails with
+    /// [`Error::UpsertIncomplete`] before anything is sent. Index keys and shard placement follow
+    /// the key fields and the values set, as for a put; an index key field can only be set whole.
+    /// [`Update::set_if_not_exists`] keeps a value an existing item has (a creation time, say).
+    ///
+    /// ```no_run
+    /// # use dynashard::{Db, Entity, Table};
+    /// # use serde::{Deserialize, Serialize};
+    /// # #[derive(Table)] #[table(name = "Music", pk = "pk", sk = "sk")] struct Music;
+    /// #[derive(Entity, Serialize, Deserialize)]
+    /// #[entity(table = Music, pk = "{artist}", sk = "artist")]
+    /// struct Artist { artist: String, country: String, first_seen: u64, plays: u64 }
+    ///
+    /// # async fn example(db: Db) -> dynashard::Result<()> {
+    /// let f = Artist::fields();
+    /// let artist = db
+    ///     .upsert(Artist::key("Solar Fields")?)
+    ///     .set(f.country, "SE")
+    ///     .set_if_not_exists(f.first_seen, 1_700_000_000)
+    ///     .add(f.plays, 1)
+    ///     .await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn upsert<E: Entity>(&self, key: Key<E>) -> Update<'_, E>
+    where
+        E::KeyFields: DecodeKeyFields,
+    {
+        let creates = Some(E::KeyFields::decode(E::KEY_FIELDS, key.primary()));
+        Update { creates, guards: Guards::default(), ..self.update(key) }
     }
 }
 
@@ -209,6 +249,9 @@ impl<'a, E: Entity> Update<'a, E> {
     /// The request for `layouts`: refused while a batched backfill holds the entity frozen.
     fn request_for(mut self, layouts: &Layouts<'_, E>) -> Result<WriteRequest<UpdateAction>> {
         layouts.refuse_if_frozen()?;
+        if let Some(key_fields) = self.creates.take() {
+            self.actions.create::<E>(key_fields?)?;
+        }
         let index_updates = E::index_key_updates(&self.key, self.actions.changes())?;
         crate::index_key_limits::check_updates(table_of::<E>(), &index_updates)?;
         let condition = self.actions.guard(self.condition.take());
