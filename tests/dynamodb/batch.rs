@@ -180,13 +180,13 @@ async fn duplicate_keys_are_rejected_before_anything_is_sent() {
 }
 
 #[tokio::test]
-async fn versioned_entities_cannot_be_batch_written() {
+async fn versioned_entities_are_batch_written_only_as_told() {
     let db = unreachable_db();
     let albums = [album("someone", "One")];
     let error = db.batch_put(&albums).await.unwrap_err();
     assert!(matches!(error, Error::VersionedBatchWrite { entity: "Album" }), "{error:?}");
     assert!(error.is_invalid_input());
-    assert!(error.to_string().contains("put/save or in a transaction"), "{error}");
+    assert!(error.to_string().contains("BatchVersions::FirstVersion"), "{error}");
     let error = db.batch_delete([Album::key("someone", "One").unwrap()]).await.unwrap_err();
     assert!(matches!(error, Error::VersionedBatchWrite { entity: "Album" }), "{error:?}");
     let error = db.batch_put::<Album>(&[]).await.unwrap_err();
@@ -290,4 +290,63 @@ async fn concurrency_bounds_the_requests_in_flight() {
     db.batch_delete(keys(&batch)).await.unwrap();
     assert!((2..=8).contains(&counts.max_in_flight()), "default concurrency is 8");
     assert_eq!(count_stored(&db, &artist).await, 0);
+}
+
+#[tokio::test]
+async fn a_first_import_of_versioned_entities_writes_version_one() {
+    use dynashard::BatchVersions;
+    let db = db().await;
+    let artist = unique("FirstImport");
+    let albums: Vec<Album> = (0..60).map(|n| album(&artist, &format!("Album {n:02}"))).collect();
+    db.batch_put(&albums).versions(BatchVersions::FirstVersion).await.unwrap();
+    let stored = db.get(Album::key(&artist, "Album 07").unwrap()).await.unwrap().unwrap();
+    assert_eq!(stored.version, 1, "written at version 1");
+    // Unchecked: a second import overwrites whatever is stored.
+    let mut changed = stored.clone();
+    db.save(&mut changed).await.unwrap();
+    assert_eq!(changed.version, 2);
+    db.batch_put(&albums).versions(BatchVersions::FirstVersion).await.unwrap();
+    assert_eq!(db.get(Album::key(&artist, "Album 07").unwrap()).await.unwrap().unwrap().version, 1);
+
+    // Checked: every put is checked against the stored version, and what fails comes back typed.
+    let mut fresh: Vec<Album> = (60..64).map(|n| album(&artist, &format!("Album {n:02}"))).collect();
+    fresh.push(album(&artist, "Album 07")); // stored, at version 1: a version-0 put conflicts
+    let error = db.batch_put(&fresh).versions(BatchVersions::Checked).await.unwrap_err();
+    let Error::BatchIncomplete { unprocessed, succeeded, last_error, .. } = &error else {
+        panic!("{error:?}")
+    };
+    assert_eq!(*succeeded, 4);
+    assert!(matches!(last_error.as_deref(), Some(Error::VersionConflict { .. })), "{last_error:?}");
+    let left: Vec<Album> = unprocessed.puts_as::<Album>().unwrap();
+    assert_eq!(left.iter().map(|album| album.title.as_str()).collect::<Vec<_>>(), ["Album 07"]);
+    assert_eq!(db.get(Album::key(&artist, "Album 61").unwrap()).await.unwrap().unwrap().version, 1);
+    let deleted = db
+        .batch_delete(vec![Album::key(&artist, "Album 60").unwrap()])
+        .versions(BatchVersions::Checked)
+        .await;
+    assert!(deleted.is_ok(), "{deleted:?}");
+    assert_eq!(db.get(Album::key(&artist, "Album 60").unwrap()).await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn unprocessed_writes_come_back_typed_and_resend() {
+    let db = db().await;
+    let artist = unique("Resend");
+    let written = songs(&artist, 3);
+    let unprocessed = Unprocessed::Writes {
+        puts: written.iter().map(|song| dynashard::item::to_item(song).unwrap()).collect(),
+        deletes: vec![dynashard::item::key_item(
+            &<crate::model::Music as dynashard::Table>::DEFINITION,
+            Song::key(&artist, "gone", "gone").unwrap().primary(),
+        )],
+    };
+    assert_eq!(unprocessed.puts_as::<Song>().unwrap(), written);
+    assert_eq!(unprocessed.keys_as::<Song>(), [Song::key(&artist, "gone", "gone").unwrap()]);
+    let wrong = unprocessed.puts_as::<Album>().unwrap_err();
+    assert!(matches!(wrong, Error::WrongEntityType { .. }), "{wrong:?}");
+    db.resend::<Song>(&unprocessed).unwrap().await.unwrap();
+    assert_eq!(count_stored(&db, &artist).await, 3, "the puts were written");
+    let keys = Unprocessed::Keys(vec![Song::key(&artist, "a", "b").unwrap().primary().clone()]);
+    assert!(matches!(db.resend::<Song>(&keys), Err(Error::InvalidQuery { .. })));
+    assert_eq!(keys.keys_as::<Song>().len(), 1);
 }

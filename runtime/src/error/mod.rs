@@ -341,11 +341,13 @@ pub enum Error {
         key: PrimaryKey,
     },
 
-    /// A batch write of an entity type with a `#[version]` field; nothing was sent. Batch writes
-    /// cannot check versions: write such entities with `put`/`save` or in a transaction.
+    /// A batch write of an entity type with a `#[version]` field that does not say how to write
+    /// versions; nothing was sent. `BatchWriteItem` cannot check versions: choose
+    /// `.versions(BatchVersions::FirstVersion)` (unchecked, version 1) or
+    /// `.versions(BatchVersions::Checked)` (one checked put each).
     #[error(
-        "entity type `{entity}` has a #[version] field, which a batch write cannot check; \
-         write it with put/save or in a transaction"
+        "entity type `{entity}` has a #[version] field, which BatchWriteItem cannot check; choose \
+         .versions(BatchVersions::FirstVersion) or .versions(BatchVersions::Checked)"
     )]
     VersionedBatchWrite {
         /// The entity type.

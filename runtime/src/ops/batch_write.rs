@@ -10,7 +10,7 @@ use crate::error::{Error, Item, Result};
 use crate::item::{key_item, table_of};
 use crate::reshard::ReshardGuard;
 use crate::write::{Draft, Layouts};
-use aws_sdk_dynamodb::types::{DeleteRequest, PutRequest, WriteRequest};
+use aws_sdk_dynamodb::types::{AttributeValue, DeleteRequest, PutRequest, WriteRequest};
 use futures::future::BoxFuture;
 use futures::stream::{self, StreamExt};
 use std::collections::HashSet;
@@ -35,16 +35,36 @@ use std::future::IntoFuture;
 pub struct BatchWrite<'a, E: Entity> {
     db: &'a Db,
     puts: Vec<&'a E>,
+    /// Puts of entities the batch owns (decoded from unprocessed writes).
+    owned: Vec<E>,
     deletes: Vec<Key<E>>,
+    versions: Option<BatchVersions>,
     concurrency: usize,
     retry: RetryPolicy,
+}
+
+/// How a batch writes `#[version]` entities, which `BatchWriteItem` cannot version-check
+/// ([`BatchWrite::versions`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum BatchVersions {
+    /// Every item is written at version 1 with `BatchWriteItem`, unchecked: an item stored under
+    /// the same key is replaced whatever its version. For imports into an empty table or a new
+    /// copy, where nothing can be overwritten; the fastest and cheapest.
+    FirstVersion,
+    /// Every put is sent on its own as [`Db::put`] sends it, checked against the stored version
+    /// (a value at version 0 is created only if missing), and every delete as [`Db::delete`]:
+    /// one request per item, with `concurrency` batches' worth in flight. What fails (a version
+    /// conflict, say) is handed back in [`Error::BatchIncomplete`].
+    Checked,
 }
 
 impl<E: Entity> std::fmt::Debug for BatchWrite<'_, E> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("BatchWrite")
             .field("entity", &std::any::type_name::<E>())
-            .field("puts", &self.puts.len())
+            .field("puts", &(self.puts.len() + self.owned.len()))
+            .field("versions", &self.versions)
             .field("deletes", &self.deletes)
             .field("concurrency", &self.concurrency)
             .field("retry", &self.retry)
@@ -86,7 +106,9 @@ impl Db {
         BatchWrite {
             db: self,
             puts: Vec::new(),
+            owned: Vec::new(),
             deletes: Vec::new(),
+            versions: None,
             concurrency: DEFAULT_CONCURRENCY,
             retry: self.retry_policy(),
         }
@@ -106,6 +128,12 @@ impl<'a, E: Entity> BatchWrite<'a, E> {
         self
     }
 
+    /// Adds puts of entities the batch owns.
+    pub(crate) fn owned(mut self, entities: Vec<E>) -> Self {
+        self.owned.extend(entities);
+        self
+    }
+
     /// Adds deletes of `keys`.
     ///
     /// ```no_run
@@ -115,6 +143,20 @@ impl<'a, E: Entity> BatchWrite<'a, E> {
     /// ```
     pub fn delete_all(mut self, keys: impl IntoIterator<Item = Key<E>>) -> Self {
         self.deletes.extend(keys);
+        self
+    }
+
+    /// How `#[version]` entities are written: without it, a batch of them is refused with
+    /// [`Error::VersionedBatchWrite`]. Ignored for other entities.
+    ///
+    /// ```no_run
+    /// # async fn example<E: dynashard::Entity>(db: dynashard::Db, first_import: Vec<E>) -> dynashard::Result<()> {
+    /// use dynashard::BatchVersions;
+    /// db.batch_put(&first_import).versions(BatchVersions::FirstVersion).await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn versions(mut self, versions: BatchVersions) -> Self {
+        self.versions = Some(versions);
         self
     }
 
@@ -146,10 +188,10 @@ impl<'a, E: Entity> BatchWrite<'a, E> {
     /// Checks and converts every write, the puts' complete `items` given, in requests of at most
     /// 25; sends nothing.
     fn requests(&self, items: Vec<Item>) -> Result<Vec<Vec<WriteRequest>>> {
-        let count = self.puts.len() + self.deletes.len();
+        let count = self.puts.len() + self.owned.len() + self.deletes.len();
         let mut keys = HashSet::with_capacity(count);
         let mut requests = Vec::with_capacity(count);
-        for (entity, item) in self.puts.iter().zip(items) {
+        for (entity, item) in self.entities().zip(items) {
             if let Some(key) = keys.replace(entity.primary_key()?) {
                 return Err(Error::DuplicateBatchKey { key });
             }
@@ -174,19 +216,32 @@ impl<'a, E: Entity> BatchWrite<'a, E> {
         Ok(chunks)
     }
 
+    /// Every entity to put.
+    fn entities(&self) -> impl Iterator<Item = &E> {
+        self.puts.iter().copied().chain(&self.owned)
+    }
+
     async fn execute(self) -> Result<()> {
-        if E::VERSION_ATTRIBUTE.is_some() {
+        let versions = E::VERSION_ATTRIBUTE.map(|attribute| (attribute, self.versions));
+        if let Some((_, None)) = versions {
             return Err(Error::VersionedBatchWrite { entity: E::TYPE_NAME });
         }
         let layouts = Layouts::resolve(self.db).await?;
         // Every put picks its shard from the counts read here; retries keep their shard.
-        let mut items = Vec::with_capacity(self.puts.len());
-        for entity in &self.puts {
-            items.push(Draft::new(*entity)?.build(&layouts).await?.item);
+        let mut items = Vec::with_capacity(self.puts.len() + self.owned.len());
+        for entity in self.entities() {
+            let mut item = Draft::new(entity)?.build(&layouts).await?.item;
+            if let Some((attribute, Some(BatchVersions::FirstVersion))) = versions {
+                item.insert(attribute.to_owned(), AttributeValue::N("1".to_owned()));
+            }
+            items.push(item);
         }
         let chunks = self.requests(items)?;
         if let Some(index) = layouts.frozen() {
-            return self.create_each(index, chunks.into_iter().flatten().collect()).await;
+            return self.each_on_its_own(Some(index), chunks.into_iter().flatten().collect()).await;
+        }
+        if let Some((_, Some(BatchVersions::Checked))) = versions {
+            return self.each_on_its_own(None, chunks.into_iter().flatten().collect()).await;
         }
         let reshards = ReshardGuard::of::<E>(self.db);
         let sender = Sender {
@@ -197,35 +252,41 @@ impl<'a, E: Entity> BatchWrite<'a, E> {
         send_requests(&sender, self.db.table_of::<E>(), chunks, self.concurrency).await
     }
 
-    /// The writes while a batched backfill holds existing items frozen: every put is sent as a
-    /// put of its own, which the freeze makes create-only (a batch cannot check that), with
-    /// `concurrency` batches' worth in flight; deletes are refused. What was not written is
-    /// returned in [`Error::BatchIncomplete`] (its last error [`Error::Frozen`] when an item
-    /// existed).
-    async fn create_each(&self, index: &str, requests: Vec<WriteRequest>) -> Result<()> {
-        let puts: Vec<_> = self.puts.iter().map(|entity| self.db.put(*entity).into_future()).collect();
+    /// Every write sent on its own, with `concurrency` batches' worth in flight: for a batch of
+    /// `#[version]` entities written [`BatchVersions::Checked`], and while a batched backfill
+    /// holds existing items of index `frozen` frozen, which makes every put create-only (a batch
+    /// cannot check that) and refuses deletes. What was not written is returned in
+    /// [`Error::BatchIncomplete`] (its last error [`Error::Frozen`] when an item existed).
+    async fn each_on_its_own(&self, frozen: Option<&str>, requests: Vec<WriteRequest>) -> Result<()> {
+        let puts = self.entities().map(|entity| self.db.put(entity).into_future());
+        let deletes = self.deletes.iter().filter(|_| frozen.is_none());
+        let deletes =
+            deletes.map(|key| Box::pin(async move { self.db.delete(key.clone()).await.map(drop) }) as _);
+        let writes: Vec<BoxFuture<'_, Result<()>>> = puts.chain(deletes).collect();
         let results: Vec<Result<()>> =
-            stream::iter(puts).buffered(self.concurrency * MAX_WRITES).collect().await;
-        let (mut unwritten, mut last_error, mut succeeded) = (Vec::new(), None, 0);
-        for (request, result) in requests.iter().zip(results) {
+            stream::iter(writes).buffered(self.concurrency * MAX_WRITES).collect().await;
+        let (mut puts, mut deletes, mut last_error, mut succeeded) = (Vec::new(), Vec::new(), None, 0);
+        let mut results = results.into_iter();
+        for request in requests {
+            let result = match (&request.delete_request, frozen) {
+                (Some(_), Some(index)) => {
+                    Err(Error::Frozen { entity: E::TYPE_NAME, index: index.to_owned() })
+                }
+                _ => results.next().unwrap_or(Ok(())),
+            };
             match result {
                 Ok(()) => succeeded += 1,
                 Err(error) => {
-                    unwritten.extend(request.put_request.as_ref().map(|put| put.item.clone()));
+                    puts.extend(request.put_request.map(|put| put.item));
+                    deletes.extend(request.delete_request.map(|delete| delete.key));
                     last_error = Some(Box::new(error));
                 }
             }
         }
-        let deletes: Vec<_> = requests
-            .into_iter()
-            .filter_map(|request| request.delete_request.map(|delete| delete.key))
-            .collect();
-        if !deletes.is_empty() {
-            last_error = Some(Box::new(Error::Frozen { entity: E::TYPE_NAME, index: index.to_owned() }));
-        }
         if last_error.is_none() {
             return Ok(());
         }
+        let unwritten = puts;
         Err(Error::BatchIncomplete {
             operation: OPERATION,
             unprocessed: Unprocessed::Writes { puts: unwritten, deletes },

@@ -6,10 +6,11 @@ mod batch_write;
 mod delete;
 mod get;
 mod put;
+mod unprocessed;
 mod update;
 
 pub use batch_get::BatchGet;
-pub use batch_write::BatchWrite;
+pub use batch_write::{BatchVersions, BatchWrite};
 pub use delete::Delete;
 pub use get::Get;
 pub use put::Put;
