@@ -14,6 +14,8 @@ pub struct SerdeField {
     pub flatten: bool,
     /// `#[serde(default)]` (or `default = "..."`): a missing attribute reads as the default.
     pub default: bool,
+    /// `#[serde(with = "...")]` or `serialize_with`: stored as that module writes it.
+    pub with: bool,
 }
 
 /// One named field of a struct, with the attribute name serde stores it under.
@@ -119,6 +121,9 @@ pub fn field(attrs: &[Attribute]) -> SerdeField {
         }
         if meta.path.is_ident("default") {
             field.default = true;
+        }
+        if meta.path.is_ident("with") || meta.path.is_ident("serialize_with") {
+            field.with = true;
         }
         skip_value(meta)
     });

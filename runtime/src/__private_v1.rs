@@ -49,5 +49,6 @@ impl Table for FallbackTable {
         indexes: &[],
         billing: Billing::PayPerRequest,
         shard_metadata: None,
+        ttl: None,
     };
 }

@@ -46,6 +46,10 @@ pub trait Entity: Serialize + DeserializeOwned + Send + Sync + Sized + 'static {
     /// `#[serde(default)]` fields. An upsert must set each.
     const REQUIRED: &'static [&'static str] = &[];
 
+    /// The attribute of the `#[ttl]` field, stored as epoch seconds in the table's time-to-live
+    /// attribute.
+    const TTL: Option<&'static str> = None;
+
     /// The set fields (`HashSet`, `BTreeSet`, or an `Option` of one), stored as DynamoDB sets.
     const SETS: &'static [crate::sets::SetAttribute] = &[];
 

@@ -106,6 +106,7 @@ mod tests {
         }],
         billing: Billing::PayPerRequest,
         shard_metadata: None,
+        ttl: None,
     };
 
     fn item(pairs: &[(&str, &str)]) -> Item {

@@ -45,10 +45,26 @@ pub(crate) fn body<E: Entity>(entity: &E) -> Result<Item> {
     let mut item: Item = serde_dynamo::to_item(entity)?;
     item.retain(|_, value| !value.is_null());
     crate::sets::store_sets(&mut item, E::SETS)?;
+    check_ttl::<E>(&item)?;
     let table = table_of::<E>();
     insert_reserved(&mut item, table.type_attribute, AttributeValue::S(E::TYPE_NAME.to_owned()))?;
     insert_key(&mut item, table, key)?;
     Ok(item)
+}
+
+/// Fails unless the `#[ttl]` field, when present, is stored as a number (epoch seconds), which
+/// is all DynamoDB's time to live reads.
+fn check_ttl<E: Entity>(item: &Item) -> Result<()> {
+    match E::TTL.and_then(|attribute| Some((attribute, item.get(attribute)?))) {
+        Some((_, AttributeValue::N(_))) | None => Ok(()),
+        Some((attribute, _)) => {
+            let message = format!(
+                "the #[ttl] field `{attribute}` must be stored as epoch seconds (a number): use an integer, or \
+                 #[serde(with = \"time::serde::timestamp\")] on a time"
+            );
+            Err(<serde_dynamo::Error as serde::ser::Error>::custom(message).into())
+        }
+    }
 }
 
 /// Fails when a complete item of `E` has an index key DynamoDB refuses or is over 400 KB.

@@ -101,6 +101,7 @@ pub use db::Db;
 /// | `pk = "..."` | partition key attribute (a string) | required |
 /// | `sk = "..."` | sort key attribute (a string) | none |
 /// | `type_attribute = "..."` | attribute holding each item's entity type | `_type` |
+/// | `ttl = "..."` | the time-to-live attribute, turned on by `create_table`; an entity's `#[ttl]` field is stored in it | none |
 /// | `read_capacity = N`, `write_capacity = N` | provisioned billing (both or neither) | on-demand |
 /// | `shard_metadata = "..."` | the table every `Db` keeps dynamic shard counts and resharding phases in | none |
 /// | `crate = "..."` | the path of this crate, where it is not `::dynashard` (a re-export) | `::dynashard` |
@@ -133,7 +134,9 @@ pub use dynashard_macros::Table;
 /// key); `name` is the entity-type attribute's value (default: the struct's name); `crate =
 /// "path::to::dynashard"` names this crate where it is reached through a re-export.
 ///
-/// On fields: `#[version]` on one `u64` field enables optimistic locking. serde's `rename`,
+/// On fields: `#[version]` on one `u64` field enables optimistic locking; `#[ttl]` on one field
+/// (an integer, or a time stored as epoch seconds by a serde module) stores it in the table's
+/// time-to-live attribute. serde's `rename`,
 /// `rename_all`, `skip` and `flatten` are honoured.
 ///
 /// Index mappings, one per index of the table the entity is stored in:

@@ -206,6 +206,7 @@ mod tests {
         ],
         billing: Billing::PayPerRequest,
         shard_metadata: None,
+        ttl: None,
     };
 
     #[test]

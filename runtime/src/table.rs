@@ -45,6 +45,9 @@ pub struct TableDefinition {
     /// The shard metadata table that every `Db` writing this table consults for resharding
     /// phases and dynamic shard counts (`#[table(shard_metadata = "...")]`), if declared.
     pub shard_metadata: Option<&'static str>,
+    /// The time-to-live attribute (`#[table(ttl = "...")]`): `create_table` enables TTL on it, and
+    /// an entity's `#[ttl]` field is stored in it as epoch seconds.
+    pub ttl: Option<&'static str>,
 }
 
 /// A global secondary index.
@@ -213,6 +216,30 @@ impl TableDefinition {
             definition["GlobalSecondaryIndexes"] = json!(indexes);
         }
         definition
+    }
+}
+
+impl TableDefinition {
+    /// The `update-time-to-live` input that turns on time to live for table `table_name` (as
+    /// `aws dynamodb update-time-to-live --cli-input-json` takes it), when the table declares a
+    /// `ttl` attribute; [`crate::Db::create_table`] sends it itself.
+    ///
+    /// ```
+    /// use dynashard::Table;
+    ///
+    /// #[derive(Table)]
+    /// #[table(name = "Sessions", pk = "pk", ttl = "expires_at")]
+    /// struct Sessions;
+    ///
+    /// let json = Sessions::DEFINITION.time_to_live_json("Sessions").unwrap();
+    /// assert_eq!(json["TimeToLiveSpecification"]["AttributeName"], "expires_at");
+    /// ```
+    pub fn time_to_live_json(&self, table_name: &str) -> Option<Value> {
+        let attribute = self.ttl?;
+        Some(json!({
+            "TableName": table_name,
+            "TimeToLiveSpecification": { "AttributeName": attribute, "Enabled": true },
+        }))
     }
 }
 

@@ -35,6 +35,7 @@ mod time_windows;
 mod timeouts;
 mod transact_get;
 mod transactions;
+mod ttl;
 mod tx_model;
 mod updates;
 mod versioning;

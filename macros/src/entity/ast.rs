@@ -22,6 +22,10 @@ pub struct Field {
     pub serde_default: bool,
     /// Its `#[version]` attribute, if it has one.
     pub version: Option<Attribute>,
+    /// Its `#[ttl]` attribute, if it has one.
+    pub ttl: Option<Attribute>,
+    /// Stored through `#[serde(with = "...")]`.
+    pub serde_with: bool,
     /// Named in the primary key's templates.
     pub is_key: bool,
 }
@@ -77,6 +81,8 @@ impl Entity {
                 flatten: field.flatten,
                 serde_default: field.serde_default,
                 version: field.version,
+                ttl: field.ttl,
+                serde_with: field.serde_with,
             })
             .collect();
         let (mut indexes, mut native_indexes) = (Vec::new(), Vec::new());

@@ -22,6 +22,8 @@ pub struct Table {
     pub capacity: Option<Capacity>,
     /// The shard metadata table every `Db` writing this table consults.
     pub shard_metadata: Option<Text>,
+    /// The time-to-live attribute, enabled by `create_table`.
+    pub ttl: Option<Text>,
     /// Where generated code finds the runtime.
     pub door: Door,
 }
@@ -60,6 +62,7 @@ impl Table {
             indexes,
             capacity: table.capacity,
             shard_metadata: table.shard_metadata,
+            ttl: table.ttl,
             door: table.door,
         })
     }

@@ -9,8 +9,17 @@ use proc_macro2::Span;
 use syn::meta::ParseNestedMeta;
 use syn::{Attribute, DeriveInput, LitInt, LitStr};
 
-const TABLE_KEYS: &[&str] =
-    &["name", "pk", "sk", "type_attribute", "read_capacity", "write_capacity", "shard_metadata", "crate"];
+const TABLE_KEYS: &[&str] = &[
+    "name",
+    "pk",
+    "sk",
+    "type_attribute",
+    "ttl",
+    "read_capacity",
+    "write_capacity",
+    "shard_metadata",
+    "crate",
+];
 const GSI_KEYS: &[&str] = &["name", "pk", "sk", "projection"];
 
 /// A string value and where it is written.
@@ -33,6 +42,8 @@ pub struct TableAttr {
     pub type_attribute: Option<Text>,
     pub capacity: Option<Capacity>,
     pub shard_metadata: Option<Text>,
+    /// The time-to-live attribute.
+    pub ttl: Option<Text>,
     pub door: Door,
 }
 
@@ -92,6 +103,7 @@ struct Written {
     read: Option<LitInt>,
     write: Option<LitInt>,
     shard_metadata: Option<LitStr>,
+    ttl: Option<LitStr>,
     door: Option<Door>,
 }
 
@@ -145,6 +157,7 @@ impl Attrs {
             type_attribute: written.type_attribute.map(|literal| checked_attribute(&literal, errors)),
             capacity,
             shard_metadata: written.shard_metadata.map(|literal| checked_name(&literal, errors)),
+            ttl: written.ttl.map(|literal| checked_attribute(&literal, errors)),
             door: written.door.unwrap_or_default(),
         };
         Attrs { table, indexes }
@@ -164,6 +177,9 @@ fn parse_key(meta: &ParseNestedMeta, written: &mut Written, errors: &mut Errors)
     } else if meta.path.is_ident("type_attribute") {
         let value = value(meta, "an attribute name", "type_attribute = \"_type\"")?.parse()?;
         set_once(errors, meta, &mut written.type_attribute, value);
+    } else if meta.path.is_ident("ttl") {
+        let value = value(meta, "an attribute name", "ttl = \"expires_at\"")?.parse()?;
+        set_once(errors, meta, &mut written.ttl, value);
     } else if meta.path.is_ident("read_capacity") {
         let value = value(meta, "a number of capacity units", "read_capacity = 5")?.parse()?;
         set_once(errors, meta, &mut written.read, value);

@@ -15,8 +15,16 @@ pub fn check(table: &Table, errors: &mut Errors) {
     check_indexes(table, errors);
 }
 
-/// The key attributes and the entity-type attribute are three different attributes.
+/// The key attributes and the entity-type attribute are three different attributes, and the
+/// time-to-live attribute none of them.
 fn check_attributes(table: &Table, errors: &mut Errors) {
+    if let Some(ttl) = &table.ttl {
+        let taken =
+            [Some(&table.pk.value), table.sk.as_ref().map(|sk| &sk.value), Some(&table.type_attribute)];
+        if taken.into_iter().flatten().any(|name| *name == ttl.value) {
+            errors.push(ttl.span, "`ttl` must differ from the key attributes and the entity-type attribute");
+        }
+    }
     let (pk, sk) = (&table.pk, table.sk.as_ref());
     if let Some(sk) = sk.filter(|sk| sk.value == pk.value) {
         errors.push(sk.span, "`sk` must differ from `pk`");

@@ -53,6 +53,13 @@ pub fn expand(model: &Table) -> TokenStream {
         }
         None => quote!(__dynashard::Billing::PayPerRequest),
     };
+    let ttl = match &model.ttl {
+        Some(ttl) => {
+            let ttl = &ttl.value;
+            quote!(__dynashard::Some(#ttl))
+        }
+        None => quote!(__dynashard::None),
+    };
     let shard_metadata = match &model.shard_metadata {
         Some(name) => {
             let name = &name.value;
@@ -88,6 +95,7 @@ pub fn expand(model: &Table) -> TokenStream {
                 indexes: &[#(#indexes),*],
                 billing: #billing,
                 shard_metadata: #shard_metadata,
+                ttl: #ttl,
             };
         }
     })

@@ -32,6 +32,7 @@ pub(crate) const DEFINITION: TableDefinition = TableDefinition {
     indexes: &[],
     billing: Billing::PayPerRequest,
     shard_metadata: None,
+    ttl: None,
 };
 
 /// The outcome of a conditional change.

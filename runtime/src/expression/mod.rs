@@ -213,6 +213,13 @@ impl Condition {
         out
     }
 
+    /// The item has not expired: its time-to-live `attribute` is missing or after `now` (epoch
+    /// seconds).
+    pub(crate) fn unexpired(attribute: &'static str, now: u64) -> Self {
+        let later = Node::Compare(attribute.into(), Comparison::Gt, AttributeValue::N(now.to_string()));
+        Condition(Node::NotExists(attribute.into())).or(Condition(later))
+    }
+
     /// The value at `path` is at least `value`.
     pub(crate) fn at_least(path: AttributePath, value: AttributeValue) -> Self {
         Condition(Node::Compare(path, Comparison::Ge, value))

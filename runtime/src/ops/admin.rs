@@ -8,6 +8,7 @@ use aws_sdk_dynamodb::error::ProvideErrorMetadata;
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, BillingMode, GlobalSecondaryIndex, IndexStatus, KeySchemaElement, KeyType,
     Projection, ProjectionType, ProvisionedThroughput, ScalarAttributeType, TableStatus,
+    TimeToLiveSpecification, TimeToLiveStatus,
 };
 use std::time::{Duration, Instant};
 
@@ -52,7 +53,42 @@ impl Db {
             Err(error) if error.code() == Some("ResourceInUseException") => {}
             Err(error) => return Err(Error::from_sdk("CreateTable", error)),
         }
-        self.wait_until_active(&name).await
+        self.wait_until_active(&name).await?;
+        match definition.ttl {
+            Some(attribute) => self.enable_ttl(&name, attribute).await,
+            None => Ok(()),
+        }
+    }
+
+    /// Turns on time to live on `attribute` of table `name`, unless it is on already.
+    async fn enable_ttl(&self, name: &str, attribute: &str) -> Result<()> {
+        let described = self
+            .client()
+            .describe_time_to_live()
+            .table_name(name)
+            .send()
+            .await
+            .map_err(|error| Error::from_sdk("DescribeTimeToLive", error))?;
+        let current = described.time_to_live_description();
+        let on = current
+            .and_then(|ttl| ttl.time_to_live_status())
+            .is_some_and(|status| matches!(status, TimeToLiveStatus::Enabled | TimeToLiveStatus::Enabling));
+        if on && current.and_then(|ttl| ttl.attribute_name()) == Some(attribute) {
+            return Ok(());
+        }
+        let specification = TimeToLiveSpecification::builder()
+            .attribute_name(attribute)
+            .enabled(true)
+            .build()
+            .map_err(build_error)?;
+        self.client()
+            .update_time_to_live()
+            .table_name(name)
+            .time_to_live_specification(specification)
+            .send()
+            .await
+            .map_err(|error| Error::from_sdk("UpdateTimeToLive", error))?;
+        Ok(())
     }
 
     /// Deletes table `T`; a table that does not exist is not an error.

@@ -75,7 +75,7 @@ async fn count_range(
             types.iter().map(|name| placeholders.value(AttributeValue::S((*name).to_owned()))).collect();
         filters.push(format!("{attribute} IN ({})", names.join(", ")));
     }
-    if let Some(filter) = &plan.filter {
+    if let Some(filter) = &plan.filter_now() {
         filters.push(format!("({})", filter.render(&mut placeholders)?));
     }
     let filter = (!filters.is_empty()).then(|| filters.join(" AND "));

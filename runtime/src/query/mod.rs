@@ -123,6 +123,8 @@ pub struct QueryPlan {
     pub(crate) projection: Option<&'static [&'static str]>,
     /// Whether the items read are replaced by the base table's items under their keys.
     pub(crate) hydrate: bool,
+    /// Whether items past their time to live are left out.
+    pub(crate) unexpired: bool,
 }
 
 /// A problem found while building a query, reported when it runs.
@@ -191,6 +193,7 @@ impl<E, F> Query<E, F> {
             routing: None,
             projection: None,
             hydrate: false,
+            unexpired: false,
         };
         match partition {
             Ok(value) => plan.partition_value = value,
@@ -261,6 +264,15 @@ impl<E, F> Query<E, F> {
         self
     }
 
+    /// Leaves out items past their time to live that DynamoDB has not deleted yet (it deletes
+    /// expired items within a few days, not at once): a filter keeping items whose `#[ttl]`
+    /// attribute is missing or later than now. Fails with [`Error::InvalidQuery`] on a table that
+    /// declares no `ttl`, or through an index that does not hold it.
+    pub fn unexpired(mut self) -> Self {
+        self.plan.unexpired = true;
+        self
+    }
+
     /// Skips items of other entity types instead of failing with [`Error::WrongEntityType`]
     /// (for a single entity) or [`Error::UnknownEntityType`] (for a collection).
     pub fn skip_other_types(mut self) -> Self {
@@ -272,6 +284,20 @@ impl<E, F> Query<E, F> {
     pub fn start_after(mut self, cursor: impl Into<String>) -> Self {
         self.plan.start_after = Some(cursor.into());
         self
+    }
+}
+
+impl QueryPlan {
+    /// The filter to send: the query's own, and the time-to-live filter when it leaves out
+    /// expired items (checked to have a `ttl` attribute by `request::check`).
+    pub(crate) fn filter_now(&self) -> Option<Condition> {
+        let ttl = self.table.ttl.filter(|_| self.unexpired);
+        let unexpired =
+            ttl.map(|attribute| Condition::unexpired(attribute, crate::metadata::now_ms() / 1_000));
+        match (self.filter.clone(), unexpired) {
+            (filter, Some(unexpired)) => Some(Condition::join(filter, unexpired)),
+            (filter, None) => filter,
+        }
     }
 }
 

@@ -25,6 +25,7 @@ static TABLE: TableDefinition = TableDefinition {
     }],
     billing: Billing::PayPerRequest,
     shard_metadata: None,
+    ttl: None,
 };
 
 fn query(index: bool) -> Query<()> {

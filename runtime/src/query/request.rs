@@ -36,7 +36,12 @@ pub(crate) fn check(plan: &QueryPlan) -> Result<()> {
     if plan.consistent && plan.index.is_some() {
         return invalid("strongly consistent reads are not supported on global secondary indexes");
     }
-    if let Some((index, filter)) = plan.index.zip(plan.filter.as_ref()) {
+    if plan.unexpired && plan.table.ttl.is_none() {
+        let reason =
+            format!("table `{}` declares no `ttl` attribute to leave expired items out by", plan.table.name);
+        return Err(Error::InvalidQuery { reason });
+    }
+    if let Some((index, filter)) = plan.index.zip(plan.filter_now()) {
         let held = |attribute: &&str| crate::projection::index_holds(plan.table, index, attribute);
         if let Some(attribute) = filter.attributes().into_iter().find(|attribute| !held(attribute)) {
             // DynamoDB would evaluate the filter on index items without the attribute: every
@@ -75,7 +80,7 @@ pub(crate) async fn fetch(
     let mut placeholders = Placeholders::default();
     let range = request.range.as_ref().unwrap_or(&plan.range);
     let key_condition = key_condition(plan, &request.partition, range, &mut placeholders);
-    let filter = plan.filter.as_ref().map(|filter| filter.render(&mut placeholders)).transpose()?;
+    let filter = plan.filter_now().map(|filter| filter.render(&mut placeholders)).transpose()?;
     let projection =
         plan.projection.map(|attributes| projection_expression(plan, attributes, &mut placeholders));
     let query = db

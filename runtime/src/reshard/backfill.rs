@@ -94,7 +94,9 @@ impl Backfill {
     /// would change or delete an existing item fails with [`Error::Frozen`]. For append-only
     /// data (logs, events, readings) nothing changes for writers, and the backfill costs what a
     /// batch import of the same items costs. Writes that bypass dynashard and TTL deletions are
-    /// not held back: an item they change during the backfill can lose that change.
+    /// not held back: an item they change during the backfill can lose that change, and an item
+    /// time to live deletes between the scan and the rewrite comes back, still expired, until
+    /// DynamoDB deletes it again (`.unexpired()` reads leave it out).
     ///
     /// A batched backfill that was interrupted keeps the items frozen until it is run again;
     /// running it again without `batched()` lifts the freeze and goes on with conditional writes,

@@ -75,6 +75,8 @@ pub(crate) struct ScanPlan {
     pub segments: u32,
     pub concurrency: Option<usize>,
     pub filter: Option<Condition>,
+    /// Whether items past their time to live are left out.
+    pub unexpired: bool,
     pub limit: Option<usize>,
     pub page_size: Option<usize>,
     pub consistent: bool,
@@ -89,6 +91,7 @@ impl ScanPlan {
             segments: DEFAULT_SEGMENTS,
             concurrency: None,
             filter: None,
+            unexpired: false,
             limit: None,
             page_size: None,
             consistent: false,
@@ -141,6 +144,13 @@ impl<T: Send + 'static> Scan<T> {
     /// items still consume read capacity).
     pub fn filter(mut self, condition: Condition) -> Self {
         self.plan.filter = Some(Condition::join(self.plan.filter.take(), condition));
+        self
+    }
+
+    /// Leaves out items past their time to live that DynamoDB has not deleted yet, as
+    /// [`Query::unexpired`](crate::Query::unexpired) does.
+    pub fn unexpired(mut self) -> Self {
+        self.plan.unexpired = true;
         self
     }
 

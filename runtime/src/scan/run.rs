@@ -3,7 +3,7 @@
 use super::{Decode, ScanPlan, DEFAULT_CONCURRENCY};
 use crate::db::Db;
 use crate::error::{Error, Item, Result};
-use crate::expression::Placeholders;
+use crate::expression::{Condition, Placeholders};
 use crate::query::QueryStats;
 use aws_sdk_dynamodb::operation::scan::builders::ScanFluentBuilder;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
@@ -102,6 +102,16 @@ pub(super) fn prepare(db: &Db, plan: &ScanPlan) -> Result<ScanRequest> {
     }
     if let Some(filter) = &plan.filter {
         filters.push(format!("({})", filter.render(&mut placeholders)?));
+    }
+    if plan.unexpired {
+        let Some(ttl) = plan.table.ttl else {
+            return Err(invalid(format!(
+                "table `{}` declares no `ttl` attribute to leave expired items out by",
+                plan.table.name
+            )));
+        };
+        let unexpired = Condition::unexpired(ttl, crate::metadata::now_ms() / 1_000);
+        filters.push(format!("({})", unexpired.render(&mut placeholders)?));
     }
     let limit = plan.page_size.or(plan.limit);
     Ok(ScanRequest {

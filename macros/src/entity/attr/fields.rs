@@ -19,6 +19,10 @@ pub struct FieldAttr {
     pub serde_default: bool,
     /// Its `#[version]` attribute, if it has one.
     pub version: Option<Attribute>,
+    /// Its `#[ttl]` attribute, if it has one.
+    pub ttl: Option<Attribute>,
+    /// Stored through `#[serde(with = "...")]`.
+    pub serde_with: bool,
 }
 
 /// The named fields, or `None` (reported) when the input is not a struct with named fields.
@@ -32,6 +36,8 @@ pub fn parse(input: &DeriveInput, errors: &mut Errors) -> Option<Vec<FieldAttr>>
         flatten: named.serde.flatten,
         serde_default: named.serde.default,
         version: named.field.attrs.iter().find(|attr| attr.path().is_ident("version")).cloned(),
+        ttl: named.field.attrs.iter().find(|attr| attr.path().is_ident("ttl")).cloned(),
+        serde_with: named.serde.with,
     });
     Some(fields.collect())
 }

@@ -13,6 +13,7 @@ use crate::types::{is_type_named, unkeyable_type};
 /// Checks `entity`, recording every problem in `errors`.
 pub fn check(entity: &Entity, errors: &mut Errors) {
     check_version(&entity.fields, errors);
+    check_ttl(&entity.fields, errors);
     for template in std::iter::once(&entity.pk).chain(&entity.sk) {
         check_key_template(template, &entity.fields, errors);
     }
@@ -32,6 +33,33 @@ fn check_version(fields: &[Field], errors: &mut Errors) {
         }
         if field.no_attribute {
             errors.push_spanned(attr, "a `#[version]` field cannot be skipped or flattened by serde");
+        }
+    }
+}
+
+/// One `#[ttl]` field at most, stored as epoch seconds: an integer, or a time type written by a
+/// `#[serde(with = "...")]` module (the number is checked when an item is written).
+fn check_ttl(fields: &[Field], errors: &mut Errors) {
+    let expiring = fields.iter().filter_map(|field| Some((field, field.ttl.as_ref()?)));
+    for (position, (field, attr)) in expiring.enumerate() {
+        if position > 0 {
+            errors.push_spanned(attr, "only one field can be `#[ttl]`");
+        }
+        let ty = crate::types::option_inner(&field.ty).unwrap_or(&field.ty);
+        let integer =
+            ["u32", "u64", "i32", "i64", "usize", "isize"].iter().any(|name| is_type_named(ty, name));
+        if !integer && !field.serde_with {
+            errors.push_spanned(
+                &field.ty,
+                "a `#[ttl]` field holds a time as epoch seconds: an integer, or a time type stored with \
+                 `#[serde(with = \"time::serde::timestamp\")]` (or `time::serde::timestamp::option`)",
+            );
+        }
+        if field.no_attribute {
+            errors.push_spanned(attr, "a `#[ttl]` field cannot be skipped or flattened by serde");
+        }
+        if field.is_key || field.is_version() {
+            errors.push_spanned(attr, "a `#[ttl]` field cannot be a key field or the `#[version]` field");
         }
     }
 }

@@ -99,8 +99,10 @@ pub fn expand(model: &Entity) -> TokenStream {
                 && crate::types::set_type(&field.ty).is_none()
         })
         .map(|field| &field.attribute);
+    let (ttl_const, ttl_check) = ttl_items(model);
     let body = quote! {
             #table_definition
+            #ttl_check
             #attributes
             #[allow(dead_code)]
             static __DYNASHARD_TABLE: __dynashard::TableDefinition = *#definition;
@@ -139,6 +141,7 @@ pub fn expand(model: &Entity) -> TokenStream {
                 type KeyFields = (#(#key_field_types,)*);
                 const KEY_FIELDS: &'static [__dynashard::KeyField] = &[#(#key_field_specs),*];
                 const REQUIRED: &'static [&'static str] = &[#(#required),*];
+                #ttl_const
                 #base_table_shards
                 #dynamic_shards
                 #version
@@ -216,6 +219,37 @@ pub fn index_item(index: &TokenStream) -> TokenStream {
             { __dynashard::index_slot(#definition.indexes, #index.name) },
         >
     }
+}
+
+/// The `TTL` constant of a `#[ttl]` entity, and the check that its table declares that
+/// attribute as its time to live.
+fn ttl_items(model: &Entity) -> (TokenStream, TokenStream) {
+    let Some((field, attr)) = model.fields.iter().find_map(|field| Some((field, field.ttl.as_ref()?))) else {
+        return (TokenStream::new(), TokenStream::new());
+    };
+    let attribute = &field.attribute;
+    let definition = definition();
+    let (ident, table) = (&model.ident, path_text(&model.table));
+    let check = ConstCheck {
+        span: attr.span(),
+        name: "TableDeclaresThisTtl",
+        holds: quote! {
+            match #definition.ttl {
+                __dynashard::Some(ttl) => __dynashard::const_str_eq(ttl, #attribute),
+                __dynashard::None => false,
+            }
+        },
+        message: format!(
+            "the `#[ttl]` field of `{ident}` is stored in attribute `{attribute}`, which table `{table}` does not \
+             declare as its time to live"
+        ),
+        label: format!("stored in `{attribute}`"),
+        note: Some(format!(
+            "a table has one time-to-live attribute: declare it with `#[table(..., ttl = \"{attribute}\")]` on `{table}`"
+        )),
+    };
+    let constant = quote!(const TTL: __dynashard::Option<&'static str> = __dynashard::Some(#attribute););
+    (constant, check.expand())
 }
 
 /// Where each key field is in the base table's key templates, in `key_fields` order.

@@ -1,0 +1,123 @@
+//! Time to live: `create_table` turns it on for the table's `ttl` attribute, a `#[ttl]` field is
+//! stored there as epoch seconds (an integer, or a time written by a serde module), and reads can
+//! leave out items past their time that DynamoDB has not deleted yet.
+
+use crate::{db, unique};
+use dynashard::{Db, Entity, Error, Table};
+use futures::TryStreamExt;
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+
+#[derive(Table)]
+#[table(name = "TtlTests", pk = "pk", sk = "sk", ttl = "expires_at")]
+#[gsi(name = "ByUser", pk = "user_pk", sk = "user_sk", projection = ["user", "id", "expires_at"])]
+#[gsi(name = "Keys", pk = "keys_pk", sk = "keys_sk", projection = "keys_only")]
+struct Sessions;
+
+#[allow(clippy::duplicated_attributes)] // both mappings share one key shape
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[entity(table = Sessions, pk = "session#{user}", sk = "{id}")]
+#[gsi(ByUser, pk = "{user}", sk = "{id}")]
+#[gsi(Keys, pk = "{user}", sk = "{id}")]
+struct Session {
+    user: String,
+    id: u32,
+    #[ttl]
+    #[serde(default, with = "time::serde::timestamp::option")]
+    expires_at: Option<OffsetDateTime>,
+}
+
+/// A `#[ttl]` field written by a serde module that does not store a number.
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[entity(table = Sessions, pk = "token#{id}", sk = "token")]
+struct Token {
+    id: String,
+    #[ttl]
+    #[serde(with = "as_text")]
+    expires_at: OffsetDateTime,
+}
+
+/// Stores a time as text: not what time to live reads.
+mod as_text {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use time::OffsetDateTime;
+
+    pub fn serialize<S: Serializer>(time: &OffsetDateTime, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&time.unix_timestamp().to_string())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<OffsetDateTime, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        let seconds: i64 = text.parse().map_err(serde::de::Error::custom)?;
+        OffsetDateTime::from_unix_timestamp(seconds).map_err(serde::de::Error::custom)
+    }
+}
+
+async fn setup() -> Db {
+    let db = db().await;
+    db.create_table::<Sessions>().await.expect("create TtlTests");
+    db
+}
+
+#[tokio::test]
+async fn create_table_turns_time_to_live_on() {
+    let db = setup().await;
+    let described = db.client().describe_time_to_live().table_name("TtlTests").send().await.unwrap();
+    let ttl = described.time_to_live_description().expect("a description");
+    assert_eq!(ttl.attribute_name(), Some("expires_at"));
+    assert_eq!(ttl.time_to_live_status().map(|status| status.as_str()), Some("ENABLED"));
+    db.create_table::<Sessions>().await.expect("idempotent, with time to live on already");
+    let json = Sessions::DEFINITION.time_to_live_json("TtlTests").unwrap();
+    assert_eq!(json["TimeToLiveSpecification"]["Enabled"], true);
+}
+
+#[tokio::test]
+async fn expired_items_are_left_out_when_asked() {
+    let db = setup().await;
+    let user = unique("Ttl");
+    let now = OffsetDateTime::now_utc().replace_nanosecond(0).unwrap();
+    let session =
+        |id: u32, expires_at: Option<OffsetDateTime>| Session { user: user.clone(), id, expires_at };
+    let sessions = [
+        session(1, Some(now - time::Duration::hours(1))),
+        session(2, Some(now + time::Duration::hours(1))),
+        session(3, None),
+    ];
+    db.batch_put(&sessions).await.unwrap();
+    let key = dynashard::item::key_item(&Sessions::DEFINITION, Session::key(&user, 1).unwrap().primary());
+    let raw = db.client().get_item().table_name("TtlTests").set_key(Some(key)).send().await.unwrap();
+    let stored = raw.item.unwrap()["expires_at"].clone();
+    assert_eq!(
+        stored,
+        dynashard::AttributeValue::N((now.unix_timestamp() - 3_600).to_string()),
+        "epoch seconds"
+    );
+
+    let ids = |found: Vec<Session>| found.into_iter().map(|session| session.id).collect::<Vec<_>>();
+    let all: Vec<Session> = db.stream(Session::query(&user)).try_collect().await.unwrap();
+    assert_eq!(ids(all), [1, 2, 3], "DynamoDB Local never deletes: the expired one is still there");
+    let live: Vec<Session> = db.stream(Session::query(&user).unexpired()).try_collect().await.unwrap();
+    assert_eq!(live, sessions[1..]);
+    let by_user: Vec<Session> =
+        db.stream(Session::query_by_user(&user).unexpired()).try_collect().await.unwrap();
+    assert_eq!(ids(by_user), [2, 3], "through an index that holds the attribute");
+    assert_eq!(db.count(&Session::query(&user).unexpired()).await.unwrap(), 2);
+    let scanned: Vec<Session> = db.stream(Session::scan().unexpired()).try_collect().await.unwrap();
+    let scanned: Vec<u32> =
+        scanned.into_iter().filter(|session| session.user == user).map(|s| s.id).collect();
+    assert_eq!(scanned.len(), 2, "{scanned:?}");
+    assert!(!scanned.contains(&1));
+
+    let keys_only = db.page(&Session::query_keys(&user).hydrate().unexpired(), None).await.unwrap_err();
+    assert!(matches!(keys_only, Error::InvalidQuery { .. }), "the index lacks the attribute: {keys_only:?}");
+}
+
+#[tokio::test]
+async fn a_ttl_that_is_not_a_number_and_a_table_without_ttl_are_refused() {
+    let db = setup().await;
+    let token = Token { id: unique("Token"), expires_at: OffsetDateTime::now_utc() };
+    let error = db.put(&token).await.unwrap_err();
+    assert!(matches!(&error, Error::Conversion(_)) && error.to_string().contains("epoch seconds"), "{error}");
+    let error = db.page(&crate::model::Song::query("x").unexpired(), None).await.unwrap_err();
+    assert!(matches!(error, Error::InvalidQuery { .. }), "{error:?}");
+}
