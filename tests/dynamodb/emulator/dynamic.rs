@@ -49,7 +49,12 @@ async fn writers_on_a_hot_key_grow_its_count_until_its_partitions_carry_them() {
     assert!(throttled > 0, "the file's partition was over its limit");
 
     let state = db.shard_state(&SharedAccess::query_by_file(&path)).await.expect("a state");
-    assert!((3..=8).contains(&state.count), "the count grew to carry the load, and no further: {state:?}");
+    // Six shards carry the load on average; writers pick shards at random and retry throttled
+    // writes in bursts, so a shard of eight or nine is still over its 20 units now and then, and
+    // a raise every 300 ms cooldown can take the count to ten or eleven. The bound is that it
+    // stops well short of the maximum of 16, which a count that grew on anything but its own
+    // partitions' throttling would reach.
+    assert!((3..=11).contains(&state.count), "the count grew to carry the load, and no further: {state:?}");
     let counts: Vec<u32> = state.history.iter().map(|entry| entry.count).collect();
     assert_eq!(counts, (1..=state.count).collect::<Vec<_>>(), "one step at a time");
     let partitions = usage.partitions_of("EmulatorDynamicTests", Some("ByFile")).count();
