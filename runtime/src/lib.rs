@@ -279,7 +279,7 @@ pub use field_value::FieldValue;
 pub use index::Index;
 pub use item_size::{item_size, MAX_ITEM_BYTES};
 pub use key::KeyPart;
-pub use ops::{BatchGet, BatchVersions, BatchWrite, Delete, Get, Numeric, Put, Update};
+pub use ops::{BatchGet, BatchVersions, BatchWrite, Delete, Get, Numeric, Put, TableDifference, Update};
 pub use query::{Page, Query, QueryStream};
 pub use scan::{Scan, ScanStream};
 pub use stream::Streamable;

@@ -183,3 +183,76 @@ fn pk_value(index: &str) -> String {
         _ => "all".into(),
     }
 }
+
+#[tokio::test]
+async fn verify_table_finds_no_difference_in_a_created_table_and_names_each_drift() {
+    use dynashard::TableDifference;
+    let db = db().await;
+    db.create_table::<Projected>().await.unwrap();
+    assert_eq!(db.verify_table::<Projected>().await.unwrap(), [], "as create_table made it");
+    assert_eq!(db.verify_table::<crate::model::Music>().await.unwrap(), []);
+
+    let missing = db.clone().with_table_name::<Projected>(unique("NoSuchTable"));
+    assert_eq!(missing.verify_table::<Projected>().await.unwrap(), [TableDifference::Missing]);
+
+    // A table made by hand: another key schema, no declared index, one undeclared, provisioned.
+    use aws_sdk_dynamodb::types::{
+        AttributeDefinition, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType, Projection,
+        ProjectionType, ProvisionedThroughput, ScalarAttributeType,
+    };
+    let name = unique("Drifted");
+    let key = |name: &str, kind: KeyType| {
+        KeySchemaElement::builder().attribute_name(name).key_type(kind).build().unwrap()
+    };
+    let attribute = |name: &str, kind: ScalarAttributeType| {
+        AttributeDefinition::builder().attribute_name(name).attribute_type(kind).build().unwrap()
+    };
+    let throughput =
+        || ProvisionedThroughput::builder().read_capacity_units(3).write_capacity_units(4).build().unwrap();
+    db.client()
+        .create_table()
+        .table_name(&name)
+        .attribute_definitions(attribute("pk", ScalarAttributeType::S))
+        .attribute_definitions(attribute("title_pk", ScalarAttributeType::N))
+        .attribute_definitions(attribute("old_pk", ScalarAttributeType::S))
+        .key_schema(key("pk", KeyType::Hash))
+        .global_secondary_indexes(
+            GlobalSecondaryIndex::builder()
+                .index_name("ByTitle")
+                .key_schema(key("title_pk", KeyType::Hash))
+                .projection(Projection::builder().projection_type(ProjectionType::All).build())
+                .provisioned_throughput(throughput())
+                .build()
+                .unwrap(),
+        )
+        .global_secondary_indexes(
+            GlobalSecondaryIndex::builder()
+                .index_name("Old")
+                .key_schema(key("old_pk", KeyType::Hash))
+                .projection(Projection::builder().projection_type(ProjectionType::KeysOnly).build())
+                .provisioned_throughput(throughput())
+                .build()
+                .unwrap(),
+        )
+        .billing_mode(BillingMode::Provisioned)
+        .provisioned_throughput(throughput())
+        .send()
+        .await
+        .unwrap();
+    let drifted = db.clone().with_table_name::<Projected>(name);
+    let found: Vec<String> =
+        drifted.verify_table::<Projected>().await.unwrap().iter().map(ToString::to_string).collect();
+    assert_eq!(
+        found,
+        [
+            "key schema is (pk), declared (pk, sk)",
+            "attribute `title_pk` is of type N, declared S",
+            "index `ByTitle` has key schema (title_pk), declared (title_pk, title_sk)",
+            "index `ByTitle` projects ALL, declared KEYS_ONLY",
+            "index `ByYear` does not exist",
+            "index `Everything` does not exist",
+            "index `Old` is not declared",
+            "billing is provisioned (3 read, 4 write units), declared on demand",
+        ]
+    );
+}

@@ -67,6 +67,7 @@ async fn create_table_turns_time_to_live_on() {
     assert_eq!(ttl.attribute_name(), Some("expires_at"));
     assert_eq!(ttl.time_to_live_status().map(|status| status.as_str()), Some("ENABLED"));
     db.create_table::<Sessions>().await.expect("idempotent, with time to live on already");
+    assert_eq!(db.verify_table::<Sessions>().await.unwrap(), [], "time to live as declared");
     let json = Sessions::DEFINITION.time_to_live_json("TtlTests").unwrap();
     assert_eq!(json["TimeToLiveSpecification"]["Enabled"], true);
 }

@@ -60,20 +60,10 @@ impl Db {
         }
     }
 
-    /// Turns on time to live on `attribute` of table `name`, unless it is on already.
+    /// Turns on time to live on `attribute` of table `name`, unless it is on already (also when
+    /// another process turned it on meanwhile).
     async fn enable_ttl(&self, name: &str, attribute: &str) -> Result<()> {
-        let described = self
-            .client()
-            .describe_time_to_live()
-            .table_name(name)
-            .send()
-            .await
-            .map_err(|error| Error::from_sdk("DescribeTimeToLive", error))?;
-        let current = described.time_to_live_description();
-        let on = current
-            .and_then(|ttl| ttl.time_to_live_status())
-            .is_some_and(|status| matches!(status, TimeToLiveStatus::Enabled | TimeToLiveStatus::Enabling));
-        if on && current.and_then(|ttl| ttl.attribute_name()) == Some(attribute) {
+        if self.ttl_attribute(name).await?.as_deref() == Some(attribute) {
             return Ok(());
         }
         let specification = TimeToLiveSpecification::builder()
@@ -81,14 +71,36 @@ impl Db {
             .enabled(true)
             .build()
             .map_err(build_error)?;
-        self.client()
+        let sent = self
+            .client()
             .update_time_to_live()
             .table_name(name)
             .time_to_live_specification(specification)
             .send()
+            .await;
+        match sent {
+            Ok(_) => Ok(()),
+            // Another process may have turned it on between the two calls.
+            Err(error) => match self.ttl_attribute(name).await? {
+                Some(on) if on == attribute => Ok(()),
+                _ => Err(Error::from_sdk("UpdateTimeToLive", error)),
+            },
+        }
+    }
+
+    /// The attribute time to live is on (or turning on) for in table `name`.
+    pub(crate) async fn ttl_attribute(&self, name: &str) -> Result<Option<String>> {
+        let described = self
+            .client()
+            .describe_time_to_live()
+            .table_name(name)
+            .send()
             .await
-            .map_err(|error| Error::from_sdk("UpdateTimeToLive", error))?;
-        Ok(())
+            .map_err(|error| Error::from_sdk("DescribeTimeToLive", error))?;
+        let current = described.time_to_live_description().filter(|ttl| {
+            matches!(ttl.time_to_live_status(), Some(TimeToLiveStatus::Enabled | TimeToLiveStatus::Enabling))
+        });
+        Ok(current.and_then(|ttl| ttl.attribute_name()).map(str::to_owned))
     }
 
     /// Deletes table `T`; a table that does not exist is not an error.

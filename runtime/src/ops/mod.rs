@@ -8,6 +8,7 @@ mod get;
 mod put;
 mod unprocessed;
 mod update;
+mod verify;
 
 pub use batch_get::BatchGet;
 pub use batch_write::{BatchVersions, BatchWrite};
@@ -15,3 +16,4 @@ pub use delete::Delete;
 pub use get::Get;
 pub use put::Put;
 pub use update::{Numeric, Update};
+pub use verify::TableDifference;
