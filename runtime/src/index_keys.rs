@@ -26,8 +26,8 @@ pub enum IndexKeyUpdate {
 pub struct FieldChanges {
     values: HashMap<&'static str, Option<AttributeValue>>,
     added: Vec<&'static str>,
-    /// An upsert: the item may be created, so every index key is written, and a field left
-    /// alone is absent (`None`).
+    /// An upsert: the item may be created, so the indexes keyed on key fields alone are
+    /// written too.
     creates: bool,
 }
 
@@ -53,9 +53,14 @@ impl FieldChanges {
         self.creates = true;
     }
 
-    /// Whether the update touches any of `attributes`; an upsert touches every index.
+    /// Whether the update may create the item (an upsert).
+    pub fn creates(&self) -> bool {
+        self.creates
+    }
+
+    /// Whether the update touches any of `attributes`.
     pub fn touches(&self, attributes: &[&str]) -> bool {
-        self.creates || attributes.iter().any(|a| self.values.contains_key(a) || self.added.contains(a))
+        attributes.iter().any(|a| self.values.contains_key(a) || self.added.contains(a))
     }
 
     /// The new value of a field the update sets or removes, read as `T`; `None` when the update
@@ -76,13 +81,8 @@ impl FieldChanges {
                 reason: "it is part of the index key, so set it whole instead of changing it in place",
             }));
         }
-        let value = match self.values.get(attribute) {
-            Some(value) => value.clone(),
-            // An upsert leaving a field alone: absent on an item it creates.
-            None if self.creates => None,
-            None => return None,
-        };
-        let value = value.unwrap_or(AttributeValue::Null(true));
+        let value = self.values.get(attribute)?;
+        let value = value.clone().unwrap_or(AttributeValue::Null(true));
         Some(serde_dynamo::from_attribute_value(value).map_err(Error::from))
     }
 

@@ -109,6 +109,8 @@ async fn expired_items_are_left_out_when_asked() {
     assert_eq!(scanned.len(), 2, "{scanned:?}");
     assert!(!scanned.contains(&1));
 
+    let scan = db.stream(Session::scan().index("Keys").unexpired()).try_collect::<Vec<_>>().await;
+    assert!(matches!(scan, Err(Error::InvalidQuery { .. })), "a scan of an index without it: {scan:?}");
     let keys_only = db.page(&Session::query_keys(&user).hydrate().unexpired(), None).await.unwrap_err();
     assert!(matches!(keys_only, Error::InvalidQuery { .. }), "the index lacks the attribute: {keys_only:?}");
 }

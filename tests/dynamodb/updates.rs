@@ -223,8 +223,79 @@ async fn an_upsert_of_an_entity_with_a_predicate_index_is_refused() {
         .set(f.region, "eu")
         .set(f.placed, "2026-11-25")
         .set(f.shard, "a")
+        .set(f.opened_at, "2026-11-25")
         .set(f.total, 5);
     let error = upsert.await.unwrap_err();
     assert!(matches!(error, Error::IndexKeyIncomplete { index: "BigOrders", .. }), "{error:?}");
     assert_eq!(db.get(Order::key(&customer, 1).unwrap()).await.unwrap(), None);
+}
+
+/// An entity in a sparse index keyed on an optional field.
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[entity(table = crate::shop_model::Shop, pk = "ticket#{customer}", sk = "{id}")]
+#[sparse_gsi(OpenOrders, pk = "tickets#{customer}", sk = "{opened_at}#{id}")]
+struct Ticket {
+    customer: String,
+    id: u32,
+    opened_at: Option<String>,
+    note: String,
+    tags: HashSet<String>,
+}
+
+#[tokio::test]
+async fn upserts_leave_sparse_index_keys_of_fields_they_do_not_set_alone() {
+    let db = db().await;
+    let customer = unique("UpsertSparse");
+    let f = Ticket::fields();
+    let open = || async {
+        let found: Vec<Ticket> = db.stream(Ticket::query_open_orders(&customer)).try_collect().await.unwrap();
+        found.into_iter().map(|ticket| ticket.id).collect::<Vec<_>>()
+    };
+    let ticket = Ticket {
+        customer: customer.clone(),
+        id: 1,
+        opened_at: Some("2026-11-01".into()),
+        note: "a".into(),
+        tags: HashSet::new(),
+    };
+    db.put(&ticket).await.unwrap();
+    db.upsert(Ticket::key(&customer, 1).unwrap()).set(f.note, "b").await.unwrap();
+    assert_eq!(open().await, [1], "an existing item stays in the index");
+    db.upsert(Ticket::key(&customer, 2).unwrap()).set(f.note, "new").await.unwrap();
+    assert_eq!(open().await, [1], "a new item without the optional field is not in it");
+    db.upsert(Ticket::key(&customer, 2).unwrap())
+        .set(f.note, "new")
+        .set(f.opened_at, "2026-11-02")
+        .await
+        .unwrap();
+    assert_eq!(open().await, [1, 2], "setting the field puts it there");
+}
+
+#[tokio::test]
+async fn set_fields_compare_as_sets() {
+    let db = db().await;
+    let customer = unique("SetEquality");
+    let f = Ticket::fields();
+    let ticket = |id: u32, tags: &[&str]| Ticket {
+        customer: customer.clone(),
+        id,
+        opened_at: None,
+        note: String::new(),
+        tags: tags.iter().map(|tag| (*tag).to_owned()).collect(),
+    };
+    db.batch_put(&[ticket(1, &["a", "b"]), ticket(2, &[]), ticket(3, &["a"])]).await.unwrap();
+    let ids = |condition| {
+        let db = db.clone();
+        let customer = customer.clone();
+        async move {
+            let found: Vec<Ticket> =
+                db.stream(Ticket::query(&customer).filter(condition)).try_collect().await.unwrap();
+            found.into_iter().map(|ticket| ticket.id).collect::<Vec<_>>()
+        }
+    };
+    let ab: HashSet<String> = ["b".to_owned(), "a".to_owned()].into();
+    assert_eq!(ids(f.tags.eq(&ab)).await, [1]);
+    assert_eq!(ids(f.tags.ne(&ab)).await, [2, 3]);
+    assert_eq!(ids(f.tags.eq(HashSet::new())).await, [2], "an empty set is a missing attribute");
+    assert_eq!(ids(f.tags.ne(HashSet::new())).await, [1, 3]);
 }

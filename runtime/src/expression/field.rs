@@ -3,7 +3,7 @@
 
 use super::path::{AttributePath, NestedField};
 use super::{Comparison, Condition, Node};
-use crate::entity::Field;
+use crate::entity::{Entity, Field};
 use crate::error::Result;
 use crate::field_value::FieldValue;
 use aws_sdk_dynamodb::types::AttributeValue;
@@ -95,14 +95,15 @@ impl AttributeType {
 /// The condition methods of a field handle and of a path below one, written once.
 macro_rules! conditions {
     ($handle:ident) => {
-        impl<E, T: Serialize> $handle<E, T> {
-            /// The attribute equals `value`.
+        impl<E: Entity, T: Serialize> $handle<E, T> {
+            /// The attribute equals `value` (an empty set field: the attribute is missing, as
+            /// DynamoDB stores no empty sets).
             pub fn eq(self, value: impl FieldValue<T>) -> Condition {
-                Condition::compare(self.path(), Comparison::Eq, value.to_attribute())
+                stored_compare::<E>(self.path(), Comparison::Eq, value.to_attribute())
             }
             /// The attribute differs from `value`.
             pub fn ne(self, value: impl FieldValue<T>) -> Condition {
-                Condition::compare(self.path(), Comparison::Ne, value.to_attribute())
+                stored_compare::<E>(self.path(), Comparison::Ne, value.to_attribute())
             }
             /// The attribute is less than `value`.
             pub fn lt(self, value: impl FieldValue<T>) -> Condition {
@@ -181,6 +182,25 @@ macro_rules! conditions {
 
         contains_element!($handle: Vec, BTreeSet, HashSet);
     };
+}
+
+/// A comparison with `value` as the attribute at `path` stores it: a whole set field of `E` as a
+/// DynamoDB set, an empty one as no attribute.
+fn stored_compare<E: Entity>(
+    path: AttributePath,
+    op: Comparison,
+    value: Result<AttributeValue>,
+) -> Condition {
+    let set = path.is_attribute() && E::SETS.iter().any(|set| set.name == path.root());
+    if !set {
+        return Condition::compare(path, op, value);
+    }
+    match value.and_then(|value| crate::sets::as_set(path.root(), value)) {
+        Ok(Some(set)) => Condition(Node::Compare(path, op, set)),
+        Ok(None) if op == Comparison::Eq => Condition(Node::NotExists(path)),
+        Ok(None) => Condition(Node::Exists(path)),
+        Err(error) => Condition::built(Err(error)),
+    }
 }
 
 /// Collections whose elements `contains` looks for.

@@ -19,8 +19,9 @@ impl<E: Entity, I, F> Query<Projected<E, I>, F> {
     /// too. A page of 100 costs its index queries and one `BatchGetItem`
     /// ([`hydration_requests`](super::StatsSnapshot::hydration_requests)).
     ///
-    /// An item deleted between the index read and the fetch is left out; a page then holds
-    /// fewer items, and its cursor still resumes after the last index item read. Items of
+    /// An item deleted between the index read and the fetch, or whose index key changed (the
+    /// index is eventually consistent), is left out; a page then holds fewer items, and its
+    /// cursor still resumes after the last index item read. Items of
     /// other entity types are told apart on the full items
     /// ([`skip_other_types`](Query::skip_other_types) applies to them).
     ///
@@ -115,11 +116,21 @@ impl Hydration {
         };
         let items = fetch.run().await?;
         self.taken = start;
-        let positions = read.into_iter().map(|(_, position)| position);
-        self.waiting
-            .extend(items.into_iter().zip(positions).map(|(item, position)| Fetched { item, position }));
+        let fetched = items.into_iter().zip(read).map(|(item, (index_item, position))| {
+            // An item whose index key changed since the index was read no longer belongs where
+            // the index put it (or in this query at all): left out, as a deleted one is.
+            let item = item.filter(|item| same_index_key(plan, &index_item, item));
+            Fetched { item, position }
+        });
+        self.waiting.extend(fetched);
         Ok(())
     }
+}
+
+/// Whether the full item `item` still has the index key `index_item` was read under.
+fn same_index_key(plan: &super::QueryPlan, index_item: &Item, item: &Item) -> bool {
+    let keys = plan.index.into_iter().flat_map(|index| index.partition_key.iter().chain(index.sort_key));
+    keys.map(|attribute| attribute.name).all(|name| index_item.get(name) == item.get(name))
 }
 
 fn index_name(plan: &super::QueryPlan) -> &'static str {

@@ -104,6 +104,16 @@ pub(super) fn prepare(db: &Db, plan: &ScanPlan) -> Result<ScanRequest> {
         filters.push(format!("({})", filter.render(&mut placeholders)?));
     }
     if plan.unexpired {
+        let index =
+            plan.index.as_ref().and_then(|name| plan.table.indexes.iter().find(|index| index.name == *name));
+        if let (Some(index), Some(ttl)) = (index, plan.table.ttl) {
+            if !crate::projection::index_holds(plan.table, index, ttl) {
+                return Err(invalid(format!(
+                    "index `{}` does not hold the `ttl` attribute `{ttl}`",
+                    index.name
+                )));
+            }
+        }
         let Some(ttl) = plan.table.ttl else {
             return Err(invalid(format!(
                 "table `{}` declares no `ttl` attribute to leave expired items out by",

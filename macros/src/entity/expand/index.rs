@@ -201,8 +201,9 @@ fn update_block(model: &Entity, position: usize, mapping: &IndexMapping) -> Toke
     };
     if let Some(reason) = refusal {
         let first = fields.first().map(|field| field.field.attribute.as_str()).unwrap_or_default();
+        // An upsert may create the item, which puts such an index on by the whole entity.
         return quote! {
-            if __changes.touches(&[#(#changed),*]) {
+            if __changes.touches(&[#(#changed),*]) || __changes.creates() {
                 return __dynashard::Err(__dynashard::Error::IndexKeyIncomplete {
                     index: #name,
                     field: #first,
@@ -259,8 +260,16 @@ fn update_block(model: &Entity, position: usize, mapping: &IndexMapping) -> Toke
             (shard, quote!(__dynashard::BaseKey::Key(__key.pk(), __key.sk().unwrap_or_default())))
         }),
     );
+    // An index keyed on key fields and literals is written by an upsert, which may create the
+    // item; any other, when the fields it is keyed on are set (a sparse index's optional fields
+    // left alone keep the item where it is).
+    let written = if only_key_fields {
+        quote!(__changes.creates())
+    } else {
+        quote!(__changes.touches(&[#(#changed),*]))
+    };
     quote! {
-        if __changes.touches(&[#(#changed),*]) {
+        if #written {
             #(#values)*
             #block
         }

@@ -87,6 +87,21 @@ pub fn expand(model: &Entity) -> TokenStream {
     });
     let key_field_types = key_fields.iter().map(|field| &field.ty);
     let key_field_specs = key_field_specs(model);
+    // A `#[serde(default)]` field an index is keyed on is required too: an item created without
+    // it would be missing from the index a put of the same entity puts it in.
+    let indexed: Vec<String> = model
+        .indexes
+        .iter()
+        .flat_map(|mapping| model.index_fields(mapping))
+        .map(|field| field.field.ident.to_string())
+        .chain(
+            model
+                .native_indexes
+                .iter()
+                .flat_map(|mapping| mapping.pk.iter().chain(&mapping.sk))
+                .map(ToString::to_string),
+        )
+        .collect();
     let required = model
         .fields
         .iter()
@@ -94,7 +109,7 @@ pub fn expand(model: &Entity) -> TokenStream {
             !field.is_key
                 && !field.no_attribute
                 && !field.is_version()
-                && !field.serde_default
+                && (!field.serde_default || indexed.contains(&field.ident.to_string()))
                 && crate::types::option_inner(&field.ty).is_none()
                 && crate::types::set_type(&field.ty).is_none()
         })
@@ -500,7 +515,9 @@ fn field_handles(model: &Entity) -> (TokenStream, TokenStream) {
     let updatable: Vec<&Field> = model
         .fields
         .iter()
-        .filter(|field| !field.is_key && !field.is_version() && !field.no_attribute)
+        // A field stored through `#[serde(with = "...")]` gets no handle: a value set or compared
+        // through it would be written as its type stores it, not as the module does.
+        .filter(|field| !field.is_key && !field.is_version() && !field.no_attribute && !field.serde_with)
         .collect();
     let declarations = updatable.iter().map(|field| {
         let name = &field.ident;

@@ -3,7 +3,7 @@
 mod actions;
 
 use crate::db::Db;
-use crate::entity::{Entity, Key};
+use crate::entity::{Entity, Field, Key};
 use crate::error::{Error, Item, Result};
 use crate::expression::{Condition, FieldPath, Placeholders, RawExpression};
 use crate::field_value::FieldValue;
@@ -103,7 +103,7 @@ impl Db {
     /// # #[derive(Table)] #[table(name = "Music", pk = "pk", sk = "sk")] struct Music;
     /// #[derive(Entity, Serialize, Deserialize)]
     /// #[entity(table = Music, pk = "{artist}", sk = "artist")]
-    /// struct Artist { artist: String, country: String, first_seen: u64, plays: u64 }
+    /// struct Artist { artist: String, country: String, first_seen: u64, #[serde(default)] plays: u64 }
     ///
     /// # async fn example(db: Db) -> dynashard::Result<()> {
     /// let f = Artist::fields();
@@ -193,10 +193,11 @@ impl<'a, E: Entity> Update<'a, E> {
     }
 
     /// Adds `elements` to a set field (`ADD`; a missing set counts as empty). No elements: no
-    /// action.
+    /// action. DynamoDB changes sets in place only at the top level: a set inside a nested
+    /// struct is stored as a list, and is [`set`](Update::set) whole.
     pub fn add_to<S: SetField, V: FieldValue<S::Element>>(
         mut self,
-        field: impl FieldPath<E, S>,
+        field: Field<E, S>,
         elements: impl IntoIterator<Item = V>,
     ) -> Self {
         self.actions.change_set(field.update_target().path, self::elements(elements), true);
@@ -207,7 +208,7 @@ impl<'a, E: Entity> Update<'a, E> {
     /// attribute, which reads back as an empty set. No elements: no action.
     pub fn delete_from<S: SetField, V: FieldValue<S::Element>>(
         mut self,
-        field: impl FieldPath<E, S>,
+        field: Field<E, S>,
         elements: impl IntoIterator<Item = V>,
     ) -> Self {
         self.actions.change_set(field.update_target().path, self::elements(elements), false);

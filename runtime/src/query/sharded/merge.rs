@@ -119,7 +119,7 @@ impl Merge {
             // A unit is 4 KB, charged half when eventually consistent; with a filter, the units
             // paid for items that were not returned too.
             let per_unit = if self.plan.consistent { 1.0 } else { 0.5 };
-            let units = (self.plan.filter.is_none() && page.capacity_units > 0.0)
+            let units = ((self.plan.filter.is_none() && !self.plan.unexpired) && page.capacity_units > 0.0)
                 .then(|| (page.capacity_units / per_unit).round() as u64);
             self.sizes.record(page.items.len(), bytes, units);
             if let Some(mean) = self.sizes.mean() {
