@@ -27,7 +27,7 @@ pub use crate::shard::{
     RoutingText, ShardChooser, ShardSpec, ShardStrategy, Shards, TimeBucket,
 };
 pub use crate::table::{
-    Billing, IndexDefinition, IndexProjection, KeyAttribute, ScalarKind, Table, TableDefinition,
+    Billing, IndexDefinition, IndexProjection, KeyAttribute, ScalarKind, StreamView, Table, TableDefinition,
 };
 pub use crate::view::{view_from_item, View};
 pub use aws_sdk_dynamodb::types::AttributeValue;
@@ -50,5 +50,8 @@ impl Table for FallbackTable {
         billing: Billing::PayPerRequest,
         shard_metadata: None,
         ttl: None,
+        stream: None,
+        deletion_protection: false,
+        tags: &[],
     };
 }

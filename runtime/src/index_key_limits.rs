@@ -107,6 +107,9 @@ mod tests {
         billing: Billing::PayPerRequest,
         shard_metadata: None,
         ttl: None,
+        stream: None,
+        deletion_protection: false,
+        tags: &[],
     };
 
     fn item(pairs: &[(&str, &str)]) -> Item {

@@ -102,6 +102,9 @@ pub use db::Db;
 /// | `sk = "..."` | sort key attribute (a string) | none |
 /// | `type_attribute = "..."` | attribute holding each item's entity type | `_type` |
 /// | `ttl = "..."` | the time-to-live attribute, turned on by `create_table`; an entity's `#[ttl]` field is stored in it | none |
+/// | `stream = "new_and_old_images"` | the table's stream (`new_image`, `old_image`, `keys_only`) | none |
+/// | `deletion_protection` | the table refuses to be deleted | off |
+/// | `tags = ["team=music"]` | tags | none |
 /// | `read_capacity = N`, `write_capacity = N` | provisioned billing (both or neither) | on-demand |
 /// | `shard_metadata = "..."` | the table every `Db` keeps dynamic shard counts and resharding phases in | none |
 /// | `crate = "..."` | the path of this crate, where it is not `::dynashard` (a re-export) | `::dynashard` |
@@ -284,7 +287,7 @@ pub use query::{Page, Query, QueryStream};
 pub use scan::{Scan, ScanStream};
 pub use stream::Streamable;
 pub use table::{
-    Billing, IndexDefinition, IndexProjection, KeyAttribute, ScalarKind, Table, TableDefinition,
+    Billing, IndexDefinition, IndexProjection, KeyAttribute, ScalarKind, StreamView, Table, TableDefinition,
     DEFAULT_TYPE_ATTRIBUTE,
 };
 pub use throttling::ThrottlingReason;

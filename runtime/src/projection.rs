@@ -207,6 +207,9 @@ mod tests {
         billing: Billing::PayPerRequest,
         shard_metadata: None,
         ttl: None,
+        stream: None,
+        deletion_protection: false,
+        tags: &[],
     };
 
     #[test]

@@ -48,6 +48,37 @@ pub struct TableDefinition {
     /// The time-to-live attribute (`#[table(ttl = "...")]`): `create_table` enables TTL on it, and
     /// an entity's `#[ttl]` field is stored in it as epoch seconds.
     pub ttl: Option<&'static str>,
+    /// The table's stream of item changes, and what its records hold (`#[table(stream = "...")]`).
+    pub stream: Option<StreamView>,
+    /// Whether the table refuses to be deleted (`#[table(deletion_protection)]`).
+    pub deletion_protection: bool,
+    /// Tags, key and value (`#[table(tags = ["team=music"])]`).
+    pub tags: &'static [(&'static str, &'static str)],
+}
+
+/// What the records of a table's stream hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StreamView {
+    /// The item after and before each change.
+    NewAndOldImages,
+    /// The item after each change.
+    NewImage,
+    /// The item before each change.
+    OldImage,
+    /// The key of the item changed.
+    KeysOnly,
+}
+
+impl StreamView {
+    /// DynamoDB's name of the view type.
+    pub fn code(self) -> &'static str {
+        match self {
+            StreamView::NewAndOldImages => "NEW_AND_OLD_IMAGES",
+            StreamView::NewImage => "NEW_IMAGE",
+            StreamView::OldImage => "OLD_IMAGE",
+            StreamView::KeysOnly => "KEYS_ONLY",
+        }
+    }
 }
 
 /// A global secondary index.
@@ -214,6 +245,18 @@ impl TableDefinition {
                 })
                 .collect();
             definition["GlobalSecondaryIndexes"] = json!(indexes);
+        }
+        if let Some(view) = self.stream {
+            definition["StreamSpecification"] =
+                json!({ "StreamEnabled": true, "StreamViewType": view.code() });
+        }
+        if self.deletion_protection {
+            definition["DeletionProtectionEnabled"] = json!(true);
+        }
+        if !self.tags.is_empty() {
+            let tags: Vec<Value> =
+                self.tags.iter().map(|(key, value)| json!({ "Key": key, "Value": value })).collect();
+            definition["Tags"] = json!(tags);
         }
         definition
     }

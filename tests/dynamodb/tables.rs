@@ -256,3 +256,40 @@ async fn verify_table_finds_no_difference_in_a_created_table_and_names_each_drif
         ]
     );
 }
+
+#[derive(dynashard::Table)]
+#[table(
+    name = "DeclaredTests",
+    pk = "pk",
+    sk = "sk",
+    stream = "new_and_old_images",
+    deletion_protection,
+    tags = ["team=music", "env=test"]
+)]
+struct Declared;
+
+#[tokio::test]
+async fn streams_deletion_protection_and_tags_are_created_and_verified() {
+    use dynashard::TableDifference;
+    let db = db().await;
+    db.create_table::<Declared>().await.unwrap();
+    assert_eq!(db.verify_table::<Declared>().await.unwrap(), [], "as declared");
+    let described = db.client().describe_table().table_name("DeclaredTests").send().await.unwrap();
+    let table = described.table.unwrap();
+    assert_eq!(table.deletion_protection_enabled(), Some(true));
+    let deleted = db.delete_table::<Declared>().await;
+    assert!(deleted.is_err(), "deletion protection refuses: {deleted:?}");
+    let json = Declared::DEFINITION.create_table_json("DeclaredTests");
+    assert_eq!(json["StreamSpecification"]["StreamViewType"], "NEW_AND_OLD_IMAGES");
+    assert_eq!(json["DeletionProtectionEnabled"], true);
+    assert_eq!(json["Tags"][0], serde_json::json!({"Key": "team", "Value": "music"}));
+
+    // The same table, seen as one declared without any of it.
+    let plain = db.clone().with_table_name::<Projected>("DeclaredTests");
+    let found = plain.verify_table::<Projected>().await.unwrap();
+    assert!(
+        found.contains(&TableDifference::Stream { declared: None, found: Some("NEW_AND_OLD_IMAGES".into()) })
+    );
+    assert!(found.contains(&TableDifference::DeletionProtection { declared: false }), "{found:?}");
+    // DynamoDB Local keeps no tags, so they are not compared here (the unit test covers them).
+}

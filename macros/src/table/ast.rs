@@ -24,6 +24,12 @@ pub struct Table {
     pub shard_metadata: Option<Text>,
     /// The time-to-live attribute, enabled by `create_table`.
     pub ttl: Option<Text>,
+    /// The stream view type, when the table has a stream.
+    pub stream: Option<String>,
+    /// Whether deletion protection is on.
+    pub deletion_protection: bool,
+    /// Tags, key and value.
+    pub tags: Vec<(String, String)>,
     /// Where generated code finds the runtime.
     pub door: Door,
 }
@@ -63,6 +69,9 @@ impl Table {
             capacity: table.capacity,
             shard_metadata: table.shard_metadata,
             ttl: table.ttl,
+            stream: table.stream,
+            deletion_protection: table.deletion_protection,
+            tags: table.tags,
             door: table.door,
         })
     }

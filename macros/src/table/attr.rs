@@ -15,6 +15,9 @@ const TABLE_KEYS: &[&str] = &[
     "sk",
     "type_attribute",
     "ttl",
+    "stream",
+    "deletion_protection",
+    "tags",
     "read_capacity",
     "write_capacity",
     "shard_metadata",
@@ -44,6 +47,12 @@ pub struct TableAttr {
     pub shard_metadata: Option<Text>,
     /// The time-to-live attribute.
     pub ttl: Option<Text>,
+    /// The stream view type, in DynamoDB's spelling (`NEW_AND_OLD_IMAGES`).
+    pub stream: Option<String>,
+    /// Whether deletion protection is on.
+    pub deletion_protection: bool,
+    /// Tags, key and value.
+    pub tags: Vec<(String, String)>,
     pub door: Door,
 }
 
@@ -104,6 +113,9 @@ struct Written {
     write: Option<LitInt>,
     shard_metadata: Option<LitStr>,
     ttl: Option<LitStr>,
+    stream: Option<LitStr>,
+    deletion_protection: Option<()>,
+    tags: Option<Vec<LitStr>>,
     door: Option<Door>,
 }
 
@@ -158,6 +170,12 @@ impl Attrs {
             capacity,
             shard_metadata: written.shard_metadata.map(|literal| checked_name(&literal, errors)),
             ttl: written.ttl.map(|literal| checked_attribute(&literal, errors)),
+            stream: written.stream.and_then(|literal| stream_view(&literal, errors)),
+            deletion_protection: written.deletion_protection.is_some(),
+            tags: written
+                .tags
+                .map(|tags| tags.iter().filter_map(|tag| tag_pair(tag, errors)).collect())
+                .unwrap_or_default(),
             door: written.door.unwrap_or_default(),
         };
         Attrs { table, indexes }
@@ -180,6 +198,17 @@ fn parse_key(meta: &ParseNestedMeta, written: &mut Written, errors: &mut Errors)
     } else if meta.path.is_ident("ttl") {
         let value = value(meta, "an attribute name", "ttl = \"expires_at\"")?.parse()?;
         set_once(errors, meta, &mut written.ttl, value);
+    } else if meta.path.is_ident("stream") {
+        let value = value(meta, "a stream view", "stream = \"new_and_old_images\"")?.parse()?;
+        set_once(errors, meta, &mut written.stream, value);
+    } else if meta.path.is_ident("deletion_protection") {
+        set_once(errors, meta, &mut written.deletion_protection, ());
+    } else if meta.path.is_ident("tags") {
+        let list = value(meta, "a list of tags", "tags = [\"team=music\"]")?;
+        let content;
+        syn::bracketed!(content in list);
+        let tags = content.parse_terminated(|input| input.parse::<LitStr>(), syn::Token![,])?;
+        set_once(errors, meta, &mut written.tags, tags.into_iter().collect());
     } else if meta.path.is_ident("read_capacity") {
         let value = value(meta, "a number of capacity units", "read_capacity = 5")?.parse()?;
         set_once(errors, meta, &mut written.read, value);
@@ -335,6 +364,37 @@ fn key_attribute(literal: &LitStr, errors: &mut Errors) -> KeyAttr {
 }
 
 /// Table and index names: 3 to 255 characters of `a-z A-Z 0-9 _ - .`.
+/// `stream = "new_and_old_images"` (or `new_image`, `old_image`, `keys_only`), in DynamoDB's
+/// spelling.
+fn stream_view(literal: &LitStr, errors: &mut Errors) -> Option<String> {
+    let view = literal.value().to_ascii_uppercase();
+    if ["NEW_AND_OLD_IMAGES", "NEW_IMAGE", "OLD_IMAGE", "KEYS_ONLY"].contains(&view.as_str()) {
+        return Some(view);
+    }
+    errors.push(
+        literal.span(),
+        format!(
+            "unknown stream view `{}`: write \"new_and_old_images\", \"new_image\", \"old_image\" or \"keys_only\"",
+            literal.value()
+        ),
+    );
+    None
+}
+
+/// A tag written `"key=value"` (1 to 128 and 0 to 256 characters).
+fn tag_pair(literal: &LitStr, errors: &mut Errors) -> Option<(String, String)> {
+    let text = literal.value();
+    match text.split_once('=') {
+        Some((key, value)) if (1..=128).contains(&key.chars().count()) && value.chars().count() <= 256 => {
+            Some((key.to_owned(), value.to_owned()))
+        }
+        _ => {
+            errors.push(literal.span(), "a tag is written `\"key=value\"` (a key of 1 to 128 characters)");
+            None
+        }
+    }
+}
+
 fn checked_name(literal: &LitStr, errors: &mut Errors) -> Text {
     let value = literal.value();
     let valid_chars = value.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));

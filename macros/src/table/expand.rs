@@ -53,6 +53,20 @@ pub fn expand(model: &Table) -> TokenStream {
         }
         None => quote!(__dynashard::Billing::PayPerRequest),
     };
+    let stream = match &model.stream {
+        Some(view) => {
+            let variant = match view.as_str() {
+                "NEW_IMAGE" => quote!(NewImage),
+                "OLD_IMAGE" => quote!(OldImage),
+                "KEYS_ONLY" => quote!(KeysOnly),
+                _ => quote!(NewAndOldImages),
+            };
+            quote!(__dynashard::Some(__dynashard::StreamView::#variant))
+        }
+        None => quote!(__dynashard::None),
+    };
+    let deletion_protection = model.deletion_protection;
+    let (tag_keys, tag_values): (Vec<&String>, Vec<&String>) = model.tags.iter().map(|(k, v)| (k, v)).unzip();
     let ttl = match &model.ttl {
         Some(ttl) => {
             let ttl = &ttl.value;
@@ -96,6 +110,9 @@ pub fn expand(model: &Table) -> TokenStream {
                 billing: #billing,
                 shard_metadata: #shard_metadata,
                 ttl: #ttl,
+                stream: #stream,
+                deletion_protection: #deletion_protection,
+                tags: &[#((#tag_keys, #tag_values)),*],
             };
         }
     })

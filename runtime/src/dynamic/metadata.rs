@@ -33,6 +33,9 @@ pub(crate) const DEFINITION: TableDefinition = TableDefinition {
     billing: Billing::PayPerRequest,
     shard_metadata: None,
     ttl: None,
+    stream: None,
+    deletion_protection: false,
+    tags: &[],
 };
 
 /// The outcome of a conditional change.

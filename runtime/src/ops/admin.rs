@@ -7,8 +7,8 @@ use crate::table::{Billing, IndexProjection, KeyAttribute, ScalarKind, Table, Ta
 use aws_sdk_dynamodb::error::ProvideErrorMetadata;
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, BillingMode, GlobalSecondaryIndex, IndexStatus, KeySchemaElement, KeyType,
-    Projection, ProjectionType, ProvisionedThroughput, ScalarAttributeType, TableStatus,
-    TimeToLiveSpecification, TimeToLiveStatus,
+    Projection, ProjectionType, ProvisionedThroughput, ScalarAttributeType, StreamSpecification,
+    StreamViewType, TableStatus, Tag, TimeToLiveSpecification, TimeToLiveStatus,
 };
 use std::time::{Duration, Instant};
 
@@ -41,7 +41,10 @@ impl Db {
                 &[KeyAttribute { name: definition.partition_key, kind: ScalarKind::String }],
                 definition.sort_key.map(|name| KeyAttribute { name, kind: ScalarKind::String }).as_slice(),
             )?))
-            .set_global_secondary_indexes(global_indexes(definition)?);
+            .set_global_secondary_indexes(global_indexes(definition)?)
+            .set_stream_specification(stream_specification(definition)?)
+            .deletion_protection_enabled(definition.deletion_protection)
+            .set_tags(tags(definition)?);
         let request = match definition.billing {
             Billing::PayPerRequest => request.billing_mode(BillingMode::PayPerRequest),
             Billing::Provisioned { read, write } => request
@@ -189,6 +192,24 @@ fn throughput(read: u64, write: u64) -> Result<ProvisionedThroughput> {
         .write_capacity_units(write as i64)
         .build()
         .map_err(build_error)
+}
+
+fn stream_specification(definition: &TableDefinition) -> Result<Option<StreamSpecification>> {
+    let Some(view) = definition.stream else { return Ok(None) };
+    StreamSpecification::builder()
+        .stream_enabled(true)
+        .stream_view_type(StreamViewType::from(view.code()))
+        .build()
+        .map(Some)
+        .map_err(build_error)
+}
+
+fn tags(definition: &TableDefinition) -> Result<Option<Vec<Tag>>> {
+    if definition.tags.is_empty() {
+        return Ok(None);
+    }
+    let tags = definition.tags.iter().map(|(key, value)| Tag::builder().key(*key).value(*value).build());
+    tags.collect::<std::result::Result<Vec<_>, _>>().map(Some).map_err(build_error)
 }
 
 fn projection(projection: IndexProjection) -> Projection {

@@ -66,6 +66,27 @@ pub enum TableDifference {
         /// As found.
         found: String,
     },
+    /// The table's stream is off, on where none is declared, or of another view.
+    Stream {
+        /// As declared (`NEW_AND_OLD_IMAGES`, ...).
+        declared: Option<String>,
+        /// As found.
+        found: Option<String>,
+    },
+    /// Deletion protection is on where it is declared off, or the other way round.
+    DeletionProtection {
+        /// As declared.
+        declared: bool,
+    },
+    /// A declared tag is missing or has another value, or a tag is not declared.
+    Tag {
+        /// The tag key.
+        key: String,
+        /// The declared value.
+        declared: Option<String>,
+        /// The value found.
+        found: Option<String>,
+    },
     /// Time to live is off, on for another attribute, or on where none is declared.
     TimeToLive {
         /// The declared attribute.
@@ -96,6 +117,19 @@ impl fmt::Display for TableDifference {
             TableDifference::Billing { declared, found } => {
                 write!(f, "billing is {found}, declared {declared}")
             }
+            TableDifference::Stream { declared, found } => {
+                let view = |view: &Option<String>| view.clone().unwrap_or_else(|| "off".to_owned());
+                write!(f, "the stream is {}, declared {}", view(found), view(declared))
+            }
+            TableDifference::DeletionProtection { declared } => {
+                let on = |on: bool| if on { "on" } else { "off" };
+                write!(f, "deletion protection is {}, declared {}", on(!declared), on(*declared))
+            }
+            TableDifference::Tag { key, declared, found } => {
+                let value =
+                    |value: &Option<String>| value.as_ref().map_or("none".to_owned(), |v| format!("`{v}`"));
+                write!(f, "tag `{key}` is {}, declared {}", value(found), value(declared))
+            }
             TableDifference::TimeToLive { declared, found } => {
                 let name = |attribute: &Option<String>| {
                     attribute.as_ref().map_or_else(|| "off".to_owned(), |name| format!("on `{name}`"))
@@ -113,13 +147,17 @@ struct Described {
     attribute_types: HashMap<String, String>,
     indexes: Vec<(String, String, String)>,
     billing: String,
+    stream: Option<String>,
+    deletion_protection: bool,
+    tags: Vec<(String, String)>,
     ttl: Option<String>,
 }
 
 impl Db {
     /// Compares table `T` as it exists (its name as this `Db` maps it) with its declaration:
-    /// keys and their types, indexes with their keys and projections, billing and time to live.
-    /// An empty list means they agree.
+    /// keys and their types, indexes with their keys and projections, billing, the stream,
+    /// deletion protection, tags and time to live. An empty list means they agree. (Against
+    /// DynamoDB Local, which keeps no tags, tags are not compared.)
     ///
     /// ```no_run
     /// # use dynashard::{Db, Table};
@@ -141,6 +179,25 @@ impl Db {
         };
         let mut described = table.as_ref().map(describe).unwrap_or_default();
         described.ttl = self.ttl_attribute(name).await?;
+        let mut tags_known = true;
+        if let Some(arn) = table.as_ref().and_then(TableDescription::table_arn) {
+            match self.client().list_tags_of_resource().resource_arn(arn).send().await {
+                Ok(tags) => {
+                    described.tags = tags
+                        .tags()
+                        .iter()
+                        .map(|tag| (tag.key().to_owned(), tag.value().to_owned()))
+                        .collect();
+                }
+                // DynamoDB Local keeps no tags: they cannot be compared there.
+                Err(error) if error.code() == Some("UnknownOperationException") => tags_known = false,
+                Err(error) => return Err(Error::from_sdk("ListTagsOfResource", error)),
+            }
+        }
+        if !tags_known {
+            described.tags =
+                T::DEFINITION.tags.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+        }
         Ok(differences(&T::DEFINITION, &described))
     }
 }
@@ -190,7 +247,22 @@ fn describe(table: &TableDescription) -> Described {
         ),
         _ => "on demand".to_owned(),
     };
-    Described { keys: keys(table.key_schema()), attribute_types, indexes, billing, ttl: None }
+    let stream = table
+        .stream_specification()
+        .filter(|stream| stream.stream_enabled())
+        .and_then(|stream| stream.stream_view_type())
+        .map(|view| view.as_str().to_owned());
+    let deletion_protection = table.deletion_protection_enabled().unwrap_or(false);
+    Described {
+        keys: keys(table.key_schema()),
+        attribute_types,
+        indexes,
+        billing,
+        stream,
+        deletion_protection,
+        tags: Vec::new(),
+        ttl: None,
+    }
 }
 
 fn provisioned(read: u64, write: u64) -> String {
@@ -266,6 +338,29 @@ fn differences(definition: &TableDefinition, found: &Described) -> Vec<TableDiff
     if billing != found.billing {
         differences.push(TableDifference::Billing { declared: billing, found: found.billing.clone() });
     }
+    let stream = definition.stream.map(|view| view.code().to_owned());
+    if stream != found.stream {
+        differences.push(TableDifference::Stream { declared: stream, found: found.stream.clone() });
+    }
+    if definition.deletion_protection != found.deletion_protection {
+        differences.push(TableDifference::DeletionProtection { declared: definition.deletion_protection });
+    }
+    for (key, value) in definition.tags {
+        let present = found.tags.iter().find(|(found, _)| found == key).map(|(_, value)| value.clone());
+        if present.as_deref() != Some(*value) {
+            let declared = Some((*value).to_owned());
+            differences.push(TableDifference::Tag { key: (*key).to_owned(), declared, found: present });
+        }
+    }
+    for (key, value) in &found.tags {
+        if !definition.tags.iter().any(|(declared, _)| declared == key) {
+            differences.push(TableDifference::Tag {
+                key: key.clone(),
+                declared: None,
+                found: Some(value.clone()),
+            });
+        }
+    }
     if definition.ttl != found.ttl.as_deref() {
         let declared = definition.ttl.map(str::to_owned);
         differences.push(TableDifference::TimeToLive { declared, found: found.ttl.clone() });
@@ -293,6 +388,9 @@ mod tests {
         billing: Billing::PayPerRequest,
         shard_metadata: None,
         ttl: Some("expires_at"),
+        stream: None,
+        deletion_protection: false,
+        tags: &[],
     };
 
     fn matching() -> Described {
@@ -304,6 +402,9 @@ mod tests {
                 .collect(),
             indexes: vec![("ByCustomer".into(), "gpk".into(), "INCLUDE _type, total".into())],
             billing: "on demand".into(),
+            stream: None,
+            deletion_protection: false,
+            tags: Vec::new(),
             ttl: Some("expires_at".into()),
         }
     }
@@ -316,6 +417,9 @@ mod tests {
         drifted.attribute_types.insert("gpk".into(), "N".into());
         drifted.indexes = vec![("Old".into(), "x".into(), "ALL".into())];
         drifted.billing = provisioned(5, 5);
+        drifted.stream = Some("KEYS_ONLY".into());
+        drifted.deletion_protection = true;
+        drifted.tags = vec![("team".into(), "ops".into())];
         drifted.ttl = None;
         let found = differences(&TABLE, &drifted);
         let kinds: Vec<String> = found.iter().map(ToString::to_string).collect();
@@ -327,6 +431,9 @@ mod tests {
                 "index `ByCustomer` does not exist",
                 "index `Old` is not declared",
                 "billing is provisioned (5 read, 5 write units), declared on demand",
+                "the stream is KEYS_ONLY, declared off",
+                "deletion protection is on, declared off",
+                "tag `team` is `ops`, declared none",
                 "time to live is off, declared on `expires_at`",
             ]
         );

@@ -26,6 +26,9 @@ static TABLE: TableDefinition = TableDefinition {
     billing: Billing::PayPerRequest,
     shard_metadata: None,
     ttl: None,
+    stream: None,
+    deletion_protection: false,
+    tags: &[],
 };
 
 fn query(index: bool) -> Query<()> {
