@@ -109,6 +109,11 @@ async fn expired_items_are_left_out_when_asked() {
     assert_eq!(scanned.len(), 2, "{scanned:?}");
     assert!(!scanned.contains(&1));
 
+    let get = |id: u32| db.get(Session::key(&user, id).unwrap());
+    assert!(get(1).await.unwrap().is_some(), "a plain get still reads it");
+    assert_eq!(get(1).unexpired().await.unwrap(), None, "past its time");
+    assert_eq!(get(2).unexpired().await.unwrap(), Some(sessions[1].clone()));
+    assert_eq!(get(3).unexpired().await.unwrap(), Some(sessions[2].clone()), "no time to live");
     let scan = db.stream(Session::scan().index("Keys").unexpired()).try_collect::<Vec<_>>().await;
     assert!(matches!(scan, Err(Error::InvalidQuery { .. })), "a scan of an index without it: {scan:?}");
     let keys_only = db.page(&Session::query_keys(&user).hydrate().unexpired(), None).await.unwrap_err();

@@ -13,6 +13,7 @@ pub struct Get<'a, E: Entity> {
     db: &'a Db,
     key: Key<E>,
     consistent: bool,
+    unexpired: bool,
 }
 
 impl<E: Entity> std::fmt::Debug for Get<'_, E> {
@@ -20,6 +21,7 @@ impl<E: Entity> std::fmt::Debug for Get<'_, E> {
         f.debug_struct("Get")
             .field("key", &self.key)
             .field("consistent", &self.consistent)
+            .field("unexpired", &self.unexpired)
             .finish_non_exhaustive()
     }
 }
@@ -29,7 +31,7 @@ impl Db {
     ///
     /// An item of another entity type under the same key gives [`Error::WrongEntityType`].
     pub fn get<E: Entity>(&self, key: Key<E>) -> Get<'_, E> {
-        Get { db: self, key, consistent: false }
+        Get { db: self, key, consistent: false, unexpired: false }
     }
 }
 
@@ -37,6 +39,13 @@ impl<'a, E: Entity> Get<'a, E> {
     /// Uses a strongly consistent read (twice the read capacity).
     pub fn consistent(mut self) -> Self {
         self.consistent = true;
+        self
+    }
+
+    /// Reads `None` for an item past its time to live that DynamoDB has not deleted yet (its
+    /// `#[ttl]` attribute at or before now), as [`crate::Query::unexpired`] leaves it out.
+    pub fn unexpired(mut self) -> Self {
+        self.unexpired = true;
         self
     }
 
@@ -51,7 +60,12 @@ impl<'a, E: Entity> Get<'a, E> {
             .send()
             .await
             .map_err(|error| Error::from_sdk("GetItem", error))?;
-        output.item.map(from_item).transpose()
+        let now = crate::metadata::now_ms() / 1_000;
+        let expired = |item: &crate::error::Item| {
+            let ttl = E::TTL.and_then(|attribute| item.get(attribute)?.as_n().ok()?.parse::<f64>().ok());
+            self.unexpired && ttl.is_some_and(|ttl| ttl <= now as f64)
+        };
+        output.item.filter(|item| !expired(item)).map(from_item).transpose()
     }
 }
 
