@@ -27,6 +27,35 @@ pub struct NamedField<'a> {
     pub serde: SerdeField,
 }
 
+/// A named field as serde stores it: what the `View` and `Nested` derives read of their fields.
+pub struct StoredField {
+    pub ident: syn::Ident,
+    pub ty: syn::Type,
+    /// The attribute (or map key) serde stores it under.
+    pub attribute: String,
+    /// Skipped by serde: stored under no name.
+    pub no_attribute: bool,
+    /// Flattened by serde (refused by both derives' checks).
+    pub flatten: bool,
+}
+
+/// The named fields of a struct as serde stores them, or `None` (reported as a misuse of
+/// `derive`) when the input is not a struct with named fields.
+pub fn stored_fields(
+    input: &syn::DeriveInput,
+    derive: &str,
+    errors: &mut crate::errors::Errors,
+) -> Option<Vec<StoredField>> {
+    let fields = named_fields(input, derive, errors)?.into_iter().map(|named| StoredField {
+        ty: named.field.ty.clone(),
+        ident: named.ident,
+        attribute: named.attribute,
+        no_attribute: named.serde.no_attribute,
+        flatten: named.serde.flatten,
+    });
+    Some(fields.collect())
+}
+
 /// The named fields of a struct with their serde attribute names, or `None` (reported as a
 /// misuse of `derive`) when the input is not a struct with named fields.
 pub fn named_fields<'a>(

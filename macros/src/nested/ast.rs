@@ -4,27 +4,15 @@
 use crate::attr::unknown_key;
 use crate::door::{set_door, Door};
 use crate::errors::Errors;
-use crate::serde_attrs;
-use syn::{DeriveInput, Ident, Type, Visibility};
-
-/// One field.
-pub struct Field {
-    pub ident: Ident,
-    pub ty: Type,
-    /// The map key serde stores it under.
-    pub attribute: String,
-    /// Skipped by serde: stored under no key.
-    pub no_attribute: bool,
-    /// Flattened by serde (refused by the check).
-    pub flatten: bool,
-}
+use crate::serde_attrs::{self, StoredField};
+use syn::{DeriveInput, Ident, Visibility};
 
 /// A nested struct declaration.
 pub struct Nested {
     pub ident: Ident,
     pub vis: Visibility,
     pub generics: syn::Generics,
-    pub fields: Vec<Field>,
+    pub fields: Vec<StoredField>,
     /// Where generated code finds the runtime.
     pub door: Door,
 }
@@ -33,16 +21,7 @@ impl Nested {
     /// The declaration, or `None` when the input is not a struct with named fields (reported).
     pub fn parse(input: &DeriveInput, errors: &mut Errors) -> Option<Self> {
         let door = parse_door(input, errors);
-        let fields = serde_attrs::named_fields(input, "Nested", errors)?
-            .into_iter()
-            .map(|named| Field {
-                ty: named.field.ty.clone(),
-                ident: named.ident,
-                attribute: named.attribute,
-                no_attribute: named.serde.no_attribute,
-                flatten: named.serde.flatten,
-            })
-            .collect();
+        let fields = serde_attrs::stored_fields(input, "Nested", errors)?;
         Some(Nested {
             ident: input.ident.clone(),
             vis: input.vis.clone(),

@@ -4,20 +4,8 @@
 use crate::attr::{set_once, unknown_key};
 use crate::door::{set_door, Door};
 use crate::errors::Errors;
-use crate::serde_attrs;
-use syn::{DeriveInput, Ident, Path, Type};
-
-/// One field of the view.
-pub struct Field {
-    pub ident: Ident,
-    pub ty: Type,
-    /// The attribute serde reads it from.
-    pub attribute: String,
-    /// Skipped by serde: read from no attribute.
-    pub no_attribute: bool,
-    /// Flattened by serde (refused by the check).
-    pub flatten: bool,
-}
+use crate::serde_attrs::{self, StoredField};
+use syn::{DeriveInput, Ident, Path};
 
 /// A view declaration.
 pub struct View {
@@ -25,7 +13,7 @@ pub struct View {
     pub generics: syn::Generics,
     /// The entity it reads, when `#[view(entity = ...)]` names one (else reported by the check).
     pub entity: Option<Path>,
-    pub fields: Vec<Field>,
+    pub fields: Vec<StoredField>,
     /// Where generated code finds the runtime.
     pub door: Door,
 }
@@ -34,16 +22,7 @@ impl View {
     /// The declaration, or `None` when the input is not a struct with named fields (reported).
     pub fn parse(input: &DeriveInput, errors: &mut Errors) -> Option<Self> {
         let (entity, door) = parse_attribute(input, errors);
-        let fields = serde_attrs::named_fields(input, "View", errors)?
-            .into_iter()
-            .map(|named| Field {
-                ty: named.field.ty.clone(),
-                ident: named.ident,
-                attribute: named.attribute,
-                no_attribute: named.serde.no_attribute,
-                flatten: named.serde.flatten,
-            })
-            .collect();
+        let fields = serde_attrs::stored_fields(input, "View", errors)?;
         Some(View { ident: input.ident.clone(), generics: input.generics.clone(), entity, fields, door })
     }
 }

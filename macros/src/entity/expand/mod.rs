@@ -7,12 +7,15 @@ mod keys;
 mod native;
 mod query;
 mod shard;
+mod stored;
 
 use crate::const_check::{path_text, ConstCheck};
 use crate::entity::ast::{Entity, Field};
 use keys::{as_arg, compose, template_static, KeyArg};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
+pub use stored::index_item;
+use stored::{attributes, attributes_const, key_field_specs, ttl_items};
 use syn::spanned::Spanned;
 
 /// Expands a checked entity.
@@ -199,102 +202,6 @@ fn table_definition(model: &Entity) -> TokenStream {
         #[allow(dead_code)]
         const #definition: &__dynashard::TableDefinition = <#table as __dynashard::Table>::DEFINITION_REF;
     }
-}
-
-/// The constant holding the attributes the entity's item holds besides the table's keys and
-/// entity type (`None` when a flattened field makes them unknown).
-fn attributes(model: &Entity) -> TokenStream {
-    let constant = attributes_const();
-    let value = if model.fields.iter().any(|field| field.flatten) {
-        quote!(__dynashard::None)
-    } else {
-        let names = model.fields.iter().filter(|field| !field.no_attribute).map(|field| &field.attribute);
-        quote!(__dynashard::Some(&[#(#names),*]))
-    };
-    quote! {
-        #[allow(dead_code)]
-        const #constant: __dynashard::Option<&[&str]> = #value;
-    }
-}
-
-/// The constant holding the entity's attributes.
-fn attributes_const() -> Ident {
-    format_ident!("__DYNASHARD_ATTRIBUTES")
-}
-
-/// The type a query through the index in constant `index` yields: the entity when the index holds
-/// all of its attributes, else `Projected<Self, IndexSlot<N>>`, which only hydration or a view
-/// reads. Decided at compile time from the table's declaration.
-pub fn index_item(index: &TokenStream) -> TokenStream {
-    let (definition, attributes) = (definition(), attributes_const());
-    quote! {
-        __dynashard::IndexItem<
-            Self,
-            { __dynashard::covers(#definition, #index, #attributes) },
-            { __dynashard::index_slot(#definition.indexes, #index.name) },
-        >
-    }
-}
-
-/// The `TTL` constant of a `#[ttl]` entity, and the check that its table declares that
-/// attribute as its time to live.
-fn ttl_items(model: &Entity) -> (TokenStream, TokenStream) {
-    let Some((field, attr)) = model.fields.iter().find_map(|field| Some((field, field.ttl.as_ref()?))) else {
-        return (TokenStream::new(), TokenStream::new());
-    };
-    let attribute = &field.attribute;
-    let definition = definition();
-    let (ident, table) = (&model.ident, path_text(&model.table));
-    let check = ConstCheck {
-        span: attr.span(),
-        name: "TableDeclaresThisTtl",
-        holds: quote! {
-            match #definition.ttl {
-                __dynashard::Some(ttl) => __dynashard::const_str_eq(ttl, #attribute),
-                __dynashard::None => false,
-            }
-        },
-        message: format!(
-            "the `#[ttl]` field of `{ident}` is stored in attribute `{attribute}`, which table `{table}` does not \
-             declare as its time to live"
-        ),
-        label: format!("stored in `{attribute}`"),
-        note: Some(format!(
-            "a table has one time-to-live attribute: declare it with `#[table(..., ttl = \"{attribute}\")]` on `{table}`"
-        )),
-    };
-    let constant = quote!(const TTL: __dynashard::Option<&'static str> = __dynashard::Some(#attribute););
-    (constant, check.expand())
-}
-
-/// Where each key field is in the base table's key templates, in `key_fields` order.
-fn key_field_specs(model: &Entity) -> Vec<TokenStream> {
-    let sharded = model.table_shard().is_some();
-    model
-        .key_fields()
-        .iter()
-        .filter_map(|field| {
-            let name = field.ident.to_string();
-            let attribute = &field.attribute;
-            let (template, position, sharded) =
-                match model.pk.fields().position(|candidate| candidate == name) {
-                    Some(position) => (pk_static(), position, sharded),
-                    None => (
-                        sk_static(),
-                        model.sk.as_ref()?.fields().position(|candidate| candidate == name)?,
-                        false,
-                    ),
-                };
-            Some(quote! {
-                __dynashard::KeyField {
-                    attribute: #attribute,
-                    template: &#template,
-                    position: #position,
-                    sharded_partition: #sharded,
-                }
-            })
-        })
-        .collect()
 }
 
 /// The constant holding the table's definition (a `&'static TableDefinition`).
