@@ -25,7 +25,7 @@ use proc_macro::TokenStream;
 use syn::parse_macro_input;
 
 /// The derive of `dynashard::Entity`.
-#[proc_macro_derive(Entity, attributes(entity, version, ttl, gsi, sparse_gsi, shard))]
+#[proc_macro_derive(Entity, attributes(entity, version, ttl, created_at, updated_at, gsi, sparse_gsi, shard))]
 pub fn derive_entity(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as syn::DeriveInput);
     entity::derive(input).into()

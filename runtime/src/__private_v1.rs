@@ -29,12 +29,15 @@ pub use crate::shard::{
 pub use crate::table::{
     Billing, IndexDefinition, IndexProjection, KeyAttribute, ScalarKind, StreamView, Table, TableDefinition,
 };
+pub use crate::timestamp::{read_stamp, stamp_attributes, Timestamp};
 pub use crate::view::{view_from_item, View};
 pub use aws_sdk_dynamodb::types::AttributeValue;
+pub use serde;
 pub use std::option::Option::{self, None, Some};
 pub use std::result::Result::{Err, Ok};
 pub use std::string::String;
 pub use std::vec::Vec;
+pub use time::OffsetDateTime;
 
 /// The table of an entity whose derive failed: the crate does not compile, and its uses report
 /// nothing more.

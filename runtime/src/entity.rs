@@ -50,6 +50,13 @@ pub trait Entity: Serialize + DeserializeOwned + Send + Sync + Sized + 'static {
     /// attribute.
     const TTL: Option<&'static str> = None;
 
+    /// The attribute of the `#[created_at]` field: the current time on the first write of the
+    /// item, kept by later puts and upserts.
+    const CREATED_AT: Option<&'static str> = None;
+
+    /// The attribute of the `#[updated_at]` field: the current time on every write.
+    const UPDATED_AT: Option<&'static str> = None;
+
     /// The set fields (`HashSet`, `BTreeSet`, or an `Option` of one), stored as DynamoDB sets.
     const SETS: &'static [crate::sets::SetAttribute] = &[];
 
@@ -70,6 +77,18 @@ pub trait Entity: Serialize + DeserializeOwned + Send + Sync + Sized + 'static {
 
     /// Sets the optimistic-locking version; dynashard calls it after a successful save.
     fn set_version(&mut self, _version: u64) {}
+
+    /// The `#[created_at]` and `#[updated_at]` attributes holding the instant `now`, as their
+    /// fields store it (empty without such fields).
+    fn timestamps_at(_now: time::OffsetDateTime) -> Result<Item> {
+        Ok(Item::new())
+    }
+
+    /// Sets the `#[created_at]` and `#[updated_at]` fields from their attributes in `item`,
+    /// where it has them; dynashard calls it after a successful save.
+    fn set_timestamps(&mut self, _item: &Item) -> Result<()> {
+        Ok(())
+    }
 
     /// Writes the key attributes of every index this value belongs to into `item` (none for a
     /// sparse index that does not apply).

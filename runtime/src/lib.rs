@@ -78,6 +78,7 @@ pub mod shard;
 mod stream;
 mod table;
 pub mod throttling;
+mod timestamp;
 mod transaction;
 mod view;
 mod write;
@@ -139,7 +140,9 @@ pub use dynashard_macros::Table;
 ///
 /// On fields: `#[version]` on one `u64` field enables optimistic locking; `#[ttl]` on one field
 /// (an integer, or a time stored as epoch seconds by a serde module) stores it in the table's
-/// time-to-live attribute. serde's `rename`,
+/// time-to-live attribute; `#[created_at]` and `#[updated_at]` (a [`Timestamp`] such as
+/// `time::OffsetDateTime`) get the time of the write, the first kept by puts and upserts of an
+/// existing item (see [`Put`]). serde's `rename`,
 /// `rename_all`, `skip` and `flatten` are honoured.
 ///
 /// Index mappings, one per index of the table the entity is stored in:
@@ -291,6 +294,7 @@ pub use table::{
     DEFAULT_TYPE_ATTRIBUTE,
 };
 pub use throttling::ThrottlingReason;
+pub use timestamp::Timestamp;
 pub use view::View;
 
 /// A DynamoDB attribute value, for raw expressions ([`RawExpression::value`]) and raw items

@@ -33,6 +33,7 @@ mod shop_model;
 mod tables;
 mod time_windows;
 mod timeouts;
+mod timestamps;
 mod transact_get;
 mod transactions;
 mod ttl;

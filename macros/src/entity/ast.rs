@@ -2,6 +2,7 @@
 //! fields, its key templates, index mappings and shards. Checked by `check`, expanded by
 //! `expand`; neither changes it.
 
+pub use super::attr::Timestamp;
 use super::attr::{Attrs, IndexMapping, Mapping, NativeMapping, Shard, BASE_TABLE};
 use crate::door::Door;
 use crate::template::Template;
@@ -24,6 +25,12 @@ pub struct Field {
     pub version: Option<Attribute>,
     /// Its `#[ttl]` attribute, if it has one.
     pub ttl: Option<Attribute>,
+    /// Its `#[created_at]` or `#[updated_at]` attribute, if it has one.
+    pub timestamp: Option<(Timestamp, Attribute)>,
+    /// Its `#[serde(...)]` attributes, as written.
+    pub serde_attrs: Vec<Attribute>,
+    /// Renamed by its own `#[serde(rename = "...")]`.
+    pub renamed: bool,
     /// Stored through `#[serde(with = "...")]`.
     pub serde_with: bool,
     /// Named in the primary key's templates.
@@ -34,6 +41,11 @@ impl Field {
     /// Whether it is the `#[version]` field.
     pub fn is_version(&self) -> bool {
         self.version.is_some()
+    }
+
+    /// Which time dynashard writes into it, if any.
+    pub fn timestamp(&self) -> Option<Timestamp> {
+        self.timestamp.as_ref().map(|(kind, _)| *kind)
     }
 }
 
@@ -82,6 +94,9 @@ impl Entity {
                 serde_default: field.serde_default,
                 version: field.version,
                 ttl: field.ttl,
+                timestamp: field.timestamp,
+                serde_attrs: field.serde_attrs,
+                renamed: field.renamed,
                 serde_with: field.serde_with,
             })
             .collect();
@@ -131,6 +146,11 @@ impl Entity {
     /// The shard strategy of index `name`, if it is sharded.
     pub fn shard_of(&self, name: &str) -> Option<&Shard> {
         self.shards.iter().find(|shard| shard.index == name)
+    }
+
+    /// The `#[created_at]` or `#[updated_at]` field, if any.
+    pub fn timestamp_field(&self, kind: Timestamp) -> Option<&Field> {
+        self.fields.iter().find(|field| field.timestamp() == Some(kind))
     }
 
     /// The `#[version]` field, if any.

@@ -8,6 +8,8 @@
 //!   equals album `x`/title `y#z` (`song#x#y$#z`), and `begins_with(sk, "song#x#")` never matches
 //!   the songs of album `x#y`;
 //! - integers are fixed-width and order-preserving, negative numbers included (`9 < 10`).
+//! - `time::OffsetDateTime` is written in UTC, fixed-width with nanoseconds
+//!   (`2026-11-25T04:13:20.000000000Z`), so key order is time order.
 //!
 //! Empty values, and keys over 2,048 bytes (partition) or 1,024 bytes (sort), are rejected with
 //! [`crate::Error::InvalidKey`] before any request is sent.
@@ -22,6 +24,7 @@ mod escape;
 mod part;
 mod prefix_free;
 mod template;
+mod time;
 
 pub use escape::{escape, escape_into, unescape_prefix, UnescapeError, ESCAPE, SEPARATOR};
 pub use part::{DecodeKeyPart, KeyPart, KeyPartDecodeError};

@@ -6,13 +6,14 @@ pub use crate::error::KeyPartDecodeError;
 
 /// A type whose values can stand in a key template placeholder.
 ///
-/// Implemented for `String`, `char` and every integer type. Integers use an order-preserving
-/// fixed-width encoding, so `9 < 10` also holds between their keys; strings are escaped (see
-/// [`crate::key`]). Implement it for your own newtypes to use them in keys.
+/// Implemented for `String`, `char`, every integer type and `time::OffsetDateTime`. Integers and
+/// times use an order-preserving fixed-width encoding, so `9 < 10` also holds between their keys;
+/// strings are escaped (see [`crate::key`]). Implement it for your own newtypes to use them in
+/// keys.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be part of a key",
     label = "this field is used in a key template",
-    note = "key fields must be `String`, `char`, an integer type, or implement `dynashard::KeyPart`"
+    note = "key fields must be `String`, `char`, an integer type, `time::OffsetDateTime`, or implement `dynashard::KeyPart`"
 )]
 pub trait KeyPart {
     /// The argument type that typed key builders take for this field (`&str` for `String`).

@@ -5,9 +5,12 @@ use crate::entity::Entity;
 use crate::error::{Error, Item, Result};
 use crate::expression::{Condition, Placeholders};
 use crate::retry::{retrying, Attempt};
-use crate::write::{next_version, Draft, Guards, Layouts, PutAction, WriteRequest};
+use crate::write::{
+    keeping_created, next_version, Built, Draft, Guards, Layouts, PutAction, UpdateAction, WriteRequest,
+};
 use aws_sdk_dynamodb::operation::put_item::PutItemError;
-use aws_sdk_dynamodb::types::ReturnValuesOnConditionCheckFailure;
+use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue, ReturnValuesOnConditionCheckFailure};
 use futures::future::BoxFuture;
 use std::future::IntoFuture;
 
@@ -16,6 +19,12 @@ use std::future::IntoFuture;
 /// For `#[version]` entities the stored version must equal the entity's version (or the item must
 /// not exist when the version is `0`), and the stored version becomes one higher. Use
 /// [`Db::save`] to also update the version in the value.
+///
+/// A `#[updated_at]` field is written as the current time. For an entity with a `#[created_at]`
+/// field the put is sent as an `UpdateItem` that stores the item as a put would, but keeps the
+/// creation time an existing item has (the current time when it creates the item): every
+/// attribute is set, and the entity's attributes and the table's index keys the new item lacks
+/// are removed.
 #[must_use = "a put does nothing until awaited"]
 pub struct Put<'a, E: Entity> {
     db: &'a Db,
@@ -48,11 +57,12 @@ impl Db {
         Put { db: self, entity, guards: Guards { expected_version, ..Guards::default() }, condition: None }
     }
 
-    /// Puts `entity` and, on success, advances its `#[version]` field to the stored version.
+    /// Puts `entity` and, on success, advances its `#[version]` field to the stored version and
+    /// sets its `#[created_at]` and `#[updated_at]` fields to the stored times.
     pub async fn save<E: Entity>(&self, entity: &mut E) -> Result<()> {
-        let version = self.put(entity).execute().await?;
-        entity.set_version(version);
-        Ok(())
+        let stored = self.put(entity).execute().await?;
+        entity.set_version(stored.version);
+        entity.set_timestamps(&stored.timestamps)
     }
 }
 
@@ -72,19 +82,17 @@ impl<'a, E: Entity> Put<'a, E> {
     /// The request from the `Db`'s caches, as a transaction adds it: the complete item (with the
     /// next version for `#[version]` entities) and the condition; also returns the version the
     /// item will have (`0` for unversioned entities).
-    pub(crate) fn request(&self) -> Result<(WriteRequest<PutAction>, u64)> {
+    pub(crate) fn request(&self) -> Result<PutParts> {
         let layouts = Layouts::cached(self.db);
         let built = Draft::new(self.entity)?.into_built(&layouts)?;
-        self.request_for(built.item, &layouts)
+        self.request_for(built, &layouts)
     }
 
-    /// The request putting `item`: the version guard and the next version, and, while a batched
-    /// backfill holds existing items of `E` frozen, the guard that makes the put create.
-    fn request_for(
-        &self,
-        mut item: Item,
-        layouts: &Layouts<'_, E>,
-    ) -> Result<(WriteRequest<PutAction>, u64)> {
+    /// The request putting `built`: the version guard and the next version, and, while a batched
+    /// backfill holds existing items of `E` frozen, the guard that makes the put create. An
+    /// entity with a `#[created_at]` field is put through an update that keeps it.
+    fn request_for(&self, built: Built, layouts: &Layouts<'_, E>) -> Result<PutParts> {
+        let Built { mut item, created_now, .. } = built;
         let key = self.entity.primary_key()?;
         let mut stored_version = 0;
         if let (Some(attribute), Some(version)) = (E::VERSION_ATTRIBUTE, self.guards.expected_version) {
@@ -92,33 +100,61 @@ impl<'a, E: Entity> Put<'a, E> {
             item.insert(attribute.to_owned(), next_version(version));
         }
         let guards = Guards { frozen: layouts.frozen(), ..self.guards };
-        let action = PutAction { item };
         let condition = self.condition.clone();
-        let request =
-            WriteRequest::new::<E>(self.db, key, action, Placeholders::default(), guards, condition)?;
-        Ok((request, stored_version))
+        let updated = E::UPDATED_AT
+            .and_then(|name| Some((name.to_owned(), item.get(name)?.clone())))
+            .into_iter()
+            .collect();
+        let mut placeholders = Placeholders::default();
+        let request = match E::CREATED_AT.zip(created_now) {
+            Some(created) => {
+                let action = keeping_created::<E>(item, created, &mut placeholders);
+                PutRequest::Update(WriteRequest::new::<E>(
+                    self.db,
+                    key,
+                    action,
+                    placeholders,
+                    guards,
+                    condition,
+                )?)
+            }
+            None => {
+                let action = PutAction { item };
+                PutRequest::Put(WriteRequest::new::<E>(
+                    self.db,
+                    key,
+                    action,
+                    placeholders,
+                    guards,
+                    condition,
+                )?)
+            }
+        };
+        Ok(PutParts { request, version: stored_version, updated })
     }
 
-    /// Sends the put; returns the version now stored (`0` for unversioned entities).
+    /// Sends the put; returns the version now stored (`0` for unversioned entities) and the
+    /// timestamps.
     ///
     /// With dynamic-sharded indexes: reads the counts the cache lacks first, and when the put is
     /// throttled by a hot partition of one of them, raises its count (see
     /// [`crate::metadata::ShardMetadata`]); then retries on the new shard space, up to the `Db`'s
     /// retry policy. The item's body is built once; each attempt writes its index keys for the
     /// reshardings and shard counts as they are then.
-    async fn execute(self) -> Result<u64> {
+    async fn execute(self) -> Result<Stored> {
         let draft = Draft::new(self.entity)?;
         if !E::DYNAMIC_SHARDS {
             let layouts = Layouts::resolve(self.db).await?;
             let built = draft.into_built(&layouts)?;
-            return self.send(built.item, &layouts).await;
+            return self.send(built, &layouts).await;
         }
         let (this, draft) = (&self, &draft);
         retrying(self.db.retry_policy(), |_| async move {
             let attempt = async {
                 let layouts = Layouts::resolve(this.db).await?;
-                let built = draft.build(&layouts).await?;
-                Ok::<_, Error>((this.send(built.item, &layouts).await, layouts, built.targets))
+                let mut built = draft.build(&layouts).await?;
+                let targets = std::mem::take(&mut built.targets);
+                Ok::<_, Error>((this.send(built, &layouts).await, layouts, targets))
             };
             match attempt.await {
                 Err(error) => Attempt::Done(Err(error)),
@@ -134,11 +170,21 @@ impl<'a, E: Entity> Put<'a, E> {
         .await
     }
 
-    async fn send(&self, item: Item, layouts: &Layouts<'_, E>) -> Result<u64> {
-        let db = self.db;
-        let (request, stored_version) = self.request_for(item, layouts)?;
+    async fn send(&self, built: Built, layouts: &Layouts<'_, E>) -> Result<Stored> {
+        let PutParts { request, version, .. } = self.request_for(built, layouts)?;
+        let timestamps = match request {
+            PutRequest::Put(request) => self.send_put(request).await?,
+            PutRequest::Update(request) => self.send_update(request).await?,
+        };
+        Ok(Stored { version, timestamps })
+    }
+
+    /// Sends a `PutItem`; returns the timestamps it wrote.
+    async fn send_put(&self, request: WriteRequest<PutAction>) -> Result<Item> {
         let explain = request.explain;
-        let result = db
+        let timestamps = timestamps::<E>(&request.action.item);
+        let result = self
+            .db
             .client()
             .put_item()
             .table_name(request.table)
@@ -150,7 +196,7 @@ impl<'a, E: Entity> Put<'a, E> {
             .send()
             .await;
         match result {
-            Ok(_) => Ok(stored_version),
+            Ok(_) => Ok(timestamps),
             Err(error) => match error.as_service_error() {
                 Some(PutItemError::ConditionalCheckFailedException(failed)) => {
                     Err(explain.failure(failed.item().cloned()))
@@ -159,6 +205,67 @@ impl<'a, E: Entity> Put<'a, E> {
             },
         }
     }
+
+    /// Sends the `UpdateItem` a put keeping `#[created_at]` is; returns the timestamps stored.
+    async fn send_update(&self, request: WriteRequest<UpdateAction>) -> Result<Item> {
+        let explain = request.explain;
+        let result = self
+            .db
+            .client()
+            .update_item()
+            .table_name(request.table)
+            .set_key(Some(request.action.key))
+            .set_update_expression(request.action.expression)
+            .set_condition_expression(request.condition)
+            .set_expression_attribute_names(request.names)
+            .set_expression_attribute_values(request.values)
+            .return_values(ReturnValue::UpdatedNew)
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+            .send()
+            .await;
+        match result {
+            Ok(output) => Ok(output.attributes().map(timestamps::<E>).unwrap_or_default()),
+            Err(error) => match error.as_service_error() {
+                Some(UpdateItemError::ConditionalCheckFailedException(failed)) => {
+                    Err(explain.failure(failed.item().cloned()))
+                }
+                _ => Err(Error::from_sdk("UpdateItem", error)),
+            },
+        }
+    }
+}
+
+/// What a put sends: a `PutItem`, or for an entity with a `#[created_at]` field the `UpdateItem`
+/// that keeps it.
+pub(crate) enum PutRequest {
+    Put(WriteRequest<PutAction>),
+    Update(WriteRequest<UpdateAction>),
+}
+
+/// A put's request, with what the saved value follows.
+pub(crate) struct PutParts {
+    pub request: PutRequest,
+    /// The version the item will have (`0` for unversioned entities).
+    pub version: u64,
+    /// The `#[updated_at]` attribute as written (empty without one).
+    pub updated: Item,
+}
+
+/// What a put stored that the saved value follows.
+struct Stored {
+    /// The version now stored (`0` for unversioned entities).
+    version: u64,
+    /// The `#[created_at]` and `#[updated_at]` attributes as stored.
+    timestamps: Item,
+}
+
+/// The `#[created_at]` and `#[updated_at]` attributes of `item`.
+fn timestamps<E: Entity>(item: &std::collections::HashMap<String, AttributeValue>) -> Item {
+    [E::CREATED_AT, E::UPDATED_AT]
+        .into_iter()
+        .flatten()
+        .filter_map(|name| Some((name.to_owned(), item.get(name)?.clone())))
+        .collect()
 }
 
 impl<'a, E: Entity> IntoFuture for Put<'a, E> {

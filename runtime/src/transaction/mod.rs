@@ -27,7 +27,7 @@ use crate::db::Db;
 use crate::entity::{Entity, Key, PrimaryKey};
 use crate::error::{Error, Result};
 use crate::expression::Condition;
-use crate::ops::{Delete, Put, Update};
+use crate::ops::{Delete, Put, PutParts, PutRequest, Update};
 use crate::reshard::{follow_up, FollowUp, ReshardGuard};
 use crate::write::{condition_check, WriteRequest};
 use futures::future::BoxFuture;
@@ -138,18 +138,25 @@ impl<'a> Transaction<'a> {
     where
         'a: 'e,
     {
-        let request = put.into_put(self.db).request().map(|(request, _)| request);
-        self.guard::<E>().push(request)
+        match put.into_put(self.db).request() {
+            Ok(parts) => self.guard::<E>().push_put(parts.request),
+            Err(error) => self.fail(error),
+        }
     }
 
     /// Adds a put of `entity` and, once the transaction commits, advances its `#[version]` field
-    /// to the stored version, as [`Db::save`] does.
+    /// to the stored version, as [`Db::save`] does, and sets its `#[updated_at]` field to the
+    /// time written. Its `#[created_at]` field is left as it is: a transaction returns no values.
     pub fn save<E: Entity>(mut self, entity: &'a mut E) -> Self {
         self = self.guard::<E>();
         match self.db.put(&*entity).request() {
-            Ok((request, version)) => {
-                self.after_commit.push(Box::new(move || entity.set_version(version)));
-                self.push(Ok(request))
+            Ok(PutParts { request, version, updated }) => {
+                self.after_commit.push(Box::new(move || {
+                    entity.set_version(version);
+                    // The value was serialized from the field's own type a moment ago.
+                    let _ = entity.set_timestamps(&updated);
+                }));
+                self.push_put(request)
             }
             Err(error) => self.fail(error),
         }
@@ -202,6 +209,13 @@ impl<'a> Transaction<'a> {
     fn guard<E: Entity>(mut self) -> Self {
         self.reshards.extend(ReshardGuard::of::<E>(self.db));
         self
+    }
+
+    fn push_put(self, request: PutRequest) -> Self {
+        match request {
+            PutRequest::Put(request) => self.push(Ok(request)),
+            PutRequest::Update(request) => self.push(Ok(request)),
+        }
     }
 
     fn push<A: TransactAction>(mut self, request: Result<WriteRequest<A>>) -> Self {

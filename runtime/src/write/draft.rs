@@ -1,16 +1,20 @@
-//! An entity's item as a write builds it: the body, key and type attributes serialized once;
-//! the index keys, which depend on dynamic shard counts and reshardings, written per attempt.
+//! An entity's item as a write builds it: the body, key and type attributes serialized once,
+//! `#[updated_at]` set to the current time; the index keys, which depend on dynamic shard counts
+//! and reshardings, written per attempt.
 
 use super::layouts::Layouts;
 use crate::dynamic::{DynamicTarget, Recorded};
 use crate::entity::Entity;
 use crate::error::{Item, Result};
 use crate::item::{body, check_complete};
+use aws_sdk_dynamodb::types::AttributeValue;
 
 /// An entity's item, its body built.
 pub(crate) struct Draft<'e, E> {
     entity: &'e E,
     body: Item,
+    /// The current time as the `#[created_at]` field stores it, for a put that creates.
+    created_now: Option<AttributeValue>,
 }
 
 /// A complete item and the dynamic-sharded partitions it is written to.
@@ -18,12 +22,27 @@ pub(crate) struct Draft<'e, E> {
 pub(crate) struct Built {
     pub item: Item,
     pub targets: Vec<DynamicTarget>,
+    /// The `#[created_at]` attribute's value for an item the write creates: the time the item's
+    /// `#[updated_at]` holds. Puts keep the value an existing item has; batch writes, which
+    /// replace items whole, write the entity's own value (in `item`).
+    pub created_now: Option<AttributeValue>,
 }
 
 impl<'e, E: Entity> Draft<'e, E> {
-    /// Serializes `entity`'s body, key and type attributes.
+    /// Serializes `entity`'s body, key and type attributes, with the current time in its
+    /// `#[updated_at]` attribute.
     pub fn new(entity: &'e E) -> Result<Self> {
-        Ok(Draft { entity, body: body(entity)? })
+        let mut body = body(entity)?;
+        let mut created_now = None;
+        if E::CREATED_AT.is_some() || E::UPDATED_AT.is_some() {
+            let mut now = E::timestamps_at(time::OffsetDateTime::now_utc())?;
+            created_now = E::CREATED_AT.and_then(|attribute| now.remove(attribute));
+            if let Some((attribute, value)) = E::UPDATED_AT.and_then(|attribute| now.remove_entry(attribute))
+            {
+                body.insert(attribute, value);
+            }
+        }
+        Ok(Draft { entity, body, created_now })
     }
 
     /// The complete item for `layouts`, reading first the dynamic counts the cache lacks. The
@@ -31,26 +50,26 @@ impl<'e, E: Entity> Draft<'e, E> {
     pub async fn build(&self, layouts: &Layouts<'_, E>) -> Result<Built> {
         let (item, recorded) = complete(self.entity, self.body.clone(), layouts)?;
         if recorded.missing.is_empty() {
-            return Ok(Built { item, targets: recorded.targets });
+            return Ok(Built { item, targets: recorded.targets, created_now: self.created_now.clone() });
         }
         layouts.resolve_counts(&recorded.missing).await?;
         let (item, recorded) = complete(self.entity, self.body.clone(), layouts)?;
-        built(item, recorded)
+        built(item, recorded, self.created_now.clone())
     }
 
     /// The complete item for `layouts` as cached, without reading anything: a dynamic count the
     /// cache lacks is [`Error::DynamicShardsUnresolved`](crate::Error::DynamicShardsUnresolved).
     pub fn into_built(self, layouts: &Layouts<'_, E>) -> Result<Built> {
-        let Draft { entity, body } = self;
+        let Draft { entity, body, created_now } = self;
         let (item, recorded) = complete(entity, body, layouts)?;
-        built(item, recorded)
+        built(item, recorded, created_now)
     }
 }
 
 /// `item`, unless a count it needs is still missing.
-fn built(item: Item, recorded: Recorded) -> Result<Built> {
+fn built(item: Item, recorded: Recorded, created_now: Option<AttributeValue>) -> Result<Built> {
     match recorded.missing.first() {
-        None => Ok(Built { item, targets: recorded.targets }),
+        None => Ok(Built { item, targets: recorded.targets, created_now }),
         Some(target) => Err(target.unresolved()),
     }
 }

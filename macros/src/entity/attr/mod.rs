@@ -8,7 +8,7 @@ mod mapping;
 mod shard;
 
 pub use entity::EntityAttr;
-pub use fields::FieldAttr;
+pub use fields::{FieldAttr, Timestamp};
 pub use mapping::{IndexMapping, Mapping, NativeMapping};
 pub use shard::{Bucket, Normalize, Shard, Strategy, BASE_TABLE};
 

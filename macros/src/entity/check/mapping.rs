@@ -101,6 +101,9 @@ fn check_fields(mapping: &IndexMapping, template: &Template, fields: &[Field], e
                 format!("the `#[version]` field `{name}` cannot be part of an index key"),
             );
         }
+        if let Some(kind) = field.timestamp() {
+            errors.push(template.span, super::timestamp_in_key(name, kind));
+        }
         let key_type = match option_inner(&field.ty) {
             Some(inner) if mapping.sparse => inner,
             Some(_) => {

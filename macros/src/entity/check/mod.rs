@@ -5,7 +5,7 @@
 mod mapping;
 mod shard;
 
-use super::ast::{Entity, Field};
+use super::ast::{Entity, Field, Timestamp};
 use crate::errors::Errors;
 use crate::template::Template;
 use crate::types::{is_type_named, unkeyable_type};
@@ -14,6 +14,7 @@ use crate::types::{is_type_named, unkeyable_type};
 pub fn check(entity: &Entity, errors: &mut Errors) {
     check_version(&entity.fields, errors);
     check_ttl(&entity.fields, errors);
+    check_timestamps(&entity.fields, errors);
     for template in std::iter::once(&entity.pk).chain(&entity.sk) {
         check_key_template(template, &entity.fields, errors);
     }
@@ -64,6 +65,52 @@ fn check_ttl(fields: &[Field], errors: &mut Errors) {
     }
 }
 
+/// One `#[created_at]` and one `#[updated_at]` field at most, each stored under a known name,
+/// neither a key, the version nor the time to live. The type is checked by the generated code
+/// (`dynashard::Timestamp`).
+fn check_timestamps(fields: &[Field], errors: &mut Errors) {
+    let flattened = fields.iter().any(|field| field.flatten);
+    for kind in [Timestamp::Created, Timestamp::Updated] {
+        let stamped = fields.iter().filter(|field| field.timestamp() == Some(kind));
+        for (position, field) in stamped.enumerate() {
+            let Some((_, attr)) = &field.timestamp else { continue };
+            let name = kind.attribute();
+            if position > 0 {
+                errors.push_spanned(attr, format!("only one field can be `{name}`"));
+            }
+            if field.no_attribute {
+                errors
+                    .push_spanned(attr, format!("a `{name}` field cannot be skipped or flattened by serde"));
+            }
+            if field.is_key || field.is_version() || field.ttl.is_some() {
+                errors.push_spanned(
+                    attr,
+                    format!(
+                        "a `{name}` field cannot be a key field, the `#[version]` or the `#[ttl]` field: \
+                         dynashard writes the current time into it"
+                    ),
+                );
+            }
+            if kind == Timestamp::Created && flattened {
+                errors.push_spanned(
+                    attr,
+                    "an entity with a `#[created_at]` field cannot flatten fields: a put keeps the \
+                     creation time by updating the item, which must know every attribute it removes",
+                );
+            }
+        }
+    }
+}
+
+/// The error for a `#[created_at]` or `#[updated_at]` field in a key template.
+pub fn timestamp_in_key(name: &str, kind: Timestamp) -> String {
+    format!(
+        "the `{}` field `{name}` cannot be part of a key template: dynashard writes its time when the \
+         item is written, after the keys are built; key on a time field you set",
+        kind.attribute()
+    )
+}
+
 /// The fields of a primary-key template: known, stored, not the version, of a key type.
 fn check_key_template(template: &Template, fields: &[Field], errors: &mut Errors) {
     for name in template.fields() {
@@ -76,6 +123,9 @@ fn check_key_template(template: &Template, fields: &[Field], errors: &mut Errors
         }
         if field.is_version() {
             errors.push(template.span, format!("the `#[version]` field `{name}` cannot be part of a key"));
+        }
+        if let Some(kind) = field.timestamp() {
+            errors.push(template.span, timestamp_in_key(name, kind));
         }
         if let Some(reason) = unkeyable_type(&field.ty) {
             errors.push_spanned(&field.ty, format!("field `{name}` cannot be part of a key: {reason}"));

@@ -7,6 +7,7 @@ mod keys;
 mod native;
 mod query;
 mod shard;
+mod stamps;
 mod stored;
 
 use crate::const_check::{path_text, ConstCheck};
@@ -112,15 +113,18 @@ pub fn expand(model: &Entity) -> TokenStream {
             !field.is_key
                 && !field.no_attribute
                 && !field.is_version()
+                && field.timestamp().is_none()
                 && (!field.serde_default || indexed.contains(&field.ident.to_string()))
                 && crate::types::option_inner(&field.ty).is_none()
                 && crate::types::set_type(&field.ty).is_none()
         })
         .map(|field| &field.attribute);
     let (ttl_const, ttl_check) = ttl_items(model);
+    let (timestamp_records, timestamp_members) = stamps::expand(model);
     let body = quote! {
             #table_definition
             #ttl_check
+            #timestamp_records
             #attributes
             #[allow(dead_code)]
             static __DYNASHARD_TABLE: __dynashard::TableDefinition = *#definition;
@@ -160,6 +164,7 @@ pub fn expand(model: &Entity) -> TokenStream {
                 const KEY_FIELDS: &'static [__dynashard::KeyField] = &[#(#key_field_specs),*];
                 const REQUIRED: &'static [&'static str] = &[#(#required),*];
                 #ttl_const
+                #timestamp_members
                 #base_table_shards
                 #dynamic_shards
                 #version
@@ -424,7 +429,14 @@ fn field_handles(model: &Entity) -> (TokenStream, TokenStream) {
         .iter()
         // A field stored through `#[serde(with = "...")]` gets no handle: a value set or compared
         // through it would be written as its type stores it, not as the module does.
-        .filter(|field| !field.is_key && !field.is_version() && !field.no_attribute && !field.serde_with)
+        // Nor do `#[created_at]` and `#[updated_at]` fields: dynashard writes them.
+        .filter(|field| {
+            !field.is_key
+                && !field.is_version()
+                && !field.no_attribute
+                && !field.serde_with
+                && field.timestamp().is_none()
+        })
         .collect();
     let declarations = updatable.iter().map(|field| {
         let name = &field.ident;

@@ -169,6 +169,29 @@ impl Actions {
         Ok(())
     }
 
+    /// Sets the `#[updated_at]` attribute of `E` to the current time, and, for an update that
+    /// can create the item (`creates`), the `#[created_at]` attribute unless the item has one.
+    /// An update that changes nothing writes no time.
+    pub fn stamp<E: crate::entity::Entity>(&mut self, creates: bool) -> Result<()> {
+        let nothing = self.set.is_empty()
+            && self.add.is_empty()
+            && self.delete.is_empty()
+            && self.remove.is_empty()
+            && self.raw_sets.is_empty();
+        if (E::CREATED_AT.is_none() && E::UPDATED_AT.is_none()) || (nothing && !creates) {
+            return Ok(());
+        }
+        let mut now = E::timestamps_at(time::OffsetDateTime::now_utc())?;
+        if let Some((name, value)) = E::UPDATED_AT.and_then(|name| Some((name, now.remove(name)?))) {
+            self.set.push((AttributePath::from(name), Assign::Value(value)));
+        }
+        let created = E::CREATED_AT.filter(|_| creates);
+        if let Some((name, value)) = created.and_then(|name| Some((name, now.remove(name)?))) {
+            self.set.push((AttributePath::from(name), Assign::IfNotExists(value)));
+        }
+        Ok(())
+    }
+
     /// A hand-written `SET` action.
     pub fn set_raw(&mut self, action: RawExpression) {
         self.raw_sets.push(action);

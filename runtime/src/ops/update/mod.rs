@@ -250,9 +250,11 @@ impl<'a, E: Entity> Update<'a, E> {
     /// The request for `layouts`: refused while a batched backfill holds the entity frozen.
     fn request_for(mut self, layouts: &Layouts<'_, E>) -> Result<WriteRequest<UpdateAction>> {
         layouts.refuse_if_frozen()?;
+        let creates = self.creates.is_some();
         if let Some(key_fields) = self.creates.take() {
             self.actions.create::<E>(key_fields?)?;
         }
+        self.actions.stamp::<E>(creates)?;
         let index_updates = E::index_key_updates(&self.key, self.actions.changes())?;
         crate::index_key_limits::check_updates(table_of::<E>(), &index_updates)?;
         let condition = self.actions.guard(self.condition.take());
