@@ -39,6 +39,7 @@
 
 mod batch;
 mod boundaries;
+pub mod changes;
 mod client;
 mod collection;
 mod count;

@@ -3,6 +3,7 @@
 
 mod batch;
 mod batched_backfill;
+mod changes;
 mod collections;
 mod conditions;
 mod crud;

@@ -272,6 +272,13 @@ pub enum Error {
         index: String,
     },
 
+    /// A stream record is not one of the table's changes (see [`crate::changes`]).
+    #[error("invalid change record: {reason}")]
+    InvalidChangeRecord {
+        /// What is wrong.
+        reason: String,
+    },
+
     /// A query cannot run as built; nothing was sent.
     #[error("invalid query: {reason}")]
     InvalidQuery {

@@ -1,0 +1,126 @@
+//! The records a Lambda function receives from a table's stream: the event's JSON, and the
+//! `aws_lambda_events` crate's model of it (feature `lambda-events`).
+
+use super::decode::invalid;
+use super::{ChangeKind, ChangeRecord, TIME_TO_LIVE_PRINCIPAL};
+use crate::error::{Item, Result};
+use serde::Deserialize;
+use time::OffsetDateTime;
+
+/// A Lambda event of a DynamoDB stream, as its JSON has it.
+#[derive(Deserialize)]
+struct Event {
+    #[serde(rename = "Records")]
+    records: Vec<EventRecord>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct EventRecord {
+    #[serde(rename = "eventID", default)]
+    event_id: Option<String>,
+    event_name: String,
+    #[serde(default)]
+    user_identity: Option<UserIdentity>,
+    dynamodb: StreamRecord,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct UserIdentity {
+    #[serde(default)]
+    principal_id: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct StreamRecord {
+    #[serde(default)]
+    approximate_creation_date_time: Option<f64>,
+    keys: serde_dynamo::Item,
+    #[serde(default)]
+    old_image: Option<serde_dynamo::Item>,
+    #[serde(default)]
+    new_image: Option<serde_dynamo::Item>,
+    #[serde(default)]
+    sequence_number: Option<String>,
+}
+
+impl ChangeRecord {
+    /// The records of a Lambda event of a table's stream, from its JSON (`{"Records": [...]}`).
+    pub fn from_lambda_json(json: &str) -> Result<Vec<ChangeRecord>> {
+        let event: Event =
+            serde_json::from_str(json).map_err(|error| invalid(format!("not a stream event: {error}")))?;
+        event.records.into_iter().map(ChangeRecord::try_from_lambda).collect()
+    }
+
+    fn try_from_lambda(record: EventRecord) -> Result<ChangeRecord> {
+        let kind = kind_of(&record.event_name)?;
+        let change = record.dynamodb;
+        Ok(ChangeRecord {
+            event_id: record.event_id,
+            kind,
+            keys: change.keys.into(),
+            old_image: change.old_image.map(Into::into),
+            new_image: change.new_image.map(Into::into),
+            sequence_number: change.sequence_number,
+            approximate_time: change.approximate_creation_date_time.and_then(from_epoch_seconds),
+            by_time_to_live: by_time_to_live(
+                kind,
+                record.user_identity.and_then(|user| user.principal_id).as_deref(),
+            ),
+        })
+    }
+}
+
+/// The kind an `eventName` names.
+pub(super) fn kind_of(name: &str) -> Result<ChangeKind> {
+    ChangeKind::from_event_name(name).ok_or_else(|| invalid(format!("unknown event name `{name}`")))
+}
+
+/// Whether a change is a deletion by time to live: a `REMOVE` made by DynamoDB itself.
+pub(super) fn by_time_to_live(kind: ChangeKind, principal: Option<&str>) -> bool {
+    kind == ChangeKind::Remove && principal == Some(TIME_TO_LIVE_PRINCIPAL)
+}
+
+/// A time given as epoch seconds with a fraction (AWS sends whole seconds, DynamoDB Local
+/// milliseconds), to the millisecond.
+pub(super) fn from_epoch_seconds(seconds: f64) -> Option<OffsetDateTime> {
+    if !seconds.is_finite() {
+        return None;
+    }
+    let millis = (seconds * 1000.0).round();
+    OffsetDateTime::from_unix_timestamp_nanos(millis as i128 * 1_000_000).ok()
+}
+
+#[cfg(feature = "lambda-events")]
+impl TryFrom<aws_lambda_events::event::dynamodb::EventRecord> for ChangeRecord {
+    type Error = crate::Error;
+
+    /// Fails on an event name other than `INSERT`, `MODIFY` and `REMOVE`. The model reads an
+    /// absent image as an empty one, so an empty image is taken as absent.
+    fn try_from(record: aws_lambda_events::event::dynamodb::EventRecord) -> Result<Self> {
+        let kind = kind_of(&record.event_name)?;
+        let change = record.change;
+        let image = |item: serde_dynamo::Item| {
+            let item: Item = item.into();
+            (!item.is_empty()).then_some(item)
+        };
+        let nanos = change.approximate_creation_date_time.timestamp_nanos_opt().map(i128::from);
+        Ok(ChangeRecord {
+            event_id: Some(record.event_id).filter(|id| !id.is_empty()),
+            kind,
+            keys: change.keys.into(),
+            old_image: image(change.old_image),
+            new_image: image(change.new_image),
+            sequence_number: change.sequence_number,
+            approximate_time: nanos
+                .filter(|nanos| *nanos != 0)
+                .and_then(|nanos| OffsetDateTime::from_unix_timestamp_nanos(nanos).ok()),
+            by_time_to_live: by_time_to_live(
+                kind,
+                record.user_identity.as_ref().map(|user| user.principal_id.as_str()),
+            ),
+        })
+    }
+}
