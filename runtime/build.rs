@@ -37,6 +37,7 @@ const CHAPTERS: &[(&str, &str)] = &[
     ("Dynamic shard counts", "dynamic_counts"),
     ("Resharding online", "resharding"),
     ("Item collections", "collections"),
+    ("Change feeds (DynamoDB Streams)", "change_feeds"),
     ("Partition limits, emulated", "partition_limits"),
     ("Testing your own code against failures", "faults"),
     ("Errors", "errors"),

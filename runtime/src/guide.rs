@@ -66,6 +66,11 @@ pub mod resharding {}
 #[doc = include_str!(concat!(env!("OUT_DIR"), "/guide/collections.md"))]
 pub mod collections {}
 
+/// A table's stream read as typed changes: `dynashard::changes`.
+///
+#[doc = include_str!(concat!(env!("OUT_DIR"), "/guide/change_feeds.md"))]
+pub mod change_feeds {}
+
 /// DynamoDB's per-partition limits, emulated over DynamoDB Local.
 ///
 #[doc = include_str!(concat!(env!("OUT_DIR"), "/guide/partition_limits.md"))]

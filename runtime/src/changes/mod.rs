@@ -8,7 +8,7 @@
 //!   `TryFrom<&aws_sdk_dynamodbstreams::types::Record>`).
 //!
 //! [`ChangeRecord::decode`] reads it as an entity, [`ChangeRecord::decode_member`] as a
-//! [`Collection`] enum. Index keys, shard suffixes and the attributes a resharding adds are not
+//! [`Collection`](crate::Collection) enum. Index keys, shard suffixes and the attributes a resharding adds are not
 //! fields and are ignored; a record of another entity type, or of a shard metadata item, is
 //! reported as such ([`Change::Unknown`], [`Change::ShardMetadata`]), not as an error, so one
 //! feed can skip what it does not read. Only an item of the entity's own type that does not
