@@ -25,14 +25,17 @@ use proc_macro::TokenStream;
 use syn::parse_macro_input;
 
 /// The derive of `dynashard::Entity`.
-#[proc_macro_derive(Entity, attributes(entity, version, ttl, created_at, updated_at, gsi, sparse_gsi, shard))]
+#[proc_macro_derive(
+    Entity,
+    attributes(entity, version, ttl, created_at, updated_at, gsi, sparse_gsi, lsi, sparse_lsi, shard)
+)]
 pub fn derive_entity(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as syn::DeriveInput);
     entity::derive(input).into()
 }
 
 /// The derive of `dynashard::Table`.
-#[proc_macro_derive(Table, attributes(table, gsi))]
+#[proc_macro_derive(Table, attributes(table, gsi, lsi))]
 pub fn derive_table(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as syn::DeriveInput);
     table::derive(input).into()

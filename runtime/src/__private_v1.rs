@@ -28,6 +28,7 @@ pub use crate::shard::{
 };
 pub use crate::table::{
     Billing, IndexDefinition, IndexProjection, KeyAttribute, ScalarKind, StreamView, Table, TableDefinition,
+    WarmThroughput,
 };
 pub use crate::timestamp::{read_stamp, stamp_attributes, Timestamp};
 pub use crate::view::{view_from_item, View};
@@ -55,6 +56,8 @@ impl Table for FallbackTable {
         ttl: None,
         stream: None,
         deletion_protection: false,
+        point_in_time_recovery: false,
+        warm_throughput: None,
         tags: &[],
     };
 }

@@ -99,6 +99,7 @@ mod tests {
         sort_key: Some("sk"),
         type_attribute: "_type",
         indexes: &[IndexDefinition {
+            local: false,
             name: "ByTitle",
             partition_key: &[KeyAttribute { name: "title_pk", kind: ScalarKind::String }],
             sort_key: &[KeyAttribute { name: "title_sk", kind: ScalarKind::String }],
@@ -109,6 +110,8 @@ mod tests {
         ttl: None,
         stream: None,
         deletion_protection: false,
+        point_in_time_recovery: false,
+        warm_throughput: None,
         tags: &[],
     };
 

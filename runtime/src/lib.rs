@@ -292,7 +292,7 @@ pub use scan::{Scan, ScanStream};
 pub use stream::Streamable;
 pub use table::{
     Billing, IndexDefinition, IndexProjection, KeyAttribute, ScalarKind, StreamView, Table, TableDefinition,
-    DEFAULT_TYPE_ATTRIBUTE,
+    WarmThroughput, DEFAULT_TYPE_ATTRIBUTE,
 };
 pub use throttling::ThrottlingReason;
 pub use timestamp::Timestamp;

@@ -190,7 +190,7 @@ mod tests {
     const SK: &[KeyAttribute] = &[KeyAttribute { name: "gsk", kind: ScalarKind::String }];
 
     const fn index(name: &'static str, projection: IndexProjection) -> IndexDefinition {
-        IndexDefinition { name, partition_key: PK, sort_key: SK, projection }
+        IndexDefinition { name, local: false, partition_key: PK, sort_key: SK, projection }
     }
 
     const TABLE: TableDefinition = TableDefinition {
@@ -209,6 +209,8 @@ mod tests {
         ttl: None,
         stream: None,
         deletion_protection: false,
+        point_in_time_recovery: false,
+        warm_throughput: None,
         tags: &[],
     };
 

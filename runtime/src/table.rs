@@ -54,6 +54,21 @@ pub struct TableDefinition {
     pub deletion_protection: bool,
     /// Tags, key and value (`#[table(tags = ["team=music"])]`).
     pub tags: &'static [(&'static str, &'static str)],
+    /// Whether point-in-time recovery is on (`#[table(point_in_time_recovery)]`).
+    pub point_in_time_recovery: bool,
+    /// The throughput the table is prepared for at once (`#[table(warm_reads = ..., warm_writes =
+    /// ...)]`), if declared.
+    pub warm_throughput: Option<WarmThroughput>,
+}
+
+/// The reads and writes per second a table can serve at once, without first scaling up: what
+/// DynamoDB prepares a new table (or an existing one) for, ahead of a known peak.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WarmThroughput {
+    /// Read units per second, if declared.
+    pub reads_per_second: Option<u64>,
+    /// Write units per second, if declared.
+    pub writes_per_second: Option<u64>,
 }
 
 /// What the records of a table's stream hold.
@@ -86,7 +101,11 @@ impl StreamView {
 pub struct IndexDefinition {
     /// The index name.
     pub name: &'static str,
-    /// The partition key attributes (one, or up to four for a multi-attribute key).
+    /// Whether it is a local secondary index (`#[lsi(...)]`): keyed on the table's partition key
+    /// and a sort key of its own, created with the table, read strongly consistent if asked.
+    pub local: bool,
+    /// The partition key attributes (one, or up to four for a multi-attribute key; the table's
+    /// partition key for a local index).
     pub partition_key: &'static [KeyAttribute],
     /// The sort key attributes (none, one, or up to four).
     pub sort_key: &'static [KeyAttribute],
@@ -225,10 +244,11 @@ impl TableDefinition {
             }
             None => definition["BillingMode"] = json!("PAY_PER_REQUEST"),
         }
-        if !self.indexes.is_empty() {
+        for (local, key) in [(false, "GlobalSecondaryIndexes"), (true, "LocalSecondaryIndexes")] {
             let indexes: Vec<Value> = self
                 .indexes
                 .iter()
+                .filter(|index| index.local == local)
                 .map(|index| {
                     let mut value = json!({
                         "IndexName": index.name,
@@ -238,13 +258,26 @@ impl TableDefinition {
                     if let IndexProjection::Include(attributes) = index.projection {
                         value["Projection"]["NonKeyAttributes"] = json!(attributes);
                     }
-                    if let Some(throughput) = &throughput {
+                    // A local index shares the table's throughput.
+                    if let Some(throughput) = throughput.as_ref().filter(|_| !local) {
                         value["ProvisionedThroughput"] = throughput.clone();
                     }
                     value
                 })
                 .collect();
-            definition["GlobalSecondaryIndexes"] = json!(indexes);
+            if !indexes.is_empty() {
+                definition[key] = json!(indexes);
+            }
+        }
+        if let Some(warm) = self.warm_throughput {
+            let mut value = json!({});
+            if let Some(reads) = warm.reads_per_second {
+                value["ReadUnitsPerSecond"] = json!(reads);
+            }
+            if let Some(writes) = warm.writes_per_second {
+                value["WriteUnitsPerSecond"] = json!(writes);
+            }
+            definition["WarmThroughput"] = value;
         }
         if let Some(view) = self.stream {
             definition["StreamSpecification"] =
@@ -283,6 +316,28 @@ impl TableDefinition {
             "TableName": table_name,
             "TimeToLiveSpecification": { "AttributeName": attribute, "Enabled": true },
         }))
+    }
+
+    /// The `update-continuous-backups` input that turns on point-in-time recovery for table
+    /// `table_name`, when the table declares it; [`crate::Db::create_table`] sends it itself.
+    ///
+    /// ```
+    /// use dynashard::Table;
+    ///
+    /// #[derive(Table)]
+    /// #[table(name = "Ledger", pk = "pk", point_in_time_recovery)]
+    /// struct Ledger;
+    ///
+    /// let json = Ledger::DEFINITION.continuous_backups_json("Ledger").unwrap();
+    /// assert_eq!(json["PointInTimeRecoverySpecification"]["PointInTimeRecoveryEnabled"], true);
+    /// ```
+    pub fn continuous_backups_json(&self, table_name: &str) -> Option<Value> {
+        self.point_in_time_recovery.then(|| {
+            json!({
+                "TableName": table_name,
+                "PointInTimeRecoverySpecification": { "PointInTimeRecoveryEnabled": true },
+            })
+        })
     }
 }
 

@@ -13,6 +13,7 @@ mod emulator;
 mod indexes;
 mod key_safety;
 mod limits;
+mod local_indexes;
 mod model;
 mod native_indexes;
 mod pagination;

@@ -4,6 +4,7 @@ pub mod capacity;
 pub mod pages;
 pub mod recommendation;
 pub mod report;
+pub mod warm;
 
 pub use capacity::PlanError;
 

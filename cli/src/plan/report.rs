@@ -3,6 +3,7 @@
 use super::capacity::{Load, Plan, PARTITION_RCU_PER_S, PARTITION_WCU_PER_S, RCU_BYTES, WCU_BYTES};
 use super::pages::PageCosts;
 use super::recommendation::Recommendation;
+use super::warm::{Warm, NEW_TABLE_READS, NEW_TABLE_WRITES};
 use crate::format::count;
 use crate::limits::MAX_SHARDS;
 use std::fmt::Write;
@@ -127,9 +128,27 @@ pub fn render(plan: &Plan) -> String {
         count(plan.recommended_shards)
     );
     out.push_str(&limit(plan));
+    out.push_str(&warm(plan));
     out.push_str(&pages(plan));
     out.push_str(STRATEGIES);
     out
+}
+
+/// The warm throughput to declare for the peak, if a new table would not serve it at once.
+fn warm(plan: &Plan) -> String {
+    let (reads, writes) = (count(NEW_TABLE_READS), count(NEW_TABLE_WRITES));
+    match Warm::new(plan) {
+        Warm::NotNeeded => format!(
+            "\nWarm throughput\n  the peak fits what a new on-demand table serves at once ({reads} RCU/s, {writes} WCU/s): \
+             none to declare\n"
+        ),
+        Warm::Declare { reads: warm_reads, writes: warm_writes } => format!(
+            "\nWarm throughput\n  the peak + {}% headroom is more than a new on-demand table serves at once ({reads} RCU/s, \
+             {writes} WCU/s):\n  declare #[table(..., warm_reads = {warm_reads}, warm_writes = {warm_writes})] so \
+             create_table prepares it\n",
+            count(plan.workload.headroom_percent)
+        ),
+    }
 }
 
 /// What a page of the workload's reads costs through each kind of layout.
@@ -255,6 +274,7 @@ mod tests {
             "  unsharded or range shards: 1 request (2 when the page crosses a shard), 6.5 RCU\n",
             "  hash, random or dynamic shards (merged): about 26 requests of 4 items, 0.5 RCU each = 13 RCU (2.00x)\n",
             "  every shard serves every merged page: 10,000 pages/s x 0.5 RCU = 5,000 RCU/s per shard,\n  over the 3,000 RCU/s",
+            "  declare #[table(..., warm_reads = 78000, warm_writes = 12000)] so create_table prepares it\n",
         ] {
             assert!(text.contains(expected), "missing {expected:?} in\n{text}");
         }

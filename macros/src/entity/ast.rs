@@ -103,7 +103,12 @@ impl Entity {
         let (mut indexes, mut native_indexes) = (Vec::new(), Vec::new());
         for mapping in mappings {
             match mapping {
-                Mapping::Composed(mapping) => indexes.push(mapping),
+                Mapping::Composed(mut mapping) => {
+                    if mapping.local {
+                        mapping.pk = Template { span: mapping.pk.span, ..pk.clone() };
+                    }
+                    indexes.push(mapping)
+                }
                 Mapping::Native(mapping) => native_indexes.push(mapping),
             }
         }
@@ -158,10 +163,12 @@ impl Entity {
         self.fields.iter().find(|field| field.is_version())
     }
 
-    /// The distinct template fields of `mapping`, pk first, in order of appearance.
+    /// The distinct template fields of `mapping`, pk first, in order of appearance (for a local
+    /// index, whose partition key is the item's own, the sort key's only).
     pub fn index_fields(&self, mapping: &IndexMapping) -> Vec<IndexField<'_>> {
         let mut seen: Vec<&str> = Vec::new();
-        for name in mapping.pk.fields().chain(mapping.sk.iter().flat_map(Template::fields)) {
+        let pk = mapping.pk.fields().filter(|_| !mapping.local);
+        for name in pk.chain(mapping.sk.iter().flat_map(Template::fields)) {
             if !seen.contains(&name) {
                 seen.push(name);
             }

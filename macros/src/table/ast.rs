@@ -1,7 +1,7 @@
 //! The declaration of one table, put together from its parsed attributes, with the defaults of
 //! every key not given. Checked by `check`, expanded by `expand`; neither changes it.
 
-use super::attr::{Attrs, Capacity, GsiAttr, Text};
+use super::attr::{Attrs, Capacity, IndexAttr, KeyAttr, ScalarKind, Text};
 use crate::door::Door;
 use proc_macro2::Span;
 use syn::{DeriveInput, Ident};
@@ -28,15 +28,19 @@ pub struct Table {
     pub stream: Option<String>,
     /// Whether deletion protection is on.
     pub deletion_protection: bool,
+    /// Whether point-in-time recovery is on.
+    pub point_in_time_recovery: bool,
+    /// Warm throughput: read and write units per second.
+    pub warm_throughput: Option<(Option<u64>, Option<u64>)>,
     /// Tags, key and value.
     pub tags: Vec<(String, String)>,
     /// Where generated code finds the runtime.
     pub door: Door,
 }
 
-/// A global secondary index, with the associated constant naming it.
+/// A global or local secondary index, with the associated constant naming it.
 pub struct Index {
-    pub gsi: GsiAttr,
+    pub gsi: IndexAttr,
     /// `BY_TITLE` for `ByTitle`.
     pub constant: Ident,
 }
@@ -51,8 +55,15 @@ impl Table {
             Some(text) => (text.value, Some(text.span)),
             None => (DEFAULT_TYPE_ATTRIBUTE.to_owned(), None),
         };
+        let pk = table.pk?;
         let indexes = indexes
             .into_iter()
+            .map(|mut gsi| {
+                if gsi.local {
+                    gsi.pk = vec![KeyAttr { name: pk.value.clone(), kind: ScalarKind::String }];
+                }
+                gsi
+            })
             .map(|gsi| Index {
                 constant: Ident::new(&crate::names::constant_case(&gsi.name.value), Span::call_site()),
                 gsi,
@@ -61,7 +72,7 @@ impl Table {
         Some(Table {
             ident: input.ident.clone(),
             name,
-            pk: table.pk?,
+            pk,
             sk: table.sk,
             type_attribute,
             type_attribute_given,
@@ -71,6 +82,9 @@ impl Table {
             ttl: table.ttl,
             stream: table.stream,
             deletion_protection: table.deletion_protection,
+            point_in_time_recovery: table.point_in_time_recovery,
+            warm_throughput: (table.warm_reads.is_some() || table.warm_writes.is_some())
+                .then_some((table.warm_reads, table.warm_writes)),
             tags: table.tags,
             door: table.door,
         })

@@ -7,7 +7,9 @@ use crate::door::{set_door, Door};
 use crate::errors::Errors;
 use proc_macro2::Span;
 use syn::meta::ParseNestedMeta;
-use syn::{Attribute, DeriveInput, LitInt, LitStr};
+use syn::{DeriveInput, LitInt, LitStr};
+
+pub use super::index_attr::{IndexAttr, Projection};
 
 const TABLE_KEYS: &[&str] = &[
     "name",
@@ -21,9 +23,11 @@ const TABLE_KEYS: &[&str] = &[
     "read_capacity",
     "write_capacity",
     "shard_metadata",
+    "point_in_time_recovery",
+    "warm_reads",
+    "warm_writes",
     "crate",
 ];
-const GSI_KEYS: &[&str] = &["name", "pk", "sk", "projection"];
 
 /// A string value and where it is written.
 pub struct Text {
@@ -51,6 +55,12 @@ pub struct TableAttr {
     pub stream: Option<String>,
     /// Whether deletion protection is on.
     pub deletion_protection: bool,
+    /// Whether point-in-time recovery is on.
+    pub point_in_time_recovery: bool,
+    /// Warm throughput: read units per second.
+    pub warm_reads: Option<u64>,
+    /// Warm throughput: write units per second.
+    pub warm_writes: Option<u64>,
     /// Tags, key and value.
     pub tags: Vec<(String, String)>,
     pub door: Door,
@@ -73,33 +83,10 @@ pub struct KeyAttr {
     pub kind: ScalarKind,
 }
 
-/// One `#[gsi(...)]` of the table.
-pub struct GsiAttr {
-    /// The attribute, where errors about the whole index are reported.
-    pub attr: Attribute,
-    pub name: Text,
-    /// One to four partition key attributes.
-    pub pk: Vec<KeyAttr>,
-    /// Up to four sort key attributes.
-    pub sk: Vec<KeyAttr>,
-    /// The attributes it copies besides the keys.
-    pub projection: Projection,
-}
-
-/// `projection = "all"` (the default), `"keys_only"`, or `["a", "b"]` (the keys and these).
-pub enum Projection {
-    All,
-    KeysOnly,
-    Include(Vec<String>),
-}
-
-/// DynamoDB's limit of non-key attributes an index projection names.
-const MAX_INCLUDED: usize = 100;
-
 /// Every attribute of the derive input.
 pub struct Attrs {
     pub table: TableAttr,
-    pub indexes: Vec<GsiAttr>,
+    pub indexes: Vec<IndexAttr>,
 }
 
 /// The keys of `#[table(...)]` as written.
@@ -115,6 +102,9 @@ struct Written {
     ttl: Option<LitStr>,
     stream: Option<LitStr>,
     deletion_protection: Option<()>,
+    point_in_time_recovery: Option<()>,
+    warm_reads: Option<LitInt>,
+    warm_writes: Option<LitInt>,
     tags: Option<Vec<LitStr>>,
     door: Option<Door>,
 }
@@ -136,7 +126,9 @@ impl Attrs {
                     malformed = true;
                 }
             } else if attr.path().is_ident("gsi") {
-                indexes.extend(parse_gsi(attr, errors));
+                indexes.extend(super::index_attr::parse(attr, false, errors));
+            } else if attr.path().is_ident("lsi") {
+                indexes.extend(super::index_attr::parse(attr, true, errors));
             }
         }
         match first {
@@ -172,6 +164,9 @@ impl Attrs {
             ttl: written.ttl.map(|literal| checked_attribute(&literal, errors)),
             stream: written.stream.and_then(|literal| stream_view(&literal, errors)),
             deletion_protection: written.deletion_protection.is_some(),
+            point_in_time_recovery: written.point_in_time_recovery.is_some(),
+            warm_reads: written.warm_reads.map(|literal| units_per_second(&literal, errors)),
+            warm_writes: written.warm_writes.map(|literal| units_per_second(&literal, errors)),
             tags: written
                 .tags
                 .map(|tags| tags.iter().filter_map(|tag| tag_pair(tag, errors)).collect())
@@ -203,6 +198,14 @@ fn parse_key(meta: &ParseNestedMeta, written: &mut Written, errors: &mut Errors)
         set_once(errors, meta, &mut written.stream, value);
     } else if meta.path.is_ident("deletion_protection") {
         set_once(errors, meta, &mut written.deletion_protection, ());
+    } else if meta.path.is_ident("point_in_time_recovery") {
+        set_once(errors, meta, &mut written.point_in_time_recovery, ());
+    } else if meta.path.is_ident("warm_reads") {
+        let value = value(meta, "read units per second", "warm_reads = 12000")?.parse()?;
+        set_once(errors, meta, &mut written.warm_reads, value);
+    } else if meta.path.is_ident("warm_writes") {
+        let value = value(meta, "write units per second", "warm_writes = 4000")?.parse()?;
+        set_once(errors, meta, &mut written.warm_writes, value);
     } else if meta.path.is_ident("tags") {
         let list = value(meta, "a list of tags", "tags = [\"team=music\"]")?;
         let content;
@@ -226,144 +229,6 @@ fn parse_key(meta: &ParseNestedMeta, written: &mut Written, errors: &mut Errors)
     Ok(())
 }
 
-/// The key attributes of an index as written, with the span of the value.
-struct AttributeList {
-    attributes: Vec<LitStr>,
-    span: Span,
-}
-
-fn parse_gsi(attr: &Attribute, errors: &mut Errors) -> Option<GsiAttr> {
-    let mut name: Option<LitStr> = None;
-    let (mut pk, mut sk): (Option<AttributeList>, Option<AttributeList>) = (None, None);
-    let mut projection: Option<Projection> = None;
-    let result = attr.parse_nested_meta(|meta| {
-        if meta.path.is_ident("name") {
-            let value = value(&meta, "an index name", "name = \"GSI1\"")?.parse()?;
-            set_once(errors, &meta, &mut name, value);
-        } else if meta.path.is_ident("projection") {
-            let value = parse_projection(&meta, errors)?;
-            set_once(errors, &meta, &mut projection, value);
-        } else if meta.path.is_ident("pk") {
-            let value = attribute_list(&meta)?;
-            set_once(errors, &meta, &mut pk, value);
-        } else if meta.path.is_ident("sk") {
-            let value = attribute_list(&meta)?;
-            set_once(errors, &meta, &mut sk, value);
-        } else {
-            unknown_key(errors, &meta, "gsi", GSI_KEYS)?;
-        }
-        Ok(())
-    });
-    if let Err(error) = result {
-        errors.add(error);
-        return None;
-    }
-    let (Some(name), Some(pk)) = (name, pk) else {
-        errors.push_spanned(attr, "a `#[gsi(...)]` needs `name = \"...\"` and `pk = \"...\"`");
-        return None;
-    };
-    if pk.attributes.is_empty() {
-        errors.push(pk.span, "an index needs a partition key attribute");
-    } else if pk.attributes.len() > 4 {
-        errors.push(pk.span, "an index key has up to four partition key attributes");
-    }
-    if let Some(sk) = sk.as_ref().filter(|sk| sk.attributes.len() > 4) {
-        errors.push(sk.span, "an index key has up to four sort key attributes");
-    }
-    let sk = sk.map(|sk| sk.attributes).unwrap_or_default();
-    let name = checked_name(&name, errors);
-    Some(GsiAttr {
-        attr: attr.clone(),
-        name,
-        pk: pk.attributes.iter().map(|literal| key_attribute(literal, errors)).collect(),
-        sk: sk.iter().map(|literal| key_attribute(literal, errors)).collect(),
-        projection: projection.unwrap_or(Projection::All),
-    })
-}
-
-/// `projection = "all"`, `"keys_only"` or `["a", "b"]`.
-fn parse_projection(meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<Projection> {
-    let form = "projection = \"keys_only\"` or `projection = [\"title\", \"year\"]";
-    let value = value(meta, "a projection", form)?;
-    if value.peek(syn::token::Bracket) {
-        let content;
-        let brackets = syn::bracketed!(content in value);
-        let list = content.parse_terminated(|input| input.parse::<LitStr>(), syn::Token![,])?;
-        let names: Vec<String> = list.iter().map(LitStr::value).collect();
-        if names.is_empty() {
-            errors.push(
-                brackets.span.join(),
-                "list the attributes to include, or write `projection = \"keys_only\"`",
-            );
-        } else if names.len() > MAX_INCLUDED {
-            errors.push(
-                brackets.span.join(),
-                format!("an index projection includes at most {MAX_INCLUDED} attributes"),
-            );
-        }
-        for literal in &list {
-            if literal.value().is_empty() || literal.value().len() > 255 {
-                errors.push(literal.span(), "attribute names are 1 to 255 bytes long");
-            }
-        }
-        return Ok(Projection::Include(names));
-    }
-    let literal: LitStr = value.parse()?;
-    match literal.value().as_str() {
-        "all" | "ALL" => Ok(Projection::All),
-        "keys_only" | "KEYS_ONLY" => Ok(Projection::KeysOnly),
-        other => {
-            errors.push(
-                literal.span(),
-                format!("unknown projection `{other}`: write \"all\", \"keys_only\" or a list of attributes to include"),
-            );
-            Ok(Projection::All)
-        }
-    }
-}
-
-/// `"name"` or `["a", "b:N", ...]`.
-fn attribute_list(meta: &ParseNestedMeta) -> syn::Result<AttributeList> {
-    let form = if meta.path.is_ident("pk") {
-        "pk = \"gsi1pk\"` or `pk = [\"a\", \"b:N\"]"
-    } else {
-        "sk = \"gsi1sk\"` or `sk = [\"a\", \"b:N\"]"
-    };
-    let value = value(meta, "an attribute name or a list of them", form)?;
-    if value.peek(syn::token::Bracket) {
-        let content;
-        let brackets = syn::bracketed!(content in value);
-        let list = content.parse_terminated(|input| input.parse::<LitStr>(), syn::Token![,])?;
-        Ok(AttributeList { attributes: list.into_iter().collect(), span: brackets.span.join() })
-    } else {
-        let literal: LitStr = value.parse()?;
-        Ok(AttributeList { span: literal.span(), attributes: vec![literal] })
-    }
-}
-
-/// `"name"` (a string attribute) or `"name:S"`, `"name:N"`, `"name:B"`.
-fn key_attribute(literal: &LitStr, errors: &mut Errors) -> KeyAttr {
-    let text = literal.value();
-    let (name, kind) = match text.rsplit_once(':') {
-        Some((name, "S")) => (name.to_owned(), ScalarKind::String),
-        Some((name, "N")) => (name.to_owned(), ScalarKind::Number),
-        Some((name, "B")) => (name.to_owned(), ScalarKind::Binary),
-        Some((_, kind)) => {
-            errors.push(
-                literal.span(),
-                format!("`:{kind}` is not a key attribute type: write `:S` (string, the default), `:N` (number) or `:B` (binary)"),
-            );
-            (text.clone(), ScalarKind::String)
-        }
-        None => (text.clone(), ScalarKind::String),
-    };
-    if name.is_empty() || name.len() > 255 {
-        errors.push(literal.span(), "key attribute names are 1 to 255 bytes long");
-    }
-    KeyAttr { name, kind }
-}
-
-/// Table and index names: 3 to 255 characters of `a-z A-Z 0-9 _ - .`.
 /// `stream = "new_and_old_images"` (or `new_image`, `old_image`, `keys_only`), in DynamoDB's
 /// spelling.
 fn stream_view(literal: &LitStr, errors: &mut Errors) -> Option<String> {
@@ -395,7 +260,8 @@ fn tag_pair(literal: &LitStr, errors: &mut Errors) -> Option<(String, String)> {
     }
 }
 
-fn checked_name(literal: &LitStr, errors: &mut Errors) -> Text {
+/// Table and index names: 3 to 255 characters of `a-z A-Z 0-9 _ - .`.
+pub(super) fn checked_name(literal: &LitStr, errors: &mut Errors) -> Text {
     let value = literal.value();
     let valid_chars = value.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
     if value.len() < 3 || value.len() > 255 || !valid_chars {
@@ -421,6 +287,17 @@ fn positive(literal: &LitInt, errors: &mut Errors) -> u64 {
         Ok(value) if value > 0 => value,
         _ => {
             errors.push(literal.span(), "capacity must be a positive integer");
+            1
+        }
+    }
+}
+
+/// Warm throughput: a positive number of units per second.
+fn units_per_second(literal: &LitInt, errors: &mut Errors) -> u64 {
+    match literal.base10_parse::<u64>() {
+        Ok(value) if value > 0 => value,
+        _ => {
+            errors.push(literal.span(), "warm throughput is a positive number of units per second");
             1
         }
     }

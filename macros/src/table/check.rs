@@ -13,6 +13,33 @@ pub fn check(table: &Table, errors: &mut Errors) {
         errors.push(metadata.span, "the shard metadata table must be another table than this one");
     }
     check_indexes(table, errors);
+    check_local_indexes(table, errors);
+}
+
+/// DynamoDB's limit of local secondary indexes on a table.
+const MAX_LOCAL_INDEXES: usize = 5;
+
+/// Local indexes need a table with a sort key, at most five of them, each with a sort key other
+/// than the table's.
+fn check_local_indexes(table: &Table, errors: &mut Errors) {
+    let local: Vec<_> = table.indexes.iter().filter(|index| index.gsi.local).collect();
+    for (position, index) in local.iter().enumerate() {
+        let attr = &index.gsi.attr;
+        if table.sk.is_none() {
+            errors.push_spanned(attr, "a local index needs a table with a sort key (`sk = \"...\"`)");
+        }
+        if position == MAX_LOCAL_INDEXES {
+            errors.push_spanned(attr, format!("a table has at most {MAX_LOCAL_INDEXES} local indexes"));
+        }
+        let own = index.gsi.sk.first().map(|key| &key.name);
+        if own.is_some_and(|own| Some(own) == table.sk.as_ref().map(|sk| &sk.value) || *own == table.pk.value)
+        {
+            errors.push_spanned(
+                attr,
+                "a local index's sort key must be another attribute than the table's keys",
+            );
+        }
+    }
 }
 
 /// The key attributes and the entity-type attribute are three different attributes, and the

@@ -42,8 +42,15 @@ pub fn expand(model: &Table) -> TokenStream {
                 quote!(__dynashard::IndexProjection::Include(&[#(#names,)* #typed]))
             }
         };
+        let local = index.gsi.local;
         quote! {
-            __dynashard::IndexDefinition { name: #name, partition_key: #pk, sort_key: #sk, projection: #projection }
+            __dynashard::IndexDefinition {
+                name: #name,
+                local: #local,
+                partition_key: #pk,
+                sort_key: #sk,
+                projection: #projection,
+            }
         }
     });
     let billing = match &model.capacity {
@@ -66,6 +73,18 @@ pub fn expand(model: &Table) -> TokenStream {
         None => quote!(__dynashard::None),
     };
     let deletion_protection = model.deletion_protection;
+    let point_in_time_recovery = model.point_in_time_recovery;
+    let warm_throughput = match model.warm_throughput {
+        Some((reads, writes)) => {
+            let units = |units: Option<u64>| match units {
+                Some(units) => quote!(__dynashard::Some(#units)),
+                None => quote!(__dynashard::None),
+            };
+            let (reads, writes) = (units(reads), units(writes));
+            quote!(__dynashard::Some(__dynashard::WarmThroughput { reads_per_second: #reads, writes_per_second: #writes }))
+        }
+        None => quote!(__dynashard::None),
+    };
     let (tag_keys, tag_values): (Vec<&String>, Vec<&String>) = model.tags.iter().map(|(k, v)| (k, v)).unzip();
     let ttl = match &model.ttl {
         Some(ttl) => {
@@ -112,6 +131,8 @@ pub fn expand(model: &Table) -> TokenStream {
                 ttl: #ttl,
                 stream: #stream,
                 deletion_protection: #deletion_protection,
+                point_in_time_recovery: #point_in_time_recovery,
+                warm_throughput: #warm_throughput,
                 tags: &[#((#tag_keys, #tag_values)),*],
             };
         }

@@ -5,6 +5,7 @@ mod ast;
 mod attr;
 mod check;
 mod expand;
+mod index_attr;
 
 use crate::errors::Errors;
 use proc_macro2::TokenStream;

@@ -3,7 +3,7 @@
 
 use super::decode::invalid;
 use super::{ChangeKind, ChangeRecord, TIME_TO_LIVE_PRINCIPAL};
-use crate::error::{Item, Result};
+use crate::error::Result;
 use serde::Deserialize;
 use time::OffsetDateTime;
 
@@ -103,7 +103,7 @@ impl TryFrom<aws_lambda_events::event::dynamodb::EventRecord> for ChangeRecord {
         let kind = kind_of(&record.event_name)?;
         let change = record.change;
         let image = |item: serde_dynamo::Item| {
-            let item: Item = item.into();
+            let item: crate::Item = item.into();
             (!item.is_empty()).then_some(item)
         };
         let nanos = change.approximate_creation_date_time.timestamp_nanos_opt().map(i128::from);

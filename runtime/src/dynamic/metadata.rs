@@ -35,6 +35,8 @@ pub(crate) const DEFINITION: TableDefinition = TableDefinition {
     ttl: None,
     stream: None,
     deletion_protection: false,
+    point_in_time_recovery: false,
+    warm_throughput: None,
     tags: &[],
 };
 

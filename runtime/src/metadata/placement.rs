@@ -56,7 +56,9 @@ impl Checked {
             refuse(index, "the new layout must be of the mapping's kind (hash or range) and valid")
         })?;
         let indexes = table_of::<E>().indexes;
-        let keys_of = |name: &str| find_index(indexes, name).and_then(string_keys);
+        // A local index shares the item's partition key: no layout of it can move.
+        let keys_of =
+            |name: &str| find_index(indexes, name).filter(|index| !index.local).and_then(string_keys);
         let source = keys_of(index).ok_or_else(|| refuse(index, "the source index needs string keys"))?;
         let target = keys_of(&state.target).ok_or_else(|| {
             refuse(index, format!("the table declares no string-keyed index `{}`", state.target))

@@ -250,8 +250,8 @@ impl<E, F> Query<E, F> {
         self
     }
 
-    /// Uses strongly consistent reads (base table only; an index query then fails with
-    /// [`Error::InvalidQuery`]).
+    /// Uses strongly consistent reads (the base table and local indexes; a query of a global
+    /// index then fails with [`Error::InvalidQuery`]).
     pub fn consistent(mut self) -> Self {
         self.plan.consistent = true;
         self

@@ -18,6 +18,7 @@ static TABLE: TableDefinition = TableDefinition {
     sort_key: Some("sk"),
     type_attribute: "_type",
     indexes: &[IndexDefinition {
+        local: false,
         name: "ByTitle",
         partition_key: &[KeyAttribute { name: "title_pk", kind: ScalarKind::String }],
         sort_key: &[KeyAttribute { name: "title_sk", kind: ScalarKind::String }],
@@ -28,6 +29,8 @@ static TABLE: TableDefinition = TableDefinition {
     ttl: None,
     stream: None,
     deletion_protection: false,
+    point_in_time_recovery: false,
+    warm_throughput: None,
     tags: &[],
 };
 

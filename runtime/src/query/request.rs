@@ -33,7 +33,7 @@ pub(crate) fn check(plan: &QueryPlan) -> Result<()> {
     if plan.page_size == Some(0) {
         return invalid("the page size must be at least 1");
     }
-    if plan.consistent && plan.index.is_some() {
+    if plan.consistent && plan.index.is_some_and(|index| !index.local) {
         return invalid("strongly consistent reads are not supported on global secondary indexes");
     }
     if plan.unexpired && plan.table.ttl.is_none() {

@@ -1,5 +1,6 @@
 //! `#[gsi(...)]` and `#[sparse_gsi(...)]`: how an entity fills an index of its table, with key
-//! templates or with a list of its own fields.
+//! templates or with a list of its own fields; `#[lsi(...)]` and `#[sparse_lsi(...)]`: how it
+//! fills a local index, with a sort key template (the partition key is the entity's own).
 
 use crate::attr::{set_once, skip_value, unknown_key, value};
 use crate::errors::Errors;
@@ -17,8 +18,12 @@ pub struct IndexMapping {
     pub name_span: Span,
     pub pk: Template,
     pub sk: Option<Template>,
-    /// Declared with `#[sparse_gsi]`: the item is in the index only when it applies.
+    /// Declared with `#[sparse_gsi]` or `#[sparse_lsi]`: the item is in the index only when it
+    /// applies.
     pub sparse: bool,
+    /// Declared with `#[lsi]` or `#[sparse_lsi]`: a local index, whose partition key is the
+    /// entity's (`pk` is the entity's partition key template, filled in with the declaration).
+    pub local: bool,
     /// A predicate `fn(&Self) -> bool` that decides whether a sparse index applies.
     pub when: Option<Path>,
     /// The name of the generated query method, when not `query_<index>`.
@@ -62,16 +67,34 @@ impl NativeMapping {
 
 const GSI_KEYS: &[&str] = &["pk", "sk", "method"];
 const SPARSE_GSI_KEYS: &[&str] = &["pk", "sk", "when", "method"];
+const LSI_KEYS: &[&str] = &["sk", "method"];
+const SPARSE_LSI_KEYS: &[&str] = &["sk", "when", "method"];
 
 /// Parses every index mapping attribute, in order.
 pub fn parse(attrs: &[Attribute], errors: &mut Errors) -> Vec<Mapping> {
     attrs
         .iter()
         .filter_map(|attr| {
-            let sparse = attr.path().is_ident("sparse_gsi");
-            (sparse || attr.path().is_ident("gsi")).then(|| parse_one(attr, sparse, errors)).flatten()
+            let (sparse, local) = match attr.path().get_ident()?.to_string().as_str() {
+                "gsi" => (false, false),
+                "sparse_gsi" => (true, false),
+                "lsi" => (false, true),
+                "sparse_lsi" => (true, true),
+                _ => return None,
+            };
+            parse_one(attr, (sparse, local), errors)
         })
         .collect()
+}
+
+/// The attribute's name, as written.
+fn kind_name(sparse: bool, local: bool) -> &'static str {
+    match (sparse, local) {
+        (false, false) => "gsi",
+        (true, false) => "sparse_gsi",
+        (false, true) => "lsi",
+        (true, true) => "sparse_lsi",
+    }
 }
 
 impl Mapping {
@@ -116,8 +139,8 @@ fn key_spec(meta: &syn::meta::ParseNestedMeta) -> syn::Result<KeySpec> {
     }
 }
 
-fn parse_one(attr: &Attribute, sparse: bool, errors: &mut Errors) -> Option<Mapping> {
-    let kind = if sparse { "sparse_gsi" } else { "gsi" };
+fn parse_one(attr: &Attribute, (sparse, local): (bool, bool), errors: &mut Errors) -> Option<Mapping> {
+    let kind = kind_name(sparse, local);
     let mut name: Option<(String, Span)> = None;
     let (mut pk, mut sk): (Option<KeySpec>, Option<KeySpec>) = (None, None);
     let mut when: Option<Path> = None;
@@ -133,7 +156,13 @@ fn parse_one(attr: &Attribute, sparse: bool, errors: &mut Errors) -> Option<Mapp
                 return Ok(());
             }
         }
-        if meta.path.is_ident("pk") {
+        if meta.path.is_ident("pk") && local {
+            errors.push_spanned(
+                &meta.path,
+                "a local index is keyed on the entity's own partition key: give only `sk = \"...\"`",
+            );
+            skip_value(&meta)?;
+        } else if meta.path.is_ident("pk") {
             let value = key_spec(&meta)?;
             set_once(errors, &meta, &mut pk, value);
         } else if meta.path.is_ident("sk") {
@@ -160,11 +189,17 @@ fn parse_one(attr: &Attribute, sparse: bool, errors: &mut Errors) -> Option<Mapp
             errors.push_spanned(
                 &meta.path,
                 "`when` decides whether an item is in a sparse index; map the index with \
-                 `#[sparse_gsi(...)]` to use it",
+                 `#[sparse_gsi(...)]` or `#[sparse_lsi(...)]` to use it",
             );
             skip_value(&meta)?;
         } else {
-            unknown_key(errors, &meta, kind, if sparse { SPARSE_GSI_KEYS } else { GSI_KEYS })?;
+            let keys = match (sparse, local) {
+                (false, false) => GSI_KEYS,
+                (true, false) => SPARSE_GSI_KEYS,
+                (false, true) => LSI_KEYS,
+                (true, true) => SPARSE_LSI_KEYS,
+            };
+            unknown_key(errors, &meta, kind, keys)?;
         }
         Ok(())
     });
@@ -182,16 +217,28 @@ fn parse_one(attr: &Attribute, sparse: bool, errors: &mut Errors) -> Option<Mapp
         );
         return None;
     };
+    if local {
+        let Some(KeySpec::Template(sk)) = sk else {
+            errors.push_spanned(
+                attr,
+                format!("a local index needs a sort key template: `#[{kind}({name}, sk = \"...\")]`"),
+            );
+            return None;
+        };
+        // The partition key template is the entity's, filled in with the declaration.
+        let pk = LitStr::new("", sk.span());
+        return composed(attr, (name, name_span), (&pk, Some(&sk)), (sparse, true), (when, method), errors);
+    }
     let Some(pk) = pk else {
         errors.push_spanned(attr, format!("missing `pk = \"...\"` in `#[{kind}({name}, ...)]`"));
         return None;
     };
     match (pk, sk) {
         (KeySpec::Template(pk), None) => {
-            composed(attr, (name, name_span), (&pk, None), sparse, (when, method), errors)
+            composed(attr, (name, name_span), (&pk, None), (sparse, false), (when, method), errors)
         }
         (KeySpec::Template(pk), Some(KeySpec::Template(sk))) => {
-            composed(attr, (name, name_span), (&pk, Some(&sk)), sparse, (when, method), errors)
+            composed(attr, (name, name_span), (&pk, Some(&sk)), (sparse, false), (when, method), errors)
         }
         (KeySpec::Fields(pk, pk_span), sk) => {
             let (sk, sk_span) = match sk {
@@ -233,11 +280,14 @@ fn composed(
     attr: &Attribute,
     (name, name_span): (String, Span),
     (pk, sk): (&LitStr, Option<&LitStr>),
-    sparse: bool,
+    (sparse, local): (bool, bool),
     (when, method): (Option<Path>, Option<Ident>),
     errors: &mut Errors,
 ) -> Option<Mapping> {
-    let pk = template::parse(pk).map_err(|e| errors.add(e)).ok()?;
+    let pk = match local {
+        true => template::Template { source: String::new(), pieces: Vec::new(), span: pk.span() },
+        false => template::parse(pk).map_err(|e| errors.add(e)).ok()?,
+    };
     let sk = match sk {
         Some(sk) => Some(template::parse(sk).map_err(|e| errors.add(e)).ok()?),
         None => None,
@@ -249,6 +299,7 @@ fn composed(
         pk,
         sk,
         sparse,
+        local,
         when,
         method,
     }))

@@ -12,14 +12,42 @@ use syn::Ident;
 /// Checks every mapping of `entity`.
 pub fn check(entity: &Entity, errors: &mut Errors) {
     for mapping in &entity.indexes {
-        for template in std::iter::once(&mapping.pk).chain(&mapping.sk) {
+        // A local index's partition key template is the entity's own, checked with it.
+        let pk = Some(&mapping.pk).filter(|_| !mapping.local);
+        for template in pk.into_iter().chain(&mapping.sk) {
             check_fields(mapping, template, &entity.fields, errors);
+        }
+        if mapping.local {
+            check_local(entity, mapping, errors);
         }
     }
     for mapping in &entity.native_indexes {
         check_native_fields(mapping, &entity.fields, errors);
     }
     check_methods(&entity.indexes, &entity.native_indexes, errors);
+}
+
+/// A local index is read by the entity's own partition key: neither it nor the base table's
+/// partition key can be sharded.
+fn check_local(entity: &Entity, mapping: &IndexMapping, errors: &mut Errors) {
+    if let Some(shard) = entity.shard_of(&mapping.name) {
+        errors.push_spanned(
+            &shard.attr,
+            format!(
+                "local index `{}` shares the item's partition key, which cannot be sharded per index",
+                mapping.name
+            ),
+        );
+    }
+    if entity.table_shard().is_some() {
+        errors.push_spanned(
+            &mapping.attr,
+            format!(
+                "local index `{}` cannot be mapped by an entity whose base table partition key is sharded",
+                mapping.name
+            ),
+        );
+    }
 }
 
 /// Two mappings cannot generate the same query method, nor one named like the base query.

@@ -108,7 +108,8 @@ fn guarded(
             }
         })
         .collect();
-    let mut pk = compose(&pk_ident, &mapping.pk, &args);
+    // A local index's partition key is the item's own: only its sort key is written.
+    let mut pk = (!mapping.local).then(|| compose(&pk_ident, &mapping.pk, &args));
     let mut sk = mapping.sk.as_ref().map(|sk| compose(&sk_ident, sk, &args));
     if let Some((shard, base_key)) = sharding {
         let spec = shard::spec_ident(shard, position);
@@ -128,14 +129,15 @@ fn guarded(
             Some(quote_spanned!(ty.span()=> <#ty as __dynashard::BucketTime>::unix_seconds(&#value)))
         });
         let chooser = quote!(__chooser);
-        pk = shard::partition(&spec, pk, by_value.clone(), at_seconds, base_key.clone(), chooser);
+        pk =
+            pk.map(|pk| shard::partition(&spec, pk, by_value.clone(), at_seconds, base_key.clone(), chooser));
         if let Some(range_sk) =
             by_value.and_then(|value| shard::range_sort_key(&spec, shard, value, base_key))
         {
             sk = Some(range_sk);
         }
     }
-    let emit_pk = emit(&pk_ident, pk);
+    let emit_pk = pk.map(|pk| emit(&pk_ident, pk));
     let emit_sk = sk.map(|sk| emit(&sk_ident, sk));
     let body = quote!({ #emit_pk #emit_sk });
     let optional: Vec<&IndexField> = fields.iter().filter(|field| field.optional).collect();
@@ -242,8 +244,10 @@ fn update_block(model: &Entity, position: usize, mapping: &IndexMapping) -> Toke
         .sk
         .as_ref()
         .map(|_| quote!(__updates.push(__dynashard::IndexKeyUpdate::Remove(#sk_ident.attribute));));
+    let remove_pk = (!mapping.local)
+        .then(|| quote!(__updates.push(__dynashard::IndexKeyUpdate::Remove(#pk_ident.attribute));));
     let remove = quote! {
-        __updates.push(__dynashard::IndexKeyUpdate::Remove(#pk_ident.attribute));
+        #remove_pk
         #remove_sk
     };
     let block = guarded(

@@ -33,12 +33,33 @@ pub fn statics(model: &Entity, position: usize, mapping: &IndexMapping) -> Token
         template_static(&sk_ident, sk, attribute, "Sort")
     });
     let table = path_text(&model.table);
-    let kind = if mapping.sparse { "sparse_gsi" } else { "gsi" };
+    let kind = match (mapping.sparse, mapping.local) {
+        (false, false) => "gsi",
+        (true, false) => "sparse_gsi",
+        (false, true) => "lsi",
+        (true, true) => "sparse_lsi",
+    };
+    let local = mapping.local;
     // Each check holds for the stand-in, so an undeclared index is reported once; the checks
     // after the shape check hold for any other shape, so a multi-attribute index is reported once.
     let single = single_attribute_keys(&index);
+    let (declared_as, mapped_as) =
+        if local { ("global", "`#[lsi(...)]`") } else { ("local", "`#[gsi(...)]`") };
     let mut checks = vec![
         index_declared_check(model, &mapping.name, mapping.name_span, kind, find.clone()),
+        ConstCheck {
+            span: mapping.name_span,
+            name: "IndexIsOfTheMappedKind",
+            holds: quote!(#index.local == #local),
+            message: format!(
+                "index `{name}` of table `{table}` is a {declared_as} index, mapped with {mapped_as}"
+            ),
+            label: format!("declared {declared_as}"),
+            note: Some(format!(
+                "map a global index with `#[gsi({name}, pk = \"...\", sk = \"...\")]` and a local one with \
+                 `#[lsi({name}, sk = \"...\")]`"
+            )),
+        },
         ConstCheck {
             span: mapping.name_span,
             name: "IndexHasSingleAttributeKeys",
@@ -101,6 +122,7 @@ pub fn statics(model: &Entity, position: usize, mapping: &IndexMapping) -> Token
             __dynashard::Some(index) => index,
             __dynashard::None => &__dynashard::IndexDefinition {
                 name: #name,
+                local: #local,
                 partition_key: &[#stand_in_attribute],
                 sort_key: &[#stand_in_sort],
                 projection: __dynashard::IndexProjection::All,

@@ -124,6 +124,7 @@ fn index_static(model: &Entity, position: usize, mapping: &NativeMapping) -> Tok
         const #index: &__dynashard::IndexDefinition = match #find {
             __dynashard::Some(index) => index,
             __dynashard::None => &__dynashard::IndexDefinition {
+                local: false,
                 name: #name,
                 partition_key: #stand_in_pk,
                 sort_key: #stand_in_sk,

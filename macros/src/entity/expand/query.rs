@@ -17,8 +17,11 @@ pub fn expand(model: &Entity) -> TokenStream {
     let base = base_query(model);
     let indexes = model.indexes.iter().enumerate().map(|(position, mapping)| {
         let fields = model.index_fields(mapping);
+        // A local index's partition key fields are the entity's own key fields.
         let key_type = |name: &str| {
-            fields.iter().find(|field| field.field.ident == name).map(|field| field.key_type.clone())
+            let indexed =
+                fields.iter().find(|field| field.field.ident == name).map(|field| field.key_type.clone());
+            indexed.or_else(|| model.field(name).filter(|_| mapping.local).map(|field| field.ty.clone()))
         };
         let (pk_ident, sk_ident) = index_statics(position);
         let index = index_const(position);

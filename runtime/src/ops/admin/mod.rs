@@ -1,14 +1,19 @@
 //! Creating and deleting tables (for development and tests; provision production tables with
 //! your own tools from [`crate::TableDefinition::create_table_json`]).
 
+mod backups;
+mod input;
+
 use crate::db::Db;
 use crate::error::{Error, Result};
-use crate::table::{Billing, IndexProjection, KeyAttribute, ScalarKind, Table, TableDefinition};
+use crate::table::{Billing, KeyAttribute, ScalarKind, Table, TableDefinition};
 use aws_sdk_dynamodb::error::ProvideErrorMetadata;
 use aws_sdk_dynamodb::types::{
-    AttributeDefinition, BillingMode, GlobalSecondaryIndex, IndexStatus, KeySchemaElement, KeyType,
-    Projection, ProjectionType, ProvisionedThroughput, ScalarAttributeType, StreamSpecification,
-    StreamViewType, TableStatus, Tag, TimeToLiveSpecification, TimeToLiveStatus,
+    BillingMode, IndexStatus, TableStatus, TimeToLiveSpecification, TimeToLiveStatus,
+};
+use input::{
+    attribute_definitions, build_error, global_indexes, key_schema, local_indexes, stream_specification,
+    tags, throughput, warm_throughput,
 };
 use std::time::{Duration, Instant};
 
@@ -42,6 +47,8 @@ impl Db {
                 definition.sort_key.map(|name| KeyAttribute { name, kind: ScalarKind::String }).as_slice(),
             )?))
             .set_global_secondary_indexes(global_indexes(definition)?)
+            .set_local_secondary_indexes(local_indexes(definition)?)
+            .set_warm_throughput(warm_throughput(definition))
             .set_stream_specification(stream_specification(definition)?)
             .deletion_protection_enabled(definition.deletion_protection)
             .set_tags(tags(definition)?);
@@ -57,6 +64,9 @@ impl Db {
             Err(error) => return Err(Error::from_sdk("CreateTable", error)),
         }
         self.wait_until_active(&name).await?;
+        if definition.point_in_time_recovery {
+            self.enable_point_in_time_recovery(&name).await?;
+        }
         match definition.ttl {
             Some(attribute) => self.enable_ttl(&name, attribute).await,
             None => Ok(()),
@@ -147,98 +157,4 @@ impl Db {
             pause = (pause * 2).min(Duration::from_secs(2));
         }
     }
-}
-
-fn build_error(error: aws_sdk_dynamodb::error::BuildError) -> Error {
-    Error::Service {
-        operation: "CreateTable",
-        code: None,
-        message: error.to_string(),
-        source: Box::new(error),
-    }
-}
-
-fn attribute_definitions(definition: &TableDefinition) -> Result<Vec<AttributeDefinition>> {
-    definition
-        .attribute_definitions()
-        .iter()
-        .map(|attribute| {
-            AttributeDefinition::builder()
-                .attribute_name(attribute.name)
-                .attribute_type(ScalarAttributeType::from(attribute.kind.code()))
-                .build()
-                .map_err(build_error)
-        })
-        .collect()
-}
-
-fn key_schema(hash: &[KeyAttribute], range: &[KeyAttribute]) -> Result<Vec<KeySchemaElement>> {
-    let hash = hash.iter().map(|a| (a, KeyType::Hash));
-    let range = range.iter().map(|a| (a, KeyType::Range));
-    hash.chain(range)
-        .map(|(attribute, key_type)| {
-            KeySchemaElement::builder()
-                .attribute_name(attribute.name)
-                .key_type(key_type)
-                .build()
-                .map_err(build_error)
-        })
-        .collect()
-}
-
-fn throughput(read: u64, write: u64) -> Result<ProvisionedThroughput> {
-    ProvisionedThroughput::builder()
-        .read_capacity_units(read as i64)
-        .write_capacity_units(write as i64)
-        .build()
-        .map_err(build_error)
-}
-
-fn stream_specification(definition: &TableDefinition) -> Result<Option<StreamSpecification>> {
-    let Some(view) = definition.stream else { return Ok(None) };
-    StreamSpecification::builder()
-        .stream_enabled(true)
-        .stream_view_type(StreamViewType::from(view.code()))
-        .build()
-        .map(Some)
-        .map_err(build_error)
-}
-
-fn tags(definition: &TableDefinition) -> Result<Option<Vec<Tag>>> {
-    if definition.tags.is_empty() {
-        return Ok(None);
-    }
-    let tags = definition.tags.iter().map(|(key, value)| Tag::builder().key(*key).value(*value).build());
-    tags.collect::<std::result::Result<Vec<_>, _>>().map(Some).map_err(build_error)
-}
-
-fn projection(projection: IndexProjection) -> Projection {
-    let kind = match projection {
-        IndexProjection::All => ProjectionType::All,
-        IndexProjection::KeysOnly => ProjectionType::KeysOnly,
-        IndexProjection::Include(_) => ProjectionType::Include,
-    };
-    let included = projection.included().iter().map(|attribute| (*attribute).to_owned()).collect::<Vec<_>>();
-    Projection::builder()
-        .projection_type(kind)
-        .set_non_key_attributes((!included.is_empty()).then_some(included))
-        .build()
-}
-
-fn global_indexes(definition: &TableDefinition) -> Result<Option<Vec<GlobalSecondaryIndex>>> {
-    if definition.indexes.is_empty() {
-        return Ok(None);
-    }
-    let indexes = definition.indexes.iter().map(|index| {
-        let builder = GlobalSecondaryIndex::builder()
-            .index_name(index.name)
-            .set_key_schema(Some(key_schema(index.partition_key, index.sort_key)?))
-            .projection(projection(index.projection));
-        let builder = match definition.billing {
-            Billing::PayPerRequest => builder,
-            Billing::Provisioned { read, write } => builder.provisioned_throughput(throughput(read, write)?),
-        };
-        builder.build().map_err(build_error)
-    });
-    indexes.collect::<Result<Vec<_>>>().map(Some)
 }

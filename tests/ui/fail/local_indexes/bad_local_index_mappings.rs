@@ -1,0 +1,47 @@
+use dynashard::{Entity, Table};
+use serde::{Deserialize, Serialize};
+
+#[derive(Table)]
+#[table(name = "Orders", pk = "pk", sk = "sk")]
+#[lsi(name = "ByDate", sk = "date_sk")]
+#[gsi(name = "ByCity", pk = "city_pk", sk = "city_sk")]
+struct Orders;
+
+#[derive(Entity, Serialize, Deserialize)]
+#[entity(table = Orders, pk = "customer#{customer}", sk = "order#{id}")]
+#[lsi(ByDate, pk = "{customer}", sk = "{date}")]
+struct WithPk {
+    customer: String,
+    id: u32,
+    date: u64,
+}
+
+#[derive(Entity, Serialize, Deserialize)]
+#[entity(table = Orders, pk = "customer#{customer}", sk = "order#{id}")]
+#[lsi(ByDate, sk = "{date}")]
+#[shard(ByDate, hash = 4, by = date)]
+struct Sharded {
+    customer: String,
+    id: u32,
+    date: u64,
+}
+
+#[derive(Entity, Serialize, Deserialize)]
+#[entity(table = Orders, pk = "customer#{customer}", sk = "order#{id}")]
+#[gsi(ByDate, pk = "{customer}", sk = "{date}")]
+struct GlobalMapping {
+    customer: String,
+    id: u32,
+    date: u64,
+}
+
+#[derive(Entity, Serialize, Deserialize)]
+#[entity(table = Orders, pk = "customer#{customer}", sk = "order#{id}")]
+#[lsi(ByCity, sk = "{date}")]
+struct LocalMapping {
+    customer: String,
+    id: u32,
+    date: u64,
+}
+
+fn main() {}
