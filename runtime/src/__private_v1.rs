@@ -12,7 +12,7 @@ pub use crate::index_keys::{
 };
 pub use crate::item::{from_item, from_item_checked};
 pub use crate::key::{DecodeKeyPart, KeyPart, KeyPartDecodeError, KeyRole, KeyTemplate, KeyWriter, Segment};
-pub use crate::key_fields::KeyField;
+pub use crate::key_fields::{store_key_field, KeyField};
 pub use crate::projection::{
     contains, covers, index_slot, slot_covers, CoveredBy, IndexItem, IndexSlot, Pick, Projected, Verdict,
     MAX_INDEXES,
@@ -34,6 +34,7 @@ pub use crate::timestamp::{read_stamp, stamp_attributes, Timestamp};
 pub use crate::view::{view_from_item, View};
 pub use aws_sdk_dynamodb::types::AttributeValue;
 pub use serde;
+pub use std::boxed::Box;
 pub use std::option::Option::{self, None, Some};
 pub use std::result::Result::{Err, Ok};
 pub use std::string::String;

@@ -4,7 +4,9 @@
 use crate::entity::PrimaryKey;
 use crate::error::{Error, Item, Result};
 use crate::key::{DecodeKeyPart, KeyTemplate};
+use aws_sdk_dynamodb::types::AttributeValue;
 use serde::Serialize;
+use std::any::Any;
 
 /// Where one key field is in the primary key: its attribute, the template that holds it and its
 /// placeholder position there.
@@ -19,6 +21,27 @@ pub struct KeyField {
     /// Whether the template is the partition key of a base table sharded by `#[shard(...)]`:
     /// its shard suffix is dropped before decoding.
     pub sharded_partition: bool,
+    /// How a value read back is stored, for a field stored through a serde module (`None`: as
+    /// its type serializes).
+    pub store: Option<StoreKeyField>,
+}
+
+/// Stores a key field's value (boxed, of the field's type) as the entity stores the field.
+pub type StoreKeyField = fn(Box<dyn Any>) -> Result<AttributeValue>;
+
+/// Stores `value`, a `T`, through `record`, the generated one-field record carrying the field's
+/// serde attributes (generated code).
+#[doc(hidden)]
+pub fn store_key_field<T: 'static, S: Serialize>(
+    value: Box<dyn Any>,
+    record: fn(T) -> S,
+) -> Result<AttributeValue> {
+    let mismatch = || {
+        Error::Conversion(<serde_dynamo::Error as serde::ser::Error>::custom("a key field of another type"))
+    };
+    let value = value.downcast::<T>().map_err(|_| mismatch())?;
+    let item: Item = serde_dynamo::to_item(record(*value))?;
+    item.into_values().next().ok_or_else(mismatch)
 }
 
 /// The types of an entity's key fields, as a tuple in `Entity::KEY_FIELDS` order, when each can be
@@ -34,7 +57,7 @@ pub trait DecodeKeyFields {
 }
 
 /// Reads the key field `field` of `key` as a `T`, then as the attribute a put would store.
-fn decode_one<T: DecodeKeyPart + Serialize>(
+fn decode_one<T: DecodeKeyPart + Serialize + 'static>(
     field: &KeyField,
     key: &PrimaryKey,
     item: &mut Item,
@@ -45,13 +68,17 @@ fn decode_one<T: DecodeKeyPart + Serialize>(
         crate::key::KeyRole::Sort => key.sk.as_deref().unwrap_or_default(),
     };
     let value: T = field.template.decode_field(encoded, field.position)?;
-    item.insert(field.attribute.to_owned(), serde_dynamo::to_attribute_value(&value).map_err(Error::from)?);
+    let stored = match field.store {
+        Some(store) => store(Box::new(value))?,
+        None => serde_dynamo::to_attribute_value(&value).map_err(Error::from)?,
+    };
+    item.insert(field.attribute.to_owned(), stored);
     Ok(())
 }
 
 macro_rules! key_field_tuples {
     ($(($($name:ident),*)),* $(,)?) => {$(
-        impl<$($name: DecodeKeyPart + Serialize),*> DecodeKeyFields for ($($name,)*) {
+        impl<$($name: DecodeKeyPart + Serialize + 'static),*> DecodeKeyFields for ($($name,)*) {
             #[allow(unused_variables, unused_mut, non_snake_case)]
             fn decode(fields: &[KeyField], key: &PrimaryKey) -> Result<Item> {
                 let mut item = Item::new();

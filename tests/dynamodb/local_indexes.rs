@@ -65,6 +65,15 @@ async fn a_local_index_is_created_filled_and_read_in_its_own_order() {
     assert_eq!(ids(consistent), [2, 3, 1], "strongly consistent reads of a local index");
     let flagged = db.page(&Shipment::query_flagged(&customer).hydrate(), None).await.unwrap();
     assert_eq!(ids(flagged.items), [2], "sparse: only the flagged one");
+    let flagged = db.page(&Shipment::query_flagged(&customer).consistent().hydrate(), None).await.unwrap();
+    assert_eq!(ids(flagged.items), [2], "hydrated from consistent reads");
+    let scanned: Vec<Shipment> =
+        db.stream(Shipment::scan().index("ByPlaced").consistent()).try_collect().await.unwrap();
+    assert_eq!(
+        scanned.iter().filter(|found| found.customer == customer).count(),
+        3,
+        "a consistent scan of a local index"
+    );
 
     let f = Shipment::fields();
     db.update(Shipment::key(&customer, 1).unwrap())

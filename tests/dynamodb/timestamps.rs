@@ -160,10 +160,16 @@ async fn save_reads_back_the_stored_times_and_versions_still_guard() {
     let item = raw(&db, &format!("ticket#{id}"), "ticket").await;
     assert!(matches!(item["opened"], AttributeValue::N(_)) && item.contains_key("touched"), "{item:?}");
 
+    later().await;
+    let touched = db.update(Ticket::key(&id).unwrap()).await.unwrap();
+    assert_eq!(touched.version, 3, "an update without actions still raises the version");
+    assert!(touched.changed > ticket.changed, "and so writes the update time");
+    ticket = touched;
+
     let mut stale = ticket.clone();
     stale.version = 1;
     let error = db.save(&mut stale).await.unwrap_err();
-    assert!(matches!(error, Error::VersionConflict { expected: 1, found: Some(2) }), "{error:?}");
+    assert!(matches!(error, Error::VersionConflict { expected: 1, found: Some(3) }), "{error:?}");
 }
 
 #[tokio::test]
@@ -184,6 +190,13 @@ async fn upserts_set_the_creation_time_once_and_updates_move_the_update_time() {
     let updated = db.update(Document::key(&id).unwrap()).set(f.note, Some("noted".to_owned())).await.unwrap();
     assert_eq!(updated.created_at, created.created_at);
     assert!(updated.updated_at > upserted.updated_at);
+
+    // A hand-written SET of the update time writes it instead: no second SET of one path.
+    let raw_set = dynashard::RawExpression::new("#u = :u")
+        .name("#u", "updatedAt")
+        .value(":u", AttributeValue::S("2030-01-01T00:00:00Z".into()));
+    let by_hand = db.update(Document::key(&id).unwrap()).set(f.title, "Hand").set_raw(raw_set).await.unwrap();
+    assert_eq!(by_hand.updated_at, OffsetDateTime::from_unix_timestamp(1_893_456_000).unwrap());
 }
 
 #[tokio::test]
@@ -251,5 +264,16 @@ async fn times_in_keys_sort_as_times_and_read_back() {
         db.get(key).await.unwrap().map(|line| line.text),
         Some(times[1].to_string()),
         "one key per instant"
+    );
+
+    // An upsert reads the time back from the key and stores it as the field's serde module does.
+    let at = base + Duration::minutes(5) + Duration::nanoseconds(7);
+    let upserted =
+        db.upsert(LogLine::key(&stream, at).unwrap()).set(LogLine::fields().text, "late").await.unwrap();
+    assert_eq!((upserted.at, upserted.text.as_str()), (at, "late"));
+    let item = raw(&db, &format!("log#{stream}"), &upserted.primary_key().unwrap().sk.unwrap()).await;
+    assert!(
+        matches!(&item["at"], AttributeValue::S(text) if text.ends_with('Z')),
+        "RFC 3339, as a put writes it: {item:?}"
     );
 }

@@ -67,7 +67,7 @@ pub struct TableAttr {
 }
 
 /// The type of a key attribute.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub enum ScalarKind {
     /// `"name"` or `"name:S"`.
     String,

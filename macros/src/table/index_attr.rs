@@ -198,13 +198,22 @@ fn local_index(
     if sk.attributes.len() != 1 {
         errors.push(sk.span, "a local index has one sort key attribute");
     }
+    let sk_literal = sk.attributes.first();
     let name = checked_name(&name, errors);
+    let sk: Vec<KeyAttr> =
+        sk.attributes.iter().take(1).map(|literal| key_attribute(literal, errors)).collect();
+    if let Some(literal) = sk.first().filter(|key| key.kind != ScalarKind::String).and(sk_literal) {
+        errors.push(
+            literal.span(),
+            "a local index's sort key is written from a key template, as a string: declare it `sk = \"name\"`",
+        );
+    }
     Some(IndexAttr {
         attr: attr.clone(),
         local: true,
         name,
         pk: Vec::new(),
-        sk: sk.attributes.iter().take(1).map(|literal| key_attribute(literal, errors)).collect(),
+        sk,
         projection: projection.unwrap_or(Projection::All),
     })
 }

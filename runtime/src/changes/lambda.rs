@@ -89,8 +89,8 @@ pub(super) fn from_epoch_seconds(seconds: f64) -> Option<OffsetDateTime> {
     if !seconds.is_finite() {
         return None;
     }
-    let millis = (seconds * 1000.0).round();
-    OffsetDateTime::from_unix_timestamp_nanos(millis as i128 * 1_000_000).ok()
+    let millis = (seconds * 1000.0).round() as i128;
+    OffsetDateTime::from_unix_timestamp_nanos(millis.checked_mul(1_000_000)?).ok()
 }
 
 #[cfg(feature = "lambda-events")]

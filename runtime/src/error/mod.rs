@@ -67,6 +67,16 @@ pub enum Error {
         max: usize,
     },
 
+    /// An expression a write builds is longer than DynamoDB's limit (a put that keeps
+    /// `#[created_at]` names every attribute in one update expression); nothing was sent.
+    #[error("the update expression is {bytes} bytes, over DynamoDB's limit of {max} bytes")]
+    ExpressionTooLarge {
+        /// The expression's length.
+        bytes: usize,
+        /// The limit (4,096 bytes).
+        max: usize,
+    },
+
     /// A serialized entity contains an attribute that dynashard writes itself (a key attribute,
     /// the entity-type attribute); nothing was sent.
     #[error("the entity serializes an attribute named `{attribute}`, which is reserved for keys")]

@@ -75,6 +75,8 @@ impl Error {
                 | Error::WindowTooWide { .. }
                 | Error::InvalidCursor { .. }
                 | Error::ItemTooLarge { .. }
+                | Error::ExpressionTooLarge { .. }
+                | Error::InvalidChangeRecord { .. }
                 | Error::ReservedAttribute { .. }
                 | Error::IndexKeyIncomplete { .. }
                 | Error::UpsertIncomplete { .. }

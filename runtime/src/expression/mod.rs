@@ -86,6 +86,11 @@ impl RawExpression {
     pub fn text(&self) -> &str {
         &self.text
     }
+
+    /// Whether it declares a name placeholder for `attribute`.
+    pub(crate) fn names_attribute(&self, attribute: &str) -> bool {
+        self.names.iter().any(|(_, name)| name == attribute)
+    }
 }
 
 /// A comparison operator.

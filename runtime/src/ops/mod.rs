@@ -15,6 +15,6 @@ pub use batch_write::{BatchVersions, BatchWrite};
 pub use delete::Delete;
 pub use get::Get;
 pub use put::Put;
-pub(crate) use put::{PutParts, PutRequest};
+pub(crate) use put::{read_back_timestamps, PutParts, PutRequest};
 pub use update::{Numeric, Update};
 pub use verify::TableDifference;

@@ -58,11 +58,14 @@ impl Db {
     }
 
     /// Puts `entity` and, on success, advances its `#[version]` field to the stored version and
-    /// sets its `#[created_at]` and `#[updated_at]` fields to the stored times.
+    /// sets its `#[created_at]` and `#[updated_at]` fields to the stored times. (A stored time
+    /// that does not read back as the field's type, written by other code, leaves the field as it
+    /// is, with a warning logged: the write itself succeeded.)
     pub async fn save<E: Entity>(&self, entity: &mut E) -> Result<()> {
         let stored = self.put(entity).execute().await?;
         entity.set_version(stored.version);
-        entity.set_timestamps(&stored.timestamps)
+        read_back_timestamps(entity, &stored.timestamps);
+        Ok(())
     }
 }
 
@@ -108,7 +111,7 @@ impl<'a, E: Entity> Put<'a, E> {
         let mut placeholders = Placeholders::default();
         let request = match E::CREATED_AT.zip(created_now) {
             Some(created) => {
-                let action = keeping_created::<E>(item, created, &mut placeholders);
+                let action = keeping_created::<E>(item, created, &mut placeholders)?;
                 PutRequest::Update(WriteRequest::new::<E>(
                     self.db,
                     key,
@@ -257,6 +260,14 @@ struct Stored {
     version: u64,
     /// The `#[created_at]` and `#[updated_at]` attributes as stored.
     timestamps: Item,
+}
+
+/// Sets `entity`'s timestamps from those a write stored; one that does not read back is logged,
+/// not an error: the write succeeded.
+pub(crate) fn read_back_timestamps<E: Entity>(entity: &mut E, timestamps: &Item) {
+    if let Err(error) = entity.set_timestamps(timestamps) {
+        tracing::warn!(entity = E::TYPE_NAME, %error, "written; its stored times do not read back into the value");
+    }
 }
 
 /// The `#[created_at]` and `#[updated_at]` attributes of `item`.

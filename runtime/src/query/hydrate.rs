@@ -109,7 +109,8 @@ impl Hydration {
             db,
             table,
             keys,
-            consistent: false,
+            // A consistent query of a local index hydrates from consistent reads too.
+            consistent: plan.consistent,
             concurrency: 1,
             retry: db.retry_policy(),
             on_request: Some(&record),

@@ -167,8 +167,8 @@ impl<T: Send + 'static> Scan<T> {
         self
     }
 
-    /// Uses strongly consistent reads (base table only; an index scan then fails with
-    /// [`crate::Error::InvalidQuery`]).
+    /// Uses strongly consistent reads (the base table and local indexes; a scan of a global index
+    /// then fails with [`crate::Error::InvalidQuery`]).
     pub fn consistent(mut self) -> Self {
         self.plan.consistent = true;
         self

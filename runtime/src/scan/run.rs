@@ -77,10 +77,10 @@ pub(super) fn prepare(db: &Db, plan: &ScanPlan) -> Result<ScanRequest> {
         return Err(invalid(format!("a scan needs 1 to {MAX_SEGMENTS} segments, not {}", plan.segments)));
     }
     if let Some(index) = &plan.index {
-        if !plan.table.indexes.iter().any(|known| known.name == index) {
+        let Some(declared) = plan.table.indexes.iter().find(|known| known.name == index) else {
             return Err(invalid(format!("table `{}` declares no index `{index}`", plan.table.name)));
-        }
-        if plan.consistent {
+        };
+        if plan.consistent && !declared.local {
             return Err(invalid(
                 "strongly consistent reads are not supported on global secondary indexes".into(),
             ));

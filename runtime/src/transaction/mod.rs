@@ -153,8 +153,7 @@ impl<'a> Transaction<'a> {
             Ok(PutParts { request, version, updated }) => {
                 self.after_commit.push(Box::new(move || {
                     entity.set_version(version);
-                    // The value was serialized from the field's own type a moment ago.
-                    let _ = entity.set_timestamps(&updated);
+                    crate::ops::read_back_timestamps(entity, &updated);
                 }));
                 self.push_put(request)
             }

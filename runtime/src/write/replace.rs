@@ -5,7 +5,7 @@
 
 use super::request::UpdateAction;
 use crate::entity::Entity;
-use crate::error::Item;
+use crate::error::{Error, Item, Result};
 use crate::expression::Placeholders;
 use crate::item::table_of;
 use aws_sdk_dynamodb::types::AttributeValue;
@@ -13,12 +13,17 @@ use aws_sdk_dynamodb::types::AttributeValue;
 /// The update that stores `item` (complete, keys included) as a put would, except that the
 /// `created` attribute keeps the value an existing item has (`created_now` when there is none).
 ///
-/// Attributes no item of `E` writes (left by another type, or by an older declaration) stay.
+/// DynamoDB's limit on the length of an expression.
+pub(crate) const MAX_EXPRESSION_BYTES: usize = 4096;
+
+/// Attributes no item of `E` writes (left by another type, or by an older declaration) stay. An
+/// entity with so many attributes that the expression is over DynamoDB's limit is
+/// [`Error::ExpressionTooLarge`].
 pub(crate) fn keeping_created<E: Entity>(
     mut item: Item,
     (created, created_now): (&str, AttributeValue),
     p: &mut Placeholders,
-) -> UpdateAction {
+) -> Result<UpdateAction> {
     let table = table_of::<E>();
     let mut key = Item::with_capacity(2);
     for name in std::iter::once(table.partition_key).chain(table.sort_key) {
@@ -55,5 +60,8 @@ pub(crate) fn keeping_created<E: Entity>(
         let removed: Vec<String> = removed.into_iter().map(|name| p.name(name)).collect();
         expression.push_str(&format!(" REMOVE {}", removed.join(", ")));
     }
-    UpdateAction { key, expression: Some(expression) }
+    if expression.len() > MAX_EXPRESSION_BYTES {
+        return Err(Error::ExpressionTooLarge { bytes: expression.len(), max: MAX_EXPRESSION_BYTES });
+    }
+    Ok(UpdateAction { key, expression: Some(expression) })
 }

@@ -52,6 +52,11 @@ pub enum Mapping {
 }
 
 impl IndexMapping {
+    /// The attribute it is written with: `gsi`, `sparse_gsi`, `lsi` or `sparse_lsi`.
+    pub fn kind(&self) -> &'static str {
+        kind_name(self.sparse, self.local)
+    }
+
     /// The name of the generated query method.
     pub fn query_method(&self) -> Ident {
         self.method.clone().unwrap_or_else(|| query_fn_name(&self.name))
@@ -94,6 +99,16 @@ fn kind_name(sparse: bool, local: bool) -> &'static str {
         (true, false) => "sparse_gsi",
         (false, true) => "lsi",
         (true, true) => "sparse_lsi",
+    }
+}
+
+/// The keys the attribute takes.
+fn keys_of(sparse: bool, local: bool) -> &'static [&'static str] {
+    match (sparse, local) {
+        (false, false) => GSI_KEYS,
+        (true, false) => SPARSE_GSI_KEYS,
+        (false, true) => LSI_KEYS,
+        (true, true) => SPARSE_LSI_KEYS,
     }
 }
 
@@ -193,13 +208,7 @@ fn parse_one(attr: &Attribute, (sparse, local): (bool, bool), errors: &mut Error
             );
             skip_value(&meta)?;
         } else {
-            let keys = match (sparse, local) {
-                (false, false) => GSI_KEYS,
-                (true, false) => SPARSE_GSI_KEYS,
-                (false, true) => LSI_KEYS,
-                (true, true) => SPARSE_LSI_KEYS,
-            };
-            unknown_key(errors, &meta, kind, keys)?;
+            unknown_key(errors, &meta, kind, keys_of(sparse, local))?;
         }
         Ok(())
     });

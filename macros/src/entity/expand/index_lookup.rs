@@ -33,12 +33,7 @@ pub fn statics(model: &Entity, position: usize, mapping: &IndexMapping) -> Token
         template_static(&sk_ident, sk, attribute, "Sort")
     });
     let table = path_text(&model.table);
-    let kind = match (mapping.sparse, mapping.local) {
-        (false, false) => "gsi",
-        (true, false) => "sparse_gsi",
-        (false, true) => "lsi",
-        (true, true) => "sparse_lsi",
-    };
+    let kind = mapping.kind();
     let local = mapping.local;
     // Each check holds for the stand-in, so an undeclared index is reported once; the checks
     // after the shape check hold for any other shape, so a multi-attribute index is reported once.

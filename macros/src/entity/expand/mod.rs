@@ -1,6 +1,8 @@
 //! Code generated for one entity: key templates, the key builder, the `Entity` and `FromItem`
 //! impls, the field handles, index keys and query entry points.
 
+mod field_record;
+mod handles;
 mod index;
 mod index_lookup;
 mod keys;
@@ -61,7 +63,7 @@ pub fn expand(model: &Entity) -> TokenStream {
         model.sk.as_ref().map(|sk| format!(", sk `{}`", sk.source)).unwrap_or_default()
     );
     let version = version_items(model);
-    let (fields_struct, fields_fn) = field_handles(model);
+    let (fields_struct, fields_fn) = handles::field_handles(model);
     let indexes = index::expand(model);
     let queries = query::expand(model);
     let index_statics = &indexes.statics;
@@ -416,55 +418,4 @@ fn version_items(model: &Entity) -> TokenStream {
         }
         None => quote!(),
     }
-}
-
-/// The `<Entity>Fields` struct of typed handles on non-key fields, and `fields()`.
-fn field_handles(model: &Entity) -> (TokenStream, TokenStream) {
-    let ident = &model.ident;
-    let vis = &model.vis;
-    let struct_ident = format_ident!("{}Fields", ident);
-    let door = model.door.path();
-    let updatable: Vec<&Field> = model
-        .fields
-        .iter()
-        // A field stored through `#[serde(with = "...")]` gets no handle: a value set or compared
-        // through it would be written as its type stores it, not as the module does.
-        // Nor do `#[created_at]` and `#[updated_at]` fields: dynashard writes them.
-        .filter(|field| {
-            !field.is_key
-                && !field.is_version()
-                && !field.no_attribute
-                && !field.serde_with
-                && field.timestamp().is_none()
-        })
-        .collect();
-    let declarations = updatable.iter().map(|field| {
-        let name = &field.ident;
-        let ty = &field.ty;
-        let doc = format!("The `{}` attribute.", field.attribute);
-        quote!(#[doc = #doc] pub #name: #door::Field<#ident, #ty>)
-    });
-    let values = updatable.iter().map(|field| {
-        let name = &field.ident;
-        let attribute = &field.attribute;
-        quote!(#name: __dynashard::Field::new(#attribute))
-    });
-    let doc = format!("Typed handles on the non-key fields of [`{ident}`], for updates and conditions.");
-    let fields_doc = format!("Typed handles on the non-key fields of `{ident}`.");
-    let structure = quote! {
-        #[doc = #doc]
-        #[derive(Clone, Copy, Debug)]
-        #[allow(dead_code)]
-        #vis struct #struct_ident {
-            #(#declarations,)*
-        }
-    };
-    let function = quote! {
-        #[doc = #fields_doc]
-        #[allow(dead_code)]
-        pub const fn fields() -> #struct_ident {
-            #struct_ident { #(#values,)* }
-        }
-    };
-    (structure, function)
 }

@@ -24,17 +24,7 @@ pub fn expand(model: &Entity) -> (TokenStream, TokenStream) {
             Timestamp::Updated => format_ident!("__DynashardUpdatedAt"),
         };
         let (ident, ty, attribute) = (&field.ident, &field.ty, &field.attribute);
-        let serde_attrs = &field.serde_attrs;
-        let rename = (!field.renamed).then(|| quote!(#[serde(rename = #attribute)]));
-        records.extend(quote! {
-            #[derive(__dynashard::serde::Serialize, __dynashard::serde::Deserialize)]
-            #[serde(crate = "__dynashard::serde")]
-            struct #record {
-                #(#serde_attrs)*
-                #rename
-                value: #ty,
-            }
-        });
+        records.extend(super::field_record::record(&record, field, true));
         let now = quote_spanned!(ty.span()=> <#ty as __dynashard::Timestamp>::from_time(now));
         writes.push(quote! {
             item.extend(__dynashard::stamp_attributes(&#record { value: #now })?);

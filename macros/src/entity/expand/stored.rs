@@ -92,12 +92,27 @@ pub fn key_field_specs(model: &Entity) -> Vec<TokenStream> {
                         false,
                     ),
                 };
+            // A field stored through a serde module is stored through a record carrying its
+            // serde attributes; any other as its type serializes.
+            let store = if field.serde_with {
+                let (record, ty) = (format_ident!("__DynashardKeyField{}", position), &field.ty);
+                let record_struct = super::field_record::record(&record, field, false);
+                quote! {
+                    __dynashard::Some({
+                        #record_struct
+                        |value| __dynashard::store_key_field(value, |value: #ty| #record { value })
+                    })
+                }
+            } else {
+                quote!(__dynashard::None)
+            };
             Some(quote! {
                 __dynashard::KeyField {
                     attribute: #attribute,
                     template: &#template,
                     position: #position,
                     sharded_partition: #sharded,
+                    store: #store,
                 }
             })
         })

@@ -65,7 +65,7 @@ impl Db {
         }
         self.wait_until_active(&name).await?;
         if definition.point_in_time_recovery {
-            self.enable_point_in_time_recovery(&name).await?;
+            self.enable_point_in_time_recovery(&name, ACTIVE_TIMEOUT).await?;
         }
         match definition.ttl {
             Some(attribute) => self.enable_ttl(&name, attribute).await,

@@ -171,17 +171,23 @@ impl Actions {
 
     /// Sets the `#[updated_at]` attribute of `E` to the current time, and, for an update that
     /// can create the item (`creates`), the `#[created_at]` attribute unless the item has one.
-    /// An update that changes nothing writes no time.
+    /// An update that changes nothing (no action, no version to raise) writes no time; a
+    /// hand-written `SET` of a time attribute (declared by a name placeholder) is left to write it.
     pub fn stamp<E: crate::entity::Entity>(&mut self, creates: bool) -> Result<()> {
         let nothing = self.set.is_empty()
             && self.add.is_empty()
             && self.delete.is_empty()
             && self.remove.is_empty()
-            && self.raw_sets.is_empty();
+            && self.raw_sets.is_empty()
+            && E::VERSION_ATTRIBUTE.is_none();
         if (E::CREATED_AT.is_none() && E::UPDATED_AT.is_none()) || (nothing && !creates) {
             return Ok(());
         }
         let mut now = E::timestamps_at(time::OffsetDateTime::now_utc())?;
+        let raw = |name: &str| self.raw_sets.iter().any(|raw| raw.names_attribute(name));
+        for name in [E::UPDATED_AT, E::CREATED_AT].into_iter().flatten().filter(|name| raw(name)) {
+            now.remove(name);
+        }
         if let Some((name, value)) = E::UPDATED_AT.and_then(|name| Some((name, now.remove(name)?))) {
             self.set.push((AttributePath::from(name), Assign::Value(value)));
         }

@@ -11,6 +11,7 @@ struct NoSortKey;
 #[lsi(name = "NoSk")]
 #[lsi(name = "SameSk", sk = "sk")]
 #[lsi(name = "TwoSks", sk = ["a", "b"])]
+#[lsi(name = "Numbered", sk = "n:N")]
 struct Orders;
 
 #[derive(Table)]
