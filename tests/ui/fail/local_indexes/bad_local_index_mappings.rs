@@ -44,4 +44,22 @@ struct LocalMapping {
     date: u64,
 }
 
+#[derive(Entity, Serialize, Deserialize)]
+#[entity(table = Orders, pk = "customer#{customer}", sk = "order#{id}")]
+#[shard(hash = 4, by = customer)]
+#[lsi(ByDate, sk = "{date}")]
+struct BaseSharded {
+    customer: String,
+    id: u32,
+    date: u64,
+}
+
+#[derive(Entity, Serialize, Deserialize)]
+#[entity(table = Orders, pk = "customer#{customer}", sk = "order#{id}")]
+#[lsi(ByDate)]
+struct WithoutSortKey {
+    customer: String,
+    id: u32,
+}
+
 fn main() {}
