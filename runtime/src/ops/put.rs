@@ -9,7 +9,6 @@ use crate::write::{
     keeping_created, next_version, Built, Draft, Guards, Layouts, PutAction, UpdateAction, WriteRequest,
 };
 use aws_sdk_dynamodb::operation::put_item::PutItemError;
-use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue, ReturnValuesOnConditionCheckFailure};
 use futures::future::BoxFuture;
 use std::future::IntoFuture;
@@ -211,30 +210,8 @@ impl<'a, E: Entity> Put<'a, E> {
 
     /// Sends the `UpdateItem` a put keeping `#[created_at]` is; returns the timestamps stored.
     async fn send_update(&self, request: WriteRequest<UpdateAction>) -> Result<Item> {
-        let explain = request.explain;
-        let result = self
-            .db
-            .client()
-            .update_item()
-            .table_name(request.table)
-            .set_key(Some(request.action.key))
-            .set_update_expression(request.action.expression)
-            .set_condition_expression(request.condition)
-            .set_expression_attribute_names(request.names)
-            .set_expression_attribute_values(request.values)
-            .return_values(ReturnValue::UpdatedNew)
-            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
-            .send()
-            .await;
-        match result {
-            Ok(output) => Ok(output.attributes().map(timestamps::<E>).unwrap_or_default()),
-            Err(error) => match error.as_service_error() {
-                Some(UpdateItemError::ConditionalCheckFailedException(failed)) => {
-                    Err(explain.failure(failed.item().cloned()))
-                }
-                _ => Err(Error::from_sdk("UpdateItem", error)),
-            },
-        }
+        let updated = request.send(self.db, ReturnValue::UpdatedNew).await?;
+        Ok(timestamps::<E>(&updated))
     }
 }
 

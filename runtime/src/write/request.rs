@@ -8,6 +8,8 @@ use crate::entity::{Entity, Key, PrimaryKey};
 use crate::error::{Error, Item, Result};
 use crate::expression::{Condition, Placeholders};
 use crate::item::{key_item, table_of};
+use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
+use aws_sdk_dynamodb::types::{ReturnValue, ReturnValuesOnConditionCheckFailure};
 use std::collections::HashMap;
 
 /// A put: the complete item to store.
@@ -89,6 +91,36 @@ impl Explain {
     /// The error for the failed condition, given the stored item DynamoDB returned.
     pub fn failure(&self, current: Option<Item>) -> Error {
         (self.failure)(&self.guards, current)
+    }
+}
+
+impl WriteRequest<UpdateAction> {
+    /// Sends it as an `UpdateItem`; returns the attributes `return_values` asks for, or the
+    /// precise error for a failed condition.
+    pub async fn send(self, db: &Db, return_values: ReturnValue) -> Result<Item> {
+        let explain = self.explain;
+        let result = db
+            .client()
+            .update_item()
+            .table_name(self.table)
+            .set_key(Some(self.action.key))
+            .set_update_expression(self.action.expression)
+            .set_condition_expression(self.condition)
+            .set_expression_attribute_names(self.names)
+            .set_expression_attribute_values(self.values)
+            .return_values(return_values)
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+            .send()
+            .await;
+        match result {
+            Ok(output) => Ok(output.attributes.unwrap_or_default()),
+            Err(error) => match error.as_service_error() {
+                Some(UpdateItemError::ConditionalCheckFailedException(failed)) => {
+                    Err(explain.failure(failed.item().cloned()))
+                }
+                _ => Err(Error::from_sdk("UpdateItem", error)),
+            },
+        }
     }
 }
 

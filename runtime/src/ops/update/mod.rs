@@ -4,7 +4,7 @@ mod actions;
 
 use crate::db::Db;
 use crate::entity::{Entity, Field, Key};
-use crate::error::{Error, Item, Result};
+use crate::error::{Item, Result};
 use crate::expression::{Condition, FieldPath, Placeholders, RawExpression};
 use crate::field_value::FieldValue;
 use crate::item::{from_item, key_item, table_of};
@@ -12,8 +12,7 @@ use crate::key_fields::DecodeKeyFields;
 use crate::sets::SetField;
 use crate::write::{Guards, Layouts, UpdateAction, WriteRequest};
 use actions::Actions;
-use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
-use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue, ReturnValuesOnConditionCheckFailure};
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue};
 use futures::future::BoxFuture;
 use serde::Serialize;
 use std::future::IntoFuture;
@@ -269,33 +268,9 @@ impl<'a, E: Entity> Update<'a, E> {
         let db = self.db;
         let layouts = Layouts::resolve(db).await?;
         let request = self.request_for(&layouts)?;
-        let explain = request.explain;
-        let result = db
-            .client()
-            .update_item()
-            .table_name(request.table)
-            .set_key(Some(request.action.key))
-            .set_update_expression(request.action.expression)
-            .set_condition_expression(request.condition)
-            .set_expression_attribute_names(request.names)
-            .set_expression_attribute_values(request.values)
-            .return_values(ReturnValue::AllNew)
-            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
-            .send()
-            .await;
-        match result {
-            Ok(output) => {
-                let item = output.attributes.unwrap_or_default();
-                layouts.follow_update(&item).await?;
-                from_item(item)
-            }
-            Err(error) => match error.as_service_error() {
-                Some(UpdateItemError::ConditionalCheckFailedException(failed)) => {
-                    Err(explain.failure(failed.item().cloned()))
-                }
-                _ => Err(Error::from_sdk("UpdateItem", error)),
-            },
-        }
+        let item = request.send(db, ReturnValue::AllNew).await?;
+        layouts.follow_update(&item).await?;
+        from_item(item)
     }
 }
 
