@@ -104,6 +104,7 @@ mod tests {
             partition_key: &[KeyAttribute { name: "title_pk", kind: ScalarKind::String }],
             sort_key: &[KeyAttribute { name: "title_sk", kind: ScalarKind::String }],
             projection: IndexProjection::All,
+            warm_throughput: None,
         }],
         billing: Billing::PayPerRequest,
         shard_metadata: None,

@@ -190,7 +190,14 @@ mod tests {
     const SK: &[KeyAttribute] = &[KeyAttribute { name: "gsk", kind: ScalarKind::String }];
 
     const fn index(name: &'static str, projection: IndexProjection) -> IndexDefinition {
-        IndexDefinition { name, local: false, partition_key: PK, sort_key: SK, projection }
+        IndexDefinition {
+            name,
+            local: false,
+            partition_key: PK,
+            sort_key: SK,
+            projection,
+            warm_throughput: None,
+        }
     }
 
     const TABLE: TableDefinition = TableDefinition {

@@ -111,6 +111,9 @@ pub struct IndexDefinition {
     pub sort_key: &'static [KeyAttribute],
     /// Which attributes the index holds besides the keys.
     pub projection: IndexProjection,
+    /// The throughput a global index is prepared for at once (`#[gsi(..., warm_reads = ...,
+    /// warm_writes = ...)]`), if declared; a local index shares the table's.
+    pub warm_throughput: Option<WarmThroughput>,
 }
 
 /// Which attributes a global secondary index copies from the table
@@ -262,6 +265,9 @@ impl TableDefinition {
                     if let Some(throughput) = throughput.as_ref().filter(|_| !local) {
                         value["ProvisionedThroughput"] = throughput.clone();
                     }
+                    if let Some(warm) = index.warm_throughput.filter(|_| !local) {
+                        value["WarmThroughput"] = warm.to_json();
+                    }
                     value
                 })
                 .collect();
@@ -270,14 +276,7 @@ impl TableDefinition {
             }
         }
         if let Some(warm) = self.warm_throughput {
-            let mut value = json!({});
-            if let Some(reads) = warm.reads_per_second {
-                value["ReadUnitsPerSecond"] = json!(reads);
-            }
-            if let Some(writes) = warm.writes_per_second {
-                value["WriteUnitsPerSecond"] = json!(writes);
-            }
-            definition["WarmThroughput"] = value;
+            definition["WarmThroughput"] = warm.to_json();
         }
         if let Some(view) = self.stream {
             definition["StreamSpecification"] =
@@ -346,6 +345,20 @@ impl IndexDefinition {
         let hash = self.partition_key.iter().map(|a| json!({ "AttributeName": a.name, "KeyType": "HASH" }));
         let range = self.sort_key.iter().map(|a| json!({ "AttributeName": a.name, "KeyType": "RANGE" }));
         hash.chain(range).collect()
+    }
+}
+
+impl WarmThroughput {
+    /// As `CreateTable` takes it.
+    fn to_json(self) -> Value {
+        let mut value = json!({});
+        if let Some(reads) = self.reads_per_second {
+            value["ReadUnitsPerSecond"] = json!(reads);
+        }
+        if let Some(writes) = self.writes_per_second {
+            value["WriteUnitsPerSecond"] = json!(writes);
+        }
+        value
     }
 }
 

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 )]
 #[lsi(name = "ByPlaced", sk = "placed_sk")]
 #[lsi(name = "Flagged", sk = "flag_sk", projection = "keys_only")]
-#[gsi(name = "ByCity", pk = "city_pk", sk = "city_sk")]
+#[gsi(name = "ByCity", pk = "city_pk", sk = "city_sk", warm_reads = 12000, warm_writes = 4000)]
 struct Shipments;
 
 /// A customer's shipments, by id in the table, by placing time in `ByPlaced`, and while flagged
@@ -111,6 +111,7 @@ async fn verify_table_compares_local_indexes_and_what_the_endpoint_keeps() {
     assert_eq!(json["LocalSecondaryIndexes"][0]["KeySchema"][0]["AttributeName"], "pk");
     assert_eq!(json["GlobalSecondaryIndexes"].as_array().map(Vec::len), Some(1));
     assert_eq!(json["WarmThroughput"]["WriteUnitsPerSecond"], 4000);
+    assert_eq!(json["GlobalSecondaryIndexes"][0]["WarmThroughput"]["ReadUnitsPerSecond"], 12000);
     let backups = Shipments::DEFINITION.continuous_backups_json("LsiTests").unwrap();
     assert_eq!(backups["PointInTimeRecoverySpecification"]["PointInTimeRecoveryEnabled"], true);
 

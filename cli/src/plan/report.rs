@@ -144,8 +144,8 @@ fn warm(plan: &Plan) -> String {
         ),
         Warm::Declare { reads: warm_reads, writes: warm_writes } => format!(
             "\nWarm throughput\n  the peak + {}% headroom is more than a new on-demand table serves at once ({reads} RCU/s, \
-             {writes} WCU/s):\n  declare #[table(..., warm_reads = {warm_reads}, warm_writes = {warm_writes})] so \
-             create_table prepares it\n",
+             {writes} WCU/s):\n  declare #[table(..., warm_reads = {warm_reads}, warm_writes = {warm_writes})], and the same \
+             on the sharded #[gsi(...)], so create_table prepares them\n",
             count(plan.workload.headroom_percent)
         ),
     }
@@ -274,7 +274,7 @@ mod tests {
             "  unsharded or range shards: 1 request (2 when the page crosses a shard), 6.5 RCU\n",
             "  hash, random or dynamic shards (merged): about 26 requests of 4 items, 0.5 RCU each = 13 RCU (2.00x)\n",
             "  every shard serves every merged page: 10,000 pages/s x 0.5 RCU = 5,000 RCU/s per shard,\n  over the 3,000 RCU/s",
-            "  declare #[table(..., warm_reads = 78000, warm_writes = 12000)] so create_table prepares it\n",
+            "  declare #[table(..., warm_reads = 78000, warm_writes = 12000)], and the same on the sharded #[gsi(...)], so create_table prepares them\n",
         ] {
             assert!(text.contains(expected), "missing {expected:?} in\n{text}");
         }

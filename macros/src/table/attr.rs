@@ -293,7 +293,7 @@ fn positive(literal: &LitInt, errors: &mut Errors) -> u64 {
 }
 
 /// Warm throughput: a positive number of units per second.
-fn units_per_second(literal: &LitInt, errors: &mut Errors) -> u64 {
+pub(super) fn units_per_second(literal: &LitInt, errors: &mut Errors) -> u64 {
     match literal.base10_parse::<u64>() {
         Ok(value) if value > 0 => value,
         _ => {

@@ -43,6 +43,7 @@ pub fn expand(model: &Table) -> TokenStream {
             }
         };
         let local = index.gsi.local;
+        let warm_throughput = warm_throughput(index.gsi.warm);
         quote! {
             __dynashard::IndexDefinition {
                 name: #name,
@@ -50,6 +51,7 @@ pub fn expand(model: &Table) -> TokenStream {
                 partition_key: #pk,
                 sort_key: #sk,
                 projection: #projection,
+                warm_throughput: #warm_throughput,
             }
         }
     });
@@ -74,17 +76,7 @@ pub fn expand(model: &Table) -> TokenStream {
     };
     let deletion_protection = model.deletion_protection;
     let point_in_time_recovery = model.point_in_time_recovery;
-    let warm_throughput = match model.warm_throughput {
-        Some((reads, writes)) => {
-            let units = |units: Option<u64>| match units {
-                Some(units) => quote!(__dynashard::Some(#units)),
-                None => quote!(__dynashard::None),
-            };
-            let (reads, writes) = (units(reads), units(writes));
-            quote!(__dynashard::Some(__dynashard::WarmThroughput { reads_per_second: #reads, writes_per_second: #writes }))
-        }
-        None => quote!(__dynashard::None),
-    };
+    let warm_throughput = warm_throughput(model.warm_throughput.unwrap_or((None, None)));
     let (tag_keys, tag_values): (Vec<&String>, Vec<&String>) = model.tags.iter().map(|(k, v)| (k, v)).unzip();
     let ttl = match &model.ttl {
         Some(ttl) => {
@@ -137,4 +129,17 @@ pub fn expand(model: &Table) -> TokenStream {
             };
         }
     })
+}
+
+/// An `Option<WarmThroughput>`: `None` when neither reads nor writes are declared.
+fn warm_throughput((reads, writes): (Option<u64>, Option<u64>)) -> TokenStream {
+    if reads.is_none() && writes.is_none() {
+        return quote!(__dynashard::None);
+    }
+    let units = |units: Option<u64>| match units {
+        Some(units) => quote!(__dynashard::Some(#units)),
+        None => quote!(__dynashard::None),
+    };
+    let (reads, writes) = (units(reads), units(writes));
+    quote!(__dynashard::Some(__dynashard::WarmThroughput { reads_per_second: #reads, writes_per_second: #writes }))
 }

@@ -1,14 +1,14 @@
 //! `#[gsi(name = "...", pk = ..., sk = ..., projection = ...)]` and `#[lsi(name = "...", sk =
 //! ..., projection = ...)]`: the indexes a table declares.
 
-use super::attr::{checked_name, KeyAttr, ScalarKind, Text};
+use super::attr::{checked_name, units_per_second, KeyAttr, ScalarKind, Text};
 use crate::attr::{set_once, unknown_key, value};
 use crate::errors::Errors;
 use proc_macro2::Span;
 use syn::meta::ParseNestedMeta;
-use syn::{Attribute, LitStr};
+use syn::{Attribute, LitInt, LitStr};
 
-const GSI_KEYS: &[&str] = &["name", "pk", "sk", "projection"];
+const GSI_KEYS: &[&str] = &["name", "pk", "sk", "projection", "warm_reads", "warm_writes"];
 const LSI_KEYS: &[&str] = &["name", "sk", "projection"];
 
 /// One `#[gsi(...)]` or `#[lsi(...)]` of the table.
@@ -24,6 +24,8 @@ pub struct IndexAttr {
     pub sk: Vec<KeyAttr>,
     /// The attributes it copies besides the keys.
     pub projection: Projection,
+    /// Warm throughput of a global index: read and write units per second, if declared.
+    pub warm: (Option<u64>, Option<u64>),
 }
 
 /// `projection = "all"` (the default), `"keys_only"`, or `["a", "b"]` (the keys and these).
@@ -48,6 +50,7 @@ pub fn parse(attr: &Attribute, local: bool, errors: &mut Errors) -> Option<Index
     let mut name: Option<LitStr> = None;
     let (mut pk, mut sk): (Option<AttributeList>, Option<AttributeList>) = (None, None);
     let mut projection: Option<Projection> = None;
+    let (mut warm_reads, mut warm_writes): (Option<LitInt>, Option<LitInt>) = (None, None);
     let result = attr.parse_nested_meta(|meta| {
         if meta.path.is_ident("name") {
             let value = value(&meta, "an index name", "name = \"GSI1\"")?.parse()?;
@@ -61,6 +64,12 @@ pub fn parse(attr: &Attribute, local: bool, errors: &mut Errors) -> Option<Index
         } else if meta.path.is_ident("sk") {
             let value = attribute_list(&meta)?;
             set_once(errors, &meta, &mut sk, value);
+        } else if meta.path.is_ident("warm_reads") && !local {
+            let value = value(&meta, "read units per second", "warm_reads = 12000")?.parse()?;
+            set_once(errors, &meta, &mut warm_reads, value);
+        } else if meta.path.is_ident("warm_writes") && !local {
+            let value = value(&meta, "write units per second", "warm_writes = 4000")?.parse()?;
+            set_once(errors, &meta, &mut warm_writes, value);
         } else {
             unknown_key(errors, &meta, kind, if local { LSI_KEYS } else { GSI_KEYS })?;
         }
@@ -87,9 +96,14 @@ pub fn parse(attr: &Attribute, local: bool, errors: &mut Errors) -> Option<Index
     }
     let sk = sk.map(|sk| sk.attributes).unwrap_or_default();
     let name = checked_name(&name, errors);
+    let warm = (
+        warm_reads.map(|literal| units_per_second(&literal, errors)),
+        warm_writes.map(|literal| units_per_second(&literal, errors)),
+    );
     Some(IndexAttr {
         attr: attr.clone(),
         local: false,
+        warm,
         name,
         pk: pk.attributes.iter().map(|literal| key_attribute(literal, errors)).collect(),
         sk: sk.iter().map(|literal| key_attribute(literal, errors)).collect(),
@@ -211,6 +225,7 @@ fn local_index(
     Some(IndexAttr {
         attr: attr.clone(),
         local: true,
+        warm: (None, None),
         name,
         pk: Vec::new(),
         sk,

@@ -23,6 +23,7 @@ static TABLE: TableDefinition = TableDefinition {
         partition_key: &[KeyAttribute { name: "title_pk", kind: ScalarKind::String }],
         sort_key: &[KeyAttribute { name: "title_sk", kind: ScalarKind::String }],
         projection: IndexProjection::All,
+        warm_throughput: None,
     }],
     billing: Billing::PayPerRequest,
     shard_metadata: None,

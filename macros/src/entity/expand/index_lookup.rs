@@ -121,6 +121,7 @@ pub fn statics(model: &Entity, position: usize, mapping: &IndexMapping) -> Token
                 partition_key: &[#stand_in_attribute],
                 sort_key: &[#stand_in_sort],
                 projection: __dynashard::IndexProjection::All,
+                warm_throughput: __dynashard::None,
             },
         };
         #(#checks)*

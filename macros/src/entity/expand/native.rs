@@ -129,6 +129,7 @@ fn index_static(model: &Entity, position: usize, mapping: &NativeMapping) -> Tok
                 partition_key: #stand_in_pk,
                 sort_key: #stand_in_sk,
                 projection: __dynashard::IndexProjection::All,
+                warm_throughput: __dynashard::None,
             },
         };
         #(#checks)*

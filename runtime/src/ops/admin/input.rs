@@ -92,7 +92,8 @@ pub(super) fn global_indexes(definition: &TableDefinition) -> Result<Option<Vec<
         let builder = GlobalSecondaryIndex::builder()
             .index_name(index.name)
             .set_key_schema(Some(key_schema(index.partition_key, index.sort_key)?))
-            .projection(projection(index.projection));
+            .projection(projection(index.projection))
+            .set_warm_throughput(index.warm_throughput.map(warm));
         let builder = match definition.billing {
             Billing::PayPerRequest => builder,
             Billing::Provisioned { read, write } => builder.provisioned_throughput(throughput(read, write)?),
@@ -120,11 +121,13 @@ pub(super) fn local_indexes(definition: &TableDefinition) -> Result<Option<Vec<L
 
 /// The warm throughput the table declares.
 pub(super) fn warm_throughput(definition: &TableDefinition) -> Option<WarmThroughput> {
-    let warm = definition.warm_throughput?;
-    Some(
-        WarmThroughput::builder()
-            .set_read_units_per_second(warm.reads_per_second.map(|units| units as i64))
-            .set_write_units_per_second(warm.writes_per_second.map(|units| units as i64))
-            .build(),
-    )
+    definition.warm_throughput.map(warm)
+}
+
+/// Warm throughput as the SDK takes it, for the table or a global index.
+fn warm(declared: crate::table::WarmThroughput) -> WarmThroughput {
+    WarmThroughput::builder()
+        .set_read_units_per_second(declared.reads_per_second.map(|units| units as i64))
+        .set_write_units_per_second(declared.writes_per_second.map(|units| units as i64))
+        .build()
 }

@@ -1,7 +1,7 @@
 //! A table description in the terms of a declaration, and the comparison of the two (sans I/O).
 
 use super::TableDifference;
-use crate::table::{Billing, IndexDefinition, IndexProjection, TableDefinition};
+use crate::table::{Billing, IndexDefinition, IndexProjection, TableDefinition, WarmThroughput};
 use aws_sdk_dynamodb::types::{BillingMode, KeyType, TableDescription};
 use std::collections::HashMap;
 
@@ -29,6 +29,8 @@ pub(super) struct FoundIndex {
     pub(super) keys: String,
     pub(super) projection: String,
     pub(super) local: bool,
+    /// Reads and writes per second, where the endpoint describes them (global indexes).
+    pub(super) warm_throughput: Option<(u64, u64)>,
 }
 
 /// The declaration's terms for a table description.
@@ -60,23 +62,27 @@ pub(super) fn describe(table: &TableDescription) -> Described {
             }
         })
     };
+    let units = |units: Option<i64>| units.map(|units| units.max(0) as u64);
     let global = table.global_secondary_indexes().iter().map(|index| FoundIndex {
         name: index.index_name().unwrap_or_default().to_owned(),
         keys: keys(index.key_schema()),
         projection: projected(index.projection()),
         local: false,
+        warm_throughput: index.warm_throughput().and_then(|warm| {
+            Some((units(warm.read_units_per_second())?, units(warm.write_units_per_second())?))
+        }),
     });
     let local = table.local_secondary_indexes().iter().map(|index| FoundIndex {
         name: index.index_name().unwrap_or_default().to_owned(),
         keys: keys(index.key_schema()),
         projection: projected(index.projection()),
         local: true,
+        warm_throughput: None,
     });
     let indexes = global.chain(local).collect();
-    let warm_throughput = table.warm_throughput().and_then(|warm| {
-        let units = |units: Option<i64>| units.map(|units| units.max(0) as u64);
-        Some((units(warm.read_units_per_second())?, units(warm.write_units_per_second())?))
-    });
+    let warm_throughput = table
+        .warm_throughput()
+        .and_then(|warm| Some((units(warm.read_units_per_second())?, units(warm.write_units_per_second())?)));
     let on_demand = table
         .billing_mode_summary()
         .and_then(|summary| summary.billing_mode())
@@ -174,6 +180,11 @@ pub(super) fn differences(definition: &TableDefinition, found: &Described) -> Ve
                 found,
             });
         }
+        differences.extend(warm_shortfall(
+            Some(index.name),
+            index.warm_throughput,
+            found_index.warm_throughput,
+        ));
     }
     for FoundIndex { name, .. } in &found.indexes {
         if !definition.indexes.iter().any(|index| index.name == name) {
@@ -218,22 +229,32 @@ pub(super) fn differences(definition: &TableDefinition, found: &Described) -> Ve
         differences
             .push(TableDifference::PointInTimeRecovery { declared: definition.point_in_time_recovery });
     }
-    if let (Some(warm), Some((reads, writes))) = (definition.warm_throughput, found.warm_throughput) {
-        let short = |declared: Option<u64>, found: u64| declared.is_some_and(|declared| found < declared);
-        if short(warm.reads_per_second, reads) || short(warm.writes_per_second, writes) {
-            let units =
-                |units: Option<u64>| units.map_or_else(|| "any".to_owned(), |units| units.to_string());
-            differences.push(TableDifference::WarmThroughput {
-                declared: format!(
-                    "{} reads, {} writes per second",
-                    units(warm.reads_per_second),
-                    units(warm.writes_per_second)
-                ),
-                found: format!("{reads} reads, {writes} writes per second"),
-            });
-        }
-    }
+    differences.extend(warm_shortfall(None, definition.warm_throughput, found.warm_throughput));
     differences
+}
+
+/// The difference when the table (`index` `None`) or a global index is prepared for fewer reads
+/// or writes per second than declared; nothing when the endpoint does not say (`found` `None`).
+fn warm_shortfall(
+    index: Option<&str>,
+    declared: Option<WarmThroughput>,
+    found: Option<(u64, u64)>,
+) -> Option<TableDifference> {
+    let (warm, (reads, writes)) = declared.zip(found)?;
+    let short = |declared: Option<u64>, found: u64| declared.is_some_and(|declared| found < declared);
+    if !short(warm.reads_per_second, reads) && !short(warm.writes_per_second, writes) {
+        return None;
+    }
+    let units = |units: Option<u64>| units.map_or_else(|| "any".to_owned(), |units| units.to_string());
+    Some(TableDifference::WarmThroughput {
+        index: index.map(str::to_owned),
+        declared: format!(
+            "{} reads, {} writes per second",
+            units(warm.reads_per_second),
+            units(warm.writes_per_second)
+        ),
+        found: format!("{reads} reads, {writes} writes per second"),
+    })
 }
 
 #[cfg(test)]
@@ -253,6 +274,7 @@ mod tests {
             partition_key: PK,
             sort_key: &[],
             projection: IndexProjection::Include(&["total", "_type"]),
+            warm_throughput: Some(WarmThroughput { reads_per_second: Some(8_000), writes_per_second: None }),
         }],
         billing: Billing::PayPerRequest,
         shard_metadata: None,
@@ -260,10 +282,7 @@ mod tests {
         stream: None,
         deletion_protection: false,
         point_in_time_recovery: false,
-        warm_throughput: Some(crate::table::WarmThroughput {
-            reads_per_second: None,
-            writes_per_second: Some(4_000),
-        }),
+        warm_throughput: Some(WarmThroughput { reads_per_second: None, writes_per_second: Some(4_000) }),
         tags: &[],
     };
 
@@ -286,7 +305,14 @@ mod tests {
     }
 
     fn index(name: &str, keys: &str, projection: &str, local: bool) -> FoundIndex {
-        FoundIndex { name: name.into(), keys: keys.into(), projection: projection.into(), local }
+        let warm_throughput = (!local).then_some((12_000, 4_000));
+        FoundIndex {
+            name: name.into(),
+            keys: keys.into(),
+            projection: projection.into(),
+            local,
+            warm_throughput,
+        }
     }
 
     #[test]
@@ -320,6 +346,13 @@ mod tests {
                 "point-in-time recovery is on, declared off",
                 "warm throughput is 12000 reads, 100 writes per second, declared any reads, 4000 writes per second",
             ]
+        );
+        let mut cold = matching();
+        cold.indexes[0].warm_throughput = Some((6_000, 4_000));
+        let found: Vec<String> = differences(&TABLE, &cold).iter().map(ToString::to_string).collect();
+        assert_eq!(
+            found,
+            ["index `ByCustomer` warm throughput is 6000 reads, 4000 writes per second, declared 8000 reads, any writes per second"]
         );
         let mut unknown = matching();
         unknown.point_in_time_recovery = None;

@@ -99,8 +99,11 @@ pub enum TableDifference {
         /// As declared.
         declared: bool,
     },
-    /// The table is prepared for fewer reads or writes per second than declared.
+    /// The table, or a global index, is prepared for fewer reads or writes per second than
+    /// declared.
     WarmThroughput {
+        /// The index (`None`: the table).
+        index: Option<String>,
         /// As declared (`12000 reads, 4000 writes per second`).
         declared: String,
         /// As found.
@@ -156,8 +159,11 @@ impl fmt::Display for TableDifference {
                 let on = |on: bool| if on { "on" } else { "off" };
                 write!(f, "point-in-time recovery is {}, declared {}", on(!declared), on(*declared))
             }
-            TableDifference::WarmThroughput { declared, found } => {
+            TableDifference::WarmThroughput { index: None, declared, found } => {
                 write!(f, "warm throughput is {found}, declared {declared}")
+            }
+            TableDifference::WarmThroughput { index: Some(index), declared, found } => {
+                write!(f, "index `{index}` warm throughput is {found}, declared {declared}")
             }
         }
     }
