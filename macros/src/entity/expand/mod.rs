@@ -18,7 +18,7 @@ use keys::{as_arg, compose, template_static, KeyArg};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 pub use stored::index_item;
-use stored::{attributes, attributes_const, key_field_specs, ttl_items};
+use stored::{attributes, attributes_const, key_field_specs, required_attributes, set_attributes, ttl_items};
 use syn::spanned::Spanned;
 
 /// Expands a checked entity.
@@ -86,41 +86,10 @@ pub fn expand(model: &Entity) -> TokenStream {
 
     let attributes = attributes(model);
     let attributes_const = attributes_const();
-    let sets = model.fields.iter().filter(|field| !field.no_attribute).filter_map(|field| {
-        let optional = crate::types::set_type(&field.ty)?;
-        let name = &field.attribute;
-        Some(quote!(__dynashard::SetAttribute { name: #name, optional: #optional }))
-    });
+    let sets = set_attributes(model);
     let key_field_types = key_fields.iter().map(|field| &field.ty);
     let key_field_specs = key_field_specs(model);
-    // A `#[serde(default)]` field an index is keyed on is required too: an item created without
-    // it would be missing from the index a put of the same entity puts it in.
-    let indexed: Vec<String> = model
-        .indexes
-        .iter()
-        .flat_map(|mapping| model.index_fields(mapping))
-        .map(|field| field.field.ident.to_string())
-        .chain(
-            model
-                .native_indexes
-                .iter()
-                .flat_map(|mapping| mapping.pk.iter().chain(&mapping.sk))
-                .map(ToString::to_string),
-        )
-        .collect();
-    let required = model
-        .fields
-        .iter()
-        .filter(|field| {
-            !field.is_key
-                && !field.no_attribute
-                && !field.is_version()
-                && field.timestamp().is_none()
-                && (!field.serde_default || indexed.contains(&field.ident.to_string()))
-                && crate::types::option_inner(&field.ty).is_none()
-                && crate::types::set_type(&field.ty).is_none()
-        })
-        .map(|field| &field.attribute);
+    let required = required_attributes(model);
     let (ttl_const, ttl_check) = ttl_items(model);
     let (timestamp_records, timestamp_members) = stamps::expand(model);
     let body = quote! {

@@ -1,5 +1,6 @@
 //! What an entity's item holds, as constants: its attributes (and the item type a query through
-//! a projected index yields), where its key fields are in the key, and its `#[ttl]` field.
+//! a projected index yields), its set attributes, the attributes a new item needs, where its key
+//! fields are in the key, and its `#[ttl]` field.
 
 use super::{definition, pk_static, sk_static};
 use crate::const_check::{path_text, ConstCheck};
@@ -116,5 +117,53 @@ pub fn key_field_specs(model: &Entity) -> Vec<TokenStream> {
                 }
             })
         })
+        .collect()
+}
+
+/// The `SetAttribute` of each set field (stored as a DynamoDB set).
+pub fn set_attributes(model: &Entity) -> Vec<TokenStream> {
+    model
+        .fields
+        .iter()
+        .filter(|field| !field.no_attribute)
+        .filter_map(|field| {
+            let optional = crate::types::set_type(&field.ty)?;
+            let name = &field.attribute;
+            Some(quote!(__dynashard::SetAttribute { name: #name, optional: #optional }))
+        })
+        .collect()
+}
+
+/// The attributes a new item cannot do without (what an upsert must set): not key fields,
+/// versions, timestamps, `Option`s, sets or `#[serde(default)]` fields. A `#[serde(default)]`
+/// field an index is keyed on is required too: an item created without it would be missing from
+/// the index a put of the same entity puts it in.
+pub fn required_attributes(model: &Entity) -> Vec<&str> {
+    let indexed: Vec<String> = model
+        .indexes
+        .iter()
+        .flat_map(|mapping| model.index_fields(mapping))
+        .map(|field| field.field.ident.to_string())
+        .chain(
+            model
+                .native_indexes
+                .iter()
+                .flat_map(|mapping| mapping.pk.iter().chain(&mapping.sk))
+                .map(ToString::to_string),
+        )
+        .collect();
+    model
+        .fields
+        .iter()
+        .filter(|field| {
+            !field.is_key
+                && !field.no_attribute
+                && !field.is_version()
+                && field.timestamp().is_none()
+                && (!field.serde_default || indexed.contains(&field.ident.to_string()))
+                && crate::types::option_inner(&field.ty).is_none()
+                && crate::types::set_type(&field.ty).is_none()
+        })
+        .map(|field| field.attribute.as_str())
         .collect()
 }
