@@ -124,3 +124,17 @@ impl TryFrom<aws_lambda_events::event::dynamodb::EventRecord> for ChangeRecord {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn epoch_seconds_read_to_the_millisecond_and_extremes_are_no_time() {
+        let time = from_epoch_seconds(1_764_044_000.123).expect("a time");
+        assert_eq!(time.unix_timestamp_nanos(), 1_764_044_000_123_000_000);
+        for extreme in [f64::MAX, f64::MIN, 1e300, f64::NAN, f64::INFINITY, -1e15] {
+            assert_eq!(from_epoch_seconds(extreme), None, "{extreme}");
+        }
+    }
+}
