@@ -44,34 +44,45 @@ pub enum RequestSizing {
 pub(crate) struct ItemSizes {
     bytes: u64,
     items: u64,
-    /// The least mean size the read units charged so far allow.
-    charged: u64,
+    /// Bytes DynamoDB read at least, by what it charged (`units - 1` whole units a request), for
+    /// `charged_items` items: more than item sizes show when a projection returns less than it
+    /// reads.
+    charged_bytes: u64,
+    charged_items: u64,
 }
 
 impl ItemSizes {
-    /// Sizes starting from a mean learnt earlier (`None`: nothing known yet), which stays the
-    /// least mean: it may come from what DynamoDB charged, which item sizes alone do not show.
+    /// Sizes starting from a mean learnt earlier (`None`: nothing known yet), which counts as one
+    /// item seen: the first answers correct it, so a read of smaller items than the last one's
+    /// asks for more of them.
     pub(crate) fn starting_at(mean: Option<u64>) -> Self {
         match mean {
-            Some(mean) => ItemSizes { bytes: mean.max(1), items: 1, charged: mean },
+            Some(mean) => ItemSizes { bytes: mean.max(1), items: 1, ..ItemSizes::default() },
             None => ItemSizes::default(),
         }
     }
 
     /// Counts items of `bytes` in all, for which DynamoDB charged `units` read units (4 KB each)
-    /// when known: `units` of them mean at least `units - 1` units' worth of bytes.
+    /// when known: `units` of them mean more than `units - 1` units' worth of bytes. The bound
+    /// holds for all the items charged together, not for each request: one request of items a
+    /// little larger than the rest does not set the size of all.
     pub(crate) fn record(&mut self, items: usize, bytes: u64, units: Option<u64>) {
         self.items = self.items.saturating_add(items as u64);
         self.bytes = self.bytes.saturating_add(bytes);
-        if let Some(units) = units.filter(|units| *units > 1 && items > 0) {
-            let least = ((units - 1) * READ_UNIT_BYTES) / items as u64 + 1;
-            self.charged = self.charged.max(least);
+        if let Some(units) = units.filter(|_| items > 0) {
+            let least = units.saturating_sub(1).saturating_mul(READ_UNIT_BYTES);
+            self.charged_bytes = self.charged_bytes.saturating_add(least);
+            self.charged_items = self.charged_items.saturating_add(items as u64);
         }
     }
 
     /// The mean item size, if any item was seen.
     pub(crate) fn mean(&self) -> Option<u64> {
-        (self.items > 0).then(|| (self.bytes / self.items).max(self.charged).max(1))
+        let charged = match self.charged_bytes {
+            0 => 0,
+            bytes => bytes / self.charged_items.max(1) + 1,
+        };
+        (self.items > 0).then(|| (self.bytes / self.items).max(charged).max(1))
     }
 }
 
@@ -272,11 +283,23 @@ mod tests {
         counted.record(8, 8 * 505, Some(2));
         assert_eq!(counted.mean(), Some(513));
         assert_eq!(limit_floor(&demand(100, 21), &counted, None), Some(7));
-        counted.record(7, 7 * 505, Some(1));
-        assert_eq!(counted.mean(), Some(513), "one unit says nothing");
-        let mut resumed = ItemSizes::starting_at(counted.mean());
-        resumed.record(7, 7 * 505, Some(1));
-        assert_eq!(resumed.mean(), Some(513), "a later read keeps what the charge taught");
+        // The bound holds for all the items charged: eight more charged one unit leave it at
+        // 4,096 bytes over sixteen items, and the items' own sizes are larger.
+        counted.record(8, 8 * 505, Some(1));
+        assert_eq!(counted.mean(), Some(505), "one request's charge is not every item's size");
+        assert_eq!(limit_floor(&demand(100, 21), &counted, None), Some(8));
+        // A projection returning 100 of the 1,000 bytes it reads: the charges tell.
+        let mut projected = ItemSizes::default();
+        for _ in 0..4 {
+            projected.record(8, 8 * 100, Some(2));
+        }
+        assert_eq!(projected.mean(), Some(513));
+        // A mean learnt earlier counts as one item: the first answers correct it.
+        let mut resumed = ItemSizes::starting_at(Some(522));
+        assert_eq!(limit_floor(&demand(100, 21), &resumed, None), Some(7));
+        resumed.record(8, 8 * 504, Some(1));
+        assert_eq!(resumed.mean(), Some(506));
+        assert_eq!(limit_floor(&demand(100, 21), &resumed, None), Some(8));
         let large = ItemSizes::starting_at(Some(10_000));
         assert_eq!(
             limit_floor(&demand(100, 21), &large, None),
