@@ -172,6 +172,15 @@ fn pages(plan: &Plan) -> String {
         format_half_units(costs.merged_half_units),
         crate::format::fixed(costs.merged_ratio(), 2)
     );
+    let _ = writeln!(
+        out,
+        "  the same in one round trip (RequestSizing::OneRoundTrip): {} requests of {} items, {} RCU each = {} RCU ({}x)",
+        count(costs.shards),
+        count(costs.one_round_share),
+        format_half_units(costs.one_round_request_half_units),
+        format_half_units(costs.one_round_half_units),
+        crate::format::fixed(costs.one_round_ratio(), 2)
+    );
     let load = format!(
         "  every shard serves every merged page: {} pages/s x {} RCU = {} RCU/s per shard",
         count(work.reads_per_s),
@@ -272,7 +281,8 @@ mod tests {
             "  peak load 21.67 partitions (reads, by capacity units) + 20% headroom = 26 shards\n",
             "A page of 100 items over 26 shards\n",
             "  unsharded or range shards: 1 request (2 when the page crosses a shard), 6.5 RCU\n",
-            "  hash, random or dynamic shards (merged): about 26 requests of 4 items, 0.5 RCU each = 13 RCU (2.00x)\n",
+            "  hash, random or dynamic shards (merged): about 26 requests of 8 items, 0.5 RCU each = 13 RCU (2.00x)\n",
+            "  the same in one round trip (RequestSizing::OneRoundTrip): 26 requests of 16 items, 1 RCU each = 26 RCU (4.00x)\n",
             "  every shard serves every merged page: 10,000 pages/s x 0.5 RCU = 5,000 RCU/s per shard,\n  over the 3,000 RCU/s",
             "  declare #[table(..., warm_reads = 78000, warm_writes = 12000)], and the same on the sharded #[gsi(...)], so create_table prepares them\n",
         ] {

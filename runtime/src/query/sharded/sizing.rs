@@ -38,6 +38,28 @@ pub enum RequestSizing {
     OneRoundTrip,
 }
 
+impl RequestSizing {
+    /// The items a merged page of `page` items asks of each of `shards` shards in its first
+    /// requests, for items of about `item_bytes` as DynamoDB sizes them: the request a page's
+    /// cost starts from (`dynashard plan` prices it). A shard holding more of the page than it
+    /// was asked for is asked again; a single partition is asked for the page.
+    ///
+    /// ```
+    /// use dynashard::query::RequestSizing;
+    ///
+    /// // A page of 100 items of 500 bytes over 21 shards: one read unit (eight items) a shard,
+    /// // or two (sixteen) for one round trip.
+    /// assert_eq!(RequestSizing::Floor.first_request(100, 21, 500), 8);
+    /// assert_eq!(RequestSizing::OneRoundTrip.first_request(100, 21, 500), 16);
+    /// assert_eq!(RequestSizing::Floor.first_request(100, 1, 500), 100);
+    /// ```
+    pub fn first_request(self, page: usize, shards: usize, item_bytes: u64) -> usize {
+        let demand = Demand { need: page, competing: shards.max(1), supplied: None };
+        let sizes = ItemSizes::starting_at(Some(item_bytes));
+        limit(&demand, &sizes, Some(page), self).unwrap_or(page)
+    }
+}
+
 /// The mean size of the items a read has seen (DynamoDB's item size arithmetic), corrected by
 /// what DynamoDB charged for them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
