@@ -81,8 +81,10 @@ async fn batch_get_survives_throttling_server_errors_and_unprocessed_keys() {
     let artist = unique("FaultyGet");
     let batch = songs(&artist, 3_000);
     crate::db().await.batch_put(&batch).await.unwrap();
+    // Rates at which each fault happens many times over the 30 batches and their retries, whatever
+    // order the four concurrent batches draw in: the assertion below never rests on luck.
     let faults =
-        FaultInjector::new(13).throttling(0.2).server_errors(0.1).unprocessed(0.3).without_sdk_retries();
+        FaultInjector::new(13).throttling(0.2).server_errors(0.2).unprocessed(0.3).without_sdk_retries();
     let db = faulty_db(&faults, patient()).await;
     let mut requested = keys(&batch);
     requested.push(Song::key(&artist, "A", "missing").unwrap());
@@ -90,7 +92,7 @@ async fn batch_get_survives_throttling_server_errors_and_unprocessed_keys() {
     assert_eq!(read.last(), Some(&None));
     assert!(read.iter().zip(&batch).all(|(read, song)| read.as_ref() == Some(song)));
     let stats = faults.stats().operation("BatchGetItem");
-    assert!(stats.throttled > 0 && stats.server_errors > 0 && stats.unprocessed > 0, "{stats:?}");
+    assert!(stats.throttled >= 3 && stats.server_errors >= 3 && stats.unprocessed >= 3, "{stats:?}");
 }
 
 #[tokio::test]
