@@ -15,7 +15,7 @@ mod ratio;
 
 use dynashard::metadata::ShardMetadata;
 use dynashard::reshard::{Backfill, NewLayout};
-use dynashard::{Db, Entity, Table};
+use dynashard::{Entity, Table};
 use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};
 
@@ -23,7 +23,13 @@ const ITEMS: usize = 20_000;
 const ROUNDS: usize = 5;
 
 #[derive(Table)]
-#[table(name = "BackfillBench", pk = "pk", sk = "sk", shard_metadata = "BackfillBenchMetadata")]
+#[table(
+    name = "BackfillBench",
+    pk = "pk",
+    sk = "sk",
+    shard_metadata = "BackfillBenchMetadata",
+    stream = "new_image"
+)]
 #[gsi(name = "ByTitle", pk = "title_pk", sk = "title_sk")]
 #[gsi(name = "ByTitleNext", pk = "next_pk", sk = "next_sk")]
 struct Bench;
@@ -61,7 +67,8 @@ fn main() {
         for (mode, (name, options)) in modes.iter().enumerate() {
             let metadata = ShardMetadata::new(format!("BackfillBenchMetadata{round}{name}"))
                 .cache_for(Duration::from_millis(10));
-            let db = Db::new(connection.client().clone())
+            let db = connection
+                .db()
                 .with_table_name::<Bench>(format!("BackfillBench{round}{name}-{}", std::process::id()))
                 .with_shard_metadata(metadata);
             runtime.block_on(async {

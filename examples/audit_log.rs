@@ -33,7 +33,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 #[derive(Table)]
-#[table(name = "AuditLog", pk = "pk", sk = "sk", shard_metadata = "AuditShardMetadata")]
+#[table(name = "AuditLog", pk = "pk", sk = "sk", shard_metadata = "AuditShardMetadata", stream = "new_image")]
 #[gsi(name = "ByFile", pk = "file_pk", sk = "file_sk")]
 #[gsi(name = "Feed", pk = "feed_pk", sk = "feed_sk")]
 #[gsi(name = "FeedNext", pk = "feed_next_pk", sk = "feed_next_sk")]
@@ -76,7 +76,7 @@ fn metadata() -> ShardMetadata {
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let connection = dynashard::local::connect().await?;
-    let db = Db::new(connection.client().clone()).with_shard_metadata(metadata());
+    let db = connection.db().with_shard_metadata(metadata());
     db.create_table::<AuditLog>().await?;
     db.create_shard_metadata_table().await?;
 

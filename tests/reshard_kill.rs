@@ -19,7 +19,13 @@ const METADATA: &str = "ReshardKillMetadata";
 const ITEMS: usize = 3_000;
 
 #[derive(Table)]
-#[table(name = "ReshardKillTests", pk = "pk", sk = "sk", shard_metadata = "ReshardKillMetadata")]
+#[table(
+    name = "ReshardKillTests",
+    pk = "pk",
+    sk = "sk",
+    shard_metadata = "ReshardKillMetadata",
+    stream = "new_image"
+)]
 #[gsi(name = "ByTitle", pk = "title_pk", sk = "title_sk")]
 #[gsi(name = "ByTitleNext", pk = "next_pk", sk = "next_sk")]
 struct Catalogue;
@@ -35,6 +41,7 @@ struct Record {
 
 fn db(endpoint: &str) -> Db {
     Db::new(dynashard::client_for_endpoint(endpoint))
+        .with_streams_client(dynashard::streams_client_for_endpoint(endpoint))
         .with_shard_metadata(ShardMetadata::new(METADATA).cache_for(Duration::from_millis(50)))
 }
 

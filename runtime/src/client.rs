@@ -133,6 +133,19 @@ pub fn client_for_endpoint_with(endpoint: &str, timeouts: Timeouts) -> Client {
     Client::from_conf(endpoint_config(endpoint, timeouts).build())
 }
 
+/// A client of the DynamoDB Streams API for a local endpoint, configured as
+/// [`client_for_endpoint`] configures one of DynamoDB (DynamoDB Local serves both on one port):
+/// give it to [`Db::with_streams_client`](crate::Db::with_streams_client).
+pub fn streams_client_for_endpoint(endpoint: &str) -> aws_sdk_dynamodbstreams::Client {
+    let config = aws_sdk_dynamodbstreams::Config::builder()
+        .behavior_version(BehaviorVersion::latest())
+        .region(Region::new("us-east-1"))
+        .credentials_provider(Credentials::new("local", "local", None, None, "dynashard"))
+        .endpoint_url(endpoint)
+        .timeout_config(Timeouts::default().to_config());
+    aws_sdk_dynamodbstreams::Client::from_conf(config.build())
+}
+
 /// The configuration [`client_for_endpoint_with`] uses, still open for additions.
 pub(crate) fn endpoint_config(endpoint: &str, timeouts: Timeouts) -> aws_sdk_dynamodb::config::Builder {
     aws_sdk_dynamodb::Config::builder()

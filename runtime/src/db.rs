@@ -26,6 +26,10 @@ pub struct Db {
     pub(crate) declared_metadata: Arc<Mutex<HashMap<&'static str, Arc<ShardMetadata>>>>,
     /// The item sizes its limited reads have seen, shared by its clones.
     pub(crate) item_sizes: Arc<crate::item_size::SizeMemory>,
+    /// The client of the tables' streams, made from `client` on first use unless given.
+    streams: Arc<tokio::sync::OnceCell<aws_sdk_dynamodbstreams::Client>>,
+    /// What its change feeds saw of leases other processes hold, shared by its clones.
+    pub(crate) lease_watch: crate::changes::LeaseWatch,
 }
 
 impl Db {
@@ -39,7 +43,25 @@ impl Db {
             metadata: None,
             declared_metadata: Arc::default(),
             item_sizes: Arc::default(),
+            streams: Arc::default(),
+            lease_watch: crate::changes::LeaseWatch::default(),
         }
+    }
+
+    /// Reads the tables' streams (change feeds, the catch-up of a resharding) through `client`.
+    /// Without it, one is made on first use: for a loopback endpoint named by
+    /// `AWS_ENDPOINT_URL_DYNAMODB_STREAMS` or `AWS_ENDPOINT_URL_DYNAMODB` (DynamoDB Local serves
+    /// both APIs on one port), as [`streams_client_for_endpoint`](crate::streams_client_for_endpoint)
+    /// makes it; otherwise from the standard aws-config chain, in the DynamoDB client's region and
+    /// with its timeouts.
+    pub fn with_streams_client(mut self, client: aws_sdk_dynamodbstreams::Client) -> Self {
+        self.streams = Arc::new(tokio::sync::OnceCell::new_with(Some(client)));
+        self
+    }
+
+    /// The client of the tables' streams.
+    pub async fn streams(&self) -> &aws_sdk_dynamodbstreams::Client {
+        self.streams.get_or_init(|| crate::changes::streams_client_like(&self.client)).await
     }
 
     /// Retries batch calls per `policy` unless a call sets its own with `.retry(..)`.

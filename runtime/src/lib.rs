@@ -88,7 +88,7 @@ pub use batch::{RetryPolicy, Unprocessed};
 pub use boundaries::{range_shards, use_boundaries};
 pub use client::{
     client_for_endpoint, client_for_endpoint_with, client_from_env, client_from_env_with,
-    is_loopback_endpoint, Timeouts, ENDPOINT_VARIABLE,
+    is_loopback_endpoint, streams_client_for_endpoint, Timeouts, ENDPOINT_VARIABLE,
 };
 pub use collection::Collection;
 pub use count::Countable;

@@ -20,7 +20,13 @@ use std::time::Duration;
 const METADATA: &str = "BatchedBackfillMetadata";
 
 #[derive(Table)]
-#[table(name = "BatchedBackfillTests", pk = "pk", sk = "sk", shard_metadata = "BatchedBackfillMetadata")]
+#[table(
+    name = "BatchedBackfillTests",
+    pk = "pk",
+    sk = "sk",
+    shard_metadata = "BatchedBackfillMetadata",
+    stream = "new_image"
+)]
 #[gsi(name = "ByFeed", pk = "feed_pk", sk = "feed_sk")]
 #[gsi(name = "ByFeedNext", pk = "next_pk", sk = "next_sk")]
 struct Logs;
@@ -266,6 +272,13 @@ async fn a_batched_backfill_reads_whole_items_from_the_table_whatever_the_index_
         .key_schema(key("sk", KeyType::Range))
         .global_secondary_indexes(index("ByFeed", "feed_pk", "feed_sk", ProjectionType::KeysOnly))
         .global_secondary_indexes(index("ByFeedNext", "next_pk", "next_sk", ProjectionType::All))
+        .stream_specification(
+            aws_sdk_dynamodb::types::StreamSpecification::builder()
+                .stream_enabled(true)
+                .stream_view_type(aws_sdk_dynamodb::types::StreamViewType::NewImage)
+                .build()
+                .unwrap(),
+        )
         .send()
         .await
         .unwrap();

@@ -21,6 +21,7 @@ mod projections;
 mod queries;
 mod requests;
 mod resharding;
+mod resharding_catch_up;
 mod resharding_writes;
 mod runtime_boundaries;
 mod scan;
@@ -47,8 +48,7 @@ use dynashard::Db;
 
 /// A `Db` on the shared DynamoDB Local with the test tables created.
 pub async fn db() -> Db {
-    let client = dynashard::local::shared_client().await.expect("DynamoDB Local starts");
-    let db = Db::new(client);
+    let db = dynashard::local::shared_db().await.expect("DynamoDB Local starts");
     db.create_table::<model::Music>().await.expect("create Music");
     db.create_table::<model::Counters>().await.expect("create Counters");
     db.create_table::<shop_model::Shop>().await.expect("create Shop");

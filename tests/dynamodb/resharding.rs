@@ -17,7 +17,13 @@ use std::time::Duration;
 const METADATA: &str = "ReshardMetadataTests";
 
 #[derive(Table)]
-#[table(name = "ReshardTests", pk = "pk", sk = "sk", shard_metadata = "ReshardMetadataTests")]
+#[table(
+    name = "ReshardTests",
+    pk = "pk",
+    sk = "sk",
+    shard_metadata = "ReshardMetadataTests",
+    stream = "new_image"
+)]
 #[gsi(name = "ByTitle", pk = "title_pk", sk = "title_sk")]
 #[gsi(name = "ByTitleNext", pk = "next_pk", sk = "next_sk")]
 #[gsi(name = "ByName", pk = "name_pk", sk = "name_sk")]

@@ -16,7 +16,13 @@ const METADATA: &str = "ReshardWritesMetadata";
 const CACHE: Duration = Duration::from_millis(100);
 
 #[derive(Table)]
-#[table(name = "ReshardWritesTests", pk = "pk", sk = "sk", shard_metadata = "ReshardWritesMetadata")]
+#[table(
+    name = "ReshardWritesTests",
+    pk = "pk",
+    sk = "sk",
+    shard_metadata = "ReshardWritesMetadata",
+    stream = "new_image"
+)]
 #[gsi(name = "ByShelf", pk = "shelf_pk", sk = "shelf_sk")]
 #[gsi(name = "ByShelfNext", pk = "next_pk", sk = "next_sk")]
 struct Library;
@@ -100,6 +106,7 @@ async fn a_batch_write_retrying_across_a_resharding_step_stops_with_its_writes()
     let faults = FaultInjector::new(7).unprocessed(1.0).only(&["BatchWriteItem"]).without_sdk_retries();
     let endpoint = dynashard::local::shared_endpoint().await.unwrap();
     let writer = Db::new(faults.client_for_endpoint(&endpoint))
+        .with_streams_client(dynashard::streams_client_for_endpoint(&endpoint))
         .with_table_name::<Library>(&table)
         .with_shard_metadata(ShardMetadata::new(METADATA).cache_for(CACHE))
         .with_retry_policy(RetryPolicy::new(40, Duration::from_millis(50), Duration::from_millis(50)));

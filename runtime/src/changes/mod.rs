@@ -4,8 +4,7 @@
 //!
 //! - the event a Lambda function receives, as JSON ([`ChangeRecord::from_lambda_json`]), or as
 //!   the `aws_lambda_events` crate models it (feature `lambda-events`: `From<EventRecord>`);
-//! - the DynamoDB Streams API's `GetRecords` (feature `dynamodb-streams`:
-//!   `TryFrom<&aws_sdk_dynamodbstreams::types::Record>`).
+//! - the DynamoDB Streams API's `GetRecords` (`TryFrom<&aws_sdk_dynamodbstreams::types::Record>`).
 //!
 //! [`ChangeRecord::decode`] reads it as an entity, [`ChangeRecord::decode_member`] as a
 //! [`Collection`](crate::Collection) enum. Index keys, shard suffixes and the attributes a resharding adds are not
@@ -50,12 +49,16 @@
 //! # Ok::<(), dynashard::Error>(())
 //! ```
 
+mod client;
 mod decode;
+mod feed;
 mod lambda;
-#[cfg(feature = "dynamodb-streams")]
 mod streams_api;
 
+pub(crate) use client::streams_client_like;
 pub use decode::{Change, ItemChange};
+pub(crate) use feed::{stream_of, LeaseWatch};
+pub use feed::{ChangeFeed, ChangePage, FeedPass};
 
 use crate::error::Item;
 use time::OffsetDateTime;

@@ -1,5 +1,5 @@
 //! The records of the DynamoDB Streams API (`GetRecords`), as `aws-sdk-dynamodbstreams` models
-//! them (feature `dynamodb-streams`).
+//! them.
 
 use super::decode::invalid;
 use super::lambda::{by_time_to_live, kind_of};

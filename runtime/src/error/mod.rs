@@ -282,6 +282,26 @@ pub enum Error {
         index: String,
     },
 
+    /// The table has no stream turned on, and what was asked reads it (a
+    /// [`ChangeFeed`](crate::changes::ChangeFeed), or a resharding's catch-up).
+    #[error("table `{table}` has no stream: declare one with `#[table(stream = \"new_image\")]` (or any view type) and turn it on with `Db::create_table` or `Db::enable_stream`")]
+    StreamRequired {
+        /// The table.
+        table: String,
+    },
+
+    /// A change feed missed records: its stream trimmed them (24 hours after they were written)
+    /// before the feed read them, or the table's stream was replaced. Nothing past the gap was
+    /// handed over; [`ChangeFeed::reset`](crate::changes::ChangeFeed::reset) starts the feed
+    /// again at the oldest records the stream holds.
+    #[error("change feed `{consumer}` missed records: {reason}")]
+    ChangeFeedGap {
+        /// The feed's consumer name.
+        consumer: String,
+        /// What it missed.
+        reason: String,
+    },
+
     /// A stream record is not one of the table's changes (see [`crate::changes`]).
     #[error("invalid change record: {reason}")]
     InvalidChangeRecord {

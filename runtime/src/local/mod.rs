@@ -124,6 +124,11 @@ impl Connection {
     pub fn url(&self) -> &str {
         &self.url
     }
+
+    /// A `Db` on this connection, its streams read at the same endpoint.
+    pub fn db(&self) -> crate::Db {
+        crate::Db::new(self.client.clone()).with_streams_client(crate::streams_client_for_endpoint(&self.url))
+    }
 }
 
 /// Connects to `AWS_ENDPOINT_URL_DYNAMODB` when set; otherwise starts a DynamoDB Local that lives as long
@@ -158,4 +163,11 @@ pub async fn shared_endpoint() -> Result<String, LocalError> {
 /// A client for [`shared_endpoint`].
 pub async fn shared_client() -> Result<Client, LocalError> {
     Ok(client_for_endpoint(&shared_endpoint().await?))
+}
+
+/// A `Db` on [`shared_endpoint`], its streams read there too.
+pub async fn shared_db() -> Result<crate::Db, LocalError> {
+    let endpoint = shared_endpoint().await?;
+    Ok(crate::Db::new(client_for_endpoint(&endpoint))
+        .with_streams_client(crate::streams_client_for_endpoint(&endpoint)))
 }

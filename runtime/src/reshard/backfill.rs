@@ -1,6 +1,7 @@
 //! The backfill and the cleanup of a resharding: parallel scans of the source index that give
 //! every item its place in the target layout, or take it out of the source.
 
+use super::not_started;
 use super::rewrite::{Pass, Rewrite};
 use super::view::Reshards;
 use crate::db::Db;
@@ -130,9 +131,14 @@ impl Backfill {
 }
 
 impl Db {
-    /// Gives every item already in the source index its place in the target layout, then moves
-    /// the resharding to [`Phase::Backfilled`]. Waits first until every writer dual-writes (one
-    /// metadata cache time after the start). Resumes an interrupted backfill where it stopped.
+    /// Gives every item already in the source index its place in the target layout, applies the
+    /// change log to its current end ([`Db::catch_up`]), then moves the resharding to
+    /// [`Phase::Backfilled`]. Resumes an interrupted backfill where it stopped.
+    ///
+    /// The default, conditional backfill starts at once: a writer that has not yet seen the
+    /// resharding is placed by the catch-up. A [batched](Backfill::batched) one first waits one
+    /// metadata cache time after freezing existing items, since its whole-item puts are safe
+    /// only while every writer honours the freeze.
     pub async fn backfill<E: Entity>(
         &self,
         index: Index<E::Table>,
@@ -143,10 +149,10 @@ impl Db {
         if state.phase >= Phase::Backfilled {
             return Ok(state);
         }
-        self.wait_for_writers(&*Reshards::<E>::of(self).metadata()?, state.started).await?;
         let run = Run { owner: run_id(), lease: options.freeze_lease };
         self.set_frozen::<E>(&state, &options, &run).await?;
         self.scan_all::<E>(&state, &options, Pass::Place, &run).await?;
+        self.caught_up::<E>(index).await?;
         Reshards::<E>::of(self).advance(index, Phase::DualWrites, Phase::Backfilled).await
     }
 
@@ -161,6 +167,7 @@ impl Db {
         let index = index.name();
         let mut state = Reshards::<E>::of(self).state(index).await?.ok_or_else(|| not_started(index))?;
         if state.phase == Phase::CutOver {
+            self.caught_up::<E>(index).await?;
             state = Reshards::<E>::of(self).advance(index, Phase::CutOver, Phase::Done).await?;
             self.wait_for_writers(&*Reshards::<E>::of(self).metadata()?, now_ms()).await?;
         } else if state.phase != Phase::Done {
@@ -346,8 +353,4 @@ impl Db {
             _ => self.send_rewrites(table, rewrites, options.in_flight).await,
         }
     }
-}
-
-fn not_started(index: &str) -> Error {
-    Error::Resharding { index: index.to_owned(), reason: "no resharding of it was started".into() }
 }

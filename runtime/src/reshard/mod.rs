@@ -28,6 +28,7 @@
 //! ([`CursorError::LayoutChanged`](crate::query::CursorError::LayoutChanged)).
 
 mod backfill;
+mod catch_up;
 mod follow;
 mod guard;
 mod ops;
@@ -38,6 +39,7 @@ mod view;
 pub use crate::metadata::{Phase, Placement, ReshardState, SegmentProgress};
 pub use crate::shard::NewLayout;
 pub use backfill::Backfill;
+pub use catch_up::CatchUpPass;
 pub(crate) use guard::{follow_up, FollowUp, ReshardGuard};
 pub(crate) use records::Records;
 pub(crate) use view::Reshards;
@@ -51,4 +53,8 @@ use crate::metadata::mappings;
 /// look) and `E` has hash- or range-sharded mappings.
 pub(crate) fn reshardable<E: Entity>() -> bool {
     table_of::<E>().shard_metadata.is_some() && mappings::<E>().next().is_some()
+}
+
+fn not_started(index: &str) -> crate::Error {
+    crate::Error::Resharding { index: index.to_owned(), reason: "no resharding of it was started".into() }
 }

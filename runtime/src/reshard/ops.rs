@@ -14,8 +14,10 @@ use std::time::Instant;
 
 impl Db {
     /// Starts resharding `E`'s mapping of `index` into the spare index `target` with `layout`:
-    /// from now on (within the metadata cache time), writes fill both. Starting the same
-    /// resharding again returns its state; another one on the same index is refused.
+    /// from now on writes fill both, and what a writer leaves out the catch-up places from the
+    /// table's stream ([`Error::StreamRequired`](crate::Error::StreamRequired) when the table
+    /// has none turned on). Starting the same resharding again returns its state; another one
+    /// on the same index is refused.
     pub async fn start_resharding<E: Entity>(
         &self,
         index: Index<E::Table>,
@@ -38,6 +40,13 @@ impl Db {
         let shards = Reshards::<E>::of(self).metadata()?;
         let (records, key) =
             (Records { db: self, shards: Arc::clone(&shards) }, Reshards::<E>::of(self).key(index));
+        // The catch-up's feed begins before the resharding is recorded, so that every write a
+        // writer sends without seeing the record is in the part of the log it reads.
+        if records.read(&key).await?.is_none() {
+            let feed = Reshards::<E>::of(self).feed(index)?;
+            feed.reset().await?; // what an earlier resharding of this index read
+            feed.begin().await?;
+        }
         let sent = Instant::now();
         if !records.create(&key, &state).await? {
             let existing = records.read(&key).await?.ok_or_else(|| refuse(index, "its record vanished"))?;
@@ -59,8 +68,10 @@ impl Db {
         Reshards::<E>::of(self).state(index.name()).await
     }
 
-    /// Moves a backfilled resharding to the cut-over: queries of the source index read the target.
+    /// Moves a backfilled resharding to the cut-over, after applying the change log to its
+    /// current end ([`Db::catch_up`]): queries of the source index read the target.
     pub async fn cut_over<E: Entity>(&self, index: Index<E::Table>) -> Result<ReshardState> {
+        self.caught_up::<E>(index.name()).await?;
         Reshards::<E>::of(self).advance(index.name(), Phase::Backfilled, Phase::CutOver).await
     }
 }

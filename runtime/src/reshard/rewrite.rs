@@ -37,6 +37,12 @@ pub(crate) struct Rewrite {
     key: Vec<(String, AttributeValue)>,
     /// The source index's key attributes and the values the scan read.
     source: [(&'static str, AttributeValue); 2],
+    /// More attributes the change is conditioned on, with the values read. To place: those the
+    /// shard is picked by (with the source's, all a place depends on, so that a place written on
+    /// their condition is right for the item as it is, however old the read it was computed
+    /// from). To clean: the target's (an item a writer put since without its target place keeps
+    /// its source place, from which the catch-up places it).
+    unchanged: Vec<(&'static str, AttributeValue)>,
     /// The target index's key attributes and the item's place there ([`Pass::Place`] only).
     target: Option<[(&'static str, AttributeValue); 2]>,
     /// The whole item with its place in the target ([`Pass::Place`] only), for a batched
@@ -60,8 +66,14 @@ impl Rewrite {
     pub(crate) fn of(checked: &Checked, item: &Item, pass: Pass, table: &TableDefinition) -> Option<Self> {
         let (source_pk, source_sk) = checked.source;
         let source = [(source_pk, item.get(source_pk)?.clone()), (source_sk, item.get(source_sk)?.clone())];
-        let (target, placed) = match pass {
+        let (target, placed, unchanged) = match pass {
             Pass::Place => {
+                let routing = checked
+                    .mapping
+                    .by
+                    .iter()
+                    .map(|name| Some((*name, item.get(*name)?.clone())))
+                    .collect::<Option<Vec<_>>>()?;
                 let mut placed = item.clone();
                 checked.mirror(&mut placed, Phase::DualWrites);
                 let (target_pk, target_sk) = checked.target;
@@ -70,22 +82,39 @@ impl Rewrite {
                 if item.get(target_pk) == Some(&pk) && item.get(target_sk) == Some(&sk) {
                     return None;
                 }
-                (Some([(target_pk, pk), (target_sk, sk)]), Some(placed))
+                (Some([(target_pk, pk), (target_sk, sk)]), Some(placed), routing)
             }
-            Pass::Clean => (None, None),
+            Pass::Clean => {
+                let (target_pk, target_sk) = checked.target;
+                let target =
+                    [(target_pk, item.get(target_pk)?.clone()), (target_sk, item.get(target_sk)?.clone())];
+                (None, None, target.to_vec())
+            }
         };
         let key = [Some(table.partition_key), table.sort_key]
             .into_iter()
             .flatten()
             .map(|name| Some((name.to_owned(), item.get(name)?.clone())))
             .collect::<Option<Vec<_>>>()?;
-        Some(Self { key, source, target, placed })
+        Some(Self { key, source, unchanged, target, placed })
+    }
+
+    /// Whether the item, read as `current`, still needs this change: it holds the values the
+    /// change is conditioned on, and not yet the place it writes. (An item that changed since is
+    /// left to the record of that change; one that has its place needs nothing.)
+    pub(crate) fn needed_by(&self, current: &Item) -> bool {
+        let holds = |(name, value): &(&'static str, AttributeValue)| current.get(*name) == Some(value);
+        let unchanged = self.source.iter().chain(&self.unchanged).all(holds);
+        let placed = self.target.as_ref().is_some_and(|target| target.iter().all(holds));
+        unchanged && !placed
     }
 
     /// The PartiQL statement and its parameters, in order:
-    /// `UPDATE "T" SET "tpk"=? SET "tsk"=? WHERE "pk"=? AND "sk"=? AND "spk"=? AND "ssk"=?`
-    /// (or `REMOVE "spk" REMOVE "ssk"` for a cleanup). The key condition makes it an update of
-    /// one existing item; the source condition leaves an item a writer moved to that writer.
+    /// `UPDATE "T" SET "tpk"=? SET "tsk"=? WHERE "pk"=? AND "sk"=? AND "spk"=? AND "ssk"=? AND "by"=?`
+    /// (or `REMOVE "spk" REMOVE "ssk"` for a cleanup, on the key, source and target). The key
+    /// condition makes it an update of one existing item (a deleted item is not brought back);
+    /// the source and routing conditions leave an item a writer changed since the read to the
+    /// record of that change.
     fn statement(&self, table: &str) -> Result<BatchStatementRequest> {
         let mut text = format!("UPDATE {}", quoted(table));
         let mut parameters = Vec::with_capacity(6);
@@ -104,6 +133,7 @@ impl Rewrite {
         }
         let conditions = self.key.iter().map(|(name, value)| (name.as_str(), value));
         let conditions = conditions.chain(self.source.iter().map(|(name, value)| (*name, value)));
+        let conditions = conditions.chain(self.unchanged.iter().map(|(name, value)| (*name, value)));
         for (position, (name, value)) in conditions.enumerate() {
             text += if position == 0 { " WHERE " } else { " AND " };
             text += &format!("{}=?", quoted(name));
@@ -275,6 +305,10 @@ mod tests {
         Rewrite {
             key: vec![("pk".into(), s("artist")), ("sk".into(), s("album#x"))],
             source: [("title_pk", s("albums#3")), ("title_sk", s("x"))],
+            unchanged: match target {
+                true => vec![("title", s("X"))],
+                false => vec![("next_pk", s("albums#19")), ("next_sk", s("x"))],
+            },
             target: target.then(|| [("next_pk", s("albums#19")), ("next_sk", s("x"))]),
             placed: None,
         }
@@ -285,20 +319,48 @@ mod tests {
         let statement = rewrite(true).statement("Music").unwrap();
         assert_eq!(
             statement.statement(),
-            r#"UPDATE "Music" SET "next_pk"=? SET "next_sk"=? WHERE "pk"=? AND "sk"=? AND "title_pk"=? AND "title_sk"=?"#
+            r#"UPDATE "Music" SET "next_pk"=? SET "next_sk"=? WHERE "pk"=? AND "sk"=? AND "title_pk"=? AND "title_sk"=? AND "title"=?"#
         );
-        let expected = ["albums#19", "x", "artist", "album#x", "albums#3", "x"].map(s);
+        let expected = ["albums#19", "x", "artist", "album#x", "albums#3", "x", "X"].map(s);
         assert_eq!(statement.parameters(), &expected);
     }
 
     #[test]
-    fn a_cleanup_removes_the_source_on_the_same_condition() {
+    fn a_cleanup_removes_the_source_while_the_target_place_stands() {
         let statement = rewrite(false).statement("Music").unwrap();
         assert_eq!(
             statement.statement(),
-            r#"UPDATE "Music" REMOVE "title_pk" REMOVE "title_sk" WHERE "pk"=? AND "sk"=? AND "title_pk"=? AND "title_sk"=?"#
+            r#"UPDATE "Music" REMOVE "title_pk" REMOVE "title_sk" WHERE "pk"=? AND "sk"=? AND "title_pk"=? AND "title_sk"=? AND "next_pk"=? AND "next_sk"=?"#
         );
-        assert_eq!(statement.parameters().len(), 4, "only the conditions take values");
+        assert_eq!(statement.parameters().len(), 6, "only the conditions take values");
+    }
+
+    #[test]
+    fn a_place_is_needed_only_by_an_unchanged_item_without_it() {
+        let place = rewrite(true);
+        let item =
+            |pairs: &[(&str, &str)]| -> Item { pairs.iter().map(|(n, v)| (n.to_string(), s(v))).collect() };
+        let unplaced = item(&[("title_pk", "albums#3"), ("title_sk", "x"), ("title", "X")]);
+        assert!(place.needed_by(&unplaced));
+        let placed = item(&[
+            ("title_pk", "albums#3"),
+            ("title_sk", "x"),
+            ("title", "X"),
+            ("next_pk", "albums#19"),
+            ("next_sk", "x"),
+        ]);
+        assert!(!place.needed_by(&placed), "placed already");
+        let misplaced = item(&[
+            ("title_pk", "albums#3"),
+            ("title_sk", "x"),
+            ("title", "X"),
+            ("next_pk", "albums#2"),
+            ("next_sk", "x"),
+        ]);
+        assert!(place.needed_by(&misplaced), "a wrong place is replaced");
+        let moved = item(&[("title_pk", "albums#3"), ("title_sk", "x"), ("title", "Y")]);
+        assert!(!place.needed_by(&moved), "changed since: its own record places it");
+        assert!(!place.needed_by(&Item::new()), "gone");
     }
 
     #[test]

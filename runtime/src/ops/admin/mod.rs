@@ -3,6 +3,7 @@
 
 mod backups;
 mod input;
+mod stream;
 
 use crate::db::Db;
 use crate::error::{Error, Result};

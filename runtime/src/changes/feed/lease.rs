@@ -1,0 +1,293 @@
+//! Leases on the shards of a stream, one item of the shard metadata table each, so that any
+//! number of processes can share one feed and each shard is read by one of them at a time.
+//!
+//! A lease item holds its owner (absent: free), a **fence** raised by every acquisition, a
+//! **beat** raised by every renewal and checkpoint, the checkpoint (the sequence number of the
+//! last record handled) and whether the shard was read to its end. Every change a holder makes
+//! is conditioned on the owner and the fence it acquired: once another process took the lease,
+//! nothing the old holder writes lands, however late its request arrives.
+//!
+//! A lease held by another process expires when its beat has not moved for the lease time, as
+//! measured by the process that watches it (its own monotonic clock; clocks of different
+//! machines are never compared). Taking it over is conditioned on the fence and beat that were
+//! watched, so two processes cannot both take it. Expiry only decides when a shard is taken
+//! over, never what is written: a slow holder that lost its lease may still deliver records it
+//! read, which is why delivery is at least once.
+
+use crate::db::Db;
+use crate::dynamic::metadata::{metadata_error, unless_condition_failed, PARTITION};
+use crate::error::{Error, Item, Result};
+use aws_sdk_dynamodb::types::{AttributeValue, KeysAndAttributes};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+/// A shard's lease item as stored (besides its key).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct LeaseRecord {
+    /// The process holding it, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<String>,
+    /// Raised by every acquisition.
+    #[serde(default)]
+    pub fence: u64,
+    /// Raised by every renewal and checkpoint.
+    #[serde(default)]
+    pub beat: u64,
+    /// The sequence number of the last record handled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checkpoint: Option<String>,
+    /// Whether the shard was read to its end.
+    #[serde(default)]
+    pub ended: bool,
+}
+
+/// A lease this process holds.
+#[derive(Debug, Clone)]
+pub(crate) struct Lease {
+    pub key: String,
+    pub owner: String,
+    pub fence: u64,
+    pub checkpoint: Option<String>,
+}
+
+/// What a process saw of a lease held by another, and since when (its own clock).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Watched {
+    fence: u64,
+    beat: u64,
+    since: Instant,
+}
+
+/// Whether a lease held by another process has expired, by what this process watched of it;
+/// updates `watched` with what it sees now.
+pub(crate) fn expired(
+    watched: &mut Option<Watched>,
+    record: &LeaseRecord,
+    lease: Duration,
+    now: Instant,
+) -> bool {
+    match watched {
+        Some(seen) if seen.fence == record.fence && seen.beat == record.beat => {
+            now.saturating_duration_since(seen.since) >= lease
+        }
+        _ => {
+            *watched = Some(Watched { fence: record.fence, beat: record.beat, since: now });
+            false
+        }
+    }
+}
+
+/// The lease items of one metadata table.
+pub(crate) struct Leases<'a> {
+    pub db: &'a Db,
+    pub table: &'a str,
+}
+
+impl Leases<'_> {
+    /// The lease items under `keys` (strongly consistent), by key.
+    pub async fn read(&self, keys: &[String]) -> Result<HashMap<String, LeaseRecord>> {
+        let mut found = HashMap::new();
+        for chunk in keys.chunks(100) {
+            let mut pending: Vec<Item> = chunk
+                .iter()
+                .map(|key| [(PARTITION.to_owned(), AttributeValue::S(key.clone()))].into_iter().collect())
+                .collect();
+            let mut retry = crate::retry::Retry::new(self.db.retry_policy());
+            while !pending.is_empty() {
+                let request =
+                    KeysAndAttributes::builder().set_keys(Some(pending)).consistent_read(true).build();
+                let request = request.map_err(|error| crate::batch::build_error("BatchGetItem", error))?;
+                let output = self
+                    .db
+                    .client()
+                    .batch_get_item()
+                    .request_items(self.table, request)
+                    .send()
+                    .await
+                    .map_err(|error| metadata_error(self.table, "BatchGetItem", error))?;
+                for item in
+                    output.responses.and_then(|mut tables| tables.remove(self.table)).unwrap_or_default()
+                {
+                    let key =
+                        item.get(PARTITION).and_then(|key| key.as_s().ok()).cloned().unwrap_or_default();
+                    let record = serde_dynamo::from_item(item).map_err(|_| {
+                        Error::ShardMetadataMalformed { partition: key.clone(), reason: "bad lease".into() }
+                    })?;
+                    found.insert(key, record);
+                }
+                pending = output
+                    .unprocessed_keys
+                    .and_then(|mut tables| tables.remove(self.table))
+                    .map(|left| left.keys)
+                    .unwrap_or_default();
+                if !pending.is_empty() {
+                    let delay = retry.after_failure(true).unwrap_or(Duration::from_millis(50));
+                    tokio::time::sleep(delay).await;
+                }
+            }
+        }
+        Ok(found)
+    }
+
+    /// Takes the lease under `key` for `owner`, as `seen` (`None`: no item yet): free, expired or
+    /// already `owner`'s. `None` when another process changed it first.
+    pub async fn acquire(&self, key: &str, seen: Option<&LeaseRecord>, owner: &str) -> Result<Option<Lease>> {
+        let fence = seen.map_or(0, |record| record.fence) + 1;
+        let request =
+            self.update(key).update_expression("SET #owner = :owner, #fence = :fence, #beat = :beat");
+        let request = match seen {
+            None => request
+                .condition_expression("attribute_not_exists(#key)")
+                .expression_attribute_names("#key", PARTITION),
+            Some(record) => request
+                .condition_expression("#fence = :seen_fence AND #beat = :seen_beat")
+                .expression_attribute_values(":seen_fence", number(record.fence))
+                .expression_attribute_values(":seen_beat", number(record.beat)),
+        };
+        let beat = seen.map_or(0, |record| record.beat) + 1;
+        let result = request
+            .expression_attribute_names("#owner", "owner")
+            .expression_attribute_names("#fence", "fence")
+            .expression_attribute_names("#beat", "beat")
+            .expression_attribute_values(":owner", AttributeValue::S(owner.to_owned()))
+            .expression_attribute_values(":fence", number(fence))
+            .expression_attribute_values(":beat", number(beat))
+            .send()
+            .await;
+        let taken = unless_condition_failed(result)
+            .map_err(|error| metadata_error(self.table, "UpdateItem", error))?;
+        Ok(taken.map(|_| Lease {
+            key: key.to_owned(),
+            owner: owner.to_owned(),
+            fence,
+            checkpoint: seen.and_then(|record| record.checkpoint.clone()),
+        }))
+    }
+
+    /// Shows `lease` is alive: raises its beat, and records `checkpoint` (and that the shard was
+    /// read to its end) when given. `false` when another process took the lease.
+    pub async fn beat(&self, lease: &mut Lease, checkpoint: Option<&str>, ended: bool) -> Result<bool> {
+        let mut update = String::from("SET #beat = #beat + :one");
+        let mut request = self.held(lease);
+        if let Some(sequence) = checkpoint {
+            update.push_str(", #checkpoint = :checkpoint");
+            request = request
+                .expression_attribute_names("#checkpoint", "checkpoint")
+                .expression_attribute_values(":checkpoint", AttributeValue::S(sequence.to_owned()));
+        }
+        if ended {
+            update.push_str(", #ended = :true REMOVE #owner");
+            request = request
+                .expression_attribute_names("#ended", "ended")
+                .expression_attribute_values(":true", AttributeValue::Bool(true));
+        }
+        let result = request
+            .update_expression(update)
+            .expression_attribute_names("#beat", "beat")
+            .expression_attribute_values(":one", number(1))
+            .send()
+            .await;
+        let held = unless_condition_failed(result)
+            .map_err(|error| metadata_error(self.table, "UpdateItem", error))?;
+        if held.is_some() {
+            if let Some(sequence) = checkpoint {
+                lease.checkpoint = Some(sequence.to_owned());
+            }
+        }
+        Ok(held.is_some())
+    }
+
+    /// Gives `lease` up, so another process can take it at once.
+    pub async fn release(&self, lease: &Lease) -> Result<()> {
+        let result = self.held(lease).update_expression("REMOVE #owner").send().await;
+        unless_condition_failed(result).map_err(|error| metadata_error(self.table, "UpdateItem", error))?;
+        Ok(())
+    }
+
+    /// Deletes the lease items under `keys` (of shards forgotten).
+    pub async fn forget(&self, keys: &[String]) -> Result<()> {
+        for key in keys {
+            self.db
+                .client()
+                .delete_item()
+                .table_name(self.table)
+                .key(PARTITION, AttributeValue::S(key.clone()))
+                .send()
+                .await
+                .map_err(|error| metadata_error(self.table, "DeleteItem", error))?;
+        }
+        Ok(())
+    }
+
+    fn update(
+        &self,
+        key: &str,
+    ) -> aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder {
+        self.db
+            .client()
+            .update_item()
+            .table_name(self.table)
+            .key(PARTITION, AttributeValue::S(key.to_owned()))
+    }
+
+    /// An update of `lease`'s item on the condition that `lease` still holds it.
+    fn held(
+        &self,
+        lease: &Lease,
+    ) -> aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder {
+        self.update(&lease.key)
+            .condition_expression("#owner = :owner AND #fence = :fence")
+            .expression_attribute_names("#owner", "owner")
+            .expression_attribute_names("#fence", "fence")
+            .expression_attribute_values(":owner", AttributeValue::S(lease.owner.clone()))
+            .expression_attribute_values(":fence", number(lease.fence))
+    }
+}
+
+fn number(value: u64) -> AttributeValue {
+    AttributeValue::N(value.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(fence: u64, beat: u64) -> LeaseRecord {
+        LeaseRecord { owner: Some("other".into()), fence, beat, checkpoint: None, ended: false }
+    }
+
+    #[test]
+    fn a_lease_expires_when_its_beat_stands_still_for_the_lease_time() {
+        let (lease, start) = (Duration::from_secs(10), Instant::now());
+        let mut watched = None;
+        assert!(!expired(&mut watched, &record(1, 5), lease, start), "first seen: not expired");
+        assert!(!expired(&mut watched, &record(1, 5), lease, start + Duration::from_secs(9)));
+        assert!(expired(&mut watched, &record(1, 5), lease, start + Duration::from_secs(10)));
+        assert!(
+            !expired(&mut watched, &record(1, 6), lease, start + Duration::from_secs(30)),
+            "a beat restarts the watch"
+        );
+        assert!(
+            !expired(&mut watched, &record(2, 6), lease, start + Duration::from_secs(41)),
+            "so does a new fence"
+        );
+        assert!(expired(&mut watched, &record(2, 6), lease, start + Duration::from_secs(51)));
+    }
+
+    #[test]
+    fn lease_records_round_trip_through_items() {
+        let record = LeaseRecord {
+            owner: Some("w1".into()),
+            fence: 3,
+            beat: 9,
+            checkpoint: Some("42".into()),
+            ended: true,
+        };
+        let item: Item = serde_dynamo::to_item(&record).unwrap();
+        assert_eq!(item["fence"], AttributeValue::N("3".into()));
+        assert_eq!(serde_dynamo::from_item::<_, LeaseRecord>(item).unwrap(), record);
+        let free: LeaseRecord = serde_dynamo::from_item(Item::new()).unwrap();
+        assert_eq!(free, LeaseRecord::default(), "missing attributes read as a free, new lease");
+    }
+}

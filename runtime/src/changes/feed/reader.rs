@@ -1,0 +1,134 @@
+//! Reading one leased shard: from its checkpoint (or its oldest record) to its end or to what it
+//! holds now, handing each page of records over and recording the checkpoint after it.
+
+use super::lease::{Lease, Leases};
+use super::{ChangeFeed, ChangePage};
+use crate::changes::ChangeRecord;
+use crate::error::{Error, Result};
+use aws_sdk_dynamodb::error::ProvideErrorMetadata;
+use aws_sdk_dynamodbstreams::types::ShardIteratorType;
+use std::future::Future;
+use std::time::Instant;
+
+/// Empty pages in a row after which an open shard counts as read to what it holds now: the
+/// Streams API can answer an empty page before records further on (so one empty page is not
+/// the end, where one short page is).
+const EMPTY_PAGES_AT_END: u32 = 3;
+
+/// How the reading of one shard ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ShardRead {
+    /// Read to its end: the shard is closed, and its children may be read.
+    Ended,
+    /// Read to the last record it held when read; it stays open.
+    CaughtUp,
+    /// Another process took the lease; this one stopped.
+    Lost,
+}
+
+impl ChangeFeed {
+    /// Reads the shard `shard` of the stream `arn` under `lease`, handing every page of records to
+    /// `handler` and recording the checkpoint after it, until the shard ends or a page is short
+    /// of what was asked (the shard held no more then: a pass ends while writes go on, and the
+    /// lease passes to whoever waits for it). Returns how it ended and the records read.
+    pub(super) async fn read_shard<H, Fut>(
+        &self,
+        arn: &str,
+        shard: &str,
+        lease: &mut Lease,
+        handler: &H,
+    ) -> Result<(ShardRead, u64)>
+    where
+        H: Fn(ChangePage) -> Fut + Sync,
+        Fut: Future<Output = Result<()>> + Send,
+    {
+        let leases = Leases { db: &self.db, table: self.metadata_table() };
+        let mut iterator = self.iterator(arn, shard, lease.checkpoint.as_deref()).await?;
+        let (mut empty, mut records_read, mut beaten) = (0, 0u64, Instant::now());
+        loop {
+            let Some(current) = iterator.take() else {
+                return self.end(&leases, lease, None).await.map(|read| (read, records_read));
+            };
+            let page = match self
+                .db
+                .streams()
+                .await
+                .get_records()
+                .shard_iterator(current)
+                .limit(self.page)
+                .send()
+                .await
+            {
+                Ok(page) => page,
+                Err(error) if error.code() == Some("ExpiredIteratorException") => {
+                    iterator = self.iterator(arn, shard, lease.checkpoint.as_deref()).await?;
+                    continue;
+                }
+                Err(error) if error.code() == Some("TrimmedDataAccessException") => {
+                    return Err(self.gap(format!("shard {shard} was trimmed past its checkpoint")));
+                }
+                Err(error) => return Err(Error::from_sdk("GetRecords", error)),
+            };
+            let records = page.records().iter().map(ChangeRecord::try_from).collect::<Result<Vec<_>>>()?;
+            let next = page.next_shard_iterator;
+            if let Some(last) = records.last().and_then(|record| record.sequence_number.clone()) {
+                records_read += records.len() as u64;
+                // A page shorter than asked for ends at the last record the shard held when it was
+                // read: the pass ends there, while writes go on, and the lease passes on.
+                let short = records.len() < self.page as usize;
+                handler(ChangePage { shard: shard.to_owned(), records }).await?;
+                if next.is_none() {
+                    return self.end(&leases, lease, Some(&last)).await.map(|read| (read, records_read));
+                }
+                if !leases.beat(lease, Some(&last), false).await? {
+                    return Ok((ShardRead::Lost, records_read));
+                }
+                if short {
+                    return Ok((ShardRead::CaughtUp, records_read));
+                }
+                (empty, beaten) = (0, Instant::now());
+            } else if next.is_some() {
+                empty += 1;
+                if empty >= EMPTY_PAGES_AT_END {
+                    return Ok((ShardRead::CaughtUp, records_read));
+                }
+                if beaten.elapsed() > self.lease / 3 {
+                    if !leases.beat(lease, None, false).await? {
+                        return Ok((ShardRead::Lost, records_read));
+                    }
+                    beaten = Instant::now();
+                }
+            }
+            iterator = next;
+        }
+    }
+
+    /// Records that the shard was read to its end (after `last`, if given).
+    async fn end(&self, leases: &Leases<'_>, lease: &mut Lease, last: Option<&str>) -> Result<ShardRead> {
+        Ok(match leases.beat(lease, last, true).await? {
+            true => ShardRead::Ended,
+            false => ShardRead::Lost,
+        })
+    }
+
+    /// An iterator of `shard` just after `checkpoint`, or at its oldest record.
+    async fn iterator(&self, arn: &str, shard: &str, checkpoint: Option<&str>) -> Result<Option<String>> {
+        let request = self.db.streams().await.get_shard_iterator().stream_arn(arn).shard_id(shard);
+        let request = match checkpoint {
+            Some(sequence) => {
+                request.shard_iterator_type(ShardIteratorType::AfterSequenceNumber).sequence_number(sequence)
+            }
+            None => request.shard_iterator_type(ShardIteratorType::TrimHorizon),
+        };
+        match request.send().await {
+            Ok(output) => Ok(output.shard_iterator),
+            Err(error) if error.code() == Some("TrimmedDataAccessException") => {
+                Err(self.gap(format!("shard {shard} was trimmed past its checkpoint")))
+            }
+            Err(error) if error.code() == Some("ResourceNotFoundException") => {
+                Err(self.gap(format!("shard {shard} is no longer in the stream")))
+            }
+            Err(error) => Err(Error::from_sdk("GetShardIterator", error)),
+        }
+    }
+}

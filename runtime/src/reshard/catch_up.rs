@@ -1,0 +1,203 @@
+//! The catch-up of a resharding: the table's change log (its DynamoDB stream) applied to the
+//! target layout, so that a write that did not fill the target itself is placed there anyway.
+//!
+//! # The invariant
+//!
+//! **Every item that exists has its place in the target layout once the catch-up has read the
+//! change log past the item's last write**, whatever the writer knew of the resharding, however
+//! late its request arrived, and whether it went through dynashard at all. It holds because:
+//!
+//! 1. the feed the catch-up reads begins (at the oldest record of every shard the stream lists)
+//!    before the resharding is recorded, so every write after the backfill's scan read an item
+//!    is in the part of the log the catch-up reads; writes before it are the backfill's;
+//! 2. the change log holds every write (a put, an update, a delete, a deletion by time to live),
+//!    and the feed never skips a record: a record it could not read fails it with
+//!    [`Error::ChangeFeedGap`](crate::Error::ChangeFeedGap);
+//! 3. a place depends on nothing but the source index's key attributes and the attributes the
+//!    shard is picked by, and every place is written on the condition that the item exists and
+//!    holds the values it was computed from ([`Rewrite`]). A record that is late, repeated or out
+//!    of order either finds the item as it shows it (and writes the place the item needs now) or
+//!    finds it changed (and writes nothing: the record of that change places it) or deleted (and
+//!    does not bring it back).
+//!
+//! Dual writes stay: they place what fresh writers write at once, and leave the catch-up
+//! nothing to do for them. The catch-up is what makes the result independent of timing.
+
+use super::rewrite::{Pass, Rewrite};
+use super::view::Reshards;
+use crate::batch::{key_of, KeyRead};
+use crate::changes::{ChangeFeed, ChangeKind};
+use crate::db::Db;
+use crate::entity::{Entity, PrimaryKey};
+use crate::error::{Error, Item, Result};
+use crate::index::Index;
+use crate::item::table_of;
+use crate::metadata::Checked;
+use aws_sdk_dynamodb::types::AttributeValue;
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+/// What one pass of a catch-up did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CatchUpPass {
+    /// Change records read.
+    pub records: u64,
+    /// Items given their place in the target layout (the rest had it, or changed again since).
+    pub placed: u64,
+    /// Items whose place breaks a key size limit of the target index, left out (logged).
+    pub refused: u64,
+    /// Whether the pass read every shard of the log to what it holds now.
+    pub caught_up: bool,
+}
+
+impl<E: Entity> Reshards<'_, E> {
+    /// The change feed of `E`'s resharding of `index`, named after it.
+    pub(super) fn feed(&self, index: &str) -> Result<ChangeFeed> {
+        Ok(self.db.feed_of(self.db.table_of::<E>().to_owned(), self.key(index), self.metadata()?))
+    }
+}
+
+impl Db {
+    /// Reads the table's change log to its current end and places in the target layout every
+    /// item of `E` a write left without its place (see the [`reshard`](crate::reshard) module for
+    /// the invariant). The steps of a resharding run it themselves; between them, keep one
+    /// running ([`Db::run_catch_up`], in any number of processes) so that the log is applied
+    /// within seconds, not only at the next step.
+    pub async fn catch_up<E: Entity>(&self, index: Index<E::Table>) -> Result<CatchUpPass> {
+        self.catch_up_named::<E>(index.name()).await
+    }
+
+    /// Runs [`Db::catch_up`] every `poll` until `stop` completes (or the resharding fails).
+    pub async fn run_catch_up<E: Entity>(
+        &self,
+        index: Index<E::Table>,
+        poll: Duration,
+        stop: impl Future<Output = ()>,
+    ) -> Result<()> {
+        let mut stop = std::pin::pin!(stop);
+        loop {
+            self.catch_up_named::<E>(index.name()).await?;
+            tokio::select! {
+                _ = &mut stop => return Ok(()),
+                _ = tokio::time::sleep(poll) => {}
+            }
+        }
+    }
+
+    /// Catch-up passes until one reads the whole log to its current end (a shard another process
+    /// reads is waited for, or taken over once its lease expires): what a step needs before it
+    /// moves the resharding on.
+    pub(super) async fn caught_up<E: Entity>(&self, index: &str) -> Result<CatchUpPass> {
+        loop {
+            let pass = self.catch_up_named::<E>(index).await?;
+            if pass.caught_up {
+                return Ok(pass);
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    pub(super) async fn catch_up_named<E: Entity>(&self, index: &str) -> Result<CatchUpPass> {
+        let reshards = Reshards::<E>::of(self);
+        let state = reshards.state(index).await?.ok_or_else(|| super::not_started(index))?;
+        let checked = Checked::new::<E>(&state)?;
+        let feed = reshards.feed(index)?;
+        // A resharding recorded before it had a feed: begin it now (the stream's retention back).
+        feed.begin().await?;
+        let (placed, refused) = (AtomicU64::new(0), AtomicU64::new(0));
+        let pass = feed
+            .catch_up(|page| {
+                let (checked, placed, refused) = (&checked, &placed, &refused);
+                async move {
+                    let mut latest: HashMap<PrimaryKey, Rewrite> = HashMap::new();
+                    for record in &page.records {
+                        if record.kind == ChangeKind::Remove {
+                            continue; // gone from both layouts with the item
+                        }
+                        let image = match &record.new_image {
+                            Some(image) => Some(image.clone()),
+                            // A stream without new images: read the item as it is now.
+                            None => self.read_item::<E>(&record.keys).await?,
+                        };
+                        let Some(image) = image.filter(is_of::<E>) else { continue };
+                        let Some(key) = key_of(table_of::<E>(), &image) else { continue };
+                        match Rewrite::of(checked, &image, Pass::Place, table_of::<E>()) {
+                            // One change per item: the latest record's.
+                            Some(rewrite) => latest.insert(key, rewrite),
+                            // Placed by its writer (or out of the source index).
+                            None => latest.remove(&key),
+                        };
+                    }
+                    let (placed_now, refused_now) = self.place_needed::<E>(latest).await?;
+                    placed.fetch_add(placed_now, Ordering::Relaxed);
+                    refused.fetch_add(refused_now, Ordering::Relaxed);
+                    Ok(())
+                }
+            })
+            .await?;
+        Ok(CatchUpPass {
+            records: pass.records,
+            placed: placed.into_inner(),
+            refused: refused.into_inner(),
+            caught_up: pass.caught_up,
+        })
+    }
+
+    /// Sends the changes of `latest` the items still need, as a strongly consistent read of them
+    /// shows: most records are of writes that placed their item themselves, or of items the
+    /// backfill placed, and a read costs a fifth of a write. Returns how many items were placed,
+    /// and how many were left out because their place breaks a key limit.
+    async fn place_needed<E: Entity>(&self, latest: HashMap<PrimaryKey, Rewrite>) -> Result<(u64, u64)> {
+        if latest.is_empty() {
+            return Ok((0, 0));
+        }
+        let (keys, rewrites): (Vec<PrimaryKey>, Vec<Rewrite>) = latest.into_iter().unzip();
+        let read = KeyRead {
+            db: self,
+            table: table_of::<E>(),
+            keys,
+            consistent: true,
+            concurrency: 4,
+            retry: self.retry_policy(),
+            on_request: None,
+        };
+        let current = read.run().await?;
+        let (mut needed, mut refused) = (Vec::new(), 0);
+        for (rewrite, current) in rewrites.into_iter().zip(current) {
+            if !current.is_some_and(|current| rewrite.needed_by(&current)) {
+                continue;
+            }
+            match rewrite.check(table_of::<E>()) {
+                Ok(()) => needed.push(rewrite),
+                Err(error) => {
+                    // A writer that bypassed dynashard's checks: the verification reports it.
+                    tracing::warn!(target: "dynashard::reshard", %error, "an item's place breaks a key limit; left out");
+                    refused += 1;
+                }
+            }
+        }
+        Ok((self.send_rewrites(self.table_of::<E>(), needed, 4).await?, refused))
+    }
+
+    /// The item of `E`'s table under `keys`, strongly consistent.
+    async fn read_item<E: Entity>(&self, keys: &Item) -> Result<Option<Item>> {
+        let read = self
+            .client()
+            .get_item()
+            .table_name(self.table_of::<E>())
+            .set_key(Some(keys.clone()))
+            .consistent_read(true)
+            .send()
+            .await
+            .map_err(|error| Error::from_sdk("GetItem", error))?;
+        Ok(read.item)
+    }
+}
+
+/// Whether `item` is an item of entity type `E`.
+fn is_of<E: Entity>(item: &Item) -> bool {
+    matches!(item.get(table_of::<E>().type_attribute), Some(AttributeValue::S(name)) if name == E::TYPE_NAME)
+}
