@@ -4,22 +4,29 @@
 //!
 //! - the table declares its stream (`stream = "new_and_old_images"`), which `create_table` turns on;
 //! - orders carry `#[created_at]` and `#[updated_at]`, written by dynashard;
-//! - the consumer reads the DynamoDB Streams API here; a Lambda function gets the same records as
-//!   its event, and decodes them the same way (`on_lambda_event` below);
+//! - the consumer is a `ChangeFeed`: it reads the DynamoDB Streams API, follows the stream's
+//!   shards, and checkpoints in the table's shard metadata table; a Lambda function gets the same
+//!   records as its event, and decodes them the same way (`on_lambda_event` below);
 //! - items of other types in the table (an invoice) are reported, not errors.
 //!
 //! ```text
 //! cargo run --example change_feed
 //! ```
 
-use aws_sdk_dynamodbstreams::types::ShardIteratorType;
 use dynashard::changes::{Change, ChangeKind, ChangeRecord};
-use dynashard::{Collection, Db, Entity, Table};
+use dynashard::{Collection, Entity, Table};
 use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use time::OffsetDateTime;
 
 #[derive(Table)]
-#[table(name = "OrderFeed", pk = "pk", sk = "sk", stream = "new_and_old_images")]
+#[table(
+    name = "OrderFeed",
+    pk = "pk",
+    sk = "sk",
+    stream = "new_and_old_images",
+    shard_metadata = "OrderFeedMetadata"
+)]
 #[gsi(name = "ByStatus", pk = "status_pk", sk = "status_sk")]
 struct OrderFeed;
 
@@ -117,8 +124,8 @@ fn on_lambda_event(event: aws_lambda_events::event::dynamodb::Event) -> dynashar
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let connection = dynashard::local::connect().await?;
-    let db = Db::new(connection.client().clone());
-    db.create_table::<OrderFeed>().await?;
+    let db = connection.db();
+    db.create_table::<OrderFeed>().await?; // and its shard metadata table
 
     // The writes: a customer, two orders, one shipped and one cancelled, and an invoice.
     let customer = format!("c-{}", OffsetDateTime::now_utc().unix_timestamp_nanos() % 1_000_000);
@@ -138,50 +145,24 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     db.delete(Order::key(&customer, 8)?).await?;
     db.put(&Invoice { customer: customer.clone(), number: 7, amount_cents: 1_250 }).await?;
 
-    // The consumer: every shard of the table's stream, from its start.
-    let streams = streams_client(connection.url());
-    let listed = streams.list_streams().table_name("OrderFeed").send().await?;
-    let arn = listed.streams().last().and_then(|stream| stream.stream_arn()).ok_or("no stream")?;
-    let described = streams.describe_stream().stream_arn(arn).send().await?;
-    let shards = described.stream_description().map(|stream| stream.shards().to_vec()).unwrap_or_default();
+    // The consumer: a change feed named for this run, its checkpoints and leases kept in the
+    // shard metadata table, so that a consumer that stops resumes where it stopped, and any
+    // number of processes can share one. Here: one pass over everything the stream holds.
+    let feed = db.change_feed::<OrderFeed>(format!("printer-{customer}"))?;
     let partition = dynashard::AttributeValue::S(format!("customer#{customer}"));
-    let mut lines = 0;
-    for shard in shards {
-        let start = streams
-            .get_shard_iterator()
-            .stream_arn(arn)
-            .shard_id(shard.shard_id().unwrap_or_default())
-            .shard_iterator_type(ShardIteratorType::TrimHorizon)
-            .send()
-            .await?;
-        let mut iterator = start.shard_iterator().map(str::to_owned);
-        while let Some(current) = iterator.take() {
-            let page = streams.get_records().shard_iterator(current).send().await?;
-            for record in page.records() {
-                let record = ChangeRecord::try_from(record)?;
-                if record.keys.get("pk") == Some(&partition) {
-                    println!("{}", describe(&record)?);
-                    lines += 1;
-                }
+    let lines = AtomicUsize::new(0);
+    feed.catch_up(|page| {
+        let (partition, lines) = (&partition, &lines);
+        async move {
+            for record in page.records.iter().filter(|record| record.keys.get("pk") == Some(partition)) {
+                println!("{}", describe(record)?);
+                lines.fetch_add(1, Ordering::Relaxed);
             }
-            // An open shard always gives a next iterator: stop at the end of what is there.
-            if !page.records().is_empty() {
-                iterator = page.next_shard_iterator().map(str::to_owned);
-            }
+            Ok(())
         }
-    }
+    })
+    .await?;
+    let lines = lines.into_inner();
     assert_eq!(lines, 6, "every write of this run is in the feed");
     Ok(())
-}
-
-/// A client of the DynamoDB Streams API at DynamoDB Local's endpoint.
-fn streams_client(endpoint: &str) -> aws_sdk_dynamodbstreams::Client {
-    use aws_sdk_dynamodbstreams::config::{BehaviorVersion, Credentials, Region};
-    let config = aws_sdk_dynamodbstreams::Config::builder()
-        .behavior_version(BehaviorVersion::latest())
-        .region(Region::new("us-east-1"))
-        .credentials_provider(Credentials::new("local", "local", None, None, "example"))
-        .endpoint_url(endpoint)
-        .build();
-    aws_sdk_dynamodbstreams::Client::from_conf(config)
 }

@@ -3,6 +3,7 @@
 
 mod batch;
 mod batched_backfill;
+mod change_feed;
 mod changes;
 mod collections;
 mod conditions;

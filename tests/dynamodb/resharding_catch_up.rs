@@ -42,9 +42,13 @@ struct Record {
     note: String,
 }
 
-/// A process with its own shard metadata cache, kept for `cache`.
-async fn process(cache: Duration) -> Db {
-    let db = crate::db().await.with_shard_metadata(ShardMetadata::new(METADATA).cache_for(cache));
+/// A process with its own shard metadata cache, kept for `cache`, on the table named `table`
+/// (one per test: each reshards it).
+async fn process(table: &str, cache: Duration) -> Db {
+    let db = crate::db()
+        .await
+        .with_table_name::<Shelves>(table)
+        .with_shard_metadata(ShardMetadata::new(METADATA).cache_for(cache));
     db.create_table::<Shelves>().await.unwrap();
     db.create_shard_metadata_table().await.unwrap();
     db
@@ -87,6 +91,7 @@ async fn stale_writer(db: Db, shelf: String, acked: Acknowledged, writers: Write
 /// Rewrites whole items with the raw SDK, as a service that knows only the source layout would:
 /// the item's fields, a new note, and its place in the source index computed by hand.
 async fn foreign_writer(db: Db, shelf: String, acked: Acknowledged, writers: Writers, stop: Arc<AtomicBool>) {
+    let table = db.table_name::<Shelves>().to_owned();
     let mut n = 0;
     while !stop.load(Ordering::Relaxed) {
         let _round = writers.read().await;
@@ -104,13 +109,7 @@ async fn foreign_writer(db: Db, shelf: String, acked: Acknowledged, writers: Wri
             ("title_sk", title.clone()),
         ]
         .map(|(name, value)| (name.to_owned(), AttributeValue::S(value)));
-        db.client()
-            .put_item()
-            .table_name("ReshardCatchUpTests")
-            .set_item(Some(item.into()))
-            .send()
-            .await
-            .unwrap();
+        db.client().put_item().table_name(&table).set_item(Some(item.into())).send().await.unwrap();
         acked.lock().unwrap().insert(title, Some(note));
         n += 1;
         drop(_round);
@@ -167,8 +166,9 @@ async fn check(db: &Db, shelf: &str, acked: &Acknowledged, writers: &Writers, wh
 
 #[tokio::test]
 async fn writers_that_never_see_the_resharding_lose_nothing() {
-    let operator = process(Duration::from_millis(100)).await;
-    let stale = process(Duration::from_secs(3_600)).await;
+    let table = unique("ReshardCatchUp");
+    let operator = process(&table, Duration::from_millis(100)).await;
+    let stale = process(&table, Duration::from_secs(3_600)).await;
     let shelf = unique("catch-up");
     let preload: Vec<Record> = (0..300).map(|n| record(&shelf, n, "first")).collect();
     operator.batch_put(&preload).await.unwrap();
@@ -226,4 +226,97 @@ async fn writers_that_never_see_the_resharding_lose_nothing() {
     // The stale writer wrote through every phase, none of it with the new layout.
     let stale_writes = acked.lock().unwrap().values().filter(|note| note.as_deref() == Some("stale")).count();
     assert!(stale_writes > 50, "{stale_writes}");
+}
+
+/// A proxy to `upstream` that holds every request naming `target` (such as
+/// `DynamoDB_20120810.PutItem`) for `delay` before passing it on, and what follows it on its
+/// connection behind it: a slow network path for one kind of request.
+async fn delaying_proxy(upstream: &str, target: &'static str, delay: Duration) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let upstream = upstream.trim_start_matches("http://").trim_end_matches('/').to_owned();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let endpoint = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        while let Ok((client, _)) = listener.accept().await {
+            let Ok(server) = tokio::net::TcpStream::connect(&upstream).await else { continue };
+            let ((mut from_client, mut to_client), (mut from_server, mut to_server)) =
+                (client.into_split(), server.into_split());
+            let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel::<(Instant, Vec<u8>)>();
+            tokio::spawn(async move {
+                let (mut buffer, mut due) = (vec![0; 64 * 1024], Instant::now());
+                while let Ok(read @ 1..) = from_client.read(&mut buffer).await {
+                    let chunk = buffer[..read].to_vec();
+                    let named = chunk.windows(target.len()).any(|window| window == target.as_bytes());
+                    due = due.max(Instant::now() + if named { delay } else { Duration::ZERO });
+                    if sender.send((due, chunk)).is_err() {
+                        break;
+                    }
+                }
+            });
+            tokio::spawn(async move {
+                while let Some((due, chunk)) = receiver.recv().await {
+                    tokio::time::sleep_until(due.into()).await;
+                    if to_server.write_all(&chunk).await.is_err() {
+                        break;
+                    }
+                }
+                let _ = to_server.shutdown().await;
+            });
+            tokio::spawn(async move {
+                let _ = tokio::io::copy(&mut from_server, &mut to_client).await;
+            });
+        }
+    });
+    endpoint
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn writes_that_arrive_25_s_late_lose_nothing() {
+    const DELAY: Duration = Duration::from_secs(25);
+    let table = unique("ReshardLate");
+    let operator = process(&table, Duration::from_millis(100)).await;
+    let endpoint = dynashard::local::shared_endpoint().await.unwrap();
+    let slow_path = delaying_proxy(&endpoint, "DynamoDB_20120810.PutItem", DELAY).await;
+    // A writer with the default cache time, and timeouts longer than its network's delay.
+    let patient = dynashard::Timeouts::default().attempt(DELAY * 2).operation(DELAY * 3);
+    let slow = Db::new(dynashard::client_for_endpoint_with(&slow_path, patient))
+        .with_streams_client(dynashard::streams_client_for_endpoint(&endpoint))
+        .with_table_name::<Shelves>(&table)
+        .with_shard_metadata(ShardMetadata::new(METADATA));
+    let shelf = unique("late");
+    let preload: Vec<Record> = (0..50).map(|n| record(&shelf, n, "first")).collect();
+    operator.batch_put(&preload).await.unwrap();
+    let acked: Acknowledged =
+        Arc::new(Mutex::new(preload.iter().map(|r| (r.title.clone(), Some(r.note.clone()))).collect()));
+
+    // Built now, before the resharding starts; they reach DynamoDB after it has cut over.
+    slow.resolve_shards(&preload[0]).await.unwrap();
+    let late = (0..30).map(|n| {
+        let (slow, acked) = (slow.clone(), acked.clone());
+        let item = match n % 3 {
+            0 => record(&shelf, n, "late overwrite"),
+            _ => record(&shelf, 1_000 + n, "late"),
+        };
+        tokio::spawn(async move {
+            slow.put(&item).await.unwrap();
+            acked.lock().unwrap().insert(item.title, Some(item.note));
+        })
+    });
+    let late: Vec<_> = late.collect();
+    tokio::time::sleep(Duration::from_millis(200)).await; // every put is on its way
+
+    operator
+        .start_resharding::<Record>(Shelves::BY_TITLE, Shelves::BY_TITLE_NEXT, NewLayout::hash(32))
+        .await
+        .unwrap();
+    operator.backfill::<Record>(Shelves::BY_TITLE, Backfill::default()).await.unwrap();
+    operator.cut_over::<Record>(Shelves::BY_TITLE).await.unwrap();
+    assert!(!late.iter().any(|put| put.is_finished()), "cut over before the late writes arrived");
+    for put in late {
+        put.await.unwrap();
+    }
+    let held: Writers = Arc::default();
+    check(&operator, &shelf, &acked, &held, "late writes after the cut-over").await;
+    operator.finish_resharding::<Record>(Shelves::BY_TITLE, Backfill::default()).await.unwrap();
+    check(&operator, &shelf, &acked, &held, "late writes after the finish").await;
 }

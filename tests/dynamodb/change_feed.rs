@@ -1,0 +1,158 @@
+//! The change feed: a consumer killed while it handles a page leaves its shard leased; another
+//! process takes the lease over once it expires and resumes from the last checkpoint, so that
+//! every change is handed over (at least once), in order, and nothing is skipped.
+
+use crate::unique;
+use dynashard::changes::{Change, ChangeFeed, ChangePage};
+use dynashard::metadata::ShardMetadata;
+use dynashard::{Entity, Error, Table};
+use serde::{Deserialize, Serialize};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+#[derive(Table)]
+#[table(
+    name = "ChangeFeedTests",
+    pk = "pk",
+    sk = "sk",
+    shard_metadata = "ChangeFeedMetadata",
+    stream = "new_and_old_images"
+)]
+struct Ledger;
+
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+#[entity(table = Ledger, pk = "account#{account}", sk = "entry#{number}")]
+struct Entry {
+    account: String,
+    number: u32,
+}
+
+async fn feed(consumer: &str) -> ChangeFeed {
+    let db = crate::db().await.with_shard_metadata(ShardMetadata::new("ChangeFeedMetadata"));
+    db.create_table::<Ledger>().await.unwrap();
+    db.create_shard_metadata_table().await.unwrap();
+    db.change_feed::<Ledger>(consumer).unwrap().lease(Duration::from_secs(1)).page_size(10)
+}
+
+/// The numbers of `account`'s entries in `page`, in order.
+fn numbers(page: &ChangePage, account: &str) -> Vec<u32> {
+    page.records
+        .iter()
+        .filter_map(|record| match record.decode::<Entry>() {
+            Ok(Change::Item(change)) => {
+                change.new.filter(|entry| entry.account == account).map(|entry| entry.number)
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_killed_consumer_is_taken_over_and_nothing_is_skipped() {
+    let consumer = unique("ledger-feed");
+    let first = feed(&consumer).await;
+    first.begin().await.unwrap();
+    let account = unique("account");
+    let writer = crate::db().await;
+    for number in 0..95 {
+        writer.put(&Entry { account: account.clone(), number }).await.unwrap();
+    }
+
+    // The first process handles three pages, then dies in the middle of the fourth.
+    let handled = Arc::new(Mutex::new(Vec::<u32>::new()));
+    let (dying, killed) = tokio::sync::oneshot::channel::<()>();
+    let dying = Arc::new(Mutex::new(Some(dying)));
+    let run = {
+        let (first, handled, account) = (first.clone(), handled.clone(), account.clone());
+        tokio::spawn(async move {
+            first
+                .catch_up(|page| {
+                    let (handled, account, dying) = (handled.clone(), account.clone(), dying.clone());
+                    async move {
+                        if handled.lock().unwrap().len() >= 30 {
+                            if let Some(dying) = dying.lock().unwrap().take() {
+                                let _ = dying.send(());
+                            }
+                            std::future::pending::<()>().await; // killed here: never returns
+                        }
+                        handled.lock().unwrap().extend(numbers(&page, &account));
+                        Ok(())
+                    }
+                })
+                .await
+        })
+    };
+    killed.await.unwrap();
+    run.abort();
+    let before = handled.lock().unwrap().clone();
+    assert_eq!(before, (0..30).collect::<Vec<_>>(), "three pages of ten, in order");
+
+    // Another process finds the shard leased, waits for the lease to expire, takes it over and
+    // resumes after the last checkpoint.
+    let second = feed(&consumer).await;
+    let resumed = Arc::new(Mutex::new(Vec::<u32>::new()));
+    let started = Instant::now();
+    loop {
+        let resumed = resumed.clone();
+        let account = account.clone();
+        let pass = second
+            .catch_up(move |page| {
+                let (resumed, account) = (resumed.clone(), account.clone());
+                async move {
+                    resumed.lock().unwrap().extend(numbers(&page, &account));
+                    Ok::<_, Error>(())
+                }
+            })
+            .await
+            .unwrap();
+        if pass.caught_up {
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(20), "the lease was never taken over");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let took_over = started.elapsed();
+    assert!(took_over >= Duration::from_secs(1), "not before the lease expired: {took_over:?}");
+    let resumed = resumed.lock().unwrap().clone();
+    assert_eq!(resumed, (30..95).collect::<Vec<_>>(), "from the checkpoint on, nothing skipped, in order");
+
+    // Read to its end, the feed hands over nothing more, and only what is written next.
+    let again = second.catch_up(|_| async { Ok(()) }).await.unwrap();
+    assert_eq!(again.records, 0);
+    writer.put(&Entry { account: account.clone(), number: 95 }).await.unwrap();
+    let next = Arc::new(Mutex::new(Vec::new()));
+    let sink = next.clone();
+    second
+        .catch_up(move |page| {
+            let (sink, account) = (sink.clone(), account.clone());
+            async move {
+                sink.lock().unwrap().extend(numbers(&page, &account));
+                Ok(())
+            }
+        })
+        .await
+        .unwrap();
+    assert_eq!(*next.lock().unwrap(), [95]);
+}
+
+#[tokio::test]
+async fn a_table_without_a_stream_is_refused_with_what_to_do() {
+    #[derive(Table)]
+    #[table(name = "ChangeFeedNoStream", pk = "pk", sk = "sk", shard_metadata = "ChangeFeedMetadata")]
+    struct Plain;
+    let db = crate::db().await.with_shard_metadata(ShardMetadata::new("ChangeFeedMetadata"));
+    db.create_table::<Plain>().await.unwrap();
+    let refused = db.change_feed::<Plain>("any").unwrap().begin().await.unwrap_err();
+    assert!(
+        matches!(&refused, Error::StreamRequired { table } if table == "ChangeFeedNoStream"),
+        "{refused:?}"
+    );
+    assert!(
+        refused.to_string().contains("stream = \\\"new_image\\\"")
+            || refused.to_string().contains("stream = \"new_image\"")
+    );
+    assert!(
+        matches!(db.enable_stream::<Plain>().await, Err(Error::StreamRequired { .. })),
+        "it declares none"
+    );
+}
