@@ -24,7 +24,7 @@
 
 use dynashard::emulator::{Emulator, PartitionLimits};
 use dynashard::metadata::{ShardMetadata, ShardState};
-use dynashard::reshard::{Backfill, NewLayout};
+use dynashard::reshard::{Backfill, NewLayout, Verify};
 use dynashard::{Db, Entity, RetryPolicy, Table};
 use futures::TryStreamExt;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -224,6 +224,8 @@ async fn reshard_feed(db: &Db) -> Result<(), Box<dyn std::error::Error>> {
         "  2. {:?}: {scanned} items scanned, {written} placed in batches (the rest were dual-written)",
         backfilled.phase
     );
+    let verified = db.verify_resharding::<FileAccess>(AuditLog::FEED, Verify::default()).await?;
+    println!("verified: {} items read, {} found", verified.scanned, verified.found());
     let cut = db.cut_over::<FileAccess>(AuditLog::FEED).await?;
     println!("  3. {:?}: queries of Feed read the 32 shards of FeedNext", cut.phase);
     let done = db.finish_resharding::<FileAccess>(AuditLog::FEED, Backfill::default()).await?;

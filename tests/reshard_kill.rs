@@ -136,6 +136,8 @@ async fn killed_backfill_resumes() {
         let expected = format!("titles#{}", hash_shard(title, 32));
         assert_eq!(item.get("next_pk").and_then(|v| v.as_s().ok()), Some(&expected), "{title}");
     }
+    let verified = db.verify_resharding::<Record>(Catalogue::BY_TITLE, dynashard::reshard::Verify::default());
+    assert!(verified.await.expect("verify").is_clean(), "nothing missing after the killed backfill");
     db.cut_over::<Record>(Catalogue::BY_TITLE).await.expect("cut over");
     let listed: Vec<Record> = db.stream(Record::query_by_title()).try_collect().await.expect("listing");
     let ours: Vec<Record> = listed.into_iter().filter(|record| record.shelf == shelf).collect();

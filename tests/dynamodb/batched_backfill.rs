@@ -187,6 +187,12 @@ async fn a_batched_backfill_freezes_existing_items_and_takes_new_ones() {
     tokio::time::sleep(Duration::from_millis(150)).await; // writers see the end of the freeze
     db.update(key.clone()).set(Access::fields().bytes, old.bytes).await.expect("changes are allowed again");
 
+    assert!(db
+        .verify_resharding::<Access>(Logs::BY_FEED, dynashard::reshard::Verify::default())
+        .await
+        .unwrap()
+        .is_clean());
+
     db.cut_over::<Access>(Logs::BY_FEED).await.unwrap();
     tokio::time::sleep(Duration::from_millis(150)).await;
     let mut expected = written.lock().unwrap().clone();
@@ -233,6 +239,11 @@ async fn an_interrupted_batched_backfill_is_finished_conditionally_and_unfrozen(
     assert_eq!(state.backfill_totals().0, 400, "the conditional run went on from the checkpoints");
     tokio::time::sleep(Duration::from_millis(150)).await;
     db.update(key).set(Access::fields().bytes, 3u64).await.expect("the freeze is lifted");
+    assert!(db
+        .verify_resharding::<Access>(Logs::BY_FEED, dynashard::reshard::Verify::default())
+        .await
+        .unwrap()
+        .is_clean());
     db.cut_over::<Access>(Logs::BY_FEED).await.unwrap();
     tokio::time::sleep(Duration::from_millis(150)).await;
     assert_eq!(feed(&db, &volume).await.len(), 400);
@@ -318,6 +329,11 @@ async fn a_batched_backfill_whose_freeze_was_taken_over_stops() {
     resume_second.send(()).unwrap();
     let state = second.await.unwrap().unwrap();
     assert!(!state.frozen && state.phase == Phase::Backfilled);
+    assert!(db
+        .verify_resharding::<Access>(Logs::BY_FEED, dynashard::reshard::Verify::default())
+        .await
+        .unwrap()
+        .is_clean());
     db.cut_over::<Access>(Logs::BY_FEED).await.unwrap();
     tokio::time::sleep(Duration::from_millis(150)).await;
     assert_eq!(feed(&db, &volume).await, existing);

@@ -4,7 +4,7 @@
 use crate::{db, unique};
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynashard::metadata::ShardMetadata;
-use dynashard::reshard::{Backfill, NewLayout, Phase};
+use dynashard::reshard::{Backfill, NewLayout, Phase, Verify};
 use dynashard::shard::{Boundaries, Normalization};
 use dynashard::{Db, Entity, Error, Table};
 use futures::TryStreamExt;
@@ -161,6 +161,8 @@ async fn hash_16_to_32_under_writes_and_reads_with_an_interrupted_backfill() {
         "every item has a target place: {in_source} {in_target}"
     );
 
+    let verified = db.verify_resharding::<Record>(Catalogue::BY_TITLE, Verify::default()).await.unwrap();
+    assert_eq!(verified.found(), 0, "{verified:?}");
     let cut = db.cut_over::<Record>(Catalogue::BY_TITLE).await.unwrap();
     assert_eq!(cut.phase, Phase::CutOver);
     tokio::time::sleep(Duration::from_millis(300)).await; // every reader sees the cut-over
@@ -211,6 +213,7 @@ async fn range_boundaries_are_replaced_online() {
     db.backfill::<Record>(Catalogue::BY_NAME, Backfill::default().segments(2)).await.unwrap();
     let paged = Record::query_by_name(&shelf).page_size(10);
     let before = db.page(&paged, None).await.unwrap().cursor.expect("more pages");
+    assert!(db.verify_resharding::<Record>(Catalogue::BY_NAME, Verify::default()).await.unwrap().is_clean());
     db.cut_over::<Record>(Catalogue::BY_NAME).await.unwrap();
     // A cursor of the old layout names the same query, and is refused for its layout.
     let refused = db.page(&paged, Some(&before)).await.unwrap_err();

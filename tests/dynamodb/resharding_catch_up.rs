@@ -7,7 +7,7 @@
 use crate::unique;
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynashard::metadata::ShardMetadata;
-use dynashard::reshard::{Backfill, NewLayout, Phase};
+use dynashard::reshard::{Backfill, NewLayout, Phase, Verify};
 use dynashard::{Db, Entity, Table};
 use futures::TryStreamExt;
 use serde::{Deserialize, Serialize};
@@ -207,6 +207,10 @@ async fn writers_that_never_see_the_resharding_lose_nothing() {
 
     operator.backfill::<Record>(Shelves::BY_TITLE, Backfill::default().segments(4)).await.unwrap();
     tokio::time::sleep(Duration::from_millis(300)).await;
+    // Writers go on while it verifies: what it finds the catch-up has not placed yet, it repairs.
+    let verified =
+        operator.verify_resharding::<Record>(Shelves::BY_TITLE, Verify::default().repair()).await.unwrap();
+    assert!(verified.is_clean(), "{verified:?}");
     operator.cut_over::<Record>(Shelves::BY_TITLE).await.unwrap();
     tokio::time::sleep(Duration::from_millis(500)).await;
     let lag = check(&operator, &shelf, &acked, &held, "after the cut-over").await;
@@ -310,6 +314,11 @@ async fn writes_that_arrive_25_s_late_lose_nothing() {
         .await
         .unwrap();
     operator.backfill::<Record>(Shelves::BY_TITLE, Backfill::default()).await.unwrap();
+    assert!(operator
+        .verify_resharding::<Record>(Shelves::BY_TITLE, Verify::default())
+        .await
+        .unwrap()
+        .is_clean());
     operator.cut_over::<Record>(Shelves::BY_TITLE).await.unwrap();
     assert!(!late.iter().any(|put| put.is_finished()), "cut over before the late writes arrived");
     for put in late {

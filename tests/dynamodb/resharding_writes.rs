@@ -91,6 +91,12 @@ async fn an_update_in_a_transaction_moves_its_item_in_the_new_layout() {
     let key = Book::key(&moved.isbn).unwrap();
     db.transaction().update(db.update(key).set(Book::fields().shelf, new_shelf.clone())).await.unwrap();
 
+    assert!(db
+        .verify_resharding::<Book>(Library::BY_SHELF, dynashard::reshard::Verify::default())
+        .await
+        .unwrap()
+        .is_clean());
+
     db.cut_over::<Book>(Library::BY_SHELF).await.unwrap();
     tokio::time::sleep(CACHE * 2).await;
     let expected = Book { isbn: moved.isbn.clone(), shelf: new_shelf.clone() };
@@ -145,6 +151,11 @@ async fn a_process_given_no_shard_metadata_still_dual_writes() {
     // Written after the backfill: only the writer's own dual write places it in the new layout.
     let book = Book { isbn: unique("isbn"), shelf: unique("shelf") };
     writer.put(&book).await.unwrap();
+    assert!(operator
+        .verify_resharding::<Book>(Library::BY_SHELF, dynashard::reshard::Verify::default())
+        .await
+        .unwrap()
+        .is_clean());
     operator.cut_over::<Book>(Library::BY_SHELF).await.unwrap();
     tokio::time::sleep(CACHE * 2).await;
     assert_eq!(shelf(&operator, &book.shelf).await, [book], "readable from the new layout");

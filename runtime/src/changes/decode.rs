@@ -1,9 +1,9 @@
 //! Reading a record as an entity or a collection: which kind of item it is, and its images.
 
-use super::{ChangeKind, ChangeRecord};
+use super::{invalid, ChangeKind, ChangeRecord};
 use crate::collection::Collection;
 use crate::entity::{Entity, PrimaryKey};
-use crate::error::{Error, Item, Result};
+use crate::error::{Item, Result};
 use crate::query::FromItem;
 use crate::table::{Table, TableDefinition};
 use aws_sdk_dynamodb::types::AttributeValue;
@@ -131,9 +131,4 @@ fn primary_key(keys: &Item, table: &TableDefinition) -> Result<PrimaryKey> {
         None => None,
     };
     Ok(PrimaryKey { pk, sk })
-}
-
-/// The error for a record that is not one of the table's.
-pub(super) fn invalid(reason: impl Into<String>) -> Error {
-    Error::InvalidChangeRecord { reason: reason.into() }
 }

@@ -1,7 +1,7 @@
 //! The records a Lambda function receives from a table's stream: the event's JSON, and the
 //! `aws_lambda_events` crate's model of it (feature `lambda-events`).
 
-use super::decode::invalid;
+use super::invalid;
 use super::{ChangeKind, ChangeRecord, TIME_TO_LIVE_PRINCIPAL};
 use crate::error::Result;
 use serde::Deserialize;

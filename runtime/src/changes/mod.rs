@@ -139,3 +139,8 @@ impl ChangeRecord {
         self
     }
 }
+
+/// The error of a record that is not one of the table's changes.
+pub(crate) fn invalid(reason: impl Into<String>) -> crate::Error {
+    crate::Error::InvalidChangeRecord { reason: reason.into() }
+}

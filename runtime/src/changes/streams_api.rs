@@ -1,7 +1,7 @@
 //! The records of the DynamoDB Streams API (`GetRecords`), as `aws-sdk-dynamodbstreams` models
 //! them.
 
-use super::decode::invalid;
+use super::invalid;
 use super::lambda::{by_time_to_live, kind_of};
 use super::ChangeRecord;
 use crate::error::{Error, Item, Result};

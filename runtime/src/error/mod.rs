@@ -293,7 +293,8 @@ pub enum Error {
     /// A change feed missed records: its stream trimmed them (24 hours after they were written)
     /// before the feed read them, or the table's stream was replaced. Nothing past the gap was
     /// handed over; [`ChangeFeed::reset`](crate::changes::ChangeFeed::reset) starts the feed
-    /// again at the oldest records the stream holds.
+    /// again at the oldest records the stream holds (a resharding's catch-up:
+    /// [`Db::restart_catch_up`](crate::Db::restart_catch_up)).
     #[error("change feed `{consumer}` missed records: {reason}")]
     ChangeFeedGap {
         /// The feed's consumer name.

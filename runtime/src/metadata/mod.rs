@@ -11,7 +11,7 @@ pub(crate) use counts::now_ms;
 pub use counts::{HistoryEntry, ShardState};
 pub use placement::Placement;
 pub(crate) use placement::{mappings, refuse, reshard_key, string_keys, CachedReshard, Checked};
-pub use records::{Phase, ReshardState, SegmentProgress};
+pub use records::{Phase, ReshardState, SegmentProgress, Verified};
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -189,6 +189,7 @@ mod tests {
             frozen,
             frozen_seen: 0,
             scan_table: false,
+            verified: None,
         }))
     }
 

@@ -44,6 +44,8 @@ pub(crate) struct Checked {
     pub router: Router,
     pub source: (&'static str, &'static str),
     pub target: (&'static str, &'static str),
+    /// The target index's name.
+    pub target_index: &'static str,
 }
 
 impl Checked {
@@ -63,10 +65,11 @@ impl Checked {
         let target = keys_of(&state.target).ok_or_else(|| {
             refuse(index, format!("the table declares no string-keyed index `{}`", state.target))
         })?;
+        let target_index = find_index(indexes, &state.target).map_or("", |index| index.name);
         if state.target == index {
             return Err(refuse(index, "the target must be another index"));
         }
-        Ok(Self { mapping, router, source, target })
+        Ok(Self { mapping, router, source, target, target_index })
     }
 
     /// Adds `item`'s place in the target layout; in the last phase also drops it from the source.

@@ -32,6 +32,15 @@ pub struct SegmentProgress {
     pub written: u64,
 }
 
+/// The last verification of a resharding, as recorded for its cut-over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Verified {
+    /// When it finished (unix ms, by the clock of the process that ran it).
+    pub at: u64,
+    /// Whether everything it found was repaired (or it found nothing).
+    pub clean: bool,
+}
+
 /// A resharding of one entity's index mapping, as recorded.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReshardState {
@@ -56,6 +65,8 @@ pub struct ReshardState {
     /// Whether the backfill's segment positions are of a scan of the table (batched: strongly
     /// consistent) rather than of the source index (conditional).
     pub scan_table: bool,
+    /// The last verification of the source against the target, if one ran since the backfill.
+    pub verified: Option<Verified>,
 }
 
 impl ReshardState {

@@ -153,6 +153,7 @@ impl Db {
         self.set_frozen::<E>(&state, &options, &run).await?;
         self.scan_all::<E>(&state, &options, Pass::Place, &run).await?;
         self.caught_up::<E>(index).await?;
+        Reshards::<E>::of(self).records()?.set_verified(&Reshards::<E>::of(self).key(index), None).await?;
         Reshards::<E>::of(self).advance(index, Phase::DualWrites, Phase::Backfilled).await
     }
 
@@ -182,6 +183,33 @@ impl Db {
         )
         .await?;
         Ok(state)
+    }
+
+    /// After the catch-up failed with [`Error::ChangeFeedGap`] (it was stopped for longer than
+    /// the stream keeps records, 24 hours): begins its change feed anew, then places every item
+    /// as it is now with a conditional backfill scan from the start, and applies the log. In any
+    /// phase before the finish (after it, the source places a scan would read are gone).
+    pub async fn restart_catch_up<E: Entity>(
+        &self,
+        index: Index<E::Table>,
+        options: Backfill,
+    ) -> Result<ReshardState> {
+        let index = index.name();
+        let reshards = Reshards::<E>::of(self);
+        let mut state = reshards.state(index).await?.ok_or_else(|| not_started(index))?;
+        if state.phase == Phase::Done {
+            return Err(Error::Resharding { index: index.to_owned(), reason: "it finished".into() });
+        }
+        reshards.records()?.set_verified(&reshards.key(index), None).await?; // verify again after it
+        let feed = reshards.feed(index)?;
+        feed.reset().await?;
+        feed.begin().await?;
+        state.segments.clear();
+        let options = Backfill { batched: false, ..options };
+        let run = Run { owner: run_id(), lease: options.freeze_lease };
+        self.scan_all::<E>(&state, &options, Pass::Place, &run).await?;
+        self.caught_up::<E>(index).await?;
+        reshards.state(index).await?.ok_or_else(|| not_started(index))
     }
 
     /// Freezes existing items for a batched backfill (and waits until every writer knows), or
@@ -350,7 +378,12 @@ impl Db {
         let table = self.table_of::<E>();
         match pass {
             Pass::Place if options.batched => self.put_rewrites(table, rewrites, options.in_flight).await,
-            _ => self.send_rewrites(table, rewrites, options.in_flight).await,
+            Pass::Place => {
+                let (written, skipped) = self.send_rewrites(table, rewrites, options.in_flight).await?;
+                Ok(written + self.place_again::<E>(checked, skipped, options.in_flight).await?)
+            }
+            // An item a writer changed since keeps its source place: harmless, and placed from it.
+            Pass::Clean => Ok(self.send_rewrites(table, rewrites, options.in_flight).await?.0),
         }
     }
 }

@@ -25,7 +25,7 @@
 
 use super::rewrite::{Pass, Rewrite};
 use super::view::Reshards;
-use crate::batch::{key_of, KeyRead};
+use crate::batch::key_of;
 use crate::changes::{ChangeFeed, ChangeKind};
 use crate::db::Db;
 use crate::entity::{Entity, PrimaryKey};
@@ -144,42 +144,6 @@ impl Db {
             refused: refused.into_inner(),
             caught_up: pass.caught_up,
         })
-    }
-
-    /// Sends the changes of `latest` the items still need, as a strongly consistent read of them
-    /// shows: most records are of writes that placed their item themselves, or of items the
-    /// backfill placed, and a read costs a fifth of a write. Returns how many items were placed,
-    /// and how many were left out because their place breaks a key limit.
-    async fn place_needed<E: Entity>(&self, latest: HashMap<PrimaryKey, Rewrite>) -> Result<(u64, u64)> {
-        if latest.is_empty() {
-            return Ok((0, 0));
-        }
-        let (keys, rewrites): (Vec<PrimaryKey>, Vec<Rewrite>) = latest.into_iter().unzip();
-        let read = KeyRead {
-            db: self,
-            table: table_of::<E>(),
-            keys,
-            consistent: true,
-            concurrency: 4,
-            retry: self.retry_policy(),
-            on_request: None,
-        };
-        let current = read.run().await?;
-        let (mut needed, mut refused) = (Vec::new(), 0);
-        for (rewrite, current) in rewrites.into_iter().zip(current) {
-            if !current.is_some_and(|current| rewrite.needed_by(&current)) {
-                continue;
-            }
-            match rewrite.check(table_of::<E>()) {
-                Ok(()) => needed.push(rewrite),
-                Err(error) => {
-                    // A writer that bypassed dynashard's checks: the verification reports it.
-                    tracing::warn!(target: "dynashard::reshard", %error, "an item's place breaks a key limit; left out");
-                    refused += 1;
-                }
-            }
-        }
-        Ok((self.send_rewrites(self.table_of::<E>(), needed, 4).await?, refused))
     }
 
     /// The item of `E`'s table under `keys`, strongly consistent.

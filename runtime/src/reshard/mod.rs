@@ -2,28 +2,35 @@
 //! shard count, or new boundaries) while writes and reads go on.
 //!
 //! The new layout lives in a spare index of the same table (declared with `#[gsi(...)]` like the
-//! source, string keys). Each phase is an explicit step, recorded in the shard metadata table so
-//! that every process agrees on it (processes re-read it every
-//! [`ShardMetadata::cache_for`](crate::metadata::ShardMetadata::cache_for)):
+//! source, string keys). Each phase is an explicit step, recorded in the shard metadata table;
+//! processes read it there (every
+//! [`ShardMetadata::cache_for`](crate::metadata::ShardMetadata::cache_for)), but nothing waits for
+//! them: the table's change log is what makes the move safe.
 //!
 //! 1. [`Db::start_resharding`](crate::Db::start_resharding): **dual writes**. Every put also
 //!    writes the item's place in the new layout (same logical partition and sort key, the shard
 //!    the new layout picks) into the target index's attributes. Reads still use the source.
 //! 2. [`Db::backfill`](crate::Db::backfill): a parallel scan of the source index gives every
-//!    existing item its place in the target, with conditional updates sent 25 to a request (an
-//!    item a writer changed meanwhile is left to that writer's dual write), or, with
-//!    [`Backfill::batched`], whole items in `BatchWriteItem`s while existing items are frozen.
-//!    Each scan segment records its position after every page, so a backfill that was
-//!    interrupted (or whose process was killed) continues where it stopped; items already
-//!    placed are not written again.
+//!    existing item its place in the target, with conditional updates sent 25 to a request, or,
+//!    with [`Backfill::batched`], whole items in `BatchWriteItem`s while existing items are
+//!    frozen. Each scan segment records its position after every page, so a backfill that was
+//!    interrupted (or whose process was killed) continues where it stopped.
 //! 3. [`Db::cut_over`](crate::Db::cut_over): queries of the source index read the target index,
 //!    with the new layout. Writes go on to both.
 //! 4. [`Db::finish_resharding`](crate::Db::finish_resharding): writes stop filling the source
-//!    index, and a scan removes the source attributes from every item. Then declare the target
-//!    index with the new layout in code (`#[shard(TARGET, hash = 32, ...)]`).
+//!    index, and a scan removes the source attributes from every item placed in the target.
+//!    Then declare the target index with the new layout in code (`#[shard(TARGET, hash = 32, ...)]`).
+//!
+//! Throughout, the **catch-up** ([`Db::catch_up`](crate::Db::catch_up),
+//! [`Db::run_catch_up`](crate::Db::run_catch_up)) reads the table's stream and places every item
+//! a write left without its place: a writer that had not yet seen the resharding, a request that
+//! arrived late, a program that does not use dynashard. Every step applies the log to its end
+//! before it moves on. The invariant it keeps, and why it holds, are in `catch_up.rs`: every
+//! item that exists has its place in the target once the catch-up has read the log past the
+//! item's last write, whatever the timing.
 //!
 //! Reads return every item exactly once, in order, in every phase: before the cut-over they read
-//! the complete source layout, after it the complete target layout. Cursors name the layout they
+//! the complete source layout, after it the target layout. Cursors name the layout they
 //! were made under, so a cursor from before the cut-over is refused after it
 //! ([`CursorError::LayoutChanged`](crate::query::CursorError::LayoutChanged)).
 
@@ -32,16 +39,20 @@ mod catch_up;
 mod follow;
 mod guard;
 mod ops;
+mod place;
 mod records;
 mod rewrite;
+mod verify;
 mod view;
 
-pub use crate::metadata::{Phase, Placement, ReshardState, SegmentProgress};
+pub use crate::metadata::{Phase, Placement, ReshardState, SegmentProgress, Verified};
 pub use crate::shard::NewLayout;
 pub use backfill::Backfill;
 pub use catch_up::CatchUpPass;
 pub(crate) use guard::{follow_up, FollowUp, ReshardGuard};
+pub use ops::CutOver;
 pub(crate) use records::Records;
+pub use verify::{Verification, Verify};
 pub(crate) use view::Reshards;
 
 use crate::entity::Entity;

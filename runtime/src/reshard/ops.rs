@@ -6,11 +6,11 @@ use crate::db::Db;
 use crate::entity::Entity;
 use crate::error::Result;
 use crate::index::Index;
-use crate::metadata::{now_ms, refuse, CachedReshard, Checked, Phase, ReshardState};
+use crate::metadata::{now_ms, refuse, CachedReshard, Checked, Phase, ReshardState, Verified};
 use crate::shard::NewLayout;
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 impl Db {
     /// Starts resharding `E`'s mapping of `index` into the spare index `target` with `layout`:
@@ -35,6 +35,7 @@ impl Db {
             frozen: false,
             frozen_seen: 0,
             scan_table: false,
+            verified: None,
         };
         Checked::new::<E>(&state)?;
         let shards = Reshards::<E>::of(self).metadata()?;
@@ -69,9 +70,103 @@ impl Db {
     }
 
     /// Moves a backfilled resharding to the cut-over, after applying the change log to its
-    /// current end ([`Db::catch_up`]): queries of the source index read the target.
+    /// current end ([`Db::catch_up`]): queries of the source index read the target. Refused
+    /// without a clean verification ([`Db::verify_resharding`]) of the last hour; see
+    /// [`Db::cut_over_with`].
     pub async fn cut_over<E: Entity>(&self, index: Index<E::Table>) -> Result<ReshardState> {
-        self.caught_up::<E>(index.name()).await?;
-        Reshards::<E>::of(self).advance(index.name(), Phase::Backfilled, Phase::CutOver).await
+        self.cut_over_with::<E>(index, CutOver::default()).await
+    }
+
+    /// [`Db::cut_over`], with the verification it requires set by `options`.
+    pub async fn cut_over_with<E: Entity>(
+        &self,
+        index: Index<E::Table>,
+        options: CutOver,
+    ) -> Result<ReshardState> {
+        let name = index.name();
+        let state = Reshards::<E>::of(self).state(name).await?.ok_or_else(|| super::not_started(name))?;
+        if let Err(reason) = options.admits(state.verified, now_ms()) {
+            if !options.force {
+                return Err(refuse(name, reason));
+            }
+            tracing::warn!(target: "dynashard::reshard", index = name, reason, "cut over without a verification, as forced");
+        }
+        self.caught_up::<E>(name).await?;
+        Reshards::<E>::of(self).advance(name, Phase::Backfilled, Phase::CutOver).await
+    }
+
+    /// Reverses a cut-over: queries read the source layout again, while writes go on filling
+    /// both (and the catch-up the target), so that [`Db::cut_over`] can be made again.
+    pub async fn reverse_cut_over<E: Entity>(&self, index: Index<E::Table>) -> Result<ReshardState> {
+        Reshards::<E>::of(self).advance(index.name(), Phase::CutOver, Phase::Backfilled).await
+    }
+}
+
+/// What a cut-over requires of the verification before it. `CutOver::default()`: a clean one
+/// ([`Verification::is_clean`](crate::reshard::Verification::is_clean)) that finished within the
+/// last hour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CutOver {
+    within: Duration,
+    force: bool,
+}
+
+impl Default for CutOver {
+    fn default() -> Self {
+        Self { within: Duration::from_secs(3_600), force: false }
+    }
+}
+
+impl CutOver {
+    /// Accepts a clean verification that finished within `age` (by the clocks of the processes
+    /// that verified and cut over).
+    pub fn verified_within(mut self, age: Duration) -> Self {
+        self.within = age;
+        self
+    }
+
+    /// Cuts over without a clean, recent verification (logged as a warning).
+    pub fn force(mut self) -> Self {
+        self.force = true;
+        self
+    }
+
+    /// Whether `verified` admits a cut-over at `now` (unix ms); otherwise why not.
+    fn admits(&self, verified: Option<Verified>, now: u64) -> std::result::Result<(), String> {
+        let how =
+            "run `Db::verify_resharding` (with `Verify::repair` to repair what it finds), or cut over with \
+                   `CutOver::default().force()`";
+        match verified {
+            None => Err(format!("it has no verification since its backfill: {how}")),
+            Some(verified) if !verified.clean => {
+                Err(format!("its last verification found faults it did not repair: {how}"))
+            }
+            Some(verified) if now.saturating_sub(verified.at) > self.within.as_millis() as u64 => {
+                Err(format!(
+                    "its last clean verification is {} s old, over {} s: {how}",
+                    now.saturating_sub(verified.at) / 1_000,
+                    self.within.as_secs()
+                ))
+            }
+            Some(_) => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cut_over_needs_a_recent_clean_verification() {
+        let options = CutOver::default();
+        assert!(options.admits(None, 10).unwrap_err().contains("no verification"));
+        let dirty = Verified { at: 10, clean: false };
+        assert!(options.admits(Some(dirty), 10).unwrap_err().contains("did not repair"));
+        let clean = Verified { at: 10, clean: true };
+        assert_eq!(options.admits(Some(clean), 10 + 3_600_000), Ok(()));
+        assert!(options.admits(Some(clean), 11 + 3_600_000).unwrap_err().contains("over 3600 s"));
+        let short = options.verified_within(Duration::from_secs(1));
+        assert!(short.admits(Some(clean), 1_011).is_ok() && short.admits(Some(clean), 1_011 + 1).is_err());
     }
 }

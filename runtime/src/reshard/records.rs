@@ -3,7 +3,7 @@
 use crate::db::Db;
 use crate::dynamic::metadata::{metadata_error, read_item, retrying, unless_condition_failed, PARTITION};
 use crate::error::{Error, Result};
-use crate::metadata::{Phase, ReshardState, SegmentProgress, ShardMetadata};
+use crate::metadata::{Phase, ReshardState, SegmentProgress, ShardMetadata, Verified};
 use aws_sdk_dynamodb::types::AttributeValue;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -19,6 +19,7 @@ const FROZEN: &str = "frozen";
 const FROZEN_SEEN: &str = "frozen_seen";
 const FROZEN_BY: &str = "frozen_by";
 const SCAN_TABLE: &str = "scan_table";
+const VERIFIED: &str = "verified";
 
 fn text<T: Serialize>(value: &T) -> AttributeValue {
     AttributeValue::S(serde_json::to_string(value).unwrap_or_default())
@@ -73,6 +74,10 @@ impl Records<'_> {
             frozen: matches!(item.get(FROZEN), Some(AttributeValue::Bool(true))),
             frozen_seen: number(item.get(FROZEN_SEEN)),
             scan_table: matches!(item.get(SCAN_TABLE), Some(AttributeValue::Bool(true))),
+            verified: match item.get(VERIFIED) {
+                Some(value) => Some(parse(key, Some(value), VERIFIED)?),
+                None => None,
+            },
         }))
     }
 
@@ -181,6 +186,31 @@ impl Records<'_> {
         let applied = unless_condition_failed(request.send().await)
             .map_err(|error| metadata_error(self.shards.table(), "UpdateItem", error))?;
         Ok(applied.is_some())
+    }
+
+    /// Records the last verification (`None`: forgets it, as a new backfill pass does).
+    pub async fn set_verified(&self, key: &str, verified: Option<Verified>) -> Result<()> {
+        let request = || {
+            let request = self.db.client().update_item().table_name(self.shards.table());
+            let request = request.key(PARTITION, AttributeValue::S(key.to_owned()));
+            let request = request.expression_attribute_names("#verified", VERIFIED);
+            match verified {
+                Some(verified) => request
+                    .update_expression("SET #verified = :verified")
+                    .expression_attribute_values(":verified", text(&verified)),
+                None => request.update_expression("REMOVE #verified"),
+            }
+            .condition_expression("attribute_exists(#key)")
+            .expression_attribute_names("#key", PARTITION)
+            .send()
+        };
+        retrying(self.db, || async {
+            request()
+                .await
+                .map(|_| ())
+                .map_err(|error| metadata_error(self.shards.table(), "UpdateItem", error))
+        })
+        .await
     }
 
     /// Starts the backfill's positions over: `segments` segments, none begun, of a scan of the

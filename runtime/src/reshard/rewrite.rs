@@ -99,6 +99,11 @@ impl Rewrite {
         Some(Self { key, source, unchanged, target, placed })
     }
 
+    /// The item's key attributes.
+    pub(crate) fn key_item(&self) -> Item {
+        self.key.iter().cloned().collect()
+    }
+
     /// Whether the item, read as `current`, still needs this change: it holds the values the
     /// change is conditioned on, and not yet the place it writes. (An item that changed since is
     /// left to the record of that change; one that has its place needs nothing.)
@@ -204,25 +209,33 @@ impl Db {
     }
 
     /// Sends `rewrites` in batches of 25, `in_flight` batches at a time, retrying throttled
-    /// statements with the `Db`'s retry policy. Returns how many items were written.
+    /// statements with the `Db`'s retry policy. Returns how many items were written, and the
+    /// rewrites whose condition did not hold (their item changed since it was read).
     pub(super) async fn send_rewrites(
         &self,
         table: &str,
         rewrites: Vec<Rewrite>,
         in_flight: usize,
-    ) -> Result<u64> {
+    ) -> Result<(u64, Vec<Rewrite>)> {
         let batches: Vec<Vec<Rewrite>> = rewrites.chunks(MAX_STATEMENTS).map(<[Rewrite]>::to_vec).collect();
-        let written: Vec<u64> = stream::iter(batches)
+        let sent: Vec<(u64, Vec<Rewrite>)> = stream::iter(batches)
             .map(|batch| self.send_rewrite_batch(table, batch))
             .buffer_unordered(in_flight.max(1))
             .try_collect()
             .await?;
-        Ok(written.iter().sum())
+        Ok(sent.into_iter().fold((0, Vec::new()), |(written, mut skipped), (more, also)| {
+            skipped.extend(also);
+            (written + more, skipped)
+        }))
     }
 
-    async fn send_rewrite_batch(&self, table: &str, mut pending: Vec<Rewrite>) -> Result<u64> {
+    async fn send_rewrite_batch(
+        &self,
+        table: &str,
+        mut pending: Vec<Rewrite>,
+    ) -> Result<(u64, Vec<Rewrite>)> {
         let mut retry = Retry::new(self.retry_policy());
-        let mut written = 0;
+        let (mut written, mut skipped) = (0, Vec::new());
         loop {
             let statements = pending.iter().map(|rewrite| rewrite.statement(table)).collect::<Result<_>>()?;
             let request = self.client().batch_execute_statement().set_statements(Some(statements));
@@ -246,7 +259,7 @@ impl Db {
                 let code = answer.error.as_ref().and_then(|error| error.code.clone());
                 match outcome(code.as_ref()) {
                     Outcome::Written => written += 1,
-                    Outcome::Skipped => {}
+                    Outcome::Skipped => skipped.push(rewrite),
                     outcome => {
                         let message = answer.error.and_then(|error| error.message).unwrap_or_default();
                         let error = statement_error(code.as_ref(), message);
@@ -258,7 +271,7 @@ impl Db {
                     }
                 }
             }
-            let Some(error) = last_error.filter(|_| !again.is_empty()) else { return Ok(written) };
+            let Some(error) = last_error.filter(|_| !again.is_empty()) else { return Ok((written, skipped)) };
             // A batch that placed some items started a new run of attempts.
             match retry.after_failure(again.len() < sent) {
                 Some(delay) => tokio::time::sleep(delay).await,
