@@ -1,5 +1,5 @@
-//! Verification before the cut-over: seeded faults (an item dropped from the target, an entry the
-//! source does not hold, an item in the wrong target shard) are each reported once, by key,
+//! Verification before the cut-over: seeded faults (an item dropped from the target, an entry of an
+//! item the sparse source does not hold, an item in the wrong target shard) are each reported once, by key,
 //! block the cut-over until repaired, and are repaired; a verification that was interrupted
 //! resumes; the cut-over can be reversed and made again, every item read once and in order.
 
@@ -26,11 +26,13 @@ struct Shelves;
 
 #[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 #[entity(table = Shelves, pk = "{shelf}", sk = "record#{title}")]
-#[gsi(ByTitle, pk = "titles#{shelf}", sk = "{title}")]
+#[sparse_gsi(ByTitle, pk = "titles#{shelf}", sk = "{label}#{title}")]
 #[shard(ByTitle, hash = 16, by = title)]
 struct Record {
     shelf: String,
     title: String,
+    /// Listed by it while it has one.
+    label: Option<String>,
 }
 
 async fn backfilled(table: &str, shelf: &str, items: usize) -> (Db, Vec<Record>) {
@@ -38,8 +40,13 @@ async fn backfilled(table: &str, shelf: &str, items: usize) -> (Db, Vec<Record>)
         ShardMetadata::new("ReshardVerifyMetadata").cache_for(Duration::from_millis(100)),
     );
     db.create_table::<Shelves>().await.unwrap();
-    let records: Vec<Record> =
-        (0..items).map(|n| Record { shelf: shelf.to_owned(), title: format!("t{n:04}") }).collect();
+    let records: Vec<Record> = (0..items)
+        .map(|n| Record {
+            shelf: shelf.to_owned(),
+            title: format!("t{n:04}"),
+            label: Some(format!("t{n:04}")),
+        })
+        .collect();
     db.batch_put(&records).await.unwrap();
     db.start_resharding::<Record>(Shelves::BY_TITLE, Shelves::BY_TITLE_NEXT, NewLayout::hash(32))
         .await
@@ -80,6 +87,7 @@ async fn seeded_faults_are_reported_once_block_the_cut_over_and_are_repaired() {
         .send()
         .await
         .unwrap();
+    // An item whose own fields keep it out of the (sparse) source, still in the target.
     let stray = [
         ("pk", shelf.clone()),
         ("sk", "record#stray".to_owned()),
@@ -120,8 +128,14 @@ async fn seeded_faults_are_reported_once_block_the_cut_over_and_are_repaired() {
     assert_eq!(reversed.phase, Phase::Backfilled);
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert_eq!(listed(&db, &shelf).await, records, "from the source again");
-    let late = Record { shelf: shelf.clone(), title: "t9999".into() };
+    let late = Record { shelf: shelf.clone(), title: "t9999".into(), label: Some("t9999".into()) };
     db.put(&late).await.unwrap();
+    let refused = db.cut_over::<Record>(Shelves::BY_TITLE).await.unwrap_err();
+    assert!(
+        matches!(&refused, Error::Resharding { reason, .. } if reason.contains("no verification")),
+        "a reverse forgets it"
+    );
+    assert!(db.verify_resharding::<Record>(Shelves::BY_TITLE, Verify::default()).await.unwrap().is_clean());
     db.cut_over::<Record>(Shelves::BY_TITLE).await.unwrap();
     tokio::time::sleep(Duration::from_millis(200)).await;
     let mut expected = records.clone();
@@ -163,4 +177,21 @@ async fn a_cut_over_needs_a_verification_unless_forced_and_an_interrupted_one_re
     tokio::time::sleep(Duration::from_millis(200)).await;
     // The fault was itself a write, in the change log: the cut-over's catch-up placed the item.
     assert_eq!(listed(&db, &shelf).await, records);
+}
+
+#[tokio::test]
+async fn the_catch_up_takes_an_item_that_left_the_sparse_source_out_of_the_target() {
+    let (table, shelf) = (unique("ReshardStray"), unique("stray"));
+    let (db, _) = backfilled(&table, &shelf, 20).await;
+    // A writer that knows nothing of the resharding clears the label: the item leaves the
+    // sparse source index, and its place in the target stays behind.
+    let raw = db.client().update_item().table_name(&table).set_key(Some(raw_key(&shelf, "t0003")));
+    raw.update_expression("REMOVE label, title_pk, title_sk").send().await.unwrap();
+    let pass = db.catch_up::<Record>(Shelves::BY_TITLE).await.unwrap();
+    assert!(pass.placed >= 1, "{pass:?}");
+    let item = db.client().get_item().table_name(&table).set_key(Some(raw_key(&shelf, "t0003")));
+    let item = item.consistent_read(true).send().await.unwrap().item.unwrap();
+    assert!(!item.contains_key("next_pk") && !item.contains_key("next_sk"), "{item:?}");
+    let found = db.verify_resharding::<Record>(Shelves::BY_TITLE, Verify::default()).await.unwrap();
+    assert_eq!(found.found(), 0, "{found:?}");
 }

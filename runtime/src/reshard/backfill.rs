@@ -153,7 +153,7 @@ impl Db {
         self.set_frozen::<E>(&state, &options, &run).await?;
         self.scan_all::<E>(&state, &options, Pass::Place, &run).await?;
         self.caught_up::<E>(index).await?;
-        Reshards::<E>::of(self).records()?.set_verified(&Reshards::<E>::of(self).key(index), None).await?;
+        Reshards::<E>::of(self).forget_verification(index).await?;
         Reshards::<E>::of(self).advance(index, Phase::DualWrites, Phase::Backfilled).await
     }
 
@@ -200,7 +200,7 @@ impl Db {
         if state.phase == Phase::Done {
             return Err(Error::Resharding { index: index.to_owned(), reason: "it finished".into() });
         }
-        reshards.records()?.set_verified(&reshards.key(index), None).await?; // verify again after it
+        reshards.forget_verification(index).await?; // verify again after it
         let feed = reshards.feed(index)?;
         feed.reset().await?;
         feed.begin().await?;

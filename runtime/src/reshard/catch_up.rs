@@ -20,9 +20,16 @@
 //!    finds it changed (and writes nothing: the record of that change places it) or deleted (and
 //!    does not bring it back).
 //!
+//! An item that leaves a sparse source index (its own fields keep it out) is taken out of the
+//! target the same way: on the condition that it is still out of the source and still where it
+//! was in the target.
+//!
 //! Dual writes stay: they place what fresh writers write at once, and leave the catch-up
-//! nothing to do for them. The catch-up is what makes the result independent of timing.
+//! nothing to do for them. The catch-up is what makes the result independent of timing. The one
+//! exception is a [batched](crate::reshard::Backfill::batched) backfill: its whole-item puts
+//! rest on every writer honouring its freeze.
 
+use super::place::stray;
 use super::rewrite::{Pass, Rewrite};
 use super::view::Reshards;
 use crate::batch::key_of;
@@ -40,17 +47,21 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 /// What one pass of a catch-up did.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct CatchUpPass {
     /// Change records read.
     pub records: u64,
-    /// Items given their place in the target layout (the rest had it, or changed again since).
+    /// Items given their place in the target layout (the rest had it, or changed again since),
+    /// or taken out of it (they left the sparse source index).
     pub placed: u64,
     /// Items whose place breaks a key size limit of the target index, left out (logged).
     pub refused: u64,
     /// Whether the pass read every shard of the log to what it holds now.
     pub caught_up: bool,
+    /// The stream shards it read to their end or last record, and those it left to others.
+    covered: Vec<String>,
+    pending: Vec<String>,
 }
 
 impl<E: Entity> Reshards<'_, E> {
@@ -90,10 +101,14 @@ impl Db {
     /// Catch-up passes until one reads the whole log to its current end (a shard another process
     /// reads is waited for, or taken over once its lease expires): what a step needs before it
     /// moves the resharding on.
+    /// A shard another process holds counts once any of these passes has read it to its last
+    /// record: the log was read past every write made before the call, by someone.
     pub(super) async fn caught_up<E: Entity>(&self, index: &str) -> Result<CatchUpPass> {
+        let mut covered = std::collections::BTreeSet::new();
         loop {
             let pass = self.catch_up_named::<E>(index).await?;
-            if pass.caught_up {
+            covered.extend(pass.covered.iter().cloned());
+            if pass.pending.iter().all(|shard| covered.contains(shard)) {
                 return Ok(pass);
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
@@ -112,7 +127,7 @@ impl Db {
             .catch_up(|page| {
                 let (checked, placed, refused) = (&checked, &placed, &refused);
                 async move {
-                    let mut latest: HashMap<PrimaryKey, Rewrite> = HashMap::new();
+                    let mut latest: HashMap<PrimaryKey, Step> = HashMap::new();
                     for record in &page.records {
                         if record.kind == ChangeKind::Remove {
                             continue; // gone from both layouts with the item
@@ -124,16 +139,31 @@ impl Db {
                         };
                         let Some(image) = image.filter(is_of::<E>) else { continue };
                         let Some(key) = key_of(table_of::<E>(), &image) else { continue };
+                        // One step per item: the latest record's.
                         match Rewrite::of(checked, &image, Pass::Place, table_of::<E>()) {
-                            // One change per item: the latest record's.
-                            Some(rewrite) => latest.insert(key, rewrite),
-                            // Placed by its writer (or out of the source index).
+                            Some(rewrite) => latest.insert(key, Step::Place(Box::new(rewrite))),
+                            None if stray::<E>(checked, &image) => latest.insert(key, Step::Unplace(image)),
+                            // Placed by its writer (or in neither layout).
                             None => latest.remove(&key),
                         };
                     }
-                    let (placed_now, refused_now) = self.place_needed::<E>(latest).await?;
+                    let (mut places, mut strays) = (HashMap::new(), Vec::new());
+                    for (key, step) in latest {
+                        match step {
+                            Step::Place(rewrite) => {
+                                places.insert(key, *rewrite);
+                            }
+                            Step::Unplace(image) => strays.push(image),
+                        }
+                    }
+                    let (placed_now, refused_now) = self.place_needed::<E>(places).await?;
                     placed.fetch_add(placed_now, Ordering::Relaxed);
                     refused.fetch_add(refused_now, Ordering::Relaxed);
+                    for image in &strays {
+                        if self.unplace::<E>(checked, image).await? {
+                            placed.fetch_add(1, Ordering::Relaxed);
+                        }
+                    }
                     Ok(())
                 }
             })
@@ -143,6 +173,8 @@ impl Db {
             placed: placed.into_inner(),
             refused: refused.into_inner(),
             caught_up: pass.caught_up,
+            covered: pass.covered,
+            pending: pass.pending,
         })
     }
 
@@ -159,6 +191,14 @@ impl Db {
             .map_err(|error| Error::from_sdk("GetItem", error))?;
         Ok(read.item)
     }
+}
+
+/// What the latest record of an item asks of the catch-up.
+enum Step {
+    /// Give the item its place in the target.
+    Place(Box<Rewrite>),
+    /// Take the item, which belongs in neither layout, out of the target.
+    Unplace(Item),
 }
 
 /// Whether `item` is an item of entity type `E`.

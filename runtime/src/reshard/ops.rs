@@ -47,6 +47,7 @@ impl Db {
             let feed = Reshards::<E>::of(self).feed(index)?;
             feed.reset().await?; // what an earlier resharding of this index read
             feed.begin().await?;
+            Reshards::<E>::of(self).checks_clear(index).await?;
         }
         let sent = Instant::now();
         if !records.create(&key, &state).await? {
@@ -97,8 +98,13 @@ impl Db {
 
     /// Reverses a cut-over: queries read the source layout again, while writes go on filling
     /// both (and the catch-up the target), so that [`Db::cut_over`] can be made again.
+    /// The verification is forgotten: a cut-over reversed for what was found after it is made
+    /// again only after a new one.
     pub async fn reverse_cut_over<E: Entity>(&self, index: Index<E::Table>) -> Result<ReshardState> {
-        Reshards::<E>::of(self).advance(index.name(), Phase::CutOver, Phase::Backfilled).await
+        let reversed =
+            Reshards::<E>::of(self).advance(index.name(), Phase::CutOver, Phase::Backfilled).await?;
+        Reshards::<E>::of(self).forget_verification(index.name()).await?;
+        Ok(ReshardState { verified: None, ..reversed })
     }
 }
 

@@ -4,8 +4,9 @@
 use super::rewrite::{Pass, Rewrite};
 use crate::batch::{key_of, KeyRead};
 use crate::db::Db;
+use crate::dynamic::metadata::unless_condition_failed;
 use crate::entity::{Entity, PrimaryKey};
-use crate::error::{Item, Result};
+use crate::error::{Error, Item, Result};
 use crate::item::table_of;
 use crate::metadata::Checked;
 use std::collections::HashMap;
@@ -80,4 +81,39 @@ impl Db {
         rewrites.iter().try_for_each(|rewrite| rewrite.check(table_of::<E>()))?;
         Ok(self.send_rewrites(self.table_of::<E>(), rewrites, in_flight).await?.0)
     }
+
+    /// Takes `item` (as read) out of the target layout, on the condition that the source still
+    /// does not hold it and its target place is still as read; returns whether it did.
+    pub(super) async fn unplace<E: Entity>(&self, checked: &Checked, item: &Item) -> Result<bool> {
+        let ((source_pk, _), (target_pk, target_sk)) = (checked.source, checked.target);
+        let (Some(pk), Some(sk)) = (item.get(target_pk), item.get(target_sk)) else { return Ok(false) };
+        let result = self
+            .client()
+            .update_item()
+            .table_name(self.table_of::<E>())
+            .set_key(Some(crate::item::key_of(item, table_of::<E>())))
+            .update_expression("REMOVE #tpk, #tsk")
+            .condition_expression("attribute_not_exists(#spk) AND #tpk = :tpk AND #tsk = :tsk")
+            .expression_attribute_names("#spk", source_pk)
+            .expression_attribute_names("#tpk", target_pk)
+            .expression_attribute_names("#tsk", target_sk)
+            .expression_attribute_values(":tpk", pk.clone())
+            .expression_attribute_values(":tsk", sk.clone())
+            .send()
+            .await;
+        let removed =
+            unless_condition_failed(result).map_err(|error| Error::from_sdk("UpdateItem", error))?;
+        Ok(removed.is_some())
+    }
+}
+
+/// Whether `image`, an item of `E` with a place in the target, belongs in neither layout: its own
+/// fields keep it out of the (sparse) source index. Judged from the entity, not from the source
+/// attributes stored, which a writer in the last phase leaves out on purpose.
+pub(super) fn stray<E: Entity>(checked: &Checked, image: &Item) -> bool {
+    if !image.contains_key(checked.target.0) || image.contains_key(checked.source.0) {
+        return false;
+    }
+    let Ok(entity) = crate::item::from_item::<E>(image.clone()) else { return false };
+    crate::item::to_item(&entity).is_ok_and(|item| !item.contains_key(checked.source.0))
 }

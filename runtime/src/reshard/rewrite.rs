@@ -85,10 +85,24 @@ impl Rewrite {
                 (Some([(target_pk, pk), (target_sk, sk)]), Some(placed), routing)
             }
             Pass::Clean => {
+                // Only an item whose target place is the one its source place and routing give:
+                // on the condition of all three, the source place goes only while the target
+                // holds the item rightly.
                 let (target_pk, target_sk) = checked.target;
+                let mut placed = item.clone();
+                checked.mirror(&mut placed, Phase::DualWrites);
                 let target =
                     [(target_pk, item.get(target_pk)?.clone()), (target_sk, item.get(target_sk)?.clone())];
-                (None, None, target.to_vec())
+                if target.iter().any(|(name, value)| placed.get(*name) != Some(value)) {
+                    return None;
+                }
+                let routing = checked
+                    .mapping
+                    .by
+                    .iter()
+                    .map(|name| Some((*name, item.get(*name)?.clone())))
+                    .collect::<Option<Vec<_>>>()?;
+                (None, None, target.into_iter().chain(routing).collect())
             }
         };
         let key = [Some(table.partition_key), table.sort_key]

@@ -40,6 +40,9 @@ pub(crate) struct LeaseRecord {
     /// Whether the shard was read to its end.
     #[serde(default)]
     pub ended: bool,
+    /// When the shard was recorded (unix ms; 0: not known).
+    #[serde(default)]
+    pub since: u64,
 }
 
 /// A lease this process holds.
@@ -49,6 +52,8 @@ pub(crate) struct Lease {
     pub owner: String,
     pub fence: u64,
     pub checkpoint: Option<String>,
+    /// When the shard was recorded (unix ms; 0: not known).
+    pub since: u64,
 }
 
 /// What a process saw of a lease held by another, and since when (its own clock).
@@ -162,7 +167,31 @@ impl Leases<'_> {
             owner: owner.to_owned(),
             fence,
             checkpoint: seen.and_then(|record| record.checkpoint.clone()),
+            since: seen.map_or(0, |record| record.since),
         }))
+    }
+
+    /// Makes the lease items under `keys`, of shards first seen, free, unless they exist:
+    /// before the shards are recorded, so that a recorded shard always has one until it is
+    /// forgotten.
+    pub async fn create(&self, keys: &[String]) -> Result<()> {
+        for key in keys {
+            let record = LeaseRecord { since: crate::metadata::now_ms(), ..LeaseRecord::default() };
+            let mut item: Item = serde_dynamo::to_item(&record)?;
+            item.insert(PARTITION.to_owned(), AttributeValue::S(key.clone()));
+            let result = self
+                .db
+                .client()
+                .put_item()
+                .table_name(self.table)
+                .set_item(Some(item))
+                .condition_expression("attribute_not_exists(#key)")
+                .expression_attribute_names("#key", PARTITION)
+                .send()
+                .await;
+            unless_condition_failed(result).map_err(|error| metadata_error(self.table, "PutItem", error))?;
+        }
+        Ok(())
     }
 
     /// Shows `lease` is alive: raises its beat, and records `checkpoint` (and that the shard was
@@ -254,7 +283,7 @@ mod tests {
     use super::*;
 
     fn record(fence: u64, beat: u64) -> LeaseRecord {
-        LeaseRecord { owner: Some("other".into()), fence, beat, checkpoint: None, ended: false }
+        LeaseRecord { owner: Some("other".into()), fence, beat, ..LeaseRecord::default() }
     }
 
     #[test]
@@ -283,6 +312,7 @@ mod tests {
             beat: 9,
             checkpoint: Some("42".into()),
             ended: true,
+            since: 7,
         };
         let item: Item = serde_dynamo::to_item(&record).unwrap();
         assert_eq!(item["fence"], AttributeValue::N("3".into()));

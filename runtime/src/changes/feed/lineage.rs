@@ -6,8 +6,10 @@
 //! - A shard is read only after its parent has been read to its end, so that the changes of one
 //!   item come in the order they were made (a stream splits a shard into children that hold the
 //!   later changes of the same items).
-//! - The feed records every shard it sees. A recorded shard that is not read to its end and is no
-//!   longer listed was trimmed (a stream keeps records 24 hours) before the feed read it: a gap.
+//! - The feed records every shard it sees, with a lease item made before the shard is recorded.
+//!   A recorded shard that is not read to its end and is no longer listed was trimmed (a stream
+//!   keeps records 24 hours) before the feed read it: a gap. One without its lease item was
+//!   forgotten by another process meanwhile (below): not a gap.
 //! - After the first pass, a new shard whose parent is neither recorded nor listed descends from a
 //!   shard the feed never saw, created and trimmed while the feed was not read: a gap too. On the
 //!   first pass, the shards listed are the feed's origin, and their parents are history before it.
@@ -17,10 +19,12 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A shard as the stream lists it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(crate) struct ListedShard {
     pub id: String,
     pub parent: Option<String>,
+    /// Whether the stream closed it (it holds no more records than it holds now).
+    pub closed: bool,
 }
 
 /// What one pass does.
@@ -37,10 +41,12 @@ pub(crate) struct Plan {
 }
 
 /// Plans a pass: `listed` as the stream lists it now, `recorded` the shards the feed recorded
-/// before (`None` on its first pass), `ended` those of them read to their end.
+/// before (`None` on its first pass), `leased` those with a lease item, `ended` those read to
+/// their end.
 pub(crate) fn plan(
     listed: &[ListedShard],
     recorded: Option<&BTreeSet<String>>,
+    leased: &BTreeSet<String>,
     ended: &BTreeSet<String>,
 ) -> Plan {
     let first = recorded.is_none();
@@ -53,7 +59,7 @@ pub(crate) fn plan(
         if !listed_ids.contains_key(shard.as_str()) {
             if ended.contains(shard) {
                 plan.forget.push(shard.clone());
-            } else if plan.gap.is_none() {
+            } else if leased.contains(shard) && plan.gap.is_none() {
                 plan.gap =
                     Some(format!("shard {shard} was trimmed from the stream before it was read to its end"));
             }
@@ -92,7 +98,7 @@ mod tests {
     use super::*;
 
     fn shard(id: &str, parent: Option<&str>) -> ListedShard {
-        ListedShard { id: id.into(), parent: parent.map(str::to_owned) }
+        ListedShard { id: id.into(), parent: parent.map(str::to_owned), ..ListedShard::default() }
     }
 
     fn set(ids: &[&str]) -> BTreeSet<String> {
@@ -102,7 +108,7 @@ mod tests {
     #[test]
     fn the_first_pass_records_every_shard_and_reads_the_oldest_first() {
         let listed = [shard("a", Some("gone")), shard("b", Some("a")), shard("c", None)];
-        let planned = plan(&listed, None, &set(&[]));
+        let planned = plan(&listed, None, &set(&[]), &set(&[]));
         assert_eq!(planned.record, ["a", "b", "c"]);
         assert_eq!(planned.ready, ["a", "c"], "b waits for its parent a; a's parent is history");
         assert_eq!(planned.gap, None);
@@ -111,7 +117,7 @@ mod tests {
     #[test]
     fn a_child_is_read_once_its_parent_ended() {
         let listed = [shard("a", None), shard("b", Some("a"))];
-        let planned = plan(&listed, Some(&set(&["a", "b"])), &set(&["a"]));
+        let planned = plan(&listed, Some(&set(&["a", "b"])), &set(&["a", "b"]), &set(&["a"]));
         assert_eq!(planned.ready, ["b"]);
         assert!(planned.record.is_empty() && planned.forget.is_empty() && planned.gap.is_none());
     }
@@ -119,7 +125,7 @@ mod tests {
     #[test]
     fn ended_shards_no_longer_listed_are_forgotten() {
         let listed = [shard("b", Some("a"))];
-        let planned = plan(&listed, Some(&set(&["a", "b"])), &set(&["a"]));
+        let planned = plan(&listed, Some(&set(&["a", "b"])), &set(&["a", "b"]), &set(&["a"]));
         assert_eq!(planned.forget, ["a"]);
         assert_eq!(planned.ready, ["b"], "its parent ended");
         assert_eq!(planned.gap, None);
@@ -128,17 +134,19 @@ mod tests {
     #[test]
     fn a_shard_trimmed_before_its_end_is_a_gap() {
         let listed = [shard("b", Some("a"))];
-        let planned = plan(&listed, Some(&set(&["a", "b"])), &set(&[]));
+        let planned = plan(&listed, Some(&set(&["a", "b"])), &set(&["a", "b"]), &set(&[]));
         assert!(planned.gap.unwrap().contains("shard a was trimmed"));
+        let forgotten = plan(&listed, Some(&set(&["a", "b"])), &set(&["b"]), &set(&[]));
+        assert_eq!(forgotten.gap, None, "its lease is gone: another process forgot it meanwhile");
     }
 
     #[test]
     fn a_new_shard_of_an_unseen_parent_is_a_gap_after_the_first_pass() {
         let listed = [shard("c", Some("b"))];
-        let planned = plan(&listed, Some(&set(&["a"])), &set(&["a"]));
+        let planned = plan(&listed, Some(&set(&["a"])), &set(&["a"]), &set(&["a"]));
         assert!(planned.gap.unwrap().contains("descends from shard b"));
         let listed = [shard("c", Some("b")), shard("b", Some("a"))];
-        let planned = plan(&listed, Some(&set(&["a"])), &set(&["a"]));
+        let planned = plan(&listed, Some(&set(&["a"])), &set(&["a"]), &set(&["a"]));
         assert_eq!(planned.gap, None, "its parent is listed: not a gap");
         assert_eq!(planned.record, ["c", "b"]);
         assert_eq!(planned.ready, ["b"]);

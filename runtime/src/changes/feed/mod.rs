@@ -47,7 +47,7 @@ pub struct ChangePage {
 }
 
 /// What one [`ChangeFeed::catch_up`] did.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct FeedPass {
     /// Records handed to the handler.
@@ -59,6 +59,10 @@ pub struct FeedPass {
     /// Whether every shard was read to what it holds now by this process (none was held
     /// elsewhere, none was lost to another process).
     pub caught_up: bool,
+    /// The shards this pass read to their end, or to their last record.
+    pub(crate) covered: Vec<String>,
+    /// The shards ready to read that this pass left (held elsewhere, or taken meanwhile).
+    pub(crate) pending: Vec<String>,
 }
 
 /// A consumer of the stream of one table, named so that its checkpoints are its own; made by
@@ -205,9 +209,9 @@ impl ChangeFeed {
             return Ok(());
         }
         let listed = stream::list_shards(&self.db, &arn).await?;
-        let record = FeedRecord { stream: arn, shards: listed.into_iter().map(|shard| shard.id).collect() };
-        records.create(&record).await?;
-        Ok(())
+        let leases = Leases { db: &self.db, table: self.metadata_table() };
+        let all: Vec<String> = listed.iter().map(|shard| shard.id.clone()).collect();
+        self.record(&records, &leases, &arn, &listed, &all, true).await
     }
 
     /// Forgets the feed's checkpoints: its next pass begins again at the oldest records the
@@ -235,6 +239,8 @@ impl ChangeFeed {
             total.shards_read += pass.shards_read;
             total.shards_elsewhere = pass.shards_elsewhere;
             total.caught_up &= pass.caught_up;
+            total.covered.extend(pass.covered);
+            total.pending = pass.pending;
             // A shard read to its end makes its children ready: read them in the same call.
             if ended == 0 {
                 return Ok(total);
@@ -285,32 +291,27 @@ impl ChangeFeed {
         let leases = Leases { db: &self.db, table: self.metadata_table() };
         let stored = leases.read(&lease_keys).await?;
         let lease_of = |shard: &str| stored.get(&self.lease_key(shard));
-        let ended: BTreeSet<String> = known
-            .iter()
-            .filter(|shard| lease_of(shard).is_some_and(|lease| lease.ended))
-            .map(|s| s.to_string())
-            .collect();
-        let plan = lineage::plan(&listed, recorded.as_ref().map(|record| &record.shards), &ended);
+        let with = |keep: &dyn Fn(&lease::LeaseRecord) -> bool| -> BTreeSet<String> {
+            known.iter().filter(|shard| lease_of(shard).is_some_and(keep)).map(|s| s.to_string()).collect()
+        };
+        let (leased, ended) = (with(&|_| true), with(&|lease| lease.ended));
+        let plan = lineage::plan(&listed, recorded.as_ref().map(|record| &record.shards), &leased, &ended);
         if let Some(reason) = plan.gap {
             return Err(self.gap(reason));
         }
-        match &recorded {
-            None => {
-                let record =
-                    FeedRecord { stream: arn.clone(), shards: plan.record.iter().cloned().collect() };
-                records.create(&record).await?;
-            }
-            Some(_) => records.change(&plan.record, true).await?,
-        }
+        self.record(&records, &leases, &arn, &listed, &plan.record, recorded.is_none()).await?;
+        let stored =
+            leases.read(&plan.ready.iter().map(|shard| self.lease_key(shard)).collect::<Vec<_>>()).await?;
         let mut pass = FeedPass { caught_up: true, ..FeedPass::default() };
         let mut to_read = Vec::new();
-        for shard in &plan.ready {
-            let seen = lease_of(shard);
+        for shard in listed.iter().filter(|shard| plan.ready.contains(&shard.id)) {
+            let seen = stored.get(&self.lease_key(&shard.id));
             let held_elsewhere =
                 seen.is_some_and(|lease| lease.owner.as_ref().is_some_and(|owner| owner != &self.owner));
-            if held_elsewhere && !self.expired(shard, seen) {
+            if held_elsewhere && !self.expired(&shard.id, seen) {
                 pass.shards_elsewhere += 1;
                 pass.caught_up = false;
+                pass.pending.push(shard.id.clone());
                 continue;
             }
             to_read.push((shard.clone(), seen.cloned()));
@@ -319,40 +320,76 @@ impl ChangeFeed {
             .map(|(shard, seen)| {
                 let (arn, leases) = (&arn, &leases);
                 async move {
-                    let Some(mut lease) =
-                        leases.acquire(&self.lease_key(&shard), seen.as_ref(), &self.owner).await?
-                    else {
-                        return Ok::<_, Error>(None);
-                    };
+                    let taken =
+                        leases.acquire(&self.lease_key(&shard.id), seen.as_ref(), &self.owner).await?;
+                    let Some(mut lease) = taken else { return Ok::<_, Error>((shard.id, None)) };
                     let read = self.read_shard(arn, &shard, &mut lease, handler).await;
                     if !matches!(read, Ok((ShardRead::Ended | ShardRead::Lost, _))) {
                         leases.release(&lease).await?;
                     }
-                    read.map(Some)
+                    read.map(|read| (shard.id, Some(read)))
                 }
             })
             .buffer_unordered(self.concurrency)
             .try_collect::<Vec<_>>()
             .await?;
         let mut ended_now = 0;
-        for read in reads {
+        for (shard, read) in reads {
             match read {
-                None => pass.caught_up = false,
-                Some((outcome, records)) => {
+                Some((outcome @ (ShardRead::Ended | ShardRead::CaughtUp), records)) => {
                     pass.shards_read += 1;
                     pass.records += records;
-                    match outcome {
-                        ShardRead::Ended => ended_now += 1,
-                        ShardRead::CaughtUp => {}
-                        ShardRead::Lost => pass.caught_up = false,
-                    }
+                    ended_now += usize::from(outcome == ShardRead::Ended);
+                    pass.covered.push(shard);
+                }
+                Some((ShardRead::Lost, records)) => {
+                    (pass.shards_read, pass.records, pass.caught_up) =
+                        (pass.shards_read + 1, pass.records + records, false);
+                    pass.pending.push(shard);
+                }
+                None => {
+                    pass.caught_up = false;
+                    pass.pending.push(shard);
                 }
             }
         }
-        let forget: Vec<String> = plan.forget.iter().map(|shard| self.lease_key(shard)).collect();
-        leases.forget(&forget).await?;
-        records.change(&plan.forget, false).await?;
+        // Forgotten: out of the record first, then the lease item (a recorded shard without one
+        // reads as forgotten, never as a gap).
+        if records.change(&arn, &plan.forget, false).await? {
+            leases.forget(&plan.forget.iter().map(|shard| self.lease_key(shard)).collect::<Vec<_>>()).await?;
+        }
         Ok((pass, ended_now))
+    }
+
+    /// Records shards first seen: their lease items first (free, with when), then
+    /// the feed record (made on its first pass).
+    async fn record(
+        &self,
+        records: &FeedRecords<'_>,
+        leases: &Leases<'_>,
+        arn: &str,
+        listed: &[lineage::ListedShard],
+        new: &[String],
+        first: bool,
+    ) -> Result<()> {
+        let keys: Vec<String> = listed
+            .iter()
+            .filter(|shard| new.contains(&shard.id))
+            .map(|shard| self.lease_key(&shard.id))
+            .collect();
+        leases.create(&keys).await?;
+        let recorded = match first {
+            true => {
+                let record = FeedRecord { stream: arn.to_owned(), shards: new.iter().cloned().collect() };
+                records.create(&record).await?
+                    || records.read().await?.is_some_and(|record| record.stream == arn)
+            }
+            false => records.change(arn, new, true).await?,
+        };
+        match recorded {
+            true => Ok(()),
+            false => Err(self.gap("the feed was reset while this pass read it".into())),
+        }
     }
 
     /// Whether the lease of `shard`, held by another process as `seen`, has expired by what this

@@ -2,6 +2,7 @@
 //! holds now, handing each page of records over and recording the checkpoint after it.
 
 use super::lease::{Lease, Leases};
+use super::lineage::ListedShard;
 use super::{ChangeFeed, ChangePage};
 use crate::changes::ChangeRecord;
 use crate::error::{Error, Result};
@@ -11,9 +12,17 @@ use std::future::Future;
 use std::time::Instant;
 
 /// Empty pages in a row after which an open shard counts as read to what it holds now: the
-/// Streams API can answer an empty page before records further on (so one empty page is not
-/// the end, where one short page is).
+/// Streams API can answer an empty page before records further on. A closed shard is read until
+/// the API says it ended, whatever its pages.
 const EMPTY_PAGES_AT_END: u32 = 3;
+
+/// How long a recorded shard may stay unread before its first records may be trimmed (a
+/// stream keeps records 24 hours).
+const UNREAD_FOR_MS: u64 = 23 * 3_600_000;
+
+/// A page of an open shard shorter than asked for and smaller than this ended at the shard's last
+/// record (a page is also cut at 1 MB, which says nothing of what follows).
+const TAIL_PAGE_BYTES: i64 = 512 * 1024;
 
 /// How the reading of one shard ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,7 +43,7 @@ impl ChangeFeed {
     pub(super) async fn read_shard<H, Fut>(
         &self,
         arn: &str,
-        shard: &str,
+        listed: &ListedShard,
         lease: &mut Lease,
         handler: &H,
     ) -> Result<(ShardRead, u64)>
@@ -43,7 +52,8 @@ impl ChangeFeed {
         Fut: Future<Output = Result<()>> + Send,
     {
         let leases = Leases { db: &self.db, table: self.metadata_table() };
-        let mut iterator = self.iterator(arn, shard, lease.checkpoint.as_deref()).await?;
+        let shard = listed.id.as_str();
+        let mut iterator = self.iterator(arn, shard, lease).await?;
         let (mut empty, mut records_read, mut beaten) = (0, 0u64, Instant::now());
         loop {
             let Some(current) = iterator.take() else {
@@ -61,7 +71,7 @@ impl ChangeFeed {
             {
                 Ok(page) => page,
                 Err(error) if error.code() == Some("ExpiredIteratorException") => {
-                    iterator = self.iterator(arn, shard, lease.checkpoint.as_deref()).await?;
+                    iterator = self.iterator(arn, shard, lease).await?;
                     continue;
                 }
                 Err(error) if error.code() == Some("TrimmedDataAccessException") => {
@@ -70,12 +80,16 @@ impl ChangeFeed {
                 Err(error) => return Err(Error::from_sdk("GetRecords", error)),
             };
             let records = page.records().iter().map(ChangeRecord::try_from).collect::<Result<Vec<_>>>()?;
+            let bytes: i64 = page.records().iter().filter_map(|record| record.dynamodb()?.size_bytes()).sum();
             let next = page.next_shard_iterator;
-            if let Some(last) = records.last().and_then(|record| record.sequence_number.clone()) {
+            if !records.is_empty() {
+                let Some(last) = records.last().and_then(|record| record.sequence_number.clone()) else {
+                    return Err(crate::changes::invalid("a stream record without its sequence number"));
+                };
                 records_read += records.len() as u64;
-                // A page shorter than asked for ends at the last record the shard held when it was
-                // read: the pass ends there, while writes go on, and the lease passes on.
-                let short = records.len() < self.page as usize;
+                // A short, small page of an open shard ends at the last record it held when it
+                // was read: the pass ends there while writes go on, and the lease passes on.
+                let short = !listed.closed && records.len() < self.page as usize && bytes < TAIL_PAGE_BYTES;
                 handler(ChangePage { shard: shard.to_owned(), records }).await?;
                 if next.is_none() {
                     return self.end(&leases, lease, Some(&last)).await.map(|read| (read, records_read));
@@ -89,7 +103,7 @@ impl ChangeFeed {
                 (empty, beaten) = (0, Instant::now());
             } else if next.is_some() {
                 empty += 1;
-                if empty >= EMPTY_PAGES_AT_END {
+                if !listed.closed && empty >= EMPTY_PAGES_AT_END {
                     return Ok((ShardRead::CaughtUp, records_read));
                 }
                 if beaten.elapsed() > self.lease / 3 {
@@ -111,14 +125,26 @@ impl ChangeFeed {
         })
     }
 
-    /// An iterator of `shard` just after `checkpoint`, or at its oldest record.
-    async fn iterator(&self, arn: &str, shard: &str, checkpoint: Option<&str>) -> Result<Option<String>> {
+    /// An iterator of `shard` just after `lease`'s checkpoint, or at its oldest record. A shard
+    /// never read that was recorded longer ago than the stream keeps records may have lost its
+    /// first records unread: a gap (told by this process's clock against the recording one's,
+    /// with an hour to spare; a wrong clock can only raise it without cause).
+    async fn iterator(&self, arn: &str, shard: &str, lease: &Lease) -> Result<Option<String>> {
         let request = self.db.streams().await.get_shard_iterator().stream_arn(arn).shard_id(shard);
-        let request = match checkpoint {
+        let request = match &lease.checkpoint {
             Some(sequence) => {
                 request.shard_iterator_type(ShardIteratorType::AfterSequenceNumber).sequence_number(sequence)
             }
-            None => request.shard_iterator_type(ShardIteratorType::TrimHorizon),
+            None => {
+                let age = crate::metadata::now_ms().saturating_sub(lease.since);
+                if lease.since > 0 && age > UNREAD_FOR_MS {
+                    return Err(self.gap(format!(
+                        "shard {shard} was recorded {} h ago and never read: the stream may have trimmed its first records",
+                        age / 3_600_000
+                    )));
+                }
+                request.shard_iterator_type(ShardIteratorType::TrimHorizon)
+            }
         };
         match request.send().await {
             Ok(output) => Ok(output.shard_iterator),

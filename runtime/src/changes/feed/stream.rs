@@ -48,9 +48,11 @@ pub(crate) async fn list_shards(db: &Db, arn: &str) -> Result<Vec<ListedShard>> 
         let Some(description) = described.stream_description else { break };
         for shard in description.shards() {
             if let Some(id) = shard.shard_id() {
+                let range = shard.sequence_number_range();
                 shards.push(ListedShard {
                     id: id.to_owned(),
                     parent: shard.parent_shard_id().map(str::to_owned),
+                    closed: range.is_some_and(|range| range.ending_sequence_number().is_some()),
                 });
             }
         }
@@ -111,24 +113,31 @@ impl FeedRecords<'_> {
         Ok(created.is_some())
     }
 
-    /// Adds `shards` to the record (`add`) or takes them out of it.
-    pub async fn change(&self, shards: &[String], add: bool) -> Result<()> {
+    /// Adds `shards` to the record of the feed of stream `arn` (`add`) or takes them out of it;
+    /// `false` when the record is gone or of another stream (the feed was reset meanwhile).
+    pub async fn change(&self, arn: &str, shards: &[String], add: bool) -> Result<bool> {
         if shards.is_empty() {
-            return Ok(());
+            return Ok(true);
         }
         let update = if add { "ADD #shards :shards" } else { "DELETE #shards :shards" };
-        self.db
+        let result = self
+            .db
             .client()
             .update_item()
             .table_name(self.table)
             .key(PARTITION, AttributeValue::S(self.key.to_owned()))
             .update_expression(update)
+            .condition_expression("attribute_exists(#key) AND #stream = :stream")
+            .expression_attribute_names("#key", PARTITION)
+            .expression_attribute_names("#stream", "stream")
             .expression_attribute_names("#shards", "shards")
+            .expression_attribute_values(":stream", AttributeValue::S(arn.to_owned()))
             .expression_attribute_values(":shards", AttributeValue::Ss(shards.to_vec()))
             .send()
-            .await
+            .await;
+        let changed = unless_condition_failed(result)
             .map_err(|error| metadata_error(self.table, "UpdateItem", error))?;
-        Ok(())
+        Ok(changed.is_some())
     }
 
     /// Deletes the record and the lease items under `leases` (a feed that starts over).

@@ -10,9 +10,9 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// The most keys of one kind a segment reports (the rest are counted, not named), which bounds
-/// the size of its record.
-pub(super) const MAX_KEYS: usize = 1_000;
+/// The most bytes of keys a segment names (the rest are counted, not named), which keeps its
+/// record far below DynamoDB's 400 KB, whatever the keys' length.
+pub(super) const MAX_NAMED_BYTES: u64 = 100 * 1024;
 
 /// What a verification found, by item key.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -26,7 +26,7 @@ pub struct Verification {
     pub misplaced: Vec<PrimaryKey>,
     /// Items in the target that the source does not hold.
     pub extra: Vec<PrimaryKey>,
-    /// Items found beyond the keys named (at most 1,000 of each kind per scan segment).
+    /// Items found beyond the keys named (each scan segment names up to 100 KB of keys).
     pub unnamed: u64,
     /// How many of the items found were repaired.
     pub repaired: u64,
@@ -50,19 +50,6 @@ impl Verification {
         self.extra.extend(other.extra.iter().cloned());
         self.unnamed += other.unnamed;
         self.repaired += other.repaired;
-    }
-
-    /// Records a fault of the item under `key`.
-    pub(super) fn note(&mut self, fault: Fault, key: PrimaryKey) {
-        let keys = match fault {
-            Fault::Missing => &mut self.missing,
-            Fault::Misplaced => &mut self.misplaced,
-            Fault::Extra => &mut self.extra,
-        };
-        match keys.len() < MAX_KEYS {
-            true => keys.push(key),
-            false => self.unnamed += 1,
-        }
     }
 }
 
@@ -104,6 +91,26 @@ pub(super) struct SegmentCheck {
     pub done: bool,
     /// What it found so far.
     pub found: Verification,
+    /// The bytes of the keys it names.
+    #[serde(default)]
+    pub named_bytes: u64,
+}
+
+impl SegmentCheck {
+    /// Records a fault of the item under `key`: named while the segment's names stay small.
+    pub(super) fn note(&mut self, fault: Fault, key: PrimaryKey) {
+        let bytes = (key.pk.len() + key.sk.as_ref().map_or(0, String::len) + 32) as u64;
+        if self.named_bytes + bytes > MAX_NAMED_BYTES {
+            self.found.unnamed += 1;
+            return;
+        }
+        self.named_bytes += bytes;
+        match fault {
+            Fault::Missing => self.found.missing.push(key),
+            Fault::Misplaced => self.found.misplaced.push(key),
+            Fault::Extra => self.found.extra.push(key),
+        }
+    }
 }
 
 /// The segment records of one resharding's verification.
@@ -127,14 +134,19 @@ impl Checks<'_> {
         format!("verify/{}", self.key)
     }
 
-    /// The segments of the verification under way or last run; empty when none was.
-    pub async fn read(&self) -> Result<Segments> {
-        let Some(count) = read_item(self.db, &self.table, &self.count_key()).await? else {
-            return Ok(Segments::new());
+    /// The segments of the verification under way or last run, and when it started (unix ms);
+    /// none when none ran since the last backfill pass.
+    pub async fn read(&self) -> Result<(Segments, u64)> {
+        let Some(run) = read_item(self.db, &self.table, &self.count_key()).await? else {
+            return Ok((Segments::new(), 0));
         };
-        let count =
-            count.get("segments").and_then(|value| value.as_n().ok()).and_then(|n| n.parse::<u32>().ok());
-        let count = count.ok_or_else(|| self.malformed(&self.count_key()))?;
+        let number = |name: &str| {
+            run.get(name).and_then(|value| value.as_n().ok()).and_then(|n| n.parse::<u64>().ok())
+        };
+        let (count, started) = (number("segments"), number("started").unwrap_or(0));
+        let count = count
+            .and_then(|count| u32::try_from(count).ok())
+            .ok_or_else(|| self.malformed(&self.count_key()))?;
         let mut segments = Segments::new();
         for side in [Side::Source, Side::Target] {
             for segment in 0..count {
@@ -146,11 +158,24 @@ impl Checks<'_> {
                 segments.insert((side, segment), check);
             }
         }
-        Ok(segments)
+        Ok((segments, started))
     }
 
-    /// Starts a verification of `count` segments a side, none begun.
-    pub async fn start(&self, count: u32) -> Result<Segments> {
+    /// Forgets the verification: the next one starts from the beginning.
+    pub async fn clear(&self) -> Result<()> {
+        self.db
+            .client()
+            .delete_item()
+            .table_name(&self.table)
+            .key(PARTITION, AttributeValue::S(self.count_key()))
+            .send()
+            .await
+            .map_err(|error| metadata_error(&self.table, "DeleteItem", error))?;
+        Ok(())
+    }
+
+    /// Starts a verification of `count` segments a side, none begun, at `now` (unix ms).
+    pub async fn start(&self, count: u32, now: u64) -> Result<Segments> {
         let mut segments = Segments::new();
         for side in [Side::Source, Side::Target] {
             for segment in 0..count {
@@ -161,6 +186,7 @@ impl Checks<'_> {
         let item: Item = [
             (PARTITION.to_owned(), AttributeValue::S(self.count_key())),
             ("segments".to_owned(), AttributeValue::N(count.to_string())),
+            ("started".to_owned(), AttributeValue::N(now.to_string())),
         ]
         .into_iter()
         .collect();

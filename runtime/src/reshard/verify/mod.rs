@@ -109,9 +109,10 @@ impl Db {
         let key = reshards.key(index);
         let records =
             checks::Checks { db: self, table: reshards.metadata()?.table().to_owned(), key: key.clone() };
-        let mut segments = records.read().await?;
+        let (mut segments, mut started) = records.read().await?;
         if segments.is_empty() || segments.values().all(|segment| segment.done) {
-            segments = records.start(options.segments).await?;
+            started = now_ms();
+            segments = records.start(options.segments, started).await?;
         }
         let count = segments.len();
         let per_side = (count / 2).max(1) as u32;
@@ -127,9 +128,32 @@ impl Db {
         for part in parts {
             found.add(&part?);
         }
-        let verified = Verified { at: now_ms(), clean: found.is_clean() };
+        // As old as the run's start: a resumed run vouches for nothing later.
+        let verified = Verified { at: started, clean: found.is_clean() };
         reshards.records()?.set_verified(&key, Some(verified)).await?;
         tracing::info!(target: "dynashard::reshard", index, found = found.found(), repaired = found.repaired, "verified");
         Ok(found)
+    }
+}
+
+impl<E: Entity> Reshards<'_, E> {
+    /// The records of the verification of `E`'s resharding of `index`.
+    fn checks(&self, index: &str) -> Result<checks::Checks<'_>> {
+        Ok(checks::Checks { db: self.db, table: self.metadata()?.table().to_owned(), key: self.key(index) })
+    }
+
+    /// Forgets the verification of `E`'s resharding of `index`, recorded and under way: after a
+    /// backfill pass, a reverse or a new start, the cut-over needs a new one.
+    pub(super) async fn forget_verification(&self, index: &str) -> Result<()> {
+        self.checks(index)?.clear().await?;
+        self.records()?.set_verified(&self.key(index), None).await
+    }
+}
+
+impl<E: Entity> Reshards<'_, E> {
+    /// Forgets a verification left by an earlier resharding of `index` (before a new one is
+    /// recorded).
+    pub(in crate::reshard) async fn checks_clear(&self, index: &str) -> Result<()> {
+        self.checks(index)?.clear().await
     }
 }

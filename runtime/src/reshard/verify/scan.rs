@@ -5,7 +5,6 @@ use super::checks::{Checks, Fault, SegmentCheck, Side};
 use super::Verify;
 use crate::batch::key_of;
 use crate::db::Db;
-use crate::dynamic::metadata::unless_condition_failed;
 use crate::entity::{Entity, PrimaryKey};
 use crate::error::{Error, Item, Result};
 use crate::index_keys::find_index;
@@ -16,9 +15,11 @@ use crate::reshard::rewrite::{Pass, Rewrite};
 use crate::table::{IndexProjection, TableDefinition};
 use aws_sdk_dynamodb::types::AttributeValue;
 
-/// What `side` finds wrong with `item`, if anything.
-pub(super) fn fault(side: Side, checked: &Checked, item: &Item, table: &TableDefinition) -> Option<Fault> {
-    let (source_pk, _) = checked.source;
+/// What `side` finds wrong with `item`, if anything. An item in the target without a source
+/// place is extra only when its own fields keep it out of the source (a sparse index): one that
+/// belongs there lacks its source place, which is its writers' layout, not the resharding's.
+pub(super) fn fault<E: Entity>(side: Side, checked: &Checked, item: &Item) -> Option<Fault> {
+    let table = table_of::<E>();
     let (target_pk, _) = checked.target;
     match side {
         Side::Source => {
@@ -26,9 +27,7 @@ pub(super) fn fault(side: Side, checked: &Checked, item: &Item, table: &TableDef
             Rewrite::of(checked, item, Pass::Place, table)?;
             Some(if item.contains_key(target_pk) { Fault::Misplaced } else { Fault::Missing })
         }
-        Side::Target => {
-            (item.contains_key(target_pk) && !item.contains_key(source_pk)).then_some(Fault::Extra)
-        }
+        Side::Target => crate::reshard::place::stray::<E>(checked, item).then_some(Fault::Extra),
     }
 }
 
@@ -41,7 +40,11 @@ fn index_of(side: Side, checked: &Checked, table: &TableDefinition) -> Option<&'
             needed.extend(checked.mapping.by.iter().copied());
             (checked.mapping.index, needed)
         }
-        Side::Target => (checked.target_index, vec![checked.source.0, table.type_attribute]),
+        // Whether an item belongs in the source is judged from the whole entity.
+        Side::Target => {
+            let definition = find_index(table.indexes, checked.target_index)?;
+            return (definition.projection == IndexProjection::All).then_some(definition.name);
+        }
     };
     let definition = find_index(table.indexes, index)?;
     let keys = |name: &str| {
@@ -109,17 +112,17 @@ impl Db {
             progress.found.scanned += items.len() as u64;
             let suspects: Vec<PrimaryKey> = items
                 .iter()
-                .filter(|item| fault(side, checked, item, table).is_some())
+                .filter(|item| fault::<E>(side, checked, item).is_some())
                 .filter_map(|item| key_of(table, item))
                 .collect();
             if !suspects.is_empty() {
                 let current = self.read_now::<E>(suspects.clone()).await?;
                 for (key, item) in suspects.into_iter().zip(current) {
                     let Some(item) = item else { continue }; // deleted since
-                    let Some(fault) = fault(side, checked, &item, table) else {
+                    let Some(fault) = fault::<E>(side, checked, &item) else {
                         continue; // the index lagged behind a write: nothing wrong
                     };
-                    progress.found.note(fault, key);
+                    progress.note(fault, key);
                     if options.repair && self.repair::<E>(checked, fault, &item).await? {
                         progress.found.repaired += 1;
                     }
@@ -159,29 +162,7 @@ impl Db {
                 }
                 Ok(false)
             }
-            Fault::Extra => {
-                let ((source_pk, _), (target_pk, target_sk)) = (checked.source, checked.target);
-                let (Some(pk), Some(sk)) = (item.get(target_pk), item.get(target_sk)) else {
-                    return Ok(false);
-                };
-                let result = self
-                    .client()
-                    .update_item()
-                    .table_name(self.table_of::<E>())
-                    .set_key(Some(crate::item::key_of(item, table)))
-                    .update_expression("REMOVE #tpk, #tsk")
-                    .condition_expression("attribute_not_exists(#spk) AND #tpk = :tpk AND #tsk = :tsk")
-                    .expression_attribute_names("#spk", source_pk)
-                    .expression_attribute_names("#tpk", target_pk)
-                    .expression_attribute_names("#tsk", target_sk)
-                    .expression_attribute_values(":tpk", pk.clone())
-                    .expression_attribute_values(":tsk", sk.clone())
-                    .send()
-                    .await;
-                let removed =
-                    unless_condition_failed(result).map_err(|error| Error::from_sdk("UpdateItem", error))?;
-                Ok(removed.is_some())
-            }
+            Fault::Extra => self.unplace::<E>(checked, item).await,
         }
     }
 }
