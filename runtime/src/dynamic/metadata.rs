@@ -85,6 +85,23 @@ where
     }
 }
 
+/// Writes `item` under `key` in the metadata table `table` unless an item is there; returns
+/// whether it was written.
+pub(crate) async fn put_new(db: &Db, table: &str, key: &str, mut item: Item) -> Result<bool> {
+    item.insert(PARTITION.to_owned(), AttributeValue::S(key.to_owned()));
+    let result = db
+        .client()
+        .put_item()
+        .table_name(table)
+        .set_item(Some(item))
+        .condition_expression("attribute_not_exists(#key)")
+        .expression_attribute_names("#key", PARTITION)
+        .send()
+        .await;
+    let written = unless_condition_failed(result).map_err(|error| metadata_error(table, "PutItem", error))?;
+    Ok(written.is_some())
+}
+
 /// The metadata item under `key` in `table`, if any (a strongly consistent read).
 pub(crate) async fn read_item(db: &Db, table: &str, key: &str) -> Result<Option<Item>> {
     let output = db

@@ -9,7 +9,7 @@ use crate::entity::Entity;
 use crate::error::{Error, Item, Result};
 use crate::index::Index;
 use crate::item::table_of;
-use crate::key_record::{json_to_key, key_to_json};
+use crate::key_record::key_to_json;
 use crate::metadata::{now_ms, Checked, Phase, ReshardState, SegmentProgress, ShardMetadata};
 use aws_sdk_dynamodb::types::AttributeValue;
 use futures::stream::{self, StreamExt, TryStreamExt};
@@ -305,15 +305,7 @@ impl Db {
         let refuse =
             |reason: &str| Error::Resharding { index: checked.mapping.index.into(), reason: reason.into() };
         while !progress.done {
-            let start = match &progress.after {
-                Some(json) => Some(
-                    serde_json::from_str(json)
-                        .ok()
-                        .and_then(|value| json_to_key(&value).ok())
-                        .ok_or_else(|| refuse("bad checkpoint"))?,
-                ),
-                None => None,
-            };
+            let start = super::resume_at(progress.after.as_ref(), checked.mapping.index)?;
             // Whole-item puts are safe only while this run holds the freeze: renew it before the
             // page is read, and write the page only well within the lease.
             let deadline = std::time::Instant::now() + scan.run.lease / 2;

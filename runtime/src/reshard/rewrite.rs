@@ -68,12 +68,7 @@ impl Rewrite {
         let source = [(source_pk, item.get(source_pk)?.clone()), (source_sk, item.get(source_sk)?.clone())];
         let (target, placed, unchanged) = match pass {
             Pass::Place => {
-                let routing = checked
-                    .mapping
-                    .by
-                    .iter()
-                    .map(|name| Some((*name, item.get(*name)?.clone())))
-                    .collect::<Option<Vec<_>>>()?;
+                let routing = routing(checked, item)?;
                 let mut placed = item.clone();
                 checked.mirror(&mut placed, Phase::DualWrites);
                 let (target_pk, target_sk) = checked.target;
@@ -96,12 +91,7 @@ impl Rewrite {
                 if target.iter().any(|(name, value)| placed.get(*name) != Some(value)) {
                     return None;
                 }
-                let routing = checked
-                    .mapping
-                    .by
-                    .iter()
-                    .map(|name| Some((*name, item.get(*name)?.clone())))
-                    .collect::<Option<Vec<_>>>()?;
+                let routing = routing(checked, item)?;
                 (None, None, target.into_iter().chain(routing).collect())
             }
         };
@@ -164,6 +154,11 @@ impl Rewrite {
             .build()
             .map_err(|error| crate::batch::build_error(OPERATION, error))
     }
+}
+
+/// The attributes `checked`'s shard is picked by, with `item`'s values; `None` when one is missing.
+fn routing(checked: &Checked, item: &Item) -> Option<Vec<(&'static str, AttributeValue)>> {
+    checked.mapping.by.iter().map(|name| Some((*name, item.get(*name)?.clone()))).collect()
 }
 
 /// A PartiQL quoted identifier: in double quotes, a double quote inside doubled.

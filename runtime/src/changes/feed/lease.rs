@@ -15,7 +15,7 @@
 //! read, which is why delivery is at least once.
 
 use crate::db::Db;
-use crate::dynamic::metadata::{metadata_error, unless_condition_failed, PARTITION};
+use crate::dynamic::metadata::{metadata_error, put_new, unless_condition_failed, PARTITION};
 use crate::error::{Error, Item, Result};
 use aws_sdk_dynamodb::types::{AttributeValue, KeysAndAttributes};
 use serde::{Deserialize, Serialize};
@@ -177,19 +177,7 @@ impl Leases<'_> {
     pub async fn create(&self, keys: &[String]) -> Result<()> {
         for key in keys {
             let record = LeaseRecord { since: crate::metadata::now_ms(), ..LeaseRecord::default() };
-            let mut item: Item = serde_dynamo::to_item(&record)?;
-            item.insert(PARTITION.to_owned(), AttributeValue::S(key.clone()));
-            let result = self
-                .db
-                .client()
-                .put_item()
-                .table_name(self.table)
-                .set_item(Some(item))
-                .condition_expression("attribute_not_exists(#key)")
-                .expression_attribute_names("#key", PARTITION)
-                .send()
-                .await;
-            unless_condition_failed(result).map_err(|error| metadata_error(self.table, "PutItem", error))?;
+            put_new(self.db, self.table, key, serde_dynamo::to_item(&record)?).await?;
         }
         Ok(())
     }

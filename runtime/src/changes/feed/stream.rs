@@ -3,7 +3,7 @@
 
 use super::lineage::ListedShard;
 use crate::db::Db;
-use crate::dynamic::metadata::{metadata_error, unless_condition_failed, PARTITION};
+use crate::dynamic::metadata::{metadata_error, put_new, unless_condition_failed, PARTITION};
 use crate::error::{Error, Result};
 use aws_sdk_dynamodb::types::AttributeValue;
 use serde::{Deserialize, Serialize};
@@ -96,21 +96,7 @@ impl FeedRecords<'_> {
 
     /// Records the feed's first pass; `false` when another process recorded it first.
     pub async fn create(&self, record: &FeedRecord) -> Result<bool> {
-        let mut item: crate::error::Item = serde_dynamo::to_item(record)?;
-        item.insert(PARTITION.to_owned(), AttributeValue::S(self.key.to_owned()));
-        let result = self
-            .db
-            .client()
-            .put_item()
-            .table_name(self.table)
-            .set_item(Some(item))
-            .condition_expression("attribute_not_exists(#key)")
-            .expression_attribute_names("#key", PARTITION)
-            .send()
-            .await;
-        let created =
-            unless_condition_failed(result).map_err(|error| metadata_error(self.table, "PutItem", error))?;
-        Ok(created.is_some())
+        put_new(self.db, self.table, self.key, serde_dynamo::to_item(record)?).await
     }
 
     /// Adds `shards` to the record of the feed of stream `arn` (`add`) or takes them out of it;

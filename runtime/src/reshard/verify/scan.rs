@@ -9,7 +9,7 @@ use crate::entity::{Entity, PrimaryKey};
 use crate::error::{Error, Item, Result};
 use crate::index_keys::find_index;
 use crate::item::table_of;
-use crate::key_record::{json_to_key, key_to_json};
+use crate::key_record::key_to_json;
 use crate::metadata::Checked;
 use crate::reshard::rewrite::{Pass, Rewrite};
 use crate::table::{IndexProjection, TableDefinition};
@@ -79,18 +79,8 @@ impl Db {
             Side::Source => checked.source.0,
             Side::Target => checked.target.0,
         };
-        let refuse =
-            |reason: &str| Error::Resharding { index: checked.mapping.index.into(), reason: reason.into() };
         while !progress.done {
-            let start = match &progress.after {
-                Some(json) => Some(
-                    serde_json::from_str(json)
-                        .ok()
-                        .and_then(|value| json_to_key(&value).ok())
-                        .ok_or_else(|| refuse("bad verification checkpoint"))?,
-                ),
-                None => None,
-            };
+            let start = crate::reshard::resume_at(progress.after.as_ref(), checked.mapping.index)?;
             let page = self
                 .client()
                 .scan()
