@@ -252,7 +252,11 @@ impl Db {
                 Ok(response) => response.responses.unwrap_or_default(),
                 Err(error) => {
                     let failure = Failure::from_sdk(OPERATION, error);
-                    match retry.after_failure(false).filter(|_| failure.retryable) {
+                    // Every statement is conditioned on the item as read, so a request whose
+                    // outcome is unknown (timed out) is sent again safely: what it did, it does
+                    // again, or its condition fails.
+                    let again = failure.retryable || failure.error.is_timeout();
+                    match retry.after_failure(false).filter(|_| again) {
                         Some(delay) => tokio::time::sleep(delay).await,
                         None => return Err(failure.error),
                     }
