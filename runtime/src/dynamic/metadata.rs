@@ -102,6 +102,28 @@ pub(crate) async fn put_new(db: &Db, table: &str, key: &str, mut item: Item) -> 
     Ok(written.is_some())
 }
 
+/// Deletes the metadata items under `keys` in `table` (absent ones are no error).
+pub(crate) async fn delete_items<'k>(
+    db: &Db,
+    table: &str,
+    keys: impl IntoIterator<Item = &'k str>,
+) -> Result<()> {
+    for key in keys {
+        let delete = || {
+            db.client()
+                .delete_item()
+                .table_name(table)
+                .key(PARTITION, AttributeValue::S(key.to_owned()))
+                .send()
+        };
+        retrying(db, || async {
+            delete().await.map(|_| ()).map_err(|error| metadata_error(table, "DeleteItem", error))
+        })
+        .await?;
+    }
+    Ok(())
+}
+
 /// The metadata item under `key` in `table`, if any (a strongly consistent read).
 pub(crate) async fn read_item(db: &Db, table: &str, key: &str) -> Result<Option<Item>> {
     let output = db

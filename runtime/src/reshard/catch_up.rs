@@ -36,7 +36,7 @@ use crate::batch::key_of;
 use crate::changes::{ChangeFeed, ChangeKind};
 use crate::db::Db;
 use crate::entity::{Entity, PrimaryKey};
-use crate::error::{Error, Item, Result};
+use crate::error::{Item, Result};
 use crate::index::Index;
 use crate::item::table_of;
 use crate::metadata::Checked;
@@ -127,6 +127,24 @@ impl Db {
             .catch_up(|page| {
                 let (checked, placed, refused) = (&checked, &placed, &refused);
                 async move {
+                    // A stream without new images: the items as they are now, in one batch read.
+                    let unseen: Vec<PrimaryKey> = page
+                        .records
+                        .iter()
+                        .filter(|record| record.kind != ChangeKind::Remove && record.new_image.is_none())
+                        .filter_map(|record| key_of(table_of::<E>(), &record.keys))
+                        .collect();
+                    let now: HashMap<PrimaryKey, Item> = match unseen.is_empty() {
+                        true => HashMap::new(),
+                        false => {
+                            let read = self.read_now::<E>(unseen.clone()).await?;
+                            unseen
+                                .into_iter()
+                                .zip(read)
+                                .filter_map(|(key, item)| Some((key, item?)))
+                                .collect()
+                        }
+                    };
                     let mut latest: HashMap<PrimaryKey, Step> = HashMap::new();
                     for record in &page.records {
                         if record.kind == ChangeKind::Remove {
@@ -134,8 +152,9 @@ impl Db {
                         }
                         let image = match &record.new_image {
                             Some(image) => Some(image.clone()),
-                            // A stream without new images: read the item as it is now.
-                            None => self.read_item::<E>(&record.keys).await?,
+                            None => {
+                                key_of(table_of::<E>(), &record.keys).and_then(|key| now.get(&key).cloned())
+                            }
                         };
                         let Some(image) = image.filter(is_of::<E>) else { continue };
                         let Some(key) = key_of(table_of::<E>(), &image) else { continue };
@@ -176,20 +195,6 @@ impl Db {
             covered: pass.covered,
             pending: pass.pending,
         })
-    }
-
-    /// The item of `E`'s table under `keys`, strongly consistent.
-    async fn read_item<E: Entity>(&self, keys: &Item) -> Result<Option<Item>> {
-        let read = self
-            .client()
-            .get_item()
-            .table_name(self.table_of::<E>())
-            .set_key(Some(keys.clone()))
-            .consistent_read(true)
-            .send()
-            .await
-            .map_err(|error| Error::from_sdk("GetItem", error))?;
-        Ok(read.item)
     }
 }
 

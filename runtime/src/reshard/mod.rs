@@ -42,6 +42,7 @@ mod ops;
 mod place;
 mod records;
 mod rewrite;
+mod send;
 mod verify;
 mod view;
 

@@ -15,7 +15,7 @@
 //! read, which is why delivery is at least once.
 
 use crate::db::Db;
-use crate::dynamic::metadata::{metadata_error, put_new, unless_condition_failed, PARTITION};
+use crate::dynamic::metadata::{delete_items, metadata_error, put_new, unless_condition_failed, PARTITION};
 use crate::error::{Error, Item, Result};
 use aws_sdk_dynamodb::types::{AttributeValue, KeysAndAttributes};
 use serde::{Deserialize, Serialize};
@@ -224,17 +224,7 @@ impl Leases<'_> {
 
     /// Deletes the lease items under `keys` (of shards forgotten).
     pub async fn forget(&self, keys: &[String]) -> Result<()> {
-        for key in keys {
-            self.db
-                .client()
-                .delete_item()
-                .table_name(self.table)
-                .key(PARTITION, AttributeValue::S(key.clone()))
-                .send()
-                .await
-                .map_err(|error| metadata_error(self.table, "DeleteItem", error))?;
-        }
-        Ok(())
+        delete_items(self.db, self.table, keys.iter().map(String::as_str)).await
     }
 
     fn update(

@@ -3,7 +3,7 @@
 
 use super::lineage::ListedShard;
 use crate::db::Db;
-use crate::dynamic::metadata::{metadata_error, put_new, unless_condition_failed, PARTITION};
+use crate::dynamic::metadata::{delete_items, metadata_error, put_new, unless_condition_failed, PARTITION};
 use crate::error::{Error, Result};
 use aws_sdk_dynamodb::types::AttributeValue;
 use serde::{Deserialize, Serialize};
@@ -128,16 +128,6 @@ impl FeedRecords<'_> {
 
     /// Deletes the record and the lease items under `leases` (a feed that starts over).
     pub async fn delete(&self, leases: &[String]) -> Result<()> {
-        for key in leases.iter().map(String::as_str).chain([self.key]) {
-            self.db
-                .client()
-                .delete_item()
-                .table_name(self.table)
-                .key(PARTITION, AttributeValue::S(key.to_owned()))
-                .send()
-                .await
-                .map_err(|error| metadata_error(self.table, "DeleteItem", error))?;
-        }
-        Ok(())
+        delete_items(self.db, self.table, leases.iter().map(String::as_str).chain([self.key])).await
     }
 }

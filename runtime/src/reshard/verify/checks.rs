@@ -163,15 +163,7 @@ impl Checks<'_> {
 
     /// Forgets the verification: the next one starts from the beginning.
     pub async fn clear(&self) -> Result<()> {
-        self.db
-            .client()
-            .delete_item()
-            .table_name(&self.table)
-            .key(PARTITION, AttributeValue::S(self.count_key()))
-            .send()
-            .await
-            .map_err(|error| metadata_error(&self.table, "DeleteItem", error))?;
-        Ok(())
+        crate::dynamic::metadata::delete_items(self.db, &self.table, [self.count_key().as_str()]).await
     }
 
     /// Starts a verification of `count` segments a side, none begun, at `now` (unix ms).
