@@ -110,9 +110,11 @@ async fn killed_backfill_resumes() {
     let (scanned_before, _) = halfway.backfill_totals();
     assert!(scanned_before < 2 * ITEMS as u64);
 
-    let done =
-        db.backfill::<Record>(Catalogue::BY_TITLE, Backfill::default()).await.expect("resumed backfill");
+    // The killed worker's leases are taken over once they have gone two seconds without a beat.
+    let resumed = Backfill::default().lease(Duration::from_secs(2));
+    let done = db.backfill::<Record>(Catalogue::BY_TITLE, resumed).await.expect("resumed backfill");
     assert_eq!(done.phase, Phase::Backfilled);
+    let done = db.resharding::<Record>(Catalogue::BY_TITLE).await.expect("state").expect("started");
     assert!(done.segments.values().all(|segment| segment.done));
     let (_, written) = done.backfill_totals();
     assert!(written <= ITEMS as u64, "no item written twice after a resume: {written}");

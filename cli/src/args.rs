@@ -32,6 +32,10 @@ pub enum Command {
     Inspect(InspectArgs),
     /// Run DynamoDB Local in the foreground for development, until Ctrl-C.
     Local(LocalArgs),
+    /// Show the state and progress of every resharding a shard metadata table records: phase,
+    /// segments done, items read and written, workers, rate, time left, the catch-up and the
+    /// verification.
+    Reshard(ReshardArgs),
 }
 
 /// How routing values are normalized before they are compared with boundaries.
@@ -182,6 +186,23 @@ pub struct InspectArgs {
     /// Where DynamoDB is.
     #[command(flatten)]
     pub connection: ConnectionArgs,
+}
+
+/// `dynashard reshard`.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  dynashard reshard --metadata-table ShardMetadata\n  \
+    dynashard reshard --metadata-table ShardMetadata --watch 2")]
+pub struct ReshardArgs {
+    /// The shard metadata table the reshardings are recorded in.
+    #[arg(long, value_name = "TABLE", value_parser = validate::table_name)]
+    pub metadata_table: String,
+    /// Redraw every N seconds (progress bars on a terminal) until every resharding is finished.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=3_600))]
+    pub watch: Option<u64>,
+    /// DynamoDB endpoint: an http:// or https:// URL with a host; without it, the standard AWS
+    /// configuration is used.
+    #[arg(long, env = "AWS_ENDPOINT_URL_DYNAMODB", value_name = "URL", value_parser = validate::endpoint)]
+    pub endpoint: Option<String>,
 }
 
 /// `dynashard local`.

@@ -1,5 +1,5 @@
 //! The `dynashard` command line: cut range boundaries, route keys, plan shard counts, inspect
-//! shard balance and run DynamoDB Local. The logic lives in plain functions (boundary cutting,
+//! shard balance, follow reshardings and run DynamoDB Local. The logic lives in plain functions (boundary cutting,
 //! capacity arithmetic, balance statistics); commands are thin I/O around them.
 
 #![warn(missing_docs)]
@@ -15,6 +15,7 @@ pub mod limits;
 pub mod local;
 pub mod plan;
 pub mod progress;
+pub mod reshard;
 pub mod route;
 pub mod validate;
 
@@ -53,5 +54,6 @@ pub fn run(command: Command) -> Result<(), CliError> {
         Command::Plan(args) => plan::run(args),
         Command::Local(args) => local::run(args),
         Command::Inspect(args) => inspect::run(args),
+        Command::Reshard(args) => reshard::run(args),
     }
 }

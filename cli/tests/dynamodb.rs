@@ -302,3 +302,74 @@ async fn inspect_reports_time_buckets_per_shard_and_per_bucket() {
         .stdout(predicate::str::contains("\"album\": 2 shards, 8 items"))
         .stdout(predicate::str::contains("             2  \"event#5000#2023-10-27\"\n"));
 }
+
+/// A resharding record and the lease of one finished segment, as a backfill records them.
+async fn recorded_resharding(client: &Client, metadata: &str) {
+    use dynashard::reshard::{Budget, NewLayout, ScanKind, ScanPlan};
+    let db = dynashard::Db::new(client.clone())
+        .with_shard_metadata(dynashard::metadata::ShardMetadata::new(metadata));
+    db.create_shard_metadata_table().await.expect("metadata table");
+    let text = |value: String| AttributeValue::S(value);
+    let plan = ScanPlan {
+        epoch: 1,
+        kind: ScanKind::Backfill,
+        segments: 2,
+        scan_table: false,
+        began: 1,
+        budget: Budget { write_units: Some(500), read_units: None },
+    };
+    let record: Item = [
+        ("partition", text("reshard/Orders/ByDay/Order".into())),
+        ("phase", text("\"dual-writes\"".into())),
+        ("source", text("\"ByDay\"".into())),
+        ("target", text("\"ByDayNext\"".into())),
+        ("layout", text(serde_json::to_string(&NewLayout::hash(32)).expect("JSON"))),
+        ("started", AttributeValue::N("1".into())),
+        ("scan", text(serde_json::to_string(&plan).expect("JSON"))),
+        ("scan_epoch", AttributeValue::N("1".into())),
+    ]
+    .into_iter()
+    .map(|(name, value)| (name.to_owned(), value))
+    .collect();
+    let lease: Item = [
+        ("partition", text("reshard/Orders/ByDay/Order/backfill/1/0".into())),
+        ("fence", AttributeValue::N("1".into())),
+        ("beat", AttributeValue::N("9".into())),
+        ("ended", AttributeValue::Bool(true)),
+        ("read", AttributeValue::N("1200".into())),
+        ("written", AttributeValue::N("1100".into())),
+    ]
+    .into_iter()
+    .map(|(name, value)| (name.to_owned(), value))
+    .collect();
+    for item in [record, lease] {
+        client.put_item().table_name(metadata).set_item(Some(item)).send().await.expect("put");
+    }
+}
+
+#[tokio::test]
+async fn reshard_shows_the_progress_of_every_resharding_recorded() {
+    let endpoint = endpoint().await;
+    let client = dynashard::client_for_endpoint(&endpoint);
+    let (empty, metadata) = (unique("EmptyMeta"), unique("ReshardMeta"));
+    dynashard::Db::new(client.clone())
+        .with_shard_metadata(dynashard::metadata::ShardMetadata::new(&empty))
+        .create_shard_metadata_table()
+        .await
+        .expect("metadata table");
+    cargo_bin_cmd!("dynashard")
+        .args(["reshard", "--metadata-table", &empty, "--endpoint", &endpoint])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("no resharding recorded"));
+    recorded_resharding(&client, &metadata).await;
+    cargo_bin_cmd!("dynashard")
+        .args(["reshard", "--metadata-table", &metadata, "--endpoint", &endpoint])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Orders/ByDay (Order) -> ByDayNext, hash:32"))
+        .stdout(predicate::str::contains("dual writes"))
+        .stdout(predicate::str::contains("backfill #1: 1/2 segments, 1,200 items read, 1,100 written (50%)"))
+        .stdout(predicate::str::contains("500 write units/s, no read limit"))
+        .stdout(predicate::str::contains("never applied to its end"));
+}

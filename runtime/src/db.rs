@@ -28,8 +28,6 @@ pub struct Db {
     pub(crate) item_sizes: Arc<crate::item_size::SizeMemory>,
     /// The client of the tables' streams, made from `client` on first use unless given.
     streams: Arc<tokio::sync::OnceCell<aws_sdk_dynamodbstreams::Client>>,
-    /// What its change feeds saw of leases other processes hold, shared by its clones.
-    pub(crate) lease_watch: crate::changes::LeaseWatch,
 }
 
 impl Db {
@@ -44,7 +42,6 @@ impl Db {
             declared_metadata: Arc::default(),
             item_sizes: Arc::default(),
             streams: Arc::default(),
-            lease_watch: crate::changes::LeaseWatch::default(),
         }
     }
 

@@ -236,7 +236,7 @@ async fn an_interrupted_batched_backfill_is_finished_conditionally_and_unfrozen(
     let taken_over = Backfill::default().freeze_lease(Duration::ZERO);
     let state = db.backfill::<Access>(Logs::BY_FEED, taken_over).await.unwrap();
     assert!(!state.frozen && state.phase == Phase::Backfilled);
-    assert_eq!(state.backfill_totals().0, 400, "the conditional run went on from the checkpoints");
+    assert_eq!(state.backfill_totals().0, 400, "the conditional run scanned the source index anew");
     tokio::time::sleep(Duration::from_millis(150)).await;
     db.update(key).set(Access::fields().bytes, 3u64).await.expect("the freeze is lifted");
     assert!(db
@@ -298,7 +298,7 @@ async fn a_batched_backfill_reads_whole_items_from_the_table_whatever_the_index_
     db.start_resharding::<Access>(Logs::BY_FEED, Logs::BY_FEED_NEXT, NewLayout::hash(16)).await.unwrap();
     let state = db.backfill::<Access>(Logs::BY_FEED, Backfill::default().batched()).await.unwrap();
     assert_eq!(state.backfill_totals(), (60, 60));
-    assert!(state.scan_table, "a batched backfill scans the table");
+    assert!(state.scan.is_some_and(|scan| scan.scan_table), "a batched backfill scans the table");
     for item in &existing {
         let stored = db.get(Access::key(&item.file, &item.at).unwrap()).await.unwrap();
         assert_eq!(stored.as_ref(), Some(item), "the keys-only index did not cost any attribute");
@@ -306,29 +306,30 @@ async fn a_batched_backfill_reads_whole_items_from_the_table_whatever_the_index_
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_batched_backfill_whose_freeze_was_taken_over_stops() {
+async fn a_batched_backfill_whose_freeze_was_lifted_stops() {
     let (table, volume) = (unique("BatchedTakeover"), unique("vol"));
     let db = setup(&table).await;
     let existing: Vec<Access> = (0..300).map(|n| access(&volume, n)).collect();
     db.batch_put(&existing).await.unwrap();
     db.start_resharding::<Access>(Logs::BY_FEED, Logs::BY_FEED_NEXT, NewLayout::hash(16)).await.unwrap();
-    let batched = || Backfill::default().batched().page_size(10);
-    let (first, resume_first) = paused_backfill(&db, batched(), |_| {}).await;
-    // A second batched run takes the freeze over while the first one waits.
-    let (second, resume_second) = paused_backfill(&db, batched(), |_| {}).await;
+    // One segment at a time, paused after its first page (of several).
+    let batched = Backfill::default().batched().page_size(10).concurrency(1);
+    let (first, resume_first) = paused_backfill(&db, batched, |_| {}).await;
+    // While it waits, a conditional run (in another process) lifts its freeze and does the work.
+    let other = setup(&table).await;
+    let lifted = Backfill::default().freeze_lease(Duration::ZERO);
+    let state = other.backfill::<Access>(Logs::BY_FEED, lifted).await.unwrap();
+    assert!(!state.frozen && state.phase == Phase::Backfilled);
 
     resume_first.send(()).unwrap();
+    // It stops: at its next page (the freeze it renews is gone), or at its next look at the
+    // record (another worker finished the backfill), whichever comes first.
     let stopped = first.await.unwrap();
     assert!(
-        matches!(&stopped, Err(Error::Resharding { reason, .. }) if reason.contains("took the freeze over")),
+        matches!(&stopped, Err(Error::Resharding { reason, .. }) if reason.contains("freeze was lifted"))
+            || stopped.as_ref().is_ok_and(|state| state.phase == Phase::Backfilled),
         "{stopped:?}"
     );
-    let state = db.resharding::<Access>(Logs::BY_FEED).await.unwrap().unwrap();
-    assert!(state.frozen && state.phase == Phase::DualWrites, "the second run holds the freeze");
-
-    resume_second.send(()).unwrap();
-    let state = second.await.unwrap().unwrap();
-    assert!(!state.frozen && state.phase == Phase::Backfilled);
     assert!(db
         .verify_resharding::<Access>(Logs::BY_FEED, dynashard::reshard::Verify::default())
         .await
@@ -337,4 +338,37 @@ async fn a_batched_backfill_whose_freeze_was_taken_over_stops() {
     db.cut_over::<Access>(Logs::BY_FEED).await.unwrap();
     tokio::time::sleep(Duration::from_millis(150)).await;
     assert_eq!(feed(&db, &volume).await, existing);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn batched_workers_share_one_freeze() {
+    let (table, volume) = (unique("BatchedShared"), unique("vol"));
+    let db = setup(&table).await;
+    let existing: Vec<Access> = (0..300).map(|n| access(&volume, n)).collect();
+    db.batch_put(&existing).await.unwrap();
+    db.start_resharding::<Access>(Logs::BY_FEED, Logs::BY_FEED_NEXT, NewLayout::hash(16)).await.unwrap();
+    // One segment at a time each, so that neither can take every segment before the other starts.
+    let pages = [Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0))];
+    let options = |pages: &Arc<AtomicUsize>| {
+        let pages = Arc::clone(pages);
+        let count = move |_: &ReshardState| _ = pages.fetch_add(1, Ordering::Relaxed);
+        Backfill::default().batched().segments(4).concurrency(1).page_size(5).on_progress(count)
+    };
+    let second = setup(&table).await;
+    let (a, b) = tokio::join!(
+        db.backfill::<Access>(Logs::BY_FEED, options(&pages[0])),
+        second.backfill::<Access>(Logs::BY_FEED, options(&pages[1]))
+    );
+    let (a, b) = (a.unwrap(), b.unwrap());
+    assert!(a.phase == Phase::Backfilled && b.phase == Phase::Backfilled && !a.frozen && !b.frozen);
+    let pages = pages.map(|pages| pages.load(Ordering::Relaxed));
+    assert!(pages.iter().all(|pages| *pages > 0), "both worked under the one freeze: {pages:?}");
+    let state = db.resharding::<Access>(Logs::BY_FEED).await.unwrap().unwrap();
+    assert!(state.segments.values().all(|segment| segment.done && segment.owner.is_none()));
+    assert_eq!(state.backfill_totals(), (300, 300));
+    assert!(db
+        .verify_resharding::<Access>(Logs::BY_FEED, dynashard::reshard::Verify::default())
+        .await
+        .unwrap()
+        .is_clean());
 }

@@ -24,6 +24,7 @@ mod requests;
 mod resharding;
 mod resharding_catch_up;
 mod resharding_verify;
+mod resharding_workers;
 mod resharding_writes;
 mod runtime_boundaries;
 mod scan;

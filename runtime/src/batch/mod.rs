@@ -20,7 +20,7 @@ mod send;
 pub use crate::error::Unprocessed;
 pub use crate::retry::RetryPolicy;
 pub(crate) use attempts::{Attempts, Failure, Tally};
-pub(crate) use get::KeyRead;
+pub(crate) use get::{KeyRead, OnRequest};
 pub(crate) use send::{send_requests, BeforeRetry, Sender, OPERATION};
 
 use crate::entity::PrimaryKey;

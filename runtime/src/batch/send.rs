@@ -65,6 +65,8 @@ pub(crate) struct Sender<'a> {
     /// Checked before every retry: a retry is sent only while it holds (the reshardings the
     /// writes were built for, for example).
     pub before_retry: Option<&'a dyn BeforeRetry>,
+    /// Told of every request sent, with the write capacity it consumed.
+    pub on_request: Option<super::get::OnRequest<'a>>,
 }
 
 impl Sender<'_> {
@@ -99,14 +101,26 @@ impl Sender<'_> {
 
     /// One `BatchWriteItem` request; returns the writes DynamoDB left unprocessed.
     async fn send(&self, table: &str, requests: Vec<WriteRequest>) -> Result<Vec<WriteRequest>, Failure> {
+        let capacity = self.on_request.map(|_| aws_sdk_dynamodb::types::ReturnConsumedCapacity::Total);
         let output = self
             .db
             .client()
             .batch_write_item()
             .request_items(table, requests)
+            .set_return_consumed_capacity(capacity)
             .send()
             .await
             .map_err(|error| Failure::from_sdk(OPERATION, error))?;
+        if let Some(on_request) = self.on_request {
+            on_request(
+                output
+                    .consumed_capacity
+                    .iter()
+                    .flatten()
+                    .filter_map(|consumed| consumed.capacity_units)
+                    .sum(),
+            );
+        }
         Ok(output.unprocessed_items.and_then(|mut unprocessed| unprocessed.remove(table)).unwrap_or_default())
     }
 }

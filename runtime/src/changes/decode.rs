@@ -79,7 +79,7 @@ impl ChangeRecord {
     fn decode_in<T: FromItem>(&self, table: &TableDefinition) -> Result<Change<T>> {
         let kind = self.kind;
         if !self.keys.contains_key(table.partition_key) {
-            if self.keys.contains_key(crate::dynamic::metadata::PARTITION) {
+            if self.keys.contains_key(crate::metadata::table::PARTITION) {
                 return Ok(Change::ShardMetadata { kind, keys: self.keys.clone() });
             }
             return Err(invalid(format!(

@@ -57,7 +57,7 @@ mod streams_api;
 
 pub(crate) use client::streams_client_like;
 pub use decode::{Change, ItemChange};
-pub(crate) use feed::{stream_of, LeaseWatch};
+pub(crate) use feed::stream_of;
 pub use feed::{ChangeFeed, ChangePage, FeedPass};
 
 use crate::error::Item;

@@ -29,7 +29,6 @@
 
 mod chooser;
 pub(crate) mod growth;
-pub(crate) mod metadata;
 mod ops;
 
 pub(crate) use chooser::{Choice, DynamicTarget, Recorded};

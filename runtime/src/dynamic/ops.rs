@@ -1,9 +1,9 @@
 //! Dynamic shard counts at run time: resolving them for writes and reads, raising them after
 //! throttling, and setting them by hand.
 
-use super::metadata::{Change, MetadataTable, DEFINITION};
 use crate::db::Db;
 use crate::error::{Error, Result};
+use crate::metadata::table::{Change, MetadataTable, DEFINITION};
 use crate::metadata::{now_ms, ShardMetadata, ShardState};
 use crate::table::TableDefinition;
 use rand::RngExt;

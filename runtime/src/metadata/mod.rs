@@ -4,14 +4,16 @@
 
 mod caps;
 mod counts;
+pub(crate) mod lease;
 mod placement;
 mod records;
+pub(crate) mod table;
 
 pub(crate) use counts::now_ms;
 pub use counts::{HistoryEntry, ShardState};
 pub use placement::Placement;
 pub(crate) use placement::{mappings, refuse, reshard_key, string_keys, CachedReshard, Checked};
-pub use records::{Phase, ReshardState, SegmentProgress, Verified};
+pub use records::{Budget, Phase, ReshardState, ScanKind, ScanPlan, SegmentProgress, Verified};
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -39,6 +41,12 @@ pub struct ShardMetadata {
     cache: Mutex<HashMap<String, Cached>>,
     reshards: Mutex<HashMap<String, CachedRecord>>,
     caps: caps::Caps,
+    /// What this process saw of the leases other processes hold, by lease key.
+    watched: Mutex<HashMap<String, lease::Watched>>,
+    /// The name this process's workers hold leases under, unless told another.
+    worker: String,
+    /// The leases this process is working under now.
+    working: Arc<Mutex<std::collections::HashSet<String>>>,
 }
 
 /// A resharding record (`None`: none) and when it was read.
@@ -62,6 +70,9 @@ impl ShardMetadata {
             cache: Mutex::default(),
             reshards: Mutex::default(),
             caps: caps::Caps::default(),
+            watched: Mutex::default(),
+            worker: format!("{:016x}", rand::random::<u64>()),
+            working: Arc::default(),
         }
     }
 
@@ -161,6 +172,42 @@ impl ShardMetadata {
         reshards.get(key).map(|(state, _)| state.clone())
     }
 
+    /// Whether the lease under `key`, held by another process as `seen` (`None`: no item), has
+    /// gone without a beat for `lease`, by what this process watched of it (see
+    /// [`lease::expired`]).
+    pub(crate) fn lease_expired(
+        &self,
+        key: &str,
+        seen: Option<&lease::LeaseRecord>,
+        lease: Duration,
+    ) -> bool {
+        let Some(seen) = seen else { return true };
+        let mut watched = self.watched.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut entry = watched.get(key).copied();
+        let expired = lease::expired(&mut entry, seen, lease, Instant::now());
+        if let Some(entry) = entry {
+            watched.insert(key.to_owned(), entry);
+        }
+        expired
+    }
+
+    /// The name this process's workers hold leases under, unless told another: a lease left
+    /// under it by a worker that stopped (dropped, or failed) is taken again at once.
+    pub(crate) fn worker(&self) -> &str {
+        &self.worker
+    }
+
+    /// Marks the lease under `key` as worked on in this process until the guard is dropped;
+    /// `None` when it already is.
+    pub(crate) fn work_on(&self, key: &str) -> Option<lease::Working> {
+        lease::Working::new(&self.working, key)
+    }
+
+    /// Whether the lease under `key` is worked on in this process now.
+    pub(crate) fn working_on(&self, key: &str) -> bool {
+        self.working.lock().unwrap_or_else(std::sync::PoisonError::into_inner).contains(key)
+    }
+
     /// How long processes may act on a cached record before they re-read it.
     pub(crate) fn cache_time(&self) -> Duration {
         self.cache_for
@@ -188,8 +235,9 @@ mod tests {
             segments: Default::default(),
             frozen,
             frozen_seen: 0,
-            scan_table: false,
+            scan: None,
             verified: None,
+            caught_up: 0,
         }))
     }
 

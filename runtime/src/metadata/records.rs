@@ -19,8 +19,8 @@ pub enum Phase {
     Done,
 }
 
-/// How far one backfill scan segment got.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// How far one scan segment of a backfill (or cleanup) got, as its lease records it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SegmentProgress {
     /// The scan position after the last finished page (`None`: not started, or done).
     pub after: Option<String>,
@@ -30,6 +30,51 @@ pub struct SegmentProgress {
     pub scanned: u64,
     /// Items it gave a place in the target (the rest already had it, or changed meanwhile).
     pub written: u64,
+    /// The worker holding the segment now, if any.
+    pub owner: Option<String>,
+}
+
+/// What a shared scan does to each item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ScanKind {
+    /// The backfill: gives every item its place in the target layout.
+    Backfill,
+    /// The cleanup of the finish: takes the source attributes out of every item.
+    Cleanup,
+}
+
+/// The capacity a backfill (or cleanup) may consume, over all the processes that share it, in
+/// units per second, as `ConsumedCapacity` reports them. `None`: no limit.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Budget {
+    /// Write capacity units per second.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_units: Option<u32>,
+    /// Read capacity units per second.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_units: Option<u32>,
+}
+
+/// The scan a backfill or cleanup shares out among its workers, as recorded: each segment is a
+/// work item, leased through the shard metadata table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScanPlan {
+    /// Raised by every new scan (a cleanup after a backfill, a backfill started over); the
+    /// segments' leases are kept under it, so a worker of an earlier scan never touches them.
+    pub epoch: u64,
+    /// What the scan does.
+    pub kind: ScanKind,
+    /// Its parallel scan segments.
+    pub segments: u32,
+    /// Whether it scans the table (a batched backfill, strongly consistent) rather than the
+    /// source index.
+    pub scan_table: bool,
+    /// When it began (unix ms, by the clock of the process that began it).
+    pub began: u64,
+    /// The capacity its workers may consume together.
+    #[serde(default)]
+    pub budget: Budget,
 }
 
 /// The last verification of a resharding, as recorded for its cut-over.
@@ -54,7 +99,8 @@ pub struct ReshardState {
     pub phase: Phase,
     /// When dual writes began (unix ms).
     pub started: u64,
-    /// The backfill's scan segments, by segment number.
+    /// The scan segments of the current [`ScanPlan`], by segment number: filled in by
+    /// [`Db::resharding`](crate::Db::resharding) and progress reports, empty elsewhere.
     pub segments: BTreeMap<u32, SegmentProgress>,
     /// Whether a batched backfill holds existing items of the entity unchanged (writers may
     /// create items, but not change or delete existing ones) until it has finished.
@@ -62,11 +108,13 @@ pub struct ReshardState {
     /// When the batched backfill holding the freeze last showed it was alive (unix ms; `0`
     /// when nothing is frozen): before each page it scans.
     pub frozen_seen: u64,
-    /// Whether the backfill's segment positions are of a scan of the table (batched: strongly
-    /// consistent) rather than of the source index (conditional).
-    pub scan_table: bool,
+    /// The backfill's (or cleanup's) scan, once one began.
+    pub scan: Option<ScanPlan>,
     /// The last verification of the source against the target, if one ran since the backfill.
     pub verified: Option<Verified>,
+    /// When a catch-up last applied the change log to its end (unix ms, by the clock of the
+    /// process that ran it; 0: never).
+    pub caught_up: u64,
 }
 
 impl ReshardState {

@@ -248,6 +248,7 @@ impl<'a, E: Entity> BatchWrite<'a, E> {
             db: self.db,
             retry: self.retry,
             before_retry: reshards.as_ref().map(|guard| guard as &dyn BeforeRetry),
+            on_request: None,
         };
         send_requests(&sender, self.db.table_of::<E>(), chunks, self.concurrency).await
     }

@@ -109,6 +109,9 @@ impl Db {
             let pass = self.catch_up_named::<E>(index).await?;
             covered.extend(pass.covered.iter().cloned());
             if pass.pending.iter().all(|shard| covered.contains(shard)) {
+                if !pass.caught_up {
+                    self.record_caught_up::<E>(index).await?;
+                }
                 return Ok(pass);
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
@@ -137,7 +140,7 @@ impl Db {
                     let now: HashMap<PrimaryKey, Item> = match unseen.is_empty() {
                         true => HashMap::new(),
                         false => {
-                            let read = self.read_now::<E>(unseen.clone()).await?;
+                            let read = self.read_now::<E>(unseen.clone(), None).await?;
                             unseen
                                 .into_iter()
                                 .zip(read)
@@ -187,6 +190,9 @@ impl Db {
                 }
             })
             .await?;
+        if pass.caught_up {
+            self.record_caught_up::<E>(index).await?;
+        }
         Ok(CatchUpPass {
             records: pass.records,
             placed: placed.into_inner(),
@@ -195,6 +201,14 @@ impl Db {
             covered: pass.covered,
             pending: pass.pending,
         })
+    }
+}
+
+impl Db {
+    /// Records that the change log was applied to its end now, for progress reports.
+    async fn record_caught_up<E: Entity>(&self, index: &str) -> Result<()> {
+        let reshards = Reshards::<E>::of(self);
+        reshards.records()?.set_caught_up(&reshards.key(index), crate::metadata::now_ms()).await
     }
 }
 

@@ -39,19 +39,24 @@ mod catch_up;
 mod follow;
 mod guard;
 mod ops;
+mod pace;
 mod place;
+mod progress;
 mod records;
 mod rewrite;
 mod send;
 mod verify;
 mod view;
 
-pub use crate::metadata::{Phase, Placement, ReshardState, SegmentProgress, Verified};
+pub use crate::metadata::{
+    Budget, Phase, Placement, ReshardState, ScanKind, ScanPlan, SegmentProgress, Verified,
+};
 pub use crate::shard::NewLayout;
 pub use backfill::Backfill;
 pub use catch_up::CatchUpPass;
 pub(crate) use guard::{follow_up, FollowUp, ReshardGuard};
 pub use ops::CutOver;
+pub use progress::ReshardProgress;
 pub(crate) use records::Records;
 pub use verify::{Verification, Verify};
 pub(crate) use view::Reshards;

@@ -34,8 +34,9 @@ impl Db {
             segments: BTreeMap::new(),
             frozen: false,
             frozen_seen: 0,
-            scan_table: false,
+            scan: None,
             verified: None,
+            caught_up: 0,
         };
         Checked::new::<E>(&state)?;
         let shards = Reshards::<E>::of(self).metadata()?;
@@ -65,9 +66,13 @@ impl Db {
         Ok(state)
     }
 
-    /// The recorded resharding of `E`'s mapping of `index`, if any.
+    /// The recorded resharding of `E`'s mapping of `index`, if any, with the progress of its
+    /// backfill's (or cleanup's) segments.
     pub async fn resharding<E: Entity>(&self, index: Index<E::Table>) -> Result<Option<ReshardState>> {
-        Reshards::<E>::of(self).state(index.name()).await
+        match Reshards::<E>::of(self).state(index.name()).await? {
+            Some(state) => Ok(Some(self.with_progress::<E>(state).await?)),
+            None => Ok(None),
+        }
     }
 
     /// Moves a backfilled resharding to the cut-over, after applying the change log to its

@@ -1,19 +1,25 @@
 //! Placing items as a strongly consistent read shows them now: what the catch-up's records still
 //! need, and what a backfill's scan read too early (its item changed before its place was written).
 
+use super::pace::Meter;
 use super::rewrite::{Pass, Rewrite};
 use crate::batch::{key_of, KeyRead};
 use crate::db::Db;
-use crate::dynamic::metadata::unless_condition_failed;
 use crate::entity::{Entity, PrimaryKey};
 use crate::error::{Error, Item, Result};
 use crate::item::table_of;
+use crate::metadata::table::unless_condition_failed;
 use crate::metadata::Checked;
 use std::collections::HashMap;
 
 impl Db {
     /// The items of `E` under `keys` (strongly consistent), in order; `None` where there is none.
-    pub(super) async fn read_now<E: Entity>(&self, keys: Vec<PrimaryKey>) -> Result<Vec<Option<Item>>> {
+    pub(super) async fn read_now<E: Entity>(
+        &self,
+        keys: Vec<PrimaryKey>,
+        meter: Option<&Meter>,
+    ) -> Result<Vec<Option<Item>>> {
+        let on_request = |units: f64| meter.into_iter().for_each(|meter| meter.read(units));
         let read = KeyRead {
             db: self,
             table: table_of::<E>(),
@@ -21,7 +27,7 @@ impl Db {
             consistent: true,
             concurrency: 4,
             retry: self.retry_policy(),
-            on_request: None,
+            on_request: meter.map(|_| &on_request as crate::batch::OnRequest),
         };
         read.run().await
     }
@@ -38,7 +44,7 @@ impl Db {
             return Ok((0, 0));
         }
         let (keys, rewrites): (Vec<PrimaryKey>, Vec<Rewrite>) = latest.into_iter().unzip();
-        let current = self.read_now::<E>(keys).await?;
+        let current = self.read_now::<E>(keys, None).await?;
         let (mut needed, mut refused) = (Vec::new(), 0);
         for (rewrite, current) in rewrites.into_iter().zip(current) {
             if !current.is_some_and(|current| rewrite.needed_by(&current)) {
@@ -53,7 +59,7 @@ impl Db {
                 }
             }
         }
-        Ok((self.send_rewrites(self.table_of::<E>(), needed, 4).await?.0, refused))
+        Ok((self.send_rewrites(self.table_of::<E>(), needed, 4, None).await?.0, refused))
     }
 
     /// Places again the items of `skipped` (rewrites whose condition did not hold: the item
@@ -66,20 +72,21 @@ impl Db {
         checked: &Checked,
         skipped: Vec<Rewrite>,
         in_flight: usize,
+        meter: Option<&Meter>,
     ) -> Result<u64> {
         let keys: Vec<PrimaryKey> =
             skipped.iter().filter_map(|rewrite| key_of(table_of::<E>(), &rewrite.key_item())).collect();
         if keys.is_empty() {
             return Ok(0);
         }
-        let current = self.read_now::<E>(keys).await?;
+        let current = self.read_now::<E>(keys, meter).await?;
         let rewrites: Vec<Rewrite> = current
             .iter()
             .flatten()
             .filter_map(|item| Rewrite::of(checked, item, Pass::Place, table_of::<E>()))
             .collect();
         rewrites.iter().try_for_each(|rewrite| rewrite.check(table_of::<E>()))?;
-        Ok(self.send_rewrites(self.table_of::<E>(), rewrites, in_flight).await?.0)
+        Ok(self.send_rewrites(self.table_of::<E>(), rewrites, in_flight, meter).await?.0)
     }
 
     /// Takes `item` (as read) out of the target layout, on the condition that the source still

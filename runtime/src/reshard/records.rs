@@ -1,12 +1,12 @@
 //! Reading and writing resharding records, one item of the shard metadata table each.
 
 use crate::db::Db;
-use crate::dynamic::metadata::{metadata_error, read_item, retrying, unless_condition_failed, PARTITION};
 use crate::error::{Error, Result};
-use crate::metadata::{Phase, ReshardState, SegmentProgress, ShardMetadata, Verified};
+use crate::metadata::table::{metadata_error, read_item, retrying, unless_condition_failed, PARTITION};
+use crate::metadata::{Budget, Phase, ReshardState, ScanPlan, ShardMetadata, Verified};
 use aws_sdk_dynamodb::types::AttributeValue;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 const PHASE: &str = "phase";
@@ -14,12 +14,14 @@ const SOURCE: &str = "source";
 const TARGET: &str = "target";
 const LAYOUT: &str = "layout";
 const STARTED: &str = "started";
-const SEGMENTS: &str = "segments";
 const FROZEN: &str = "frozen";
 const FROZEN_SEEN: &str = "frozen_seen";
 const FROZEN_BY: &str = "frozen_by";
-const SCAN_TABLE: &str = "scan_table";
+const SCAN: &str = "scan";
+/// The epoch of the recorded scan: what starting a new one is conditioned on.
+const SCAN_EPOCH: &str = "scan_epoch";
 const VERIFIED: &str = "verified";
+const CAUGHT_UP: &str = "caught_up";
 
 fn text<T: Serialize>(value: &T) -> AttributeValue {
     AttributeValue::S(serde_json::to_string(value).unwrap_or_default())
@@ -51,33 +53,24 @@ impl Records<'_> {
 
     async fn read_once(&self, key: &str) -> Result<Option<ReshardState>> {
         let Some(item) = read_item(self.db, self.shards.table(), key).await? else { return Ok(None) };
-        let segments = match item.get(SEGMENTS) {
-            Some(AttributeValue::M(segments)) => segments
-                .iter()
-                .map(|(number, progress)| {
-                    let number = number.parse::<u32>().map_err(|_| Error::ShardMetadataMalformed {
-                        partition: key.to_owned(),
-                        reason: "bad segment number".into(),
-                    })?;
-                    Ok((number, parse(key, Some(progress), SEGMENTS)?))
-                })
-                .collect::<Result<_>>()?,
-            _ => BTreeMap::new(),
-        };
         Ok(Some(ReshardState {
             source: parse::<String>(key, item.get(SOURCE), SOURCE)?,
             target: parse::<String>(key, item.get(TARGET), TARGET)?,
             layout: parse(key, item.get(LAYOUT), LAYOUT)?,
             phase: parse(key, item.get(PHASE), PHASE)?,
             started: number(item.get(STARTED)),
-            segments,
+            segments: BTreeMap::new(),
             frozen: matches!(item.get(FROZEN), Some(AttributeValue::Bool(true))),
             frozen_seen: number(item.get(FROZEN_SEEN)),
-            scan_table: matches!(item.get(SCAN_TABLE), Some(AttributeValue::Bool(true))),
+            scan: match item.get(SCAN) {
+                Some(value) => Some(parse(key, Some(value), SCAN)?),
+                None => None,
+            },
             verified: match item.get(VERIFIED) {
                 Some(value) => Some(parse(key, Some(value), VERIFIED)?),
                 None => None,
             },
+            caught_up: number(item.get(CAUGHT_UP)),
         }))
     }
 
@@ -94,7 +87,6 @@ impl Records<'_> {
             .item(LAYOUT, text(&state.layout))
             .item(PHASE, text(&state.phase))
             .item(STARTED, AttributeValue::N(state.started.to_string()))
-            .item(SEGMENTS, AttributeValue::M(HashMap::new()))
             .condition_expression("attribute_not_exists(#p)")
             .expression_attribute_names("#p", PARTITION)
             .send()
@@ -127,16 +119,40 @@ impl Records<'_> {
         Ok(applied.is_some())
     }
 
-    /// Freezes existing items at `now` for the backfill run `owner` (taking the freeze over from
-    /// any other run), in phase [`Phase::DualWrites`] only; returns whether the record was in
-    /// that phase.
-    pub async fn freeze(&self, key: &str, now: u64, owner: &str) -> Result<bool> {
-        let update = "SET #frozen = :true, #seen = :now, #by = :by";
-        self.change_freeze(key, update, "#phase = :phase", (now, 0, owner)).await
+    /// Freezes existing items at `now`, in phase [`Phase::DualWrites`] only, or joins the freeze
+    /// in force: returns its token (`token` for a new one), which renewals are conditioned on,
+    /// or `None` when the record has left that phase. A freeze lifted and made again has a new
+    /// token, so a worker of the old one can no longer renew it.
+    pub async fn freeze(&self, key: &str, now: u64, token: &str) -> Result<Option<String>> {
+        let result = self
+            .db
+            .client()
+            .update_item()
+            .table_name(self.shards.table())
+            .key(PARTITION, AttributeValue::S(key.to_owned()))
+            .update_expression("SET #frozen = :true, #seen = :now, #by = if_not_exists(#by, :by)")
+            .condition_expression("#phase = :phase")
+            .expression_attribute_names("#frozen", FROZEN)
+            .expression_attribute_names("#seen", FROZEN_SEEN)
+            .expression_attribute_names("#by", FROZEN_BY)
+            .expression_attribute_names("#phase", PHASE)
+            .expression_attribute_values(":true", AttributeValue::Bool(true))
+            .expression_attribute_values(":now", AttributeValue::N(now.to_string()))
+            .expression_attribute_values(":by", AttributeValue::S(token.to_owned()))
+            .expression_attribute_values(":phase", text(&Phase::DualWrites))
+            .return_values(aws_sdk_dynamodb::types::ReturnValue::UpdatedNew)
+            .send()
+            .await;
+        let applied = unless_condition_failed(result)
+            .map_err(|error| metadata_error(self.shards.table(), "UpdateItem", error))?;
+        Ok(applied.map(|output| {
+            let token = output.attributes.and_then(|mut attributes| attributes.remove(FROZEN_BY));
+            token.and_then(|token| token.as_s().ok().cloned()).unwrap_or_default()
+        }))
     }
 
-    /// Renews `owner`'s freeze at `now`; returns whether it still held it (nobody lifted it or
-    /// took it over).
+    /// Renews the freeze with token `owner` at `now`; returns whether it is still in force (nobody
+    /// lifted it).
     pub async fn renew_freeze(&self, key: &str, now: u64, owner: &str) -> Result<bool> {
         let condition = "#frozen = :true AND #by = :by";
         retrying(self.db, || self.change_freeze(key, "SET #seen = :now", condition, (now, 0, owner))).await
@@ -213,50 +229,73 @@ impl Records<'_> {
         .await
     }
 
-    /// Starts the backfill's positions over: `segments` segments, none begun, of a scan of the
-    /// table (`scan_table`) or of the source index.
-    pub async fn start_segments(&self, key: &str, segments: u32, scan_table: bool) -> Result<()> {
-        let fresh = (0..segments).map(|segment| (segment.to_string(), text(&SegmentProgress::default())));
-        let request = || {
-            self.db
-                .client()
-                .update_item()
-                .table_name(self.shards.table())
-                .key(PARTITION, AttributeValue::S(key.to_owned()))
-                .update_expression("SET #segments = :segments, #scan = :scan")
-                .expression_attribute_names("#segments", SEGMENTS)
-                .expression_attribute_names("#scan", SCAN_TABLE)
-                .expression_attribute_values(":segments", AttributeValue::M(fresh.clone().collect()))
-                .expression_attribute_values(":scan", AttributeValue::Bool(scan_table))
-                .send()
-        };
-        retrying(self.db, || async {
-            request()
-                .await
-                .map(|_| ())
-                .map_err(|error| metadata_error(self.shards.table(), "UpdateItem", error))
-        })
-        .await
-    }
-
-    /// Records the progress of backfill segment `segment`.
-    pub async fn save_progress(&self, key: &str, segment: u32, progress: &SegmentProgress) -> Result<()> {
-        retrying(self.db, || self.save_progress_once(key, segment, progress)).await
-    }
-
-    async fn save_progress_once(&self, key: &str, segment: u32, progress: &SegmentProgress) -> Result<()> {
-        self.db
+    /// Records that a catch-up applied the change log to its end at `now` (unix ms), unless a
+    /// later one is recorded.
+    pub async fn set_caught_up(&self, key: &str, now: u64) -> Result<()> {
+        let result = self
+            .db
             .client()
             .update_item()
             .table_name(self.shards.table())
             .key(PARTITION, AttributeValue::S(key.to_owned()))
-            .update_expression("SET #segments.#n = :progress")
-            .expression_attribute_names("#segments", SEGMENTS)
-            .expression_attribute_names("#n", segment.to_string())
-            .expression_attribute_values(":progress", text(progress))
+            .update_expression("SET #at = :now")
+            .condition_expression("attribute_exists(#key) AND (attribute_not_exists(#at) OR #at < :now)")
+            .expression_attribute_names("#at", CAUGHT_UP)
+            .expression_attribute_names("#key", PARTITION)
+            .expression_attribute_values(":now", AttributeValue::N(now.to_string()))
             .send()
-            .await
+            .await;
+        unless_condition_failed(result)
             .map_err(|error| metadata_error(self.shards.table(), "UpdateItem", error))?;
         Ok(())
+    }
+
+    /// Records `plan` as the scan under way, if the one recorded is still of epoch `seen`
+    /// (`None`: none was); returns whether it was written. Two workers starting a scan at once
+    /// therefore agree on one.
+    pub async fn start_scan(&self, key: &str, plan: &ScanPlan, seen: Option<u64>) -> Result<bool> {
+        let request = self
+            .db
+            .client()
+            .update_item()
+            .table_name(self.shards.table())
+            .key(PARTITION, AttributeValue::S(key.to_owned()))
+            .update_expression("SET #scan = :scan, #epoch = :epoch")
+            .expression_attribute_names("#scan", SCAN)
+            .expression_attribute_names("#epoch", SCAN_EPOCH)
+            .expression_attribute_names("#key", PARTITION)
+            .expression_attribute_values(":scan", text(plan))
+            .expression_attribute_values(":epoch", AttributeValue::N(plan.epoch.to_string()));
+        let request = match seen {
+            None => request.condition_expression("attribute_exists(#key) AND attribute_not_exists(#epoch)"),
+            Some(epoch) => request
+                .condition_expression("attribute_exists(#key) AND #epoch = :seen")
+                .expression_attribute_values(":seen", AttributeValue::N(epoch.to_string())),
+        };
+        let applied = unless_condition_failed(request.send().await)
+            .map_err(|error| metadata_error(self.shards.table(), "UpdateItem", error))?;
+        Ok(applied.is_some())
+    }
+
+    /// Sets the budget of the scan of epoch `epoch`, if it is still the one under way.
+    pub async fn set_budget(&self, key: &str, plan: &ScanPlan, budget: Budget) -> Result<bool> {
+        let plan = ScanPlan { budget, ..*plan };
+        let result = self
+            .db
+            .client()
+            .update_item()
+            .table_name(self.shards.table())
+            .key(PARTITION, AttributeValue::S(key.to_owned()))
+            .update_expression("SET #scan = :scan")
+            .condition_expression("#epoch = :epoch")
+            .expression_attribute_names("#scan", SCAN)
+            .expression_attribute_names("#epoch", SCAN_EPOCH)
+            .expression_attribute_values(":scan", text(&plan))
+            .expression_attribute_values(":epoch", AttributeValue::N(plan.epoch.to_string()))
+            .send()
+            .await;
+        let applied = unless_condition_failed(result)
+            .map_err(|error| metadata_error(self.shards.table(), "UpdateItem", error))?;
+        Ok(applied.is_some())
     }
 }

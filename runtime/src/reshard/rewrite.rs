@@ -37,6 +37,10 @@ pub(crate) struct Rewrite {
     /// The whole item with its place in the target ([`Pass::Place`] only), for a batched
     /// backfill's put.
     pub(super) placed: Option<Item>,
+    /// What writing the change costs in write units by DynamoDB's formula (the larger of the
+    /// item before and after, in 1 KB steps), from the item as scanned: counted only where the
+    /// endpoint does not report the capacity it consumed.
+    pub(super) units: f64,
 }
 
 impl Rewrite {
@@ -55,6 +59,7 @@ impl Rewrite {
     pub(crate) fn of(checked: &Checked, item: &Item, pass: Pass, table: &TableDefinition) -> Option<Self> {
         let (source_pk, source_sk) = checked.source;
         let source = [(source_pk, item.get(source_pk)?.clone()), (source_sk, item.get(source_sk)?.clone())];
+        let size = crate::item_size::item_size(item);
         let (target, placed, unchanged) = match pass {
             Pass::Place => {
                 let routing = routing(checked, item)?;
@@ -89,7 +94,9 @@ impl Rewrite {
             .flatten()
             .map(|name| Some((name.to_owned(), item.get(name)?.clone())))
             .collect::<Option<Vec<_>>>()?;
-        Some(Self { key, source, unchanged, target, placed })
+        let size = placed.as_ref().map_or(size, |placed| size.max(crate::item_size::item_size(placed)));
+        let units = size.div_ceil(1_024).max(1) as f64;
+        Some(Self { key, source, unchanged, target, placed, units })
     }
 
     /// The item's key attributes.

@@ -2,6 +2,7 @@
 //! batched backfill freezes items, whole items 25 to a `BatchWriteItem`), throttled statements
 //! sent again under the `Db`'s retry policy, and what became of each statement sorted out.
 
+use super::pace::Meter;
 use super::rewrite::{Rewrite, OPERATION};
 use crate::batch::Failure;
 use crate::db::Db;
@@ -51,6 +52,7 @@ impl Db {
         table: &str,
         rewrites: Vec<Rewrite>,
         in_flight: usize,
+        meter: Option<&Meter>,
     ) -> Result<u64> {
         let mut requests = Vec::with_capacity(rewrites.len());
         for item in rewrites.into_iter().filter_map(|rewrite| rewrite.placed) {
@@ -60,7 +62,13 @@ impl Db {
         }
         let written = requests.len() as u64;
         let chunks = requests.chunks(MAX_STATEMENTS).map(<[WriteRequest]>::to_vec).collect();
-        let sender = crate::batch::Sender { db: self, retry: self.retry_policy(), before_retry: None };
+        let on_request = |units: f64| meter.into_iter().for_each(|meter| meter.write(units));
+        let sender = crate::batch::Sender {
+            db: self,
+            retry: self.retry_policy(),
+            before_retry: None,
+            on_request: meter.map(|_| &on_request as crate::batch::OnRequest),
+        };
         crate::batch::send_requests(&sender, table, chunks, in_flight).await?;
         Ok(written)
     }
@@ -73,10 +81,11 @@ impl Db {
         table: &str,
         rewrites: Vec<Rewrite>,
         in_flight: usize,
+        meter: Option<&Meter>,
     ) -> Result<(u64, Vec<Rewrite>)> {
         let batches: Vec<Vec<Rewrite>> = rewrites.chunks(MAX_STATEMENTS).map(<[Rewrite]>::to_vec).collect();
         let sent: Vec<(u64, Vec<Rewrite>)> = stream::iter(batches)
-            .map(|batch| self.send_rewrite_batch(table, batch))
+            .map(|batch| self.send_rewrite_batch(table, batch, meter))
             .buffer_unordered(in_flight.max(1))
             .try_collect()
             .await?;
@@ -90,14 +99,31 @@ impl Db {
         &self,
         table: &str,
         mut pending: Vec<Rewrite>,
+        meter: Option<&Meter>,
     ) -> Result<(u64, Vec<Rewrite>)> {
         let mut retry = Retry::new(self.retry_policy());
         let (mut written, mut skipped) = (0, Vec::new());
         loop {
             let statements = pending.iter().map(|rewrite| rewrite.statement(table)).collect::<Result<_>>()?;
-            let request = self.client().batch_execute_statement().set_statements(Some(statements));
+            let capacity = meter.map(|_| aws_sdk_dynamodb::types::ReturnConsumedCapacity::Total);
+            let request = self
+                .client()
+                .batch_execute_statement()
+                .set_statements(Some(statements))
+                .set_return_consumed_capacity(capacity);
             let responses = match request.send().await {
-                Ok(response) => response.responses.unwrap_or_default(),
+                Ok(response) => {
+                    if let Some(meter) = meter {
+                        meter.write(match response.consumed_capacity.as_deref() {
+                            Some(consumed) if !consumed.is_empty() => {
+                                consumed.iter().filter_map(|consumed| consumed.capacity_units).sum()
+                            }
+                            // An endpoint that does not report it (DynamoDB Local): the formula.
+                            _ => pending.iter().map(|rewrite| rewrite.units).sum(),
+                        });
+                    }
+                    response.responses.unwrap_or_default()
+                }
                 Err(error) => {
                     let failure = Failure::from_sdk(OPERATION, error);
                     // Every statement is conditioned on the item as read, so a request whose

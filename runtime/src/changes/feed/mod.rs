@@ -11,7 +11,6 @@
 //! after they were written, before the feed read them, or the table's stream was replaced) fails
 //! with [`Error::ChangeFeedGap`](crate::Error::ChangeFeedGap) instead of skipping them.
 
-mod lease;
 mod lineage;
 mod pass;
 mod reader;
@@ -22,18 +21,13 @@ pub(crate) use stream::stream_of;
 use crate::changes::ChangeRecord;
 use crate::db::Db;
 use crate::error::{Error, Result};
+use crate::metadata::lease::Leases;
 use crate::metadata::ShardMetadata;
 use crate::table::Table;
-use lease::{Leases, Watched};
-use std::collections::HashMap;
 use std::future::Future;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 use stream::FeedRecords;
-
-/// What a `Db`'s change feeds saw of the leases other processes hold (by lease key), shared by
-/// its clones and feeds, so that a lease left by a feed of this process that stopped expires too.
-pub(crate) type LeaseWatch = Arc<Mutex<HashMap<String, Watched>>>;
 
 /// The records of one page of one shard, in the order they were written.
 #[derive(Debug, Clone)]
@@ -102,7 +96,6 @@ pub struct ChangeFeed {
     pub(crate) lease: Duration,
     concurrency: usize,
     pub(crate) page: i32,
-    watched: LeaseWatch,
 }
 
 impl std::fmt::Debug for ChangeFeed {
@@ -147,7 +140,6 @@ impl Db {
             lease: Duration::from_secs(30),
             concurrency: 4,
             page: 1_000,
-            watched: Arc::clone(&self.lease_watch),
         }
     }
 }

@@ -1,17 +1,15 @@
 //! One pass of a change feed over the shards ready now: plan it from the stream's listing and
 //! the recorded leases, record new shards, read the shards it can lease, forget the gone ones.
 
-use super::lease::{self, expired, Leases};
 use super::lineage;
 use super::reader::ShardRead;
 use super::stream::{self, stream_of, FeedRecord, FeedRecords};
 use super::{ChangeFeed, ChangePage, FeedPass};
 use crate::error::{Error, Result};
+use crate::metadata::lease::{self, Leases};
 use futures::stream::{self as futures_stream, StreamExt, TryStreamExt};
 use std::collections::BTreeSet;
 use std::future::Future;
-use std::sync::PoisonError;
-use std::time::Instant;
 
 impl ChangeFeed {
     /// One pass over the shards ready now; returns it and how many shards it read to their end.
@@ -143,16 +141,8 @@ impl ChangeFeed {
     }
 
     /// Whether the lease of `shard`, held by another process as `seen`, has expired by what this
-    /// feed watched of it.
+    /// process watched of it.
     fn expired(&self, shard: &str, seen: Option<&lease::LeaseRecord>) -> bool {
-        let Some(seen) = seen else { return true };
-        let key = self.lease_key(shard);
-        let mut watched = self.watched.lock().unwrap_or_else(PoisonError::into_inner);
-        let mut entry = watched.get(&key).copied();
-        let expired = expired(&mut entry, seen, self.lease, Instant::now());
-        if let Some(entry) = entry {
-            watched.insert(key, entry);
-        }
-        expired
+        self.metadata.lease_expired(&self.lease_key(shard), seen, self.lease)
     }
 }

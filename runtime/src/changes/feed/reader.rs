@@ -1,11 +1,11 @@
 //! Reading one leased shard: from its checkpoint (or its oldest record) to its end or to what it
 //! holds now, handing each page of records over and recording the checkpoint after it.
 
-use super::lease::{Lease, Leases};
 use super::lineage::ListedShard;
 use super::{ChangeFeed, ChangePage};
 use crate::changes::ChangeRecord;
 use crate::error::{Error, Result};
+use crate::metadata::lease::{Lease, Leases};
 use aws_sdk_dynamodb::error::ProvideErrorMetadata;
 use aws_sdk_dynamodbstreams::types::ShardIteratorType;
 use std::future::Future;

@@ -3,8 +3,8 @@
 
 use super::lineage::ListedShard;
 use crate::db::Db;
-use crate::dynamic::metadata::{delete_items, metadata_error, put_new, unless_condition_failed, PARTITION};
 use crate::error::{Error, Result};
+use crate::metadata::table::{delete_items, metadata_error, put_new, unless_condition_failed, PARTITION};
 use aws_sdk_dynamodb::types::AttributeValue;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -85,7 +85,7 @@ pub(crate) struct FeedRecords<'a> {
 impl FeedRecords<'_> {
     /// The record, if the feed was ever read.
     pub async fn read(&self) -> Result<Option<FeedRecord>> {
-        let Some(item) = crate::dynamic::metadata::read_item(self.db, self.table, self.key).await? else {
+        let Some(item) = crate::metadata::table::read_item(self.db, self.table, self.key).await? else {
             return Ok(None);
         };
         serde_dynamo::from_item(item).map(Some).map_err(|_| Error::ShardMetadataMalformed {

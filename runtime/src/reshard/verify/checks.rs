@@ -3,9 +3,9 @@
 //! that an interrupted verification resumes with what it found before.
 
 use crate::db::Db;
-use crate::dynamic::metadata::{metadata_error, read_item, PARTITION};
 use crate::entity::PrimaryKey;
 use crate::error::{Error, Item, Result};
+use crate::metadata::table::{metadata_error, read_item, PARTITION};
 use aws_sdk_dynamodb::types::AttributeValue;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -163,7 +163,7 @@ impl Checks<'_> {
 
     /// Forgets the verification: the next one starts from the beginning.
     pub async fn clear(&self) -> Result<()> {
-        crate::dynamic::metadata::delete_items(self.db, &self.table, [self.count_key().as_str()]).await
+        crate::metadata::table::delete_items(self.db, &self.table, [self.count_key().as_str()]).await
     }
 
     /// Starts a verification of `count` segments a side, none begun, at `now` (unix ms).
@@ -195,7 +195,7 @@ impl Checks<'_> {
 
     async fn put(&self, item: Item) -> Result<()> {
         let put = || self.db.client().put_item().table_name(&self.table).set_item(Some(item.clone())).send();
-        crate::dynamic::metadata::retrying(self.db, || async {
+        crate::metadata::table::retrying(self.db, || async {
             put().await.map(|_| ()).map_err(|error| metadata_error(&self.table, "PutItem", error))
         })
         .await

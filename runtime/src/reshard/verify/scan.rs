@@ -106,7 +106,7 @@ impl Db {
                 .filter_map(|item| key_of(table, item))
                 .collect();
             if !suspects.is_empty() {
-                let current = self.read_now::<E>(suspects.clone()).await?;
+                let current = self.read_now::<E>(suspects.clone(), None).await?;
                 for (key, item) in suspects.into_iter().zip(current) {
                     let Some(item) = item else { continue }; // deleted since
                     let Some(fault) = fault::<E>(side, checked, &item) else {
@@ -141,11 +141,11 @@ impl Db {
                         return Ok(true);
                     };
                     rewrite.check(table)?;
-                    if self.send_rewrites(self.table_of::<E>(), vec![rewrite], 1).await?.0 == 1 {
+                    if self.send_rewrites(self.table_of::<E>(), vec![rewrite], 1, None).await?.0 == 1 {
                         return Ok(true);
                     }
                     let Some(key) = key_of(table, &item) else { return Ok(false) };
-                    let Some(now) = self.read_now::<E>(vec![key]).await?.pop().flatten() else {
+                    let Some(now) = self.read_now::<E>(vec![key], None).await?.pop().flatten() else {
                         return Ok(true);
                     };
                     item = now;

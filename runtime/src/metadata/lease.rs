@@ -1,9 +1,11 @@
-//! Leases on the shards of a stream, one item of the shard metadata table each, so that any
-//! number of processes can share one feed and each shard is read by one of them at a time.
+//! Leases on work items (the shards of a stream a change feed reads, the scan segments of a
+//! resharding's backfill), one item of the shard metadata table each, so that any number of
+//! processes can share the work and each item is worked on by one of them at a time.
 //!
 //! A lease item holds its owner (absent: free), a **fence** raised by every acquisition, a
 //! **beat** raised by every renewal and checkpoint, the checkpoint (the sequence number of the
-//! last record handled) and whether the shard was read to its end. Every change a holder makes
+//! last record handled, the scan position after the last page), counts of what was read and
+//! written, and whether the work item was done to its end. Every change a holder makes
 //! is conditioned on the owner and the fence it acquired: once another process took the lease,
 //! nothing the old holder writes lands, however late its request arrives.
 //!
@@ -15,11 +17,12 @@
 //! read, which is why delivery is at least once.
 
 use crate::db::Db;
-use crate::dynamic::metadata::{delete_items, metadata_error, put_new, unless_condition_failed, PARTITION};
 use crate::error::{Error, Item, Result};
+use crate::metadata::table::{delete_items, metadata_error, put_new, unless_condition_failed, PARTITION};
 use aws_sdk_dynamodb::types::{AttributeValue, KeysAndAttributes};
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 /// A shard's lease item as stored (besides its key).
@@ -43,6 +46,12 @@ pub(crate) struct LeaseRecord {
     /// When the shard was recorded (unix ms; 0: not known).
     #[serde(default)]
     pub since: u64,
+    /// What was read (records, items) up to the checkpoint.
+    #[serde(default)]
+    pub read: u64,
+    /// What was written up to the checkpoint.
+    #[serde(default)]
+    pub written: u64,
 }
 
 /// A lease this process holds.
@@ -54,6 +63,38 @@ pub(crate) struct Lease {
     pub checkpoint: Option<String>,
     /// When the shard was recorded (unix ms; 0: not known).
     pub since: u64,
+    /// What was read and written up to the checkpoint.
+    pub tally: Tally,
+}
+
+/// What a lease's holders read and wrote up to its checkpoint.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Tally {
+    pub read: u64,
+    pub written: u64,
+}
+
+/// A lease this process works under: marked in its set of them until dropped, so that a worker
+/// of this process that stopped (its task dropped mid-page) leaves a lease its next worker takes
+/// again at once, while one still running keeps it.
+#[derive(Debug)]
+pub(crate) struct Working {
+    set: Arc<Mutex<HashSet<String>>>,
+    key: String,
+}
+
+impl Working {
+    /// Marks `key` in `set`; `None` when it already is.
+    pub fn new(set: &Arc<Mutex<HashSet<String>>>, key: &str) -> Option<Self> {
+        let mut marked = set.lock().unwrap_or_else(PoisonError::into_inner);
+        marked.insert(key.to_owned()).then(|| Working { set: Arc::clone(set), key: key.to_owned() })
+    }
+}
+
+impl Drop for Working {
+    fn drop(&mut self) {
+        self.set.lock().unwrap_or_else(PoisonError::into_inner).remove(&self.key);
+    }
 }
 
 /// What a process saw of a lease held by another, and since when (its own clock).
@@ -168,6 +209,8 @@ impl Leases<'_> {
             fence,
             checkpoint: seen.and_then(|record| record.checkpoint.clone()),
             since: seen.map_or(0, |record| record.since),
+            tally: seen
+                .map_or(Tally::default(), |record| Tally { read: record.read, written: record.written }),
         }))
     }
 
@@ -185,8 +228,27 @@ impl Leases<'_> {
     /// Shows `lease` is alive: raises its beat, and records `checkpoint` (and that the shard was
     /// read to its end) when given. `false` when another process took the lease.
     pub async fn beat(&self, lease: &mut Lease, checkpoint: Option<&str>, ended: bool) -> Result<bool> {
+        self.beat_with(lease, checkpoint, None, ended).await
+    }
+
+    /// [`Leases::beat`], recording with the checkpoint what was read and written up to it.
+    pub async fn beat_with(
+        &self,
+        lease: &mut Lease,
+        checkpoint: Option<&str>,
+        tally: Option<Tally>,
+        ended: bool,
+    ) -> Result<bool> {
         let mut update = String::from("SET #beat = #beat + :one");
         let mut request = self.held(lease);
+        if let Some(tally) = tally {
+            update.push_str(", #read = :read, #written = :written");
+            request = request
+                .expression_attribute_names("#read", "read")
+                .expression_attribute_names("#written", "written")
+                .expression_attribute_values(":read", number(tally.read))
+                .expression_attribute_values(":written", number(tally.written));
+        }
         if let Some(sequence) = checkpoint {
             update.push_str(", #checkpoint = :checkpoint");
             request = request
@@ -211,6 +273,7 @@ impl Leases<'_> {
             if let Some(sequence) = checkpoint {
                 lease.checkpoint = Some(sequence.to_owned());
             }
+            lease.tally = tally.unwrap_or(lease.tally);
         }
         Ok(held.is_some())
     }
@@ -291,6 +354,8 @@ mod tests {
             checkpoint: Some("42".into()),
             ended: true,
             since: 7,
+            read: 11,
+            written: 5,
         };
         let item: Item = serde_dynamo::to_item(&record).unwrap();
         assert_eq!(item["fence"], AttributeValue::N("3".into()));

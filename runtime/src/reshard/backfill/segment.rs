@@ -1,0 +1,182 @@
+//! One leased scan segment: read page after page from the lease's checkpoint, rewrite each page,
+//! record the position and what was read and written with a beat of the lease, and wait as the
+//! budget share requires. While a page is under way the lease beats every third of its time.
+
+use super::workers::Shares;
+use super::Backfill;
+use crate::db::Db;
+use crate::entity::Entity;
+use crate::error::{Error, Item, Result};
+use crate::item::table_of;
+use crate::key_record::key_to_json;
+use crate::metadata::lease::{Lease, Leases, Tally};
+use crate::metadata::{now_ms, Checked, ScanPlan};
+use crate::reshard::pace::{Meter, Pace};
+use crate::reshard::rewrite::{Pass, Rewrite};
+use crate::reshard::view::Reshards;
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
+use std::future::Future;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// One segment of a scan, as one worker works on it.
+pub(super) struct Segment<'a> {
+    pub db: &'a Db,
+    pub checked: &'a Checked,
+    /// The resharding record's key.
+    pub key: &'a str,
+    pub plan: ScanPlan,
+    pub segment: u32,
+    pub options: &'a Backfill,
+    /// The freeze a batched backfill renews before every page.
+    pub freeze: Option<&'a str>,
+    pub meter: Arc<Meter>,
+    pub shares: Arc<Shares>,
+}
+
+impl Segment<'_> {
+    /// Scans the segment to its end from `lease`'s checkpoint; returns early (`Ok`) when another
+    /// worker took the lease.
+    pub async fn run<E: Entity>(self, mut lease: Lease) -> Result<()> {
+        let reshards = Reshards::<E>::of(self.db);
+        let shards = reshards.metadata()?;
+        let leases = Leases { db: self.db, table: shards.table() };
+        let mut pace = Pace::new(Instant::now());
+        loop {
+            let consumed = self.meter.totals();
+            let after = lease.checkpoint.clone();
+            let Some(page) = self.beating(&leases, &mut lease, self.page::<E>(after.as_deref())).await?
+            else {
+                return self.lost();
+            };
+            let (items, written, last) = page?;
+            let tally = Tally { read: lease.tally.read + items, written: lease.tally.written + written };
+            let checkpoint = last.as_ref().map(|last| key_to_json(last).to_string());
+            let done = last.is_none();
+            if !leases.beat_with(&mut lease, checkpoint.as_deref(), Some(tally), done).await? {
+                return self.lost();
+            }
+            if let Some(report) = &self.options.progress {
+                if let Some(state) = reshards.records()?.read(self.key).await? {
+                    report(&self.db.with_progress::<E>(state).await?);
+                }
+            }
+            if done {
+                return Ok(());
+            }
+            let now = Instant::now();
+            let (read, write) = self.meter.totals();
+            self.share(&mut pace, now);
+            pace.spend((read - consumed.0, write - consumed.1), now);
+            let wait = pace.wait(now);
+            if !wait.is_zero() && self.beating(&leases, &mut lease, tokio::time::sleep(wait)).await?.is_none()
+            {
+                return self.lost();
+            }
+        }
+    }
+
+    /// Stops working on a segment whose lease another worker took.
+    fn lost(&self) -> Result<()> {
+        tracing::info!(target: "dynashard::reshard", segment = self.segment, epoch = self.plan.epoch, "segment taken over by another worker");
+        Ok(())
+    }
+
+    /// Sets `pace` to this segment's share of the budget as last read.
+    fn share(&self, pace: &mut Pace, now: Instant) {
+        let plan = *self.shares.plan.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let budget = plan.map_or(self.plan.budget, |plan| plan.budget);
+        pace.share(budget, self.shares.unfinished.load(Ordering::Relaxed), now);
+    }
+
+    /// Runs `work`, beating `lease` every third of the lease time meanwhile; `None` when the
+    /// lease was lost (the work is dropped unfinished).
+    async fn beating<F: Future>(
+        &self,
+        leases: &Leases<'_>,
+        lease: &mut Lease,
+        work: F,
+    ) -> Result<Option<F::Output>> {
+        tokio::pin!(work);
+        let every = self.options.lease / 3;
+        loop {
+            tokio::select! {
+                output = &mut work => return Ok(Some(output)),
+                _ = tokio::time::sleep(every) => {
+                    if !leases.beat(lease, None, false).await? {
+                        return Ok(None);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reads and rewrites the page after `after`: how many items it read, how many it wrote,
+    /// and the position after it (`None`: the segment's end).
+    async fn page<E: Entity>(&self, after: Option<&str>) -> Result<(u64, u64, Option<Item>)> {
+        let table = table_of::<E>();
+        let index = self.checked.mapping.index;
+        let refuse = |reason: &str| Error::Resharding { index: index.into(), reason: reason.into() };
+        let start = crate::reshard::resume_at(after.map(str::to_owned).as_ref(), index)?;
+        // Whole-item puts are safe only while the freeze is in force: renew it before the page
+        // is read, and write the page only well within the freeze lease.
+        let deadline = Instant::now() + self.options.freeze_lease / 2;
+        if let Some(token) = self.freeze {
+            if !Reshards::<E>::of(self.db).records()?.renew_freeze(self.key, now_ms(), token).await? {
+                return Err(refuse("the freeze was lifted; this batched backfill stopped"));
+            }
+        }
+        let request = self
+            .db
+            .client()
+            .scan()
+            .table_name(self.db.table_of::<E>())
+            .segment(self.segment as i32)
+            .total_segments(self.plan.segments as i32)
+            .expression_attribute_names("#type", table.type_attribute)
+            .expression_attribute_values(":type", AttributeValue::S(E::TYPE_NAME.to_owned()))
+            .set_exclusive_start_key(start)
+            .set_limit(self.options.page_size.map(|items| items.min(i32::MAX as u32) as i32))
+            .return_consumed_capacity(ReturnConsumedCapacity::Total);
+        let request = match self.plan.scan_table {
+            true => request
+                .consistent_read(true)
+                .filter_expression("#type = :type AND attribute_exists(#spk)")
+                .expression_attribute_names("#spk", self.checked.source.0),
+            false => request.index_name(index).filter_expression("#type = :type"),
+        };
+        let page = request.send().await.map_err(|error| Error::from_sdk("Scan", error))?;
+        self.meter.read(
+            page.consumed_capacity.as_ref().and_then(|consumed| consumed.capacity_units).unwrap_or(0.0),
+        );
+        let items = page.items.unwrap_or_default();
+        if self.freeze.is_some() && Instant::now() > deadline {
+            return Err(refuse("the page took over half the freeze lease to read; this run stopped"));
+        }
+        let written = self.rewrite::<E>(&items).await?;
+        Ok((items.len() as u64, written, page.last_evaluated_key.map(|key| key.into_iter().collect())))
+    }
+
+    /// Sends the rewrites of one scanned page (see [`Rewrite`]). Returns how many items were
+    /// written.
+    async fn rewrite<E: Entity>(&self, items: &[Item]) -> Result<u64> {
+        let pass = self.plan.kind.pass();
+        let rewrites: Vec<Rewrite> =
+            items.iter().filter_map(|item| Rewrite::of(self.checked, item, pass, table_of::<E>())).collect();
+        // An item whose new place breaks a key limit stops the backfill with a typed error
+        // before the page is sent; shorten it, and the backfill resumes from its checkpoint.
+        rewrites.iter().try_for_each(|rewrite| rewrite.check(table_of::<E>()))?;
+        let (db, table, in_flight, meter) =
+            (self.db, self.db.table_of::<E>(), self.options.in_flight, Some(&*self.meter));
+        match pass {
+            Pass::Place if self.plan.scan_table => db.put_rewrites(table, rewrites, in_flight, meter).await,
+            Pass::Place => {
+                let (written, skipped) = db.send_rewrites(table, rewrites, in_flight, meter).await?;
+                Ok(written + db.place_again::<E>(self.checked, skipped, in_flight, meter).await?)
+            }
+            // An item a writer changed since keeps its source place: harmless, and placed from it.
+            Pass::Clean => Ok(db.send_rewrites(table, rewrites, in_flight, meter).await?.0),
+        }
+    }
+}

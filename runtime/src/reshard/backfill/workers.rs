@@ -1,0 +1,159 @@
+//! One worker of a shared scan: it leases free segments (or those whose holder went silent for
+//! the lease time), works on up to its concurrency at once, and returns once every segment of
+//! the scan is done, by whichever worker.
+//!
+//! Each segment is placed exactly once in effect: a lease names one holder at a time (every
+//! change of it is conditioned on the owner and the fence it was acquired with), a new holder
+//! resumes from the last recorded position, and every write a segment makes is conditioned on
+//! the item as the scan read it, so the pages a silent holder may still write, or a new holder
+//! writes again, change nothing that was not meant.
+
+use super::plan::{segment_key, segment_keys, Wanted};
+use super::segment::Segment;
+use super::Backfill;
+use crate::db::Db;
+use crate::entity::Entity;
+use crate::error::Result;
+use crate::metadata::lease::{LeaseRecord, Leases};
+use crate::metadata::{refuse, Checked, ReshardState, ScanPlan};
+use crate::reshard::not_started;
+use crate::reshard::pace::Meter;
+use crate::reshard::view::Reshards;
+use futures::stream::{FuturesUnordered, StreamExt};
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// The budget share every segment of a worker spends by: the scan's budget over the segments
+/// not yet done, as last read.
+#[derive(Debug, Default)]
+pub(super) struct Shares {
+    pub plan: Mutex<Option<ScanPlan>>,
+    pub unfinished: std::sync::atomic::AtomicU32,
+}
+
+impl Db {
+    /// Works on the scan `wanted` of `state`'s resharding until every segment is done.
+    pub(super) async fn sweep<E: Entity>(
+        &self,
+        state: &ReshardState,
+        options: &Backfill,
+        wanted: Wanted,
+        freeze: Option<&str>,
+    ) -> Result<()> {
+        let checked = Checked::new::<E>(state)?;
+        let reshards = Reshards::<E>::of(self);
+        let (shards, key) = (reshards.metadata()?, reshards.key(&state.source));
+        let leases = Leases { db: self, table: shards.table() };
+        let owner = options.worker.clone().unwrap_or_else(|| shards.worker().to_owned());
+        let mut plan = self.plan_for::<E>(&state.source, options, wanted).await?;
+        let meter = Arc::new(Meter::default());
+        let shares = Arc::new(Shares::default());
+        let poll = (options.lease / 4).min(Duration::from_secs(2));
+        'scan: loop {
+            let keys = segment_keys(&key, &plan);
+            let mut running = FuturesUnordered::new();
+            let mut mine = BTreeSet::new();
+            loop {
+                let seen = leases.read(&keys).await?;
+                let unfinished =
+                    keys.iter().filter(|key| !seen.get(*key).is_some_and(|lease| lease.ended)).count();
+                if unfinished == 0 && running.is_empty() {
+                    break 'scan;
+                }
+                // The resharding as recorded now: moved past this scan by another worker, or the
+                // scan replaced by a newer one, or its budget changed.
+                let recorded =
+                    reshards.records()?.read(&key).await?.ok_or_else(|| not_started(&state.source))?;
+                if !wanted.phase_fits(recorded.phase) {
+                    break 'scan;
+                }
+                match recorded.scan {
+                    Some(newer) if newer.epoch != plan.epoch => {
+                        drop(running); // stops this worker's segments of the old scan
+                        if !wanted.fits(&newer) {
+                            return Err(refuse(
+                                &state.source,
+                                "another worker started a scan of another kind; this one stopped",
+                            ));
+                        }
+                        plan = self
+                            .plan_for::<E>(&state.source, options, Wanted { again: false, ..wanted })
+                            .await?;
+                        continue 'scan;
+                    }
+                    Some(recorded) => plan.budget = recorded.budget,
+                    None => {}
+                }
+                *shares.plan.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(plan);
+                shares.unfinished.store(unfinished as u32, std::sync::atomic::Ordering::Relaxed);
+                let concurrency = options.concurrency.unwrap_or(usize::MAX);
+                let claimable: Vec<u32> =
+                    self.claimable((&shards, &key, &owner), &plan, &seen, &mine, options).collect();
+                for segment in claimable {
+                    if running.len() >= concurrency {
+                        break;
+                    }
+                    let lease_key = segment_key(&key, &plan, segment);
+                    let Some(working) = shards.work_on(&lease_key) else { continue };
+                    let Some(lease) = leases.acquire(&lease_key, seen.get(&lease_key), &owner).await? else {
+                        continue; // another worker took it first
+                    };
+                    tracing::debug!(target: "dynashard::reshard", segment, epoch = plan.epoch, owner, "segment leased");
+                    mine.insert(segment);
+                    let work = Segment {
+                        db: self,
+                        checked: &checked,
+                        key: &key,
+                        plan,
+                        segment,
+                        options,
+                        freeze,
+                        meter: Arc::clone(&meter),
+                        shares: Arc::clone(&shares),
+                    };
+                    running.push(async move {
+                        let outcome = work.run::<E>(lease).await;
+                        drop(working);
+                        (segment, outcome)
+                    });
+                }
+                if running.is_empty() {
+                    tokio::time::sleep(poll).await;
+                    continue;
+                }
+                tokio::select! {
+                    Some((segment, outcome)) = running.next() => {
+                        mine.remove(&segment);
+                        outcome?;
+                    }
+                    _ = tokio::time::sleep(poll) => {}
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The segments of `plan` this worker may lease now: not done, not being worked on by it,
+    /// and free, left by an earlier run under its name, or held by a worker silent for the
+    /// lease time (by what this process watched of it).
+    fn claimable<'a>(
+        &'a self,
+        (shards, key, owner): (&'a crate::metadata::ShardMetadata, &'a str, &'a str),
+        plan: &'a ScanPlan,
+        seen: &'a HashMap<String, LeaseRecord>,
+        mine: &'a BTreeSet<u32>,
+        options: &'a Backfill,
+    ) -> impl Iterator<Item = u32> + 'a {
+        (0..plan.segments).filter(move |segment| {
+            let lease_key = segment_key(key, plan, *segment);
+            match seen.get(&lease_key) {
+                _ if mine.contains(segment) || shards.working_on(&lease_key) => false,
+                None => true,
+                Some(lease) if lease.ended => false,
+                Some(lease) if lease.owner.is_none() || lease.owner.as_deref() == Some(owner) => true,
+                Some(lease) => shards.lease_expired(&lease_key, Some(lease), options.lease),
+            }
+        })
+    }
+}
