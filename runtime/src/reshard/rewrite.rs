@@ -180,6 +180,7 @@ mod tests {
             },
             target: target.then(|| [("next_pk", s("albums#19")), ("next_sk", s("x"))]),
             placed: None,
+            units: 1.0,
         }
     }
 
