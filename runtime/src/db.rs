@@ -5,10 +5,9 @@ use crate::error::{Error, Result};
 use crate::metadata::ShardMetadata;
 use crate::retry::RetryPolicy;
 use crate::table::Table;
-use crate::table::TableDefinition;
 use aws_sdk_dynamodb::Client;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 /// The entry point for reads and writes: wraps an `aws_sdk_dynamodb::Client`.
 ///
@@ -20,10 +19,8 @@ pub struct Db {
     table_names: Arc<HashMap<&'static str, String>>,
     cursor_key: Option<Arc<[u8]>>,
     retry_policy: RetryPolicy,
-    /// The shard metadata it was given, for every table it writes.
-    pub(crate) metadata: Option<Arc<ShardMetadata>>,
-    /// The shard metadata tables declared by the tables it wrote, by name, shared by its clones.
-    pub(crate) declared_metadata: Arc<Mutex<HashMap<&'static str, Arc<ShardMetadata>>>>,
+    /// The shard metadata of its tables, shared by its clones.
+    pub(crate) shards: crate::metadata::registry::Registry,
     /// The item sizes its limited reads have seen, shared by its clones.
     pub(crate) item_sizes: Arc<crate::item_size::SizeMemory>,
     /// The client of the tables' streams, made from `client` on first use unless given.
@@ -38,8 +35,7 @@ impl Db {
             table_names: Arc::default(),
             cursor_key: None,
             retry_policy: RetryPolicy::DEFAULT,
-            metadata: None,
-            declared_metadata: Arc::default(),
+            shards: Default::default(),
             item_sizes: Arc::default(),
             streams: Arc::default(),
         }
@@ -119,28 +115,18 @@ impl Db {
     /// for every table this `Db` writes: its table name replaces the one a table declares
     /// (`#[table(shard_metadata = "...")]`), so give every process of a deployment the same.
     pub fn with_shard_metadata(mut self, metadata: ShardMetadata) -> Self {
-        self.metadata = Some(Arc::new(metadata));
+        self.shards.give(metadata);
         self
     }
 
     /// The shard metadata this `Db` was given; [`Error::ShardMetadataNotConfigured`] without one.
     pub fn shard_metadata(&self) -> Result<&ShardMetadata> {
-        self.metadata.as_deref().ok_or(Error::ShardMetadataNotConfigured)
+        self.shards.given().ok_or(Error::ShardMetadataNotConfigured)
     }
+}
 
-    /// The shard metadata of `table`: the one this `Db` was given, else the one the table
-    /// declares (with default settings), else none.
-    pub(crate) fn metadata_of(&self, table: &TableDefinition) -> Option<Arc<ShardMetadata>> {
-        if let Some(metadata) = &self.metadata {
-            return Some(Arc::clone(metadata));
-        }
-        let name = table.shard_metadata?;
-        let mut declared = self.declared_metadata.lock().unwrap_or_else(PoisonError::into_inner);
-        Some(Arc::clone(declared.entry(name).or_insert_with(|| Arc::new(ShardMetadata::new(name)))))
-    }
-
-    /// [`Db::metadata_of`], or [`Error::ShardMetadataNotConfigured`].
-    pub(crate) fn require_metadata(&self, table: &TableDefinition) -> Result<Arc<ShardMetadata>> {
-        self.metadata_of(table).ok_or(Error::ShardMetadataNotConfigured)
+impl<'a> From<&'a Db> for crate::metadata::store::Store<'a> {
+    fn from(db: &'a Db) -> Self {
+        crate::metadata::store::Store::new(&db.client, db.retry_policy)
     }
 }

@@ -329,3 +329,68 @@ async fn writes_that_arrive_25_s_late_lose_nothing() {
     operator.finish_resharding::<Record>(Shelves::BY_TITLE, Backfill::default()).await.unwrap();
     check(&operator, &shelf, &acked, &held, "late writes after the finish").await;
 }
+
+/// Time to live deletes items during the backfill: DynamoDB deletes them itself (a `REMOVE` in the
+/// change log, by the service), here between the backfill's scan of a page and its rewrites,
+/// which a slow network path holds back. No deleted item comes back, in the table or in either
+/// layout; every other item is placed, once, in order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn items_time_to_live_deletes_during_the_backfill_stay_deleted() {
+    let table = unique("ReshardTtl");
+    let operator = process(&table, Duration::from_millis(100)).await;
+    let endpoint = dynashard::local::shared_endpoint().await.unwrap();
+    let slow_path = delaying_proxy(&endpoint, "BatchExecuteStatement", Duration::from_secs(2)).await;
+    let backfiller = Db::new(dynashard::client_for_endpoint(&slow_path))
+        .with_streams_client(dynashard::streams_client_for_endpoint(&endpoint))
+        .with_table_name::<Shelves>(&table)
+        .with_shard_metadata(ShardMetadata::new(METADATA).cache_for(Duration::from_millis(100)));
+    let shelf = unique("ttl");
+    let records: Vec<Record> = (0..300).map(|n| record(&shelf, n, "expiring")).collect();
+    operator.batch_put(&records).await.unwrap();
+    operator
+        .start_resharding::<Record>(Shelves::BY_TITLE, Shelves::BY_TITLE_NEXT, NewLayout::hash(32))
+        .await
+        .unwrap();
+    let backfill = {
+        let options = Backfill::default().segments(2).page_size(50);
+        tokio::spawn(async move { backfiller.backfill::<Record>(Shelves::BY_TITLE, options).await })
+    };
+    // While the first pages' rewrites are held on their way: every third item expires.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let expired: Vec<&Record> = records.iter().step_by(3).collect();
+    for record in &expired {
+        let key = Record::key(&record.shelf, &record.title).unwrap();
+        operator
+            .client()
+            .delete_item()
+            .table_name(&table)
+            .key("pk", AttributeValue::S(key.pk().to_owned()))
+            .key("sk", AttributeValue::S(key.sk().unwrap().to_owned()))
+            .send()
+            .await
+            .unwrap();
+    }
+    assert!(!backfill.is_finished(), "the deletions came while the backfill ran");
+    backfill.await.unwrap().unwrap();
+
+    let kept: Vec<Record> =
+        records.iter().skip(1).step_by(3).chain(records.iter().skip(2).step_by(3)).cloned().collect();
+    let stored: Vec<dynashard::Item> = operator
+        .client()
+        .scan()
+        .table_name(&table)
+        .into_paginator()
+        .items()
+        .send()
+        .try_collect()
+        .await
+        .unwrap();
+    let ours = stored.iter().filter(|item| item.get("pk") == Some(&AttributeValue::S(shelf.clone())));
+    assert_eq!(ours.count(), kept.len(), "no deleted item came back, not even as a bare place");
+    let verified = operator.verify_resharding::<Record>(Shelves::BY_TITLE, Verify::default()).await.unwrap();
+    assert!(verified.is_clean(), "{verified:?}");
+    operator.cut_over::<Record>(Shelves::BY_TITLE).await.unwrap();
+    let mut expected = kept;
+    expected.sort_by(|a, b| a.title.cmp(&b.title));
+    assert_eq!(listed(&operator, &shelf).await, expected, "the rest once, in order, from the new layout");
+}

@@ -46,6 +46,11 @@ pub fn render(progress: &ReshardProgress) -> String {
             units(plan.budget.write_units, "write"),
             units(plan.budget.read_units, "read")
         ));
+        out.push_str(&format!(
+            "  consumed  {} write units, {} read units\n",
+            decimal(progress.consumed.write_units()),
+            decimal(progress.consumed.read_units())
+        ));
         let workers: Vec<&str> = progress.workers.iter().map(String::as_str).collect();
         let workers =
             if workers.is_empty() { "none holding a segment".to_owned() } else { workers.join(", ") };

@@ -2,7 +2,7 @@
 //! concurrency, retrying what comes back unprocessed; a key left unread fails the read with
 //! [`Error::BatchIncomplete`], never silently.
 
-use super::{build_error, key_of, Attempts, Failure, RetryPolicy, Tally, Unprocessed, MAX_GET_KEYS};
+use super::{key_of, Attempts, Failure, RetryPolicy, Tally, Unprocessed, MAX_GET_KEYS};
 use crate::db::Db;
 use crate::entity::PrimaryKey;
 use crate::error::{Error, Item, Result};
@@ -134,7 +134,7 @@ impl KeyRead<'_> {
             .set_keys(Some(keys))
             .consistent_read(self.consistent)
             .build()
-            .map_err(|error| Failure::fatal(build_error(OPERATION, error)))?;
+            .map_err(|error| Failure::fatal(Error::from_build(OPERATION, error)))?;
         let capacity = self.on_request.map(|_| ReturnConsumedCapacity::Total);
         let output = self
             .db

@@ -24,9 +24,8 @@ pub(crate) use get::{KeyRead, OnRequest};
 pub(crate) use send::{send_requests, BeforeRetry, Sender, OPERATION};
 
 use crate::entity::PrimaryKey;
-use crate::error::{Error, Item};
+use crate::error::Item;
 use crate::table::TableDefinition;
-use aws_sdk_dynamodb::error::BuildError;
 
 /// DynamoDB's limit of keys per `BatchGetItem` request.
 pub(crate) const MAX_GET_KEYS: usize = 100;
@@ -36,11 +35,6 @@ pub(crate) const MAX_WRITES: usize = 25;
 
 /// Requests in flight at once per call, unless set with `.concurrency(n)`.
 pub(crate) const DEFAULT_CONCURRENCY: usize = 8;
-
-/// A request that the SDK refused to build (a required member missing).
-pub(crate) fn build_error(operation: &'static str, error: BuildError) -> Error {
-    Error::Service { operation, code: None, message: error.to_string(), source: Box::new(error) }
-}
 
 /// The primary key of an item (or key item) of `table`, when its key attributes are strings.
 pub(crate) fn key_of(table: &TableDefinition, item: &Item) -> Option<PrimaryKey> {

@@ -21,7 +21,7 @@ impl Db {
 
 /// Creates the shard metadata table of `table`, if it has one, unless it exists.
 pub(crate) async fn create_metadata_table_of(db: &Db, table: &TableDefinition) -> Result<()> {
-    match db.metadata_of(table) {
+    match db.shards.of(table) {
         Some(metadata) => db.create_table_named(metadata.table(), &DEFINITION).await,
         None => Ok(()),
     }
@@ -42,7 +42,7 @@ impl<'a> Counts<'a> {
     /// The state of `key`: cached if fresh, else read, and created with one shard if
     /// missing.
     pub async fn current(&self, key: &str, max: u32) -> Result<ShardState> {
-        let metadata = MetadataTable { db: self.db, table: self.shards.table() };
+        let metadata = MetadataTable { db: self.db.into(), table: self.shards.table() };
         if let Some(state) = self.shards.fresh(key) {
             return Ok(state);
         }
@@ -66,7 +66,7 @@ impl<'a> Counts<'a> {
     /// After a throttled write to `key`'s shards: waits a random back-off, then raises the count
     /// by one unless it changed since it was read, changed within the cooldown, or is at `max`.
     pub async fn grow_after_throttle(&self, key: &str, max: u32) -> Result<()> {
-        let metadata = MetadataTable { db: self.db, table: self.shards.table() };
+        let metadata = MetadataTable { db: self.db.into(), table: self.shards.table() };
         let observed = match self.shards.cached(key) {
             Some(state) => state,
             None => self.current(key, max).await?,
@@ -111,7 +111,7 @@ impl<'a> Counts<'a> {
     /// Sets the count of `key` to `count` (checked by the caller), whatever it was.
     pub async fn set(&self, key: &str, count: u32, max: u32) -> Result<ShardState> {
         self.current(key, max).await?;
-        let metadata = MetadataTable { db: self.db, table: self.shards.table() };
+        let metadata = MetadataTable { db: self.db.into(), table: self.shards.table() };
         let sent = Instant::now();
         let state = match metadata.change(key, count, now_ms(), None, max).await? {
             Change::Written(state) => state,
@@ -128,7 +128,7 @@ impl<'a> Counts<'a> {
         if let Some(state) = self.shards.fresh(key) {
             return Ok(state);
         }
-        let metadata = MetadataTable { db: self.db, table: self.shards.table() };
+        let metadata = MetadataTable { db: self.db.into(), table: self.shards.table() };
         Ok(metadata.read(key, max).await?.unwrap_or_else(|| ShardState::first(0)))
     }
 }

@@ -10,6 +10,11 @@ pub(super) const THROTTLING_CODES: &[&str] =
     &["ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded", "Throttling"];
 
 impl Error {
+    /// A request that the SDK refused to build (a required member missing).
+    pub(crate) fn from_build(operation: &'static str, error: aws_sdk_dynamodb::error::BuildError) -> Self {
+        Error::Service { operation, code: None, message: error.to_string(), source: Box::new(error) }
+    }
+
     /// Wraps an SDK error from `operation`, keeping its code and the error itself as the source.
     pub fn from_sdk<E>(operation: &'static str, error: SdkError<E, HttpResponse>) -> Self
     where

@@ -16,7 +16,7 @@
 //! over, never what is written: a slow holder that lost its lease may still deliver records it
 //! read, which is why delivery is at least once.
 
-use crate::db::Db;
+use super::store::Store;
 use crate::error::{Error, Item, Result};
 use crate::metadata::table::{delete_items, metadata_error, put_new, unless_condition_failed, PARTITION};
 use aws_sdk_dynamodb::types::{AttributeValue, KeysAndAttributes};
@@ -52,6 +52,12 @@ pub(crate) struct LeaseRecord {
     /// What was written up to the checkpoint.
     #[serde(default)]
     pub written: u64,
+    /// Read capacity consumed up to the checkpoint, in thousandths of a unit.
+    #[serde(default)]
+    pub read_capacity: u64,
+    /// Write capacity consumed up to the checkpoint, in thousandths of a unit.
+    #[serde(default)]
+    pub write_capacity: u64,
 }
 
 /// A lease this process holds.
@@ -72,6 +78,8 @@ pub(crate) struct Lease {
 pub(crate) struct Tally {
     pub read: u64,
     pub written: u64,
+    /// Capacity consumed, in thousandths of a unit.
+    pub capacity: crate::metadata::Capacity,
 }
 
 /// A lease this process works under: marked in its set of them until dropped, so that a worker
@@ -126,7 +134,7 @@ pub(crate) fn expired(
 
 /// The lease items of one metadata table.
 pub(crate) struct Leases<'a> {
-    pub db: &'a Db,
+    pub db: Store<'a>,
     pub table: &'a str,
 }
 
@@ -143,7 +151,7 @@ impl Leases<'_> {
             while !pending.is_empty() {
                 let request =
                     KeysAndAttributes::builder().set_keys(Some(pending)).consistent_read(true).build();
-                let request = request.map_err(|error| crate::batch::build_error("BatchGetItem", error))?;
+                let request = request.map_err(|error| Error::from_build("BatchGetItem", error))?;
                 let output = self
                     .db
                     .client()
@@ -209,8 +217,14 @@ impl Leases<'_> {
             fence,
             checkpoint: seen.and_then(|record| record.checkpoint.clone()),
             since: seen.map_or(0, |record| record.since),
-            tally: seen
-                .map_or(Tally::default(), |record| Tally { read: record.read, written: record.written }),
+            tally: seen.map_or(Tally::default(), |record| Tally {
+                read: record.read,
+                written: record.written,
+                capacity: crate::metadata::Capacity {
+                    read: record.read_capacity,
+                    write: record.write_capacity,
+                },
+            }),
         }))
     }
 
@@ -242,12 +256,16 @@ impl Leases<'_> {
         let mut update = String::from("SET #beat = #beat + :one");
         let mut request = self.held(lease);
         if let Some(tally) = tally {
-            update.push_str(", #read = :read, #written = :written");
+            update.push_str(", #read = :read, #written = :written, #rc = :rc, #wc = :wc");
             request = request
                 .expression_attribute_names("#read", "read")
                 .expression_attribute_names("#written", "written")
+                .expression_attribute_names("#rc", "read_capacity")
+                .expression_attribute_names("#wc", "write_capacity")
                 .expression_attribute_values(":read", number(tally.read))
-                .expression_attribute_values(":written", number(tally.written));
+                .expression_attribute_values(":written", number(tally.written))
+                .expression_attribute_values(":rc", number(tally.capacity.read))
+                .expression_attribute_values(":wc", number(tally.capacity.write));
         }
         if let Some(sequence) = checkpoint {
             update.push_str(", #checkpoint = :checkpoint");
@@ -356,6 +374,8 @@ mod tests {
             since: 7,
             read: 11,
             written: 5,
+            read_capacity: 5_500,
+            write_capacity: 6_000,
         };
         let item: Item = serde_dynamo::to_item(&record).unwrap();
         assert_eq!(item["fence"], AttributeValue::N("3".into()));

@@ -1,19 +1,37 @@
-//! The shard metadata a table's writers share: the records of its metadata table (dynamic shard
-//! counts, resharding phases), the settings and cache every `Db` keeps of them, and what a
-//! cached resharding record implies for an item (its place in the new layout).
+//! The shard metadata a table's writers share, all kept in one metadata table, and what every
+//! `Db` keeps of it:
+//!
+//! - `table.rs`: the metadata table's shape and I/O (conditional puts, reads, deletes, retries),
+//!   and the items of dynamic shard counts;
+//! - `counts.rs`: a dynamic count's state and history;
+//! - `reshard_state.rs` and `reshard_records.rs`: resharding records (phase, scan, freeze,
+//!   verification) and their I/O;
+//! - `lease.rs`: leases on work items (stream shards, scan segments), with owners, fences, beats
+//!   and checkpoints;
+//! - `cache.rs`: the one cache of what was read, each entry as old as its request;
+//! - `store.rs`: the client and retry policy the I/O goes through (nothing of `Db`);
+//! - `registry.rs`: which metadata a `Db` keeps for each table;
+//! - `placement.rs`: what a cached resharding record implies for an item (its new place);
+//! - `caps.rs`: the table-wide write limits seen, which no raise of a count can lift.
 
+mod cache;
 mod caps;
 mod counts;
 pub(crate) mod lease;
 mod placement;
-mod records;
+pub(crate) mod registry;
+pub(crate) mod reshard_records;
+mod reshard_state;
+pub(crate) mod store;
 pub(crate) mod table;
 
 pub(crate) use counts::now_ms;
 pub use counts::{HistoryEntry, ShardState};
 pub use placement::Placement;
 pub(crate) use placement::{mappings, refuse, reshard_key, string_keys, CachedReshard, Checked};
-pub use records::{Budget, Phase, ReshardState, ScanKind, ScanPlan, SegmentProgress, Verified};
+pub use reshard_state::{
+    Budget, Capacity, Phase, ReshardState, ScanKind, ScanPlan, SegmentProgress, Verified,
+};
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -38,8 +56,10 @@ pub struct ShardMetadata {
     cache_for: Duration,
     pub(crate) cooldown: Duration,
     pub(crate) backoff: Duration,
-    cache: Mutex<HashMap<String, Cached>>,
-    reshards: Mutex<HashMap<String, CachedRecord>>,
+    /// Dynamic shard counts, by metadata key.
+    counts: cache::Cache<ShardState>,
+    /// Resharding records (`None`: none), by metadata key.
+    reshards: cache::Cache<Option<Arc<CachedReshard>>>,
     caps: caps::Caps,
     /// What this process saw of the leases other processes hold, by lease key.
     watched: Mutex<HashMap<String, lease::Watched>>,
@@ -47,15 +67,6 @@ pub struct ShardMetadata {
     worker: String,
     /// The leases this process is working under now.
     working: Arc<Mutex<std::collections::HashSet<String>>>,
-}
-
-/// A resharding record (`None`: none) and when it was read.
-type CachedRecord = (Option<Arc<CachedReshard>>, Instant);
-
-#[derive(Debug, Clone)]
-struct Cached {
-    state: ShardState,
-    read_at: Instant,
 }
 
 impl ShardMetadata {
@@ -67,8 +78,8 @@ impl ShardMetadata {
             cache_for: Duration::from_secs(5),
             cooldown: Duration::from_secs(10),
             backoff: Duration::from_secs(1),
-            cache: Mutex::default(),
-            reshards: Mutex::default(),
+            counts: cache::Cache::default(),
+            reshards: cache::Cache::default(),
             caps: caps::Caps::default(),
             watched: Mutex::default(),
             worker: format!("{:016x}", rand::random::<u64>()),
@@ -115,61 +126,41 @@ impl ShardMetadata {
         format!("{table}/{index}/{partition}")
     }
 
-    /// The cached state of `key`, however old.
+    /// The cached count of `key`, however old.
     pub(crate) fn cached(&self, key: &str) -> Option<ShardState> {
-        self.lock().get(key).map(|cached| cached.state.clone())
+        self.counts.any(key)
     }
 
-    /// The cached state of `key` if it is younger than the cache duration.
-    /// Drops `key`'s cached state.
+    /// Drops `key`'s cached count.
     pub(crate) fn forget(&self, key: &str) {
-        self.lock().remove(key);
+        self.counts.forget(key);
     }
 
+    /// The cached count of `key` if it is younger than the cache duration.
     pub(crate) fn fresh(&self, key: &str) -> Option<ShardState> {
-        let cache = self.lock();
-        let cached = cache.get(key)?;
-        (cached.read_at.elapsed() < self.cache_for).then(|| cached.state.clone())
+        self.counts.fresh(key, self.cache_for)
     }
 
-    /// Caches `state` for `key`, as read (or written) by a request sent at `sent`. Like a
-    /// resharding record, a count is as old as the request that returned it, and an answer to
-    /// a request sent before the cached one's does not replace it: a late answer never undoes a
-    /// raise or a set made meanwhile.
+    /// Caches `state` for `key`, as read (or written) by a request sent at `sent` (see
+    /// [`cache::Cache`]): a late answer never undoes a raise or a set made meanwhile.
     pub(crate) fn remember(&self, key: &str, state: &ShardState, sent: Instant) {
-        let mut cache = self.lock();
-        if cache.get(key).is_some_and(|cached| cached.read_at > sent) {
-            return;
-        }
-        cache.insert(key.to_owned(), Cached { state: state.clone(), read_at: sent });
+        self.counts.remember(key, state.clone(), sent);
     }
 
     /// Caches the resharding record under `key` (`None`: there is none), as read by a request
-    /// sent at `read_at`. The record counts as read when the request was sent, not when its
-    /// answer came: a process waiting one cache time after changing a record then knows that no
-    /// one acts on the record from before the change. A read sent before the cached one does
-    /// not replace it.
+    /// sent at `read_at` (see [`cache::Cache`]).
     pub(crate) fn remember_reshard(&self, key: &str, state: Option<Arc<CachedReshard>>, read_at: Instant) {
-        let mut reshards = self.reshards.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        match reshards.get(key) {
-            Some((_, cached_at)) if *cached_at > read_at => {}
-            _ => {
-                reshards.insert(key.to_owned(), (state, read_at));
-            }
-        }
+        self.reshards.remember(key, state, read_at);
     }
 
     /// The cached resharding record under `key`, if cached within the cache time.
     pub(crate) fn fresh_reshard(&self, key: &str) -> Option<Option<Arc<CachedReshard>>> {
-        let reshards = self.reshards.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let (state, read_at) = reshards.get(key)?;
-        (read_at.elapsed() < self.cache_for).then(|| state.clone())
+        self.reshards.fresh(key, self.cache_for)
     }
 
     /// The cached resharding record under `key`, however old; `None` when never read.
     pub(crate) fn cached_reshard(&self, key: &str) -> Option<Option<Arc<CachedReshard>>> {
-        let reshards = self.reshards.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        reshards.get(key).map(|(state, _)| state.clone())
+        self.reshards.any(key)
     }
 
     /// Whether the lease under `key`, held by another process as `seen` (`None`: no item), has
@@ -211,11 +202,6 @@ impl ShardMetadata {
     /// How long processes may act on a cached record before they re-read it.
     pub(crate) fn cache_time(&self) -> Duration {
         self.cache_for
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Cached>> {
-        // A panic while holding the lock leaves a usable map: entries are replaced whole.
-        self.cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 

@@ -8,7 +8,7 @@
 //! | `last_changed` | N | unix milliseconds of the last change: the optimistic lock |
 //! | `history` | SS | `"<unix ms>:<count>"` for every change |
 
-use crate::db::Db;
+use super::store::Store;
 use crate::error::{Error, Item, Result};
 use crate::metadata::{HistoryEntry, ShardState};
 use crate::table::{Billing, TableDefinition};
@@ -50,7 +50,7 @@ pub(crate) enum Change {
 
 /// Reads and writes the metadata items of one table.
 pub(crate) struct MetadataTable<'a> {
-    pub db: &'a Db,
+    pub db: Store<'a>,
     pub table: &'a str,
 }
 
@@ -87,7 +87,13 @@ where
 
 /// Writes `item` under `key` in the metadata table `table` unless an item is there; returns
 /// whether it was written.
-pub(crate) async fn put_new(db: &Db, table: &str, key: &str, mut item: Item) -> Result<bool> {
+pub(crate) async fn put_new<'s>(
+    db: impl Into<Store<'s>>,
+    table: &str,
+    key: &str,
+    mut item: Item,
+) -> Result<bool> {
+    let db = db.into();
     item.insert(PARTITION.to_owned(), AttributeValue::S(key.to_owned()));
     let result = db
         .client()
@@ -103,11 +109,12 @@ pub(crate) async fn put_new(db: &Db, table: &str, key: &str, mut item: Item) -> 
 }
 
 /// Deletes the metadata items under `keys` in `table` (absent ones are no error).
-pub(crate) async fn delete_items<'k>(
-    db: &Db,
+pub(crate) async fn delete_items<'k, 's>(
+    db: impl Into<Store<'s>>,
     table: &str,
     keys: impl IntoIterator<Item = &'k str>,
 ) -> Result<()> {
+    let db = db.into();
     for key in keys {
         let delete = || {
             db.client()
@@ -125,7 +132,8 @@ pub(crate) async fn delete_items<'k>(
 }
 
 /// The metadata item under `key` in `table`, if any (a strongly consistent read).
-pub(crate) async fn read_item(db: &Db, table: &str, key: &str) -> Result<Option<Item>> {
+pub(crate) async fn read_item<'s>(db: impl Into<Store<'s>>, table: &str, key: &str) -> Result<Option<Item>> {
+    let db = db.into();
     let output = db
         .client()
         .get_item()
@@ -140,12 +148,12 @@ pub(crate) async fn read_item(db: &Db, table: &str, key: &str) -> Result<Option<
 
 /// Runs `attempt`, waiting out throttling under `db`'s retry policy: the metadata table can be
 /// throttled too.
-pub(crate) async fn retrying<T, F, Fut>(db: &Db, attempt: F) -> Result<T>
+pub(crate) async fn retrying<'s, T, F, Fut>(db: impl Into<Store<'s>>, attempt: F) -> Result<T>
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = Result<T>>,
 {
-    crate::retry::retrying_throttled(db.retry_policy(), attempt).await
+    crate::retry::retrying_throttled(db.into().retry_policy(), attempt).await
 }
 
 impl MetadataTable<'_> {

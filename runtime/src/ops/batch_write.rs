@@ -2,7 +2,7 @@
 
 use crate::batch::BeforeRetry;
 use crate::batch::{
-    build_error, send_requests, RetryPolicy, Sender, Unprocessed, DEFAULT_CONCURRENCY, MAX_WRITES, OPERATION,
+    send_requests, RetryPolicy, Sender, Unprocessed, DEFAULT_CONCURRENCY, MAX_WRITES, OPERATION,
 };
 use crate::db::Db;
 use crate::entity::{Entity, Key};
@@ -196,7 +196,7 @@ impl<'a, E: Entity> BatchWrite<'a, E> {
                 return Err(Error::DuplicateBatchKey { key });
             }
             let put = PutRequest::builder().set_item(Some(item)).build();
-            let put = put.map_err(|error| build_error(OPERATION, error))?;
+            let put = put.map_err(|error| Error::from_build(OPERATION, error))?;
             requests.push(WriteRequest::builder().put_request(put).build());
         }
         for key in &self.deletes {
@@ -205,7 +205,7 @@ impl<'a, E: Entity> BatchWrite<'a, E> {
             }
             let delete =
                 DeleteRequest::builder().set_key(Some(key_item(table_of::<E>(), key.primary()))).build();
-            let delete = delete.map_err(|error| build_error(OPERATION, error))?;
+            let delete = delete.map_err(|error| Error::from_build(OPERATION, error))?;
             requests.push(WriteRequest::builder().delete_request(delete).build());
         }
         let mut chunks = Vec::with_capacity(count.div_ceil(MAX_WRITES));

@@ -28,7 +28,7 @@ impl Db {
     /// The shard state of the partition `query` reads (a strongly consistent read).
     pub async fn shard_state<E, F>(&self, query: &Query<E, F>) -> Result<ShardState> {
         let (key, max) = self.dynamic_target(&query.plan)?;
-        let shards = self.require_metadata(query.plan.table)?;
+        let shards = self.shards.require(query.plan.table)?;
         shards.forget(&key);
         Counts::new(self, &shards).current(&key, max).await
     }
@@ -41,7 +41,7 @@ impl Db {
         if count == 0 || count > max {
             return Err(Error::InvalidShardCount { partition: key, count: u64::from(count), max });
         }
-        let shards = self.require_metadata(query.plan.table)?;
+        let shards = self.shards.require(query.plan.table)?;
         Counts::new(self, &shards).set(&key, count, max).await
     }
 
@@ -58,7 +58,7 @@ impl Db {
             return Ok(plan);
         }
         let (key, max) = self.dynamic_target(&plan)?;
-        let shards = self.require_metadata(plan.table)?;
+        let shards = self.shards.require(plan.table)?;
         let state = Counts::new(self, &shards).readable(&key, max).await?;
         let mut plan = (*plan).clone();
         if let Some(shards) = &mut plan.shards {

@@ -29,13 +29,13 @@ impl Db {
         let (Some(_), Some(index), Some(_)) = (plan.table.shard_metadata, plan.index, &plan.shards) else {
             return Ok(plan);
         };
-        let shards = self.require_metadata(plan.table)?;
+        let shards = self.shards.require(plan.table)?;
         let key = reshard_key(self.name_of(plan.table.name), index.name, plan.type_name);
         let state = match shards.fresh_reshard(&key) {
             Some(state) => state,
             None => {
                 let sent = std::time::Instant::now();
-                let records = Records { db: self, shards: Arc::clone(&shards) };
+                let records = Records { db: self.into(), shards: Arc::clone(&shards) };
                 let state = records.read(&key).await?.map(CachedReshard::unchecked);
                 shards.remember_reshard(&key, state.clone(), sent);
                 state

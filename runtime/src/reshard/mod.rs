@@ -42,14 +42,14 @@ mod ops;
 mod pace;
 mod place;
 mod progress;
-mod records;
 mod rewrite;
 mod send;
 mod verify;
 mod view;
 
+pub(crate) use crate::metadata::reshard_records::Records;
 pub use crate::metadata::{
-    Budget, Phase, Placement, ReshardState, ScanKind, ScanPlan, SegmentProgress, Verified,
+    Budget, Capacity, Phase, Placement, ReshardState, ScanKind, ScanPlan, SegmentProgress, Verified,
 };
 pub use crate::shard::NewLayout;
 pub use backfill::Backfill;
@@ -57,7 +57,6 @@ pub use catch_up::CatchUpPass;
 pub(crate) use guard::{follow_up, FollowUp, ReshardGuard};
 pub use ops::CutOver;
 pub use progress::ReshardProgress;
-pub(crate) use records::Records;
 pub use verify::{Verification, Verify};
 pub(crate) use view::Reshards;
 

@@ -41,7 +41,7 @@ impl Db {
         Checked::new::<E>(&state)?;
         let shards = Reshards::<E>::of(self).metadata()?;
         let (records, key) =
-            (Records { db: self, shards: Arc::clone(&shards) }, Reshards::<E>::of(self).key(index));
+            (Records { db: self.into(), shards: Arc::clone(&shards) }, Reshards::<E>::of(self).key(index));
         // The catch-up's feed begins before the resharding is recorded, so that every write a
         // writer sends without seeing the record is in the part of the log it reads.
         if records.read(&key).await?.is_none() {

@@ -2,7 +2,7 @@
 //! (`ConsumedCapacity`), and how long to wait before the next page so that it spends no more
 //! than its share. Sans-IO: time comes in as arguments.
 
-use crate::metadata::Budget;
+use crate::metadata::{Budget, Capacity};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -25,10 +25,15 @@ impl Meter {
         self.write.fetch_add(milli(units), Ordering::Relaxed);
     }
 
+    /// What was consumed so far.
+    pub fn consumed(&self) -> Capacity {
+        Capacity { read: self.read.load(Ordering::Relaxed), write: self.write.load(Ordering::Relaxed) }
+    }
+
     /// `(read, write)` units consumed so far.
     pub fn totals(&self) -> (f64, f64) {
-        let units = |counter: &AtomicU64| counter.load(Ordering::Relaxed) as f64 / 1_000.0;
-        (units(&self.read), units(&self.write))
+        let consumed = self.consumed();
+        (consumed.read_units(), consumed.write_units())
     }
 }
 

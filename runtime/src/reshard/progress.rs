@@ -2,14 +2,14 @@
 //! record, the leases of its scan's segments, and the source index's item count.
 
 use super::backfill::{progress_of, segment_keys};
-use super::records::Records;
+use super::Records;
 use crate::db::Db;
 use crate::entity::Entity;
 use crate::error::{Error, Result};
 use crate::index::Index;
 use crate::metadata::lease::Leases;
 use crate::metadata::table::{metadata_error, PARTITION};
-use crate::metadata::{now_ms, ReshardState, ShardMetadata};
+use crate::metadata::{now_ms, Capacity, ReshardState, ShardMetadata};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
@@ -31,6 +31,8 @@ pub struct ReshardProgress {
     pub scanned: u64,
     /// Items it gave a place in the target (or, cleaning up, took out of the source).
     pub written: u64,
+    /// The capacity the scan consumed so far, as DynamoDB reported it.
+    pub consumed: Capacity,
     /// The workers holding segments now.
     pub workers: BTreeSet<String>,
     /// The source index's item count as DynamoDB last published it (about every six hours; every
@@ -103,7 +105,7 @@ impl Db {
         let reshards = super::view::Reshards::<E>::of(self);
         let shards = reshards.metadata()?;
         let key = reshards.key(index.name());
-        let Some(state) = (Records { db: self, shards: Arc::clone(&shards) }).read(&key).await? else {
+        let Some(state) = (Records { db: self.into(), shards: Arc::clone(&shards) }).read(&key).await? else {
             return Ok(None);
         };
         Ok(Some(self.progress(shards.table(), &key, state).await?))
@@ -134,7 +136,7 @@ impl Db {
         keys.sort();
         let mut found = Vec::with_capacity(keys.len());
         for key in keys {
-            let records = Records { db: self, shards: Arc::clone(&shards) };
+            let records = Records { db: self.into(), shards: Arc::clone(&shards) };
             if let Some(state) = records.read(&key).await? {
                 found.push(self.progress(metadata_table, &key, state).await?);
             }
@@ -152,10 +154,12 @@ impl Db {
             || Error::ShardMetadataMalformed { partition: key.to_owned(), reason: "bad key".into() };
         let (table, _, entity) = parse_key(key).ok_or_else(malformed)?;
         if let Some(plan) = state.scan {
-            let leases = Leases { db: self, table: metadata_table }.read(&segment_keys(key, &plan)).await?;
+            let leases =
+                Leases { db: self.into(), table: metadata_table }.read(&segment_keys(key, &plan)).await?;
             state.segments = progress_of(key, &plan, &leases);
         }
         let (scanned, written) = state.backfill_totals();
+        let consumed = state.consumed();
         let done = state.segments.values().filter(|segment| segment.done).count() as u32;
         let segments = (done, state.scan.map_or(0, |plan| plan.segments));
         let workers = state.segments.values().filter_map(|segment| segment.owner.clone()).collect();
@@ -172,6 +176,7 @@ impl Db {
             segments,
             scanned,
             written,
+            consumed,
             workers,
             estimated_items,
             items_per_second,

@@ -33,14 +33,14 @@ impl<'a, E: Entity> Reshards<'a, E> {
     pub fn metadata(&self) -> Result<Arc<ShardMetadata>> {
         let table = table_of::<E>();
         match table.shard_metadata {
-            Some(_) => self.db.require_metadata(table),
+            Some(_) => self.db.shards.require(table),
             None => Err(Error::ShardMetadataUndeclared { table: table.name }),
         }
     }
 
     /// The records of `E`'s reshardings.
     pub fn records(&self) -> Result<Records<'a>> {
-        Ok(Records { db: self.db, shards: self.metadata()? })
+        Ok(Records { db: self.db.into(), shards: self.metadata()? })
     }
 
     /// The cache of `E`'s reshardings, if its table can be resharded at all.
@@ -52,14 +52,14 @@ impl<'a, E: Entity> Reshards<'a, E> {
     pub async fn state(&self, index: &str) -> Result<Option<ReshardState>> {
         let shards = self.metadata()?;
         let (key, sent) = (self.key(index), Instant::now());
-        let state = Records { db: self.db, shards: Arc::clone(&shards) }.read(&key).await?;
+        let state = Records { db: self.db.into(), shards: Arc::clone(&shards) }.read(&key).await?;
         shards.remember_reshard(&key, state.clone().map(CachedReshard::of::<E>), sent);
         Ok(state)
     }
 
     pub async fn advance(&self, index: &str, from: Phase, to: Phase) -> Result<ReshardState> {
         let shards = self.metadata()?;
-        let (records, key) = (Records { db: self.db, shards: Arc::clone(&shards) }, self.key(index));
+        let (records, key) = (Records { db: self.db.into(), shards: Arc::clone(&shards) }, self.key(index));
         if !records.advance(&key, from, to).await? {
             let found = records.read(&key).await?.map(|state| state.phase);
             return Err(refuse(index, format!("expected phase {from:?} to move to {to:?}, found {found:?}")));
@@ -76,7 +76,7 @@ impl<'a, E: Entity> Reshards<'a, E> {
             let key = self.key(mapping.index);
             if shards.fresh_reshard(&key).is_none() {
                 let sent = Instant::now();
-                let state = Records { db: self.db, shards: Arc::clone(&shards) }.read(&key).await?;
+                let state = Records { db: self.db.into(), shards: Arc::clone(&shards) }.read(&key).await?;
                 shards.remember_reshard(&key, state.map(CachedReshard::of::<E>), sent);
             }
         }

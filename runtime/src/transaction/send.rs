@@ -145,12 +145,7 @@ fn action_bytes(action: &TransactWriteItem) -> usize {
 
 /// A request the SDK refused to build (a required member missing).
 fn build_error(error: BuildError) -> Error {
-    Error::Service {
-        operation: "TransactWriteItems",
-        code: None,
-        message: error.to_string(),
-        source: Box::new(error),
-    }
+    Error::from_build("TransactWriteItems", error)
 }
 
 /// Rejects, before sending, a transaction over DynamoDB's limits (100 actions, 4 MB) or with two

@@ -36,7 +36,7 @@ impl<'a, E: Entity> Layouts<'a, E> {
     /// The layouts as the `Db`'s caches hold them, however old (transactions, which check their
     /// reshardings again before sending).
     pub fn cached(db: &'a Db) -> Self {
-        let metadata = if E::DYNAMIC_SHARDS { db.metadata_of(table_of::<E>()) } else { None };
+        let metadata = if E::DYNAMIC_SHARDS { db.shards.of(table_of::<E>()) } else { None };
         Layouts { db, metadata, entity: PhantomData }
     }
 
@@ -55,7 +55,7 @@ impl<'a, E: Entity> Layouts<'a, E> {
 
     /// Reads the counts of `missing` partitions into the cache.
     pub(super) async fn resolve_counts(&self, missing: &[DynamicTarget]) -> Result<()> {
-        let shards = self.db.require_metadata(table_of::<E>())?;
+        let shards = self.db.shards.require(table_of::<E>())?;
         for target in missing {
             Counts::new(self.db, &shards).current(&target.key, target.max).await?;
         }
@@ -97,7 +97,7 @@ impl<'a, E: Entity> Layouts<'a, E> {
     /// partition a hot key of it names, unless the table's own limits are what throttled it.
     pub async fn grow_after(&self, error: &Error, targets: &[DynamicTarget]) -> Result<()> {
         let table = self.db.table_of::<E>();
-        let shards = self.db.require_metadata(table_of::<E>())?;
+        let shards = self.db.shards.require(table_of::<E>())?;
         shards.note_caps(error);
         growth::warn_unrelieved(error, table);
         for target in growth::targets_to_grow(error, table, targets) {

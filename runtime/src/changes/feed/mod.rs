@@ -121,7 +121,7 @@ impl Db {
         Ok(self.feed_of(
             self.name_of(T::DEFINITION.name).to_owned(),
             consumer.into(),
-            self.require_metadata(&T::DEFINITION)?,
+            self.shards.require(&T::DEFINITION)?,
         ))
     }
 
@@ -200,7 +200,7 @@ impl ChangeFeed {
             return Ok(());
         }
         let listed = stream::list_shards(&self.db, &arn).await?;
-        let leases = Leases { db: &self.db, table: self.metadata_table() };
+        let leases = Leases { db: (&self.db).into(), table: self.metadata_table() };
         let all: Vec<String> = listed.iter().map(|shard| shard.id.clone()).collect();
         self.record(&records, &leases, &arn, &listed, &all, true).await
     }

@@ -36,7 +36,7 @@ impl ChangeFeed {
             .chain(listed.iter().map(|shard| shard.id.as_str()))
             .collect();
         let lease_keys: Vec<String> = known.iter().map(|shard| self.lease_key(shard)).collect();
-        let leases = Leases { db: &self.db, table: self.metadata_table() };
+        let leases = Leases { db: (&self.db).into(), table: self.metadata_table() };
         let stored = leases.read(&lease_keys).await?;
         let lease_of = |shard: &str| stored.get(&self.lease_key(shard));
         let with = |keep: &dyn Fn(&lease::LeaseRecord) -> bool| -> BTreeSet<String> {

@@ -51,7 +51,7 @@ impl ChangeFeed {
         H: Fn(ChangePage) -> Fut + Sync,
         Fut: Future<Output = Result<()>> + Send,
     {
-        let leases = Leases { db: &self.db, table: self.metadata_table() };
+        let leases = Leases { db: (&self.db).into(), table: self.metadata_table() };
         let shard = listed.id.as_str();
         let mut iterator = self.iterator(arn, shard, lease).await?;
         let (mut empty, mut records_read, mut beaten) = (0, 0u64, Instant::now());

@@ -9,12 +9,7 @@ use aws_sdk_dynamodb::types::{
 };
 
 pub(super) fn build_error(error: aws_sdk_dynamodb::error::BuildError) -> Error {
-    Error::Service {
-        operation: "CreateTable",
-        code: None,
-        message: error.to_string(),
-        source: Box::new(error),
-    }
+    Error::from_build("CreateTable", error)
 }
 
 pub(super) fn attribute_definitions(definition: &TableDefinition) -> Result<Vec<AttributeDefinition>> {

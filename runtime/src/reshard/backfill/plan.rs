@@ -69,6 +69,10 @@ pub(in crate::reshard) fn progress_of(
                 scanned: lease.read,
                 written: lease.written,
                 owner: lease.owner,
+                consumed: crate::metadata::Capacity {
+                    read: lease.read_capacity,
+                    write: lease.write_capacity,
+                },
             };
             (segment, progress)
         })
@@ -113,7 +117,7 @@ impl Db {
                         if let Some(old) = seen {
                             // The leases of the scan it replaces: no worker of it writes them any
                             // more once it sees the new epoch, and a late write of one is harmless.
-                            let leases = Leases { db: self, table: records.shards.table() };
+                            let leases = Leases { db: self.into(), table: records.shards.table() };
                             leases.forget(&segment_keys(&key, &old)).await?;
                         }
                         return Ok(plan);
@@ -132,7 +136,8 @@ impl Db {
         let Some(plan) = state.scan else { return Ok(state) };
         let reshards = Reshards::<E>::of(self);
         let (shards, key) = (reshards.metadata()?, reshards.key(&state.source));
-        let leases = Leases { db: self, table: shards.table() }.read(&segment_keys(&key, &plan)).await?;
+        let leases =
+            Leases { db: self.into(), table: shards.table() }.read(&segment_keys(&key, &plan)).await?;
         state.segments = progress_of(&key, &plan, &leases);
         Ok(state)
     }

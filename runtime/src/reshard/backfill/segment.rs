@@ -31,19 +31,21 @@ pub(super) struct Segment<'a> {
     pub options: &'a Backfill,
     /// The freeze a batched backfill renews before every page.
     pub freeze: Option<&'a str>,
-    pub meter: Arc<Meter>,
+    /// What this segment's requests consumed, as DynamoDB reported it.
+    pub meter: Meter,
     pub shares: Arc<Shares>,
 }
 
 impl Segment<'_> {
     /// Scans the segment to its end from `lease`'s checkpoint; returns early (`Ok`) when another
     /// worker took the lease.
-    pub async fn run<E: Entity>(self, mut lease: Lease) -> Result<()> {
+    pub async fn run<E: Entity>(mut self, mut lease: Lease) -> Result<()> {
         let reshards = Reshards::<E>::of(self.db);
         let shards = reshards.metadata()?;
-        let leases = Leases { db: self.db, table: shards.table() };
+        let leases = Leases { db: self.db.into(), table: shards.table() };
         let mut pace = Pace::new(Instant::now());
         loop {
+            self.meter = Meter::default(); // what this page consumes
             let consumed = self.meter.totals();
             let after = lease.checkpoint.clone();
             let Some(page) = self.beating(&leases, &mut lease, self.page::<E>(after.as_deref())).await?
@@ -51,7 +53,11 @@ impl Segment<'_> {
                 return self.lost();
             };
             let (items, written, last) = page?;
-            let tally = Tally { read: lease.tally.read + items, written: lease.tally.written + written };
+            let tally = Tally {
+                read: lease.tally.read + items,
+                written: lease.tally.written + written,
+                capacity: lease.tally.capacity + self.meter.consumed(),
+            };
             let checkpoint = last.as_ref().map(|last| key_to_json(last).to_string());
             let done = last.is_none();
             if !leases.beat_with(&mut lease, checkpoint.as_deref(), Some(tally), done).await? {
@@ -168,7 +174,7 @@ impl Segment<'_> {
         // before the page is sent; shorten it, and the backfill resumes from its checkpoint.
         rewrites.iter().try_for_each(|rewrite| rewrite.check(table_of::<E>()))?;
         let (db, table, in_flight, meter) =
-            (self.db, self.db.table_of::<E>(), self.options.in_flight, Some(&*self.meter));
+            (self.db, self.db.table_of::<E>(), self.options.in_flight, Some(&self.meter));
         match pass {
             Pass::Place if self.plan.scan_table => db.put_rewrites(table, rewrites, in_flight, meter).await,
             Pass::Place => {

@@ -44,10 +44,9 @@ impl Db {
         let checked = Checked::new::<E>(state)?;
         let reshards = Reshards::<E>::of(self);
         let (shards, key) = (reshards.metadata()?, reshards.key(&state.source));
-        let leases = Leases { db: self, table: shards.table() };
+        let leases = Leases { db: self.into(), table: shards.table() };
         let owner = options.worker.clone().unwrap_or_else(|| shards.worker().to_owned());
         let mut plan = self.plan_for::<E>(&state.source, options, wanted).await?;
-        let meter = Arc::new(Meter::default());
         let shares = Arc::new(Shares::default());
         let poll = (options.lease / 4).min(Duration::from_secs(2));
         'scan: loop {
@@ -109,7 +108,7 @@ impl Db {
                         segment,
                         options,
                         freeze,
-                        meter: Arc::clone(&meter),
+                        meter: Meter::default(),
                         shares: Arc::clone(&shares),
                     };
                     running.push(async move {

@@ -1,6 +1,6 @@
 //! Reading and writing resharding records, one item of the shard metadata table each.
 
-use crate::db::Db;
+use super::store::Store;
 use crate::error::{Error, Result};
 use crate::metadata::table::{metadata_error, read_item, retrying, unless_condition_failed, PARTITION};
 use crate::metadata::{Budget, Phase, ReshardState, ScanPlan, ShardMetadata, Verified};
@@ -40,7 +40,7 @@ fn number(value: Option<&AttributeValue>) -> u64 {
 
 /// Reads and writes resharding records in the metadata table `table`.
 pub(crate) struct Records<'a> {
-    pub db: &'a Db,
+    pub db: Store<'a>,
     /// The shard metadata the records are kept in, and cached by.
     pub shards: Arc<ShardMetadata>,
 }

@@ -32,6 +32,36 @@ pub struct SegmentProgress {
     pub written: u64,
     /// The worker holding the segment now, if any.
     pub owner: Option<String>,
+    /// The capacity its pages consumed, as DynamoDB reported it.
+    pub consumed: Capacity,
+}
+
+/// Capacity consumed, in thousandths of a unit (so that sums stay exact).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct Capacity {
+    /// Read capacity, in thousandths of a unit.
+    pub read: u64,
+    /// Write capacity, in thousandths of a unit.
+    pub write: u64,
+}
+
+impl Capacity {
+    /// Read capacity units.
+    pub fn read_units(&self) -> f64 {
+        self.read as f64 / 1_000.0
+    }
+
+    /// Write capacity units.
+    pub fn write_units(&self) -> f64 {
+        self.write as f64 / 1_000.0
+    }
+}
+
+impl std::ops::Add for Capacity {
+    type Output = Capacity;
+    fn add(self, other: Capacity) -> Capacity {
+        Capacity { read: self.read.saturating_add(other.read), write: self.write.saturating_add(other.write) }
+    }
 }
 
 /// What a shared scan does to each item.
@@ -118,6 +148,11 @@ pub struct ReshardState {
 }
 
 impl ReshardState {
+    /// The capacity the scan's pages consumed, over all segments.
+    pub fn consumed(&self) -> Capacity {
+        self.segments.values().fold(Capacity::default(), |sum, segment| sum + segment.consumed)
+    }
+
     /// Items the backfill has read and written so far, over all segments.
     pub fn backfill_totals(&self) -> (u64, u64) {
         self.segments.values().fold((0, 0), |(scanned, written), segment| {

@@ -1,0 +1,244 @@
+//! A conditional resharding backfill (hash 16 to 32) run by 1, 2 and 4 workers, against a
+//! hand-written loop doing the same writes over the same items (a parallel scan of the source
+//! index, 8 segments, conditional `UPDATE`s 25 to a `BatchExecuteStatement`, 2 requests in flight
+//! a segment, as the backfill does by default), and a run held to a write budget. Every run uses
+//! a table of its own on one DynamoDB Local (`AWS_ENDPOINT_URL_DYNAMODB`, or one started here),
+//! imported with the same items (200 B to 4 KB, titles repeating by the thousand over artists).
+//! Afterwards every item's place is checked: `lost` counts items without their place in the new
+//! layout, `doubled` writes beyond one per item.
+//!
+//! Prints one summary line:
+//! `reshard: items=… workers=1,2,4 items_per_s=…,…,… loop_items_per_s=… per_worker_vs_loop=…,…,…
+//! budget_wcu=… consumed_wcu_per_s=… lost=0 doubled=0 verify_s=…`. Targets: the one-worker backfill
+//! at least 0.9x the loop; consumed write units a second within 10% of the budget.
+//!
+//! ```text
+//! cargo bench --bench reshard                      # DYNASHARD_BENCH_ITEMS=200000 for more
+//! ```
+
+use aws_sdk_dynamodb::types::{AttributeValue, BatchStatementRequest};
+use dynashard::metadata::ShardMetadata;
+use dynashard::reshard::{Backfill, Budget, NewLayout, Verify};
+use dynashard::shard::hash_shard;
+use dynashard::{Db, Entity, Item, Table};
+use futures::stream::{self, StreamExt, TryStreamExt};
+use serde::{Deserialize, Serialize};
+use std::time::{Duration, Instant};
+
+#[derive(Table)]
+#[table(
+    name = "ReshardBench",
+    pk = "pk",
+    sk = "sk",
+    shard_metadata = "ReshardBenchMetadata",
+    stream = "new_image"
+)]
+#[gsi(name = "ByTitle", pk = "title_pk", sk = "title_sk")]
+#[gsi(name = "ByTitleNext", pk = "next_pk", sk = "next_sk")]
+struct Bench;
+
+#[derive(Entity, Serialize, Deserialize, Clone)]
+#[entity(table = Bench, pk = "{artist}", sk = "album#{title}#{n}")]
+#[gsi(ByTitle, pk = "albums", sk = "{title}#{n}")]
+#[shard(ByTitle, hash = 16, by = title)]
+struct Album {
+    artist: String,
+    title: String,
+    n: u64,
+    notes: String,
+}
+
+fn albums(items: usize) -> Vec<Album> {
+    (0..items as u64)
+        .map(|n| Album {
+            artist: format!("artist {}", n % 997),
+            // Skewed: 50 titles, each repeating thousands of times.
+            title: format!("title {:02}", (n * n) % 50),
+            n,
+            // 200 B to 4 KB items.
+            notes: "x".repeat(100 + (n as usize * 7919) % 3_900),
+        })
+        .collect()
+}
+
+fn db(connection: &dynashard::local::Connection, run: &str) -> Db {
+    connection
+        .db()
+        .with_table_name::<Bench>(format!("ReshardBench{run}-{}", std::process::id()))
+        .with_shard_metadata(ShardMetadata::new("ReshardBenchMetadata").cache_for(Duration::from_millis(10)))
+}
+
+/// A table of its own for `run`, imported, its resharding started.
+async fn prepared(connection: &dynashard::local::Connection, run: &str, albums: &[Album]) -> Db {
+    let db = db(connection, run);
+    db.create_table::<Bench>().await.expect("create table");
+    db.create_shard_metadata_table().await.expect("create metadata table");
+    db.batch_put(albums).await.expect("import");
+    db.start_resharding::<Album>(Bench::BY_TITLE, Bench::BY_TITLE_NEXT, NewLayout::hash(32))
+        .await
+        .expect("start");
+    db
+}
+
+/// `(lost, doubled)`: items without their place in the new layout, and writes beyond one an item.
+async fn check(db: &Db, items: usize) -> (usize, u64) {
+    let stored: Vec<Item> = db
+        .client()
+        .scan()
+        .table_name(db.table_name::<Bench>())
+        .projection_expression("title, next_pk")
+        .into_paginator()
+        .items()
+        .send()
+        .try_collect()
+        .await
+        .expect("scan");
+    let placed = stored
+        .iter()
+        .filter(|item| {
+            let title = item.get("title").and_then(|title| title.as_s().ok());
+            let next = item.get("next_pk").and_then(|next| next.as_s().ok());
+            matches!((title, next), (Some(title), Some(next)) if *next == format!("albums#{}", hash_shard(title, 32)))
+        })
+        .count();
+    let state = db.resharding::<Album>(Bench::BY_TITLE).await.expect("state").expect("started");
+    let written = state.backfill_totals().1;
+    (items - placed.min(items), written.saturating_sub(items as u64))
+}
+
+/// The backfill by `workers` workers (each a `Db` of its own, as a process would be); returns
+/// the time it took and the write units it consumed.
+async fn backfill(
+    connection: &dynashard::local::Connection,
+    run: &str,
+    workers: usize,
+    budget: Option<Budget>,
+) -> (Duration, f64) {
+    let started = Instant::now();
+    let runs = (0..workers).map(|worker| {
+        let db = db(connection, run);
+        let mut options =
+            Backfill::default().segments(8).concurrency(8 / workers).worker(format!("w{worker}"));
+        if let Some(budget) = budget {
+            options = options.budget(budget);
+        }
+        async move { db.backfill::<Album>(Bench::BY_TITLE, options).await.expect("backfill") }
+    });
+    let states = futures::future::join_all(runs).await;
+    let took = started.elapsed();
+    (took, states[0].consumed().write_units())
+}
+
+/// The same writes by hand: a parallel scan of the source index, conditional updates 25 to a
+/// request, 2 requests in flight a segment.
+async fn hand_written(db: &Db) -> Duration {
+    let table = db.table_name::<Bench>().to_owned();
+    let started = Instant::now();
+    let segments = (0..8).map(|segment| {
+        let (db, table) = (db.clone(), table.clone());
+        async move {
+            let mut start = None;
+            loop {
+                let page = db
+                    .client()
+                    .scan()
+                    .table_name(&table)
+                    .index_name("ByTitle")
+                    .segment(segment)
+                    .total_segments(8)
+                    .set_exclusive_start_key(start)
+                    .send()
+                    .await
+                    .expect("scan");
+                let statements: Vec<BatchStatementRequest> =
+                    page.items().iter().map(|item| statement(&table, item)).collect();
+                stream::iter(statements.chunks(25).map(<[_]>::to_vec))
+                    .map(|chunk| db.client().batch_execute_statement().set_statements(Some(chunk)).send())
+                    .buffer_unordered(2)
+                    .try_collect::<Vec<_>>()
+                    .await
+                    .expect("batch");
+                match page.last_evaluated_key {
+                    Some(last) => start = Some(last),
+                    None => break,
+                }
+            }
+        }
+    });
+    futures::future::join_all(segments).await;
+    started.elapsed()
+}
+
+/// The conditional update that places `item` in the new layout, as the backfill writes it.
+fn statement(table: &str, item: &Item) -> BatchStatementRequest {
+    let text = |name: &str| item.get(name).cloned().unwrap_or(AttributeValue::Null(true));
+    let title = item.get("title").and_then(|title| title.as_s().ok()).cloned().unwrap_or_default();
+    BatchStatementRequest::builder()
+        .statement(format!(
+            "UPDATE \"{table}\" SET \"next_pk\" = ? SET \"next_sk\" = ? WHERE \"pk\" = ? AND \"sk\" = ? \
+             AND \"title_pk\" = ? AND \"title_sk\" = ? AND \"title\" = ?"
+        ))
+        .set_parameters(Some(vec![
+            AttributeValue::S(format!("albums#{}", hash_shard(&title, 32))),
+            text("title_sk"),
+            text("pk"),
+            text("sk"),
+            text("title_pk"),
+            text("title_sk"),
+            text("title"),
+        ]))
+        .build()
+        .expect("statement")
+}
+
+fn main() {
+    let items: usize =
+        std::env::var("DYNASHARD_BENCH_ITEMS").ok().and_then(|items| items.parse().ok()).unwrap_or(50_000);
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime");
+    let connection = runtime.block_on(dynashard::local::connect()).expect("DynamoDB Local");
+    let albums = albums(items);
+    runtime.block_on(async {
+        let baseline = prepared(&connection, "loop", &albums).await;
+        let loop_time = hand_written(&baseline).await;
+        let loop_rate = items as f64 / loop_time.as_secs_f64();
+        let (mut rates, mut per_worker, mut lost, mut doubled) = (Vec::new(), Vec::new(), 0, 0);
+        let (mut wcu_per_s, mut verify_s) = (0.0, 0.0);
+        for workers in [1, 2, 4] {
+            let run = format!("w{workers}");
+            let db = prepared(&connection, &run, &albums).await;
+            let (took, consumed) = backfill(&connection, &run, workers, None).await;
+            let rate = items as f64 / took.as_secs_f64();
+            rates.push(format!("{rate:.0}"));
+            per_worker.push(format!("{:.2}", rate / workers as f64 / loop_rate));
+            let (missing, twice) = check(&db, items).await;
+            (lost, doubled) = (lost + missing, doubled + twice);
+            if workers == 1 {
+                wcu_per_s = consumed / took.as_secs_f64();
+                let started = Instant::now();
+                let verified =
+                    db.verify_resharding::<Album>(Bench::BY_TITLE, Verify::default()).await.expect("verify");
+                verify_s = started.elapsed().as_secs_f64();
+                assert!(verified.is_clean(), "{verified:?}");
+            }
+        }
+        // Half of what one worker consumed unheld: the budget is then the limit.
+        let budget = (wcu_per_s / 2.0).max(1.0) as u32;
+        let db = prepared(&connection, "budget", &albums).await;
+        let held = Budget { write_units: Some(budget), read_units: None };
+        let (took, consumed) = backfill(&connection, "budget", 2, Some(held)).await;
+        let state = db.resharding::<Album>(Bench::BY_TITLE).await.expect("state").expect("started");
+        let consumed = state.consumed().write_units().max(consumed);
+        let consumed_per_s = consumed / took.as_secs_f64();
+        let (missing, twice) = check(&db, items).await;
+        (lost, doubled) = (lost + missing, doubled + twice);
+        println!(
+            "reshard: items={items} workers=1,2,4 items_per_s={} loop_items_per_s={loop_rate:.0} \
+             per_worker_vs_loop={} budget_wcu={budget} consumed_wcu_per_s={consumed_per_s:.0} \
+             budget_ratio={:.2} lost={lost} doubled={doubled} verify_s={verify_s:.1}",
+            rates.join(","),
+            per_worker.join(","),
+            consumed_per_s / f64::from(budget),
+        );
+    });
+    drop(connection);
+}
