@@ -82,8 +82,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
 
-    db.create_table::<Shop>().await?;
-    db.create_shard_metadata_table().await?;
+    db.create_table::<Shop>().await?; // with its stream and its shard metadata table
     let orders: Vec<Order> = (0..ORDERS)
         .map(|number| Order {
             customer: (number % 500) as u32,
@@ -108,13 +107,20 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
 
     // The operator follows the progress from its own process.
+    let mut shown = None;
     loop {
         let Some(progress) = db.resharding_progress::<Order>(Shop::BY_DAY).await? else { break };
         let (done, all) = progress.segments;
-        println!(
-            "  {:?}: {done}/{all} segments, {} scanned, workers {:?}",
-            progress.state.phase, progress.scanned, progress.workers
-        );
+        if shown != Some((progress.state.phase, done, progress.scanned)) {
+            shown = Some((progress.state.phase, done, progress.scanned));
+            println!(
+                "  {:?}: {done}/{all} segments, {} scanned, {:.0} write units, workers {:?}",
+                progress.state.phase,
+                progress.scanned,
+                progress.consumed.write_units(),
+                progress.workers
+            );
+        }
         if progress.state.phase != Phase::DualWrites {
             break;
         }
