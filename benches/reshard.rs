@@ -13,7 +13,7 @@
 //! at least 0.9x the loop; consumed write units a second within 10% of the budget.
 //!
 //! ```text
-//! cargo bench --bench reshard                      # DYNASHARD_BENCH_ITEMS=200000 for more
+//! cargo bench --bench reshard                      # 20,000 items; DYNASHARD_BENCH_ITEMS=n for more
 //! ```
 
 use aws_sdk_dynamodb::types::{AttributeValue, BatchStatementRequest};
@@ -62,8 +62,11 @@ fn albums(items: usize) -> Vec<Album> {
 }
 
 fn db(connection: &dynashard::local::Connection, run: &str) -> Db {
-    connection
-        .db()
+    // DynamoDB Local takes its time with batches of 4 KB items.
+    let patient =
+        dynashard::Timeouts::default().attempt(Duration::from_secs(60)).operation(Duration::from_secs(180));
+    Db::new(dynashard::client_for_endpoint_with(connection.url(), patient))
+        .with_streams_client(dynashard::streams_client_for_endpoint(connection.url()))
         .with_table_name::<Bench>(format!("ReshardBench{run}-{}", std::process::id()))
         .with_shard_metadata(ShardMetadata::new("ReshardBenchMetadata").cache_for(Duration::from_millis(10)))
 }
@@ -73,7 +76,9 @@ async fn prepared(connection: &dynashard::local::Connection, run: &str, albums: 
     let db = db(connection, run);
     db.create_table::<Bench>().await.expect("create table");
     db.create_shard_metadata_table().await.expect("create metadata table");
-    db.batch_put(albums).await.expect("import");
+    for chunk in albums.chunks(1_000) {
+        db.batch_put(chunk).await.unwrap_or_else(|error| panic!("import: {error}"));
+    }
     db.start_resharding::<Album>(Bench::BY_TITLE, Bench::BY_TITLE_NEXT, NewLayout::hash(32))
         .await
         .expect("start");
@@ -193,7 +198,7 @@ fn statement(table: &str, item: &Item) -> BatchStatementRequest {
 
 fn main() {
     let items: usize =
-        std::env::var("DYNASHARD_BENCH_ITEMS").ok().and_then(|items| items.parse().ok()).unwrap_or(50_000);
+        std::env::var("DYNASHARD_BENCH_ITEMS").ok().and_then(|items| items.parse().ok()).unwrap_or(20_000);
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime");
     let connection = runtime.block_on(dynashard::local::connect()).expect("DynamoDB Local");
     let albums = albums(items);

@@ -1,7 +1,7 @@
 //! The freeze of a batched backfill: existing items of the entity held unchanged while whole
 //! items are put, made by the first batched worker and joined by the others.
 
-use super::{token, Backfill};
+use super::options::{token, Backfill};
 use crate::db::Db;
 use crate::entity::Entity;
 use crate::error::{Error, Result};

@@ -2,179 +2,28 @@
 //! every item its place in the target layout, or take it out of the source, shared out among
 //! any number of workers (processes, Lambda invocations) by leases on their scan segments.
 //!
+//! - `options.rs`: how a worker runs ([`Backfill`]).
 //! - `plan.rs`: which scan a worker joins, or starts ([`ScanPlan`], recorded with the resharding).
 //! - `workers.rs`: leasing segments, taking over those of workers that went silent.
 //! - `segment.rs`: scanning one leased segment, page by page, within the budget.
 //! - `freeze.rs`: the freeze a batched backfill holds existing items in.
 
 mod freeze;
+mod options;
 mod plan;
 mod segment;
 mod workers;
 
 use super::not_started;
-use super::rewrite::Pass;
 use super::view::Reshards;
 use crate::db::Db;
 use crate::entity::Entity;
 use crate::error::{Error, Result};
 use crate::index::Index;
-use crate::metadata::{Budget, Phase, ReshardState, ScanKind};
+use crate::metadata::{Phase, ReshardState, ScanKind};
+pub use options::Backfill;
 use plan::Wanted;
 pub(super) use plan::{progress_of, segment_keys};
-use std::sync::Arc;
-use std::time::Duration;
-
-/// A random token naming one worker, or one freeze.
-fn token() -> String {
-    format!("{:016x}", rand::random::<u64>())
-}
-
-/// Called with the recorded state after every scanned page.
-type ProgressReport = Arc<dyn Fn(&ReshardState) + Send + Sync>;
-
-/// How a worker of a backfill (or of the cleanup of [`Db::finish_resharding`]) runs.
-/// `Backfill::default()`: 8 scan segments, all of them worked on by this worker at once if no
-/// other holds them, 2 write requests (of up to 25 items each) in flight per segment,
-/// conditional writes, 30 s leases, no budget, no progress report.
-///
-/// Any number of workers may run the same backfill at once: each scan segment is leased to one
-/// of them at a time (see [`Backfill::concurrency`]), a worker that stops is taken over when its
-/// lease expires, and each returns once every segment is done.
-#[derive(Clone)]
-pub struct Backfill {
-    segments: u32,
-    concurrency: Option<usize>,
-    in_flight: usize,
-    batched: bool,
-    freeze_lease: Duration,
-    lease: Duration,
-    page_size: Option<u32>,
-    budget: Option<Budget>,
-    worker: Option<String>,
-    progress: Option<ProgressReport>,
-}
-
-impl Default for Backfill {
-    fn default() -> Self {
-        Self {
-            segments: 8,
-            concurrency: None,
-            in_flight: 2,
-            batched: false,
-            freeze_lease: Duration::from_secs(60),
-            lease: Duration::from_secs(30),
-            page_size: None,
-            budget: None,
-            worker: None,
-            progress: None,
-        }
-    }
-}
-
-impl std::fmt::Debug for Backfill {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Backfill")
-            .field("segments", &self.segments)
-            .field("concurrency", &self.concurrency)
-            .field("in_flight", &self.in_flight)
-            .field("batched", &self.batched)
-            .field("freeze_lease", &self.freeze_lease)
-            .field("lease", &self.lease)
-            .field("page_size", &self.page_size)
-            .field("budget", &self.budget)
-            .field("worker", &self.worker)
-            .field("progress", &self.progress.is_some())
-            .finish()
-    }
-}
-
-impl Backfill {
-    /// Scans in `segments` parallel segments. Workers joining a scan under way keep its count.
-    pub fn segments(mut self, segments: u32) -> Self {
-        self.segments = segments.clamp(1, 1_000_000);
-        self
-    }
-
-    /// Works on at most `segments` segments at once in this worker (default: all it can lease).
-    /// With more segments than one worker works on, other workers take the rest.
-    pub fn concurrency(mut self, segments: usize) -> Self {
-        self.concurrency = Some(segments.max(1));
-        self
-    }
-
-    /// How long a segment's lease may go without a beat before another worker takes it over
-    /// (default 30 s). A holder beats after every page and, while a page is under way, every
-    /// third of the lease. Expiry only decides when a segment is taken over: every write is
-    /// conditioned on the item as read, so a slow holder that lost its lease does no harm.
-    pub fn lease(mut self, lease: Duration) -> Self {
-        self.lease = lease.max(Duration::from_millis(100));
-        self
-    }
-
-    /// The capacity the scan's workers may consume together, in units per second, as DynamoDB
-    /// reports it (`ConsumedCapacity`). Recorded with the scan, so it holds every worker, and
-    /// a worker given another one changes it for all. Each unfinished segment gets an equal
-    /// share; a worker waits between pages so that its segments spend no more than theirs.
-    pub fn budget(mut self, budget: Budget) -> Self {
-        self.budget = Some(budget);
-        self
-    }
-
-    /// Names this worker in the leases it holds (default: a random token per run).
-    pub fn worker(mut self, name: impl Into<String>) -> Self {
-        self.worker = Some(name.into());
-        self
-    }
-
-    /// Sends at most `requests` write requests (of up to 25 items each) at once in each segment.
-    pub fn in_flight(mut self, requests: usize) -> Self {
-        self.in_flight = requests.max(1);
-        self
-    }
-
-    /// Writes whole items with `BatchWriteItem` instead of conditional updates, read from the
-    /// table with strongly consistent scans, and for that **freezes existing items** of the
-    /// entity until the backfill has finished: writers may
-    /// create items (a put becomes create-only, a batch put a series of them), but a write that
-    /// would change or delete an existing item fails with [`Error::Frozen`]. For append-only
-    /// data (logs, events, readings) nothing changes for writers, and the backfill costs what a
-    /// batch import of the same items costs. Writes that bypass dynashard and TTL deletions are
-    /// not held back: an item they change during the backfill can lose that change, and an item
-    /// time to live deletes between the scan and the rewrite comes back, still expired, until
-    /// DynamoDB deletes it again (`.unexpired()` reads leave it out).
-    ///
-    /// A batched backfill that was interrupted keeps the items frozen until it is run again;
-    /// running it again without `batched()` lifts the freeze and goes on with conditional writes,
-    /// once the batched run has been silent for the [freeze lease](Backfill::freeze_lease). The
-    /// cleanup of [`Db::finish_resharding`] always writes conditionally.
-    pub fn batched(mut self) -> Self {
-        self.batched = true;
-        self
-    }
-
-    /// How long a batched backfill must have been silent (it renews its freeze before every page
-    /// it writes) before a backfill without [`batched`](Backfill::batched) may lift the freeze
-    /// and take over; until then that backfill fails with [`Error::Resharding`]. Default: 60 s.
-    pub fn freeze_lease(mut self, lease: Duration) -> Self {
-        self.freeze_lease = lease;
-        self
-    }
-
-    /// Reads at most `items` per scan page (default: DynamoDB's 1 MB pages). Progress is
-    /// recorded after every page, so smaller pages lose less work when a backfill is killed.
-    pub fn page_size(mut self, items: u32) -> Self {
-        self.page_size = Some(items.max(1));
-        self
-    }
-
-    /// Calls `report` with the recorded state, segments filled in, after every page this worker
-    /// scanned.
-    pub fn on_progress(mut self, report: impl Fn(&ReshardState) + Send + Sync + 'static) -> Self {
-        self.progress = Some(Arc::new(report));
-        self
-    }
-}
 
 impl Db {
     /// Gives every item already in the source index its place in the target layout, applies the
@@ -274,15 +123,5 @@ impl Db {
         self.sweep::<E>(&state, &options, wanted, None).await?;
         self.caught_up::<E>(index).await?;
         reshards.state(index).await?.ok_or_else(|| not_started(index))
-    }
-}
-
-impl ScanKind {
-    /// What the scan does to each item.
-    fn pass(self) -> Pass {
-        match self {
-            ScanKind::Backfill => Pass::Place,
-            ScanKind::Cleanup => Pass::Clean,
-        }
     }
 }

@@ -2,7 +2,7 @@
 //! worker wants, or a new one it records (with a conditional write on the recorded epoch, so
 //! that workers starting at once agree on one).
 
-use super::Backfill;
+use super::options::Backfill;
 use crate::db::Db;
 use crate::entity::Entity;
 use crate::error::Result;

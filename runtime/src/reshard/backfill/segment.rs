@@ -2,15 +2,14 @@
 //! record the position and what was read and written with a beat of the lease, and wait as the
 //! budget share requires. While a page is under way the lease beats every third of its time.
 
-use super::workers::Shares;
-use super::Backfill;
+use super::options::Backfill;
 use crate::db::Db;
 use crate::entity::Entity;
 use crate::error::{Error, Item, Result};
 use crate::item::table_of;
 use crate::key_record::key_to_json;
 use crate::metadata::lease::{Lease, Leases, Tally};
-use crate::metadata::{now_ms, Checked, ScanPlan};
+use crate::metadata::{now_ms, Checked, ScanKind, ScanPlan};
 use crate::reshard::pace::{Meter, Pace};
 use crate::reshard::rewrite::{Pass, Rewrite};
 use crate::reshard::view::Reshards;
@@ -19,6 +18,14 @@ use std::future::Future;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
+
+/// The budget share every segment of a worker spends by: the scan's budget over the segments
+/// not yet done, as last read.
+#[derive(Debug, Default)]
+pub(super) struct Shares {
+    pub plan: std::sync::Mutex<Option<ScanPlan>>,
+    pub unfinished: std::sync::atomic::AtomicU32,
+}
 
 /// One segment of a scan, as one worker works on it.
 pub(super) struct Segment<'a> {
@@ -183,6 +190,16 @@ impl Segment<'_> {
             }
             // An item a writer changed since keeps its source place: harmless, and placed from it.
             Pass::Clean => Ok(db.send_rewrites(table, rewrites, in_flight, meter).await?.0),
+        }
+    }
+}
+
+impl ScanKind {
+    /// What the scan does to each item.
+    fn pass(self) -> Pass {
+        match self {
+            ScanKind::Backfill => Pass::Place,
+            ScanKind::Cleanup => Pass::Clean,
         }
     }
 }

@@ -8,9 +8,9 @@
 //! the item as the scan read it, so the pages a silent holder may still write, or a new holder
 //! writes again, change nothing that was not meant.
 
+use super::options::Backfill;
 use super::plan::{segment_key, segment_keys, Wanted};
-use super::segment::Segment;
-use super::Backfill;
+use super::segment::{Segment, Shares};
 use crate::db::Db;
 use crate::entity::Entity;
 use crate::error::Result;
@@ -21,16 +21,8 @@ use crate::reshard::pace::Meter;
 use crate::reshard::view::Reshards;
 use futures::stream::{FuturesUnordered, StreamExt};
 use std::collections::{BTreeSet, HashMap};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
-
-/// The budget share every segment of a worker spends by: the scan's budget over the segments
-/// not yet done, as last read.
-#[derive(Debug, Default)]
-pub(super) struct Shares {
-    pub plan: Mutex<Option<ScanPlan>>,
-    pub unfinished: std::sync::atomic::AtomicU32,
-}
 
 impl Db {
     /// Works on the scan `wanted` of `state`'s resharding until every segment is done.
