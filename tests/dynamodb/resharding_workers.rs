@@ -61,7 +61,7 @@ async fn workers_share_a_backfill_and_take_over_a_silent_one() {
     let (table, shelf) = (unique("ReshardWorkers"), unique("shelf"));
     let (db, records) = started(&table, &shelf, 600).await;
     let options =
-        || Backfill::default().segments(6).concurrency(2).page_size(10).lease(Duration::from_secs(1));
+        || Backfill::default().segments(6).concurrency(2).page_size(25).lease(Duration::from_secs(1));
 
     // A worker that hangs after its first page of items: its leases go silent (no beats),
     // unreleased.
@@ -74,7 +74,7 @@ async fn workers_share_a_backfill_and_take_over_a_silent_one() {
         let options = options().worker("silent").on_progress(move |state| {
             if state.backfill_totals().0 > 0 && first.swap(false, Ordering::SeqCst) {
                 hung_tx.send(()).unwrap();
-                let wait = || release_rx.lock().unwrap().recv_timeout(Duration::from_secs(120));
+                let wait = || release_rx.lock().unwrap().recv_timeout(Duration::from_secs(300));
                 tokio::task::block_in_place(wait).expect("released");
             }
         });
@@ -98,7 +98,9 @@ async fn workers_share_a_backfill_and_take_over_a_silent_one() {
             c.backfill::<Record>(Shelves::BY_TITLE, counted("c", &pages[1]))
         )
     };
-    let (done_b, done_c) = tokio::time::timeout(Duration::from_secs(60), both)
+    // Bounded, so that a takeover that never comes fails rather than hangs (the silent worker is
+    // let go only afterwards); generous, for a loaded machine.
+    let (done_b, done_c) = tokio::time::timeout(Duration::from_secs(240), both)
         .await
         .expect("the silent worker's segments taken over");
     assert_eq!(done_b.unwrap().phase, Phase::Backfilled);

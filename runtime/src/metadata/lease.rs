@@ -127,7 +127,7 @@ pub(crate) fn expired(
         }
         _ => {
             *watched = Some(Watched { fence: record.fence, beat: record.beat, since: now });
-            false
+            lease.is_zero() // a lease of no time is taken over at once
         }
     }
 }
@@ -361,6 +361,7 @@ mod tests {
             "so does a new fence"
         );
         assert!(expired(&mut watched, &record(2, 6), lease, start + Duration::from_secs(51)));
+        assert!(expired(&mut None, &record(1, 1), Duration::ZERO, start), "no lease time: at once");
     }
 
     #[test]

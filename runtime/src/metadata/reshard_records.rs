@@ -145,10 +145,15 @@ impl Records<'_> {
             .await;
         let applied = unless_condition_failed(result)
             .map_err(|error| metadata_error(self.shards.table(), "UpdateItem", error))?;
-        Ok(applied.map(|output| {
-            let token = output.attributes.and_then(|mut attributes| attributes.remove(FROZEN_BY));
-            token.and_then(|token| token.as_s().ok().cloned()).unwrap_or_default()
-        }))
+        let Some(output) = applied else { return Ok(None) };
+        let token = output.attributes.and_then(|mut attributes| attributes.remove(FROZEN_BY));
+        match token.and_then(|token| token.as_s().ok().cloned()) {
+            Some(token) => Ok(Some(token)),
+            None => Err(Error::ShardMetadataMalformed {
+                partition: key.to_owned(),
+                reason: "a freeze without its token".into(),
+            }),
+        }
     }
 
     /// Renews the freeze with token `owner` at `now`; returns whether it is still in force (nobody

@@ -17,12 +17,12 @@ pub(crate) struct Meter {
 impl Meter {
     /// Adds `units` of read capacity.
     pub fn read(&self, units: f64) {
-        self.read.fetch_add(milli(units), Ordering::Relaxed);
+        add(&self.read, units);
     }
 
     /// Adds `units` of write capacity.
     pub fn write(&self, units: f64) {
-        self.write.fetch_add(milli(units), Ordering::Relaxed);
+        add(&self.write, units);
     }
 
     /// What was consumed so far.
@@ -37,14 +37,16 @@ impl Meter {
     }
 }
 
-fn milli(units: f64) -> u64 {
-    // NaN, negative or absurd answers count as nothing rather than poisoning the sum.
-    if units.is_finite() && units > 0.0 {
-        (units * 1_000.0).min(u64::MAX as f64 / 4.0) as u64
-    } else {
-        0
-    }
+/// Adds `units` to `counter` in thousandths, saturating: NaN or negative answers count as
+/// nothing, absurd ones as the most there can be, rather than poisoning the sum.
+fn add(counter: &AtomicU64, units: f64) {
+    let milli =
+        if units.is_finite() && units > 0.0 { (units * 1_000.0).min(u64::MAX as f64) as u64 } else { 0 };
+    let _ = counter.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |sum| Some(sum.saturating_add(milli)));
 }
+
+/// The longest wait between two pages, whatever was consumed.
+const LONGEST_WAIT: Duration = Duration::from_secs(60);
 
 /// One lane of spending (reads or writes) held to a rate: a balance that grows by the rate
 /// (up to one second's worth) and shrinks by what was consumed; a request waits while it is
@@ -71,7 +73,10 @@ impl Lane {
 
     fn wait(&self) -> Duration {
         match self.rate {
-            Some(rate) if self.balance < 0.0 && rate > 0.0 => Duration::from_secs_f64(-self.balance / rate),
+            Some(rate) if self.balance < 0.0 && rate > 0.0 => {
+                Duration::try_from_secs_f64(-self.balance / rate)
+                    .map_or(LONGEST_WAIT, |wait| wait.min(LONGEST_WAIT))
+            }
             _ => Duration::ZERO,
         }
     }
@@ -94,7 +99,9 @@ impl Pace {
     /// segment not yet done, held or not), so that the segments running anywhere never spend
     /// more than the budget together.
     pub fn share(&mut self, budget: Budget, unfinished: u32, now: Instant) {
-        let split = |units: Option<u32>| units.map(|units| f64::from(units) / f64::from(unfinished.max(1)));
+        // A budget of 0 is the least there can be (one unit a second), not none.
+        let split =
+            |units: Option<u32>| units.map(|units| f64::from(units.max(1)) / f64::from(unfinished.max(1)));
         for (lane, rate) in
             [(&mut self.read, split(budget.read_units)), (&mut self.write, split(budget.write_units))]
         {
@@ -184,5 +191,18 @@ mod tests {
         }
         meter.read(0.5);
         assert_eq!(meter.totals(), (0.5, 2.0));
+        for _ in 0..3 {
+            meter.read(1e300);
+        }
+        assert_eq!(meter.consumed().read, u64::MAX, "absurd answers saturate, never wrap");
+    }
+
+    #[test]
+    fn absurd_consumption_waits_at_most_a_minute() {
+        let now = Instant::now();
+        let mut pace = Pace::new(now);
+        pace.share(budget(0), 4_000_000_000, now);
+        pace.spend((0.0, 1e300), now);
+        assert_eq!(pace.wait(now), LONGEST_WAIT);
     }
 }

@@ -84,7 +84,7 @@ pub(crate) fn estimate(
         _ if done > 0 => Some(scanned as f64 / f64::from(done) * f64::from(all - done)),
         _ => None,
     };
-    (Some(rate), left.map(|left| Duration::from_secs_f64(left / rate)))
+    (Some(rate), left.and_then(|left| Duration::try_from_secs_f64(left / rate).ok()))
 }
 
 /// The table, index and entity type of a resharding record's key, `reshard/<table>/<index>/<type>`.

@@ -47,12 +47,14 @@ impl Db {
     /// Puts the placed items of `rewrites` whole, 25 to a `BatchWriteItem` request, `in_flight`
     /// requests at a time: only while existing items are frozen, since a put does not check
     /// that the item is still the one the scan read. Returns how many items were written.
+    /// Sent only until `deadline` (the freeze they rely on may be lifted after it): a retry
+    /// after it fails the batch with what it did not write.
     pub(super) async fn put_rewrites(
         &self,
         table: &str,
         rewrites: Vec<Rewrite>,
         in_flight: usize,
-        meter: Option<&Meter>,
+        (meter, deadline): (Option<&Meter>, Deadline),
     ) -> Result<u64> {
         let mut requests = Vec::with_capacity(rewrites.len());
         for item in rewrites.into_iter().filter_map(|rewrite| rewrite.placed) {
@@ -66,7 +68,7 @@ impl Db {
         let sender = crate::batch::Sender {
             db: self,
             retry: self.retry_policy(),
-            before_retry: None,
+            before_retry: Some(&deadline),
             on_request: meter.map(|_| &on_request as crate::batch::OnRequest),
         };
         crate::batch::send_requests(&sender, table, chunks, in_flight).await?;
@@ -166,6 +168,27 @@ impl Db {
             }
             pending = again;
         }
+    }
+}
+
+/// The time until which a batched backfill's page may be written: half the freeze lease after
+/// the freeze was last renewed.
+pub(super) struct Deadline {
+    pub at: std::time::Instant,
+    pub index: String,
+}
+
+impl crate::batch::BeforeRetry for Deadline {
+    fn check<'a>(&'a self, _: &'a Db) -> futures::future::BoxFuture<'a, Result<()>> {
+        let result = match std::time::Instant::now() > self.at {
+            true => Err(Error::Resharding {
+                index: self.index.clone(),
+                reason: "a page's writes outlasted half the freeze lease; this batched backfill stopped"
+                    .into(),
+            }),
+            false => Ok(()),
+        };
+        Box::pin(std::future::ready(result))
     }
 }
 

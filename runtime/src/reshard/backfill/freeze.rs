@@ -5,6 +5,7 @@ use super::options::{token, Backfill};
 use crate::db::Db;
 use crate::entity::Entity;
 use crate::error::{Error, Result};
+use crate::metadata::lease::LeaseRecord;
 use crate::metadata::{now_ms, ReshardState, ShardMetadata};
 use crate::reshard::view::Reshards;
 
@@ -31,12 +32,16 @@ impl Db {
         if !state.frozen {
             return Ok(None);
         }
-        let silent = now.saturating_sub(state.frozen_seen);
-        if silent < options.freeze_lease.as_millis() as u64 {
-            return Err(refuse(format!(
-                "a batched backfill holds existing items frozen (last seen {silent} ms ago): run it again with \
-                 `batched()`, or wait for the freeze lease"
-            )));
+        // Silent for the freeze lease as this process's own clock has watched its last renewal
+        // stand still: the clocks of other machines are never compared.
+        let renewal = LeaseRecord { fence: 0, beat: state.frozen_seen, ..LeaseRecord::default() };
+        let shards = Reshards::<E>::of(self).metadata()?;
+        if !shards.lease_expired(&format!("{key}/freeze"), Some(&renewal), options.freeze_lease) {
+            return Err(refuse(
+                "a batched backfill holds existing items frozen: run it again with `batched()`, or run this \
+                 again once the freeze has gone without a renewal for the freeze lease"
+                    .into(),
+            ));
         }
         if !records.lift_freeze(&key, state.frozen_seen).await? {
             return Err(refuse("the batched backfill holding the freeze renewed it".into()));

@@ -70,9 +70,10 @@ impl std::fmt::Debug for Backfill {
 }
 
 impl Backfill {
-    /// Scans in `segments` parallel segments. Workers joining a scan under way keep its count.
+    /// Scans in `segments` parallel segments (1 to 10,000). Workers joining a scan under way keep
+    /// its count.
     pub fn segments(mut self, segments: u32) -> Self {
-        self.segments = segments.clamp(1, 1_000_000);
+        self.segments = segments.clamp(1, 10_000);
         self
     }
 
@@ -101,7 +102,9 @@ impl Backfill {
         self
     }
 
-    /// Names this worker in the leases it holds (default: a random token per run).
+    /// Names this worker in the leases it holds, for progress reports (default: a token of the
+    /// process, under which a worker of the same process takes a stopped one's segments at
+    /// once). Several workers may share a name; each still waits out the others' leases.
     pub fn worker(mut self, name: impl Into<String>) -> Self {
         self.worker = Some(name.into());
         self
@@ -133,9 +136,12 @@ impl Backfill {
         self
     }
 
-    /// How long a batched backfill must have been silent (it renews its freeze before every page
-    /// it writes) before a backfill without [`batched`](Backfill::batched) may lift the freeze
-    /// and take over; until then that backfill fails with [`Error::Resharding`](crate::Error::Resharding). Default: 60 s.
+    /// How long batched workers must have been silent (they renew the freeze before every page
+    /// they read) before a backfill without [`batched`](Backfill::batched) may lift the freeze
+    /// and take over, as this process's own clock measures it: the first run that finds the
+    /// freeze notes its last renewal and fails with [`Error::Resharding`](crate::Error::Resharding);
+    /// a run once the lease has passed with no renewal since lifts it. A batched worker writes a
+    /// page only within half the lease after renewing. Default: 60 s.
     pub fn freeze_lease(mut self, lease: Duration) -> Self {
         self.freeze_lease = lease;
         self

@@ -12,6 +12,7 @@ use crate::metadata::lease::{Lease, Leases, Tally};
 use crate::metadata::{now_ms, Checked, ScanKind, ScanPlan};
 use crate::reshard::pace::{Meter, Pace};
 use crate::reshard::rewrite::{Pass, Rewrite};
+use crate::reshard::send::Deadline;
 use crate::reshard::view::Reshards;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 use std::future::Future;
@@ -51,6 +52,7 @@ impl Segment<'_> {
         let shards = reshards.metadata()?;
         let leases = Leases { db: self.db.into(), table: shards.table() };
         let mut pace = Pace::new(Instant::now());
+        self.share(&mut pace, Instant::now()); // before the first page too
         loop {
             self.meter = Meter::default(); // what this page consumes
             let consumed = self.meter.totals();
@@ -117,8 +119,15 @@ impl Segment<'_> {
             tokio::select! {
                 output = &mut work => return Ok(Some(output)),
                 _ = tokio::time::sleep(every) => {
-                    if !leases.beat(lease, None, false).await? {
-                        return Ok(None);
+                    match leases.beat(lease, None, false).await {
+                        Ok(true) => {}
+                        Ok(false) => return Ok(None),
+                        // A beat that failed leaves the lease to expire: another worker takes
+                        // the segment over, so this one stops it rather than the whole worker.
+                        Err(error) => {
+                            tracing::warn!(target: "dynashard::reshard", %error, segment = self.segment, "a beat failed; the segment is left to another worker");
+                            return Ok(None);
+                        }
                     }
                 }
             }
@@ -167,13 +176,13 @@ impl Segment<'_> {
         if self.freeze.is_some() && Instant::now() > deadline {
             return Err(refuse("the page took over half the freeze lease to read; this run stopped"));
         }
-        let written = self.rewrite::<E>(&items).await?;
+        let written = self.rewrite::<E>(&items, deadline).await?;
         Ok((items.len() as u64, written, page.last_evaluated_key.map(|key| key.into_iter().collect())))
     }
 
     /// Sends the rewrites of one scanned page (see [`Rewrite`]). Returns how many items were
     /// written.
-    async fn rewrite<E: Entity>(&self, items: &[Item]) -> Result<u64> {
+    async fn rewrite<E: Entity>(&self, items: &[Item], deadline: Instant) -> Result<u64> {
         let pass = self.plan.kind.pass();
         let rewrites: Vec<Rewrite> =
             items.iter().filter_map(|item| Rewrite::of(self.checked, item, pass, table_of::<E>())).collect();
@@ -183,7 +192,10 @@ impl Segment<'_> {
         let (db, table, in_flight, meter) =
             (self.db, self.db.table_of::<E>(), self.options.in_flight, Some(&self.meter));
         match pass {
-            Pass::Place if self.plan.scan_table => db.put_rewrites(table, rewrites, in_flight, meter).await,
+            Pass::Place if self.plan.scan_table => {
+                let deadline = Deadline { at: deadline, index: self.checked.mapping.index.to_owned() };
+                db.put_rewrites(table, rewrites, in_flight, (meter, deadline)).await
+            }
             Pass::Place => {
                 let (written, skipped) = db.send_rewrites(table, rewrites, in_flight, meter).await?;
                 Ok(written + db.place_again::<E>(self.checked, skipped, in_flight, meter).await?)

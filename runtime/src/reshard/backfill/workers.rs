@@ -21,6 +21,7 @@ use crate::reshard::pace::Meter;
 use crate::reshard::view::Reshards;
 use futures::stream::{FuturesUnordered, StreamExt};
 use std::collections::{BTreeSet, HashMap};
+use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -46,16 +47,12 @@ impl Db {
             let mut running = FuturesUnordered::new();
             let mut mine = BTreeSet::new();
             loop {
-                let seen = leases.read(&keys).await?;
-                let unfinished =
-                    keys.iter().filter(|key| !seen.get(*key).is_some_and(|lease| lease.ended)).count();
-                if unfinished == 0 && running.is_empty() {
-                    break 'scan;
-                }
-                // The resharding as recorded now: moved past this scan by another worker, or the
-                // scan replaced by a newer one, or its budget changed.
-                let recorded =
-                    reshards.records()?.read(&key).await?.ok_or_else(|| not_started(&state.source))?;
+                // The resharding as recorded now: moved past this scan by another worker, the
+                // scan replaced by a newer one, or its budget changed. Read before the leases, so
+                // that a worker never takes the end of a replaced scan for the end of the work.
+                let records = reshards.records()?;
+                let recorded = alongside(&mut running, &mut mine, records.read(&key)).await??;
+                let recorded = recorded.ok_or_else(|| not_started(&state.source))?;
                 if !wanted.phase_fits(recorded.phase) {
                     break 'scan;
                 }
@@ -76,6 +73,12 @@ impl Db {
                     Some(recorded) => plan.budget = recorded.budget,
                     None => {}
                 }
+                let seen = alongside(&mut running, &mut mine, leases.read(&keys)).await??;
+                let unfinished =
+                    keys.iter().filter(|key| !seen.get(*key).is_some_and(|lease| lease.ended)).count();
+                if unfinished == 0 && running.is_empty() {
+                    break 'scan;
+                }
                 *shares.plan.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(plan);
                 shares.unfinished.store(unfinished as u32, std::sync::atomic::Ordering::Relaxed);
                 let concurrency = options.concurrency.unwrap_or(usize::MAX);
@@ -87,7 +90,8 @@ impl Db {
                     }
                     let lease_key = segment_key(&key, &plan, segment);
                     let Some(working) = shards.work_on(&lease_key) else { continue };
-                    let Some(lease) = leases.acquire(&lease_key, seen.get(&lease_key), &owner).await? else {
+                    let taking = leases.acquire(&lease_key, seen.get(&lease_key), &owner);
+                    let Some(lease) = alongside(&mut running, &mut mine, taking).await?? else {
                         continue; // another worker took it first
                     };
                     tracing::debug!(target: "dynashard::reshard", segment, epoch = plan.epoch, owner, "segment leased");
@@ -125,9 +129,9 @@ impl Db {
         Ok(())
     }
 
-    /// The segments of `plan` this worker may lease now: not done, not being worked on by it,
-    /// and free, left by an earlier run under its name, or held by a worker silent for the
-    /// lease time (by what this process watched of it).
+    /// The segments of `plan` this worker may lease now: not done, not being worked on in this
+    /// process, and free, left by a worker of this process that stopped, or held by a worker
+    /// silent for the lease time (by what this process watched of it).
     fn claimable<'a>(
         &'a self,
         (shards, key, owner): (&'a crate::metadata::ShardMetadata, &'a str, &'a str),
@@ -142,9 +146,36 @@ impl Db {
                 _ if mine.contains(segment) || shards.working_on(&lease_key) => false,
                 None => true,
                 Some(lease) if lease.ended => false,
-                Some(lease) if lease.owner.is_none() || lease.owner.as_deref() == Some(owner) => true,
+                Some(lease) if lease.owner.is_none() => true,
+                // Left by a worker of this process that stopped: under the process's own name
+                // only, never under a name several processes may share.
+                Some(lease) if lease.owner.as_deref() == Some(owner) && owner == shards.worker() => true,
                 Some(lease) => shards.lease_expired(&lease_key, Some(lease), options.lease),
             }
         })
+    }
+}
+
+/// Awaits `work` while the segments in `running` go on: their pages and beats never wait for this
+/// worker's reading of leases and records. A segment that ends meanwhile leaves `mine`; its
+/// error is this worker's.
+async fn alongside<Fut, F>(
+    running: &mut FuturesUnordered<Fut>,
+    mine: &mut BTreeSet<u32>,
+    work: F,
+) -> Result<F::Output>
+where
+    Fut: Future<Output = (u32, Result<()>)>,
+    F: Future,
+{
+    let mut work = std::pin::pin!(work);
+    loop {
+        tokio::select! {
+            output = &mut work => return Ok(output),
+            Some((segment, outcome)) = running.next(), if !running.is_empty() => {
+                mine.remove(&segment);
+                outcome?;
+            }
+        }
     }
 }
