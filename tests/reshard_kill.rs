@@ -5,7 +5,9 @@
 //!
 //! This binary re-executes itself as the workers (selected by an environment variable). Runs
 //! without the libtest harness, so it prints its own summary line. `DYNASHARD_KILL_ITEMS` sets
-//! how many items (default 200,000).
+//! how many items: 50,000 by default, so that the suite stays quick;
+//! `DYNASHARD_KILL_ITEMS=200000 cargo test --test reshard_kill` runs it at full size (about ten
+//! minutes against DynamoDB Local).
 
 use dynashard::metadata::ShardMetadata;
 use dynashard::reshard::{Backfill, NewLayout, Phase, Verify};
@@ -101,7 +103,7 @@ fn spawn_worker(endpoint: &str, table: &str, name: &str) -> Child {
 
 async fn killed_worker_is_taken_over() {
     let items: usize =
-        std::env::var("DYNASHARD_KILL_ITEMS").ok().and_then(|n| n.parse().ok()).unwrap_or(200_000);
+        std::env::var("DYNASHARD_KILL_ITEMS").ok().and_then(|n| n.parse().ok()).unwrap_or(50_000);
     let endpoint = dynashard::local::shared_endpoint().await.expect("DynamoDB Local");
     let table = format!("ReshardKillTests-{}", std::process::id());
     let db = db(&endpoint, &table);
