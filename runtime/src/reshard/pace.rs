@@ -48,9 +48,13 @@ fn add(counter: &AtomicU64, units: f64) {
 /// The longest wait between two pages, whatever was consumed.
 const LONGEST_WAIT: Duration = Duration::from_secs(60);
 
+/// What a segment may save up while it reads a page more slowly than its share allows: a few
+/// seconds of its rate, so that slow pages are made up for without long bursts.
+const SAVED: f64 = 5.0;
+
 /// One lane of spending (reads or writes) held to a rate: a balance that grows by the rate
-/// (up to one second's worth) and shrinks by what was consumed; a request waits while it is
-/// negative.
+/// (up to [`SAVED`] seconds' worth) and shrinks by what was consumed; a request waits while it
+/// is negative.
 #[derive(Debug, Clone, Copy)]
 struct Lane {
     rate: Option<f64>,
@@ -67,7 +71,7 @@ impl Lane {
         let elapsed = now.saturating_duration_since(self.at).as_secs_f64();
         self.at = self.at.max(now);
         if let Some(rate) = self.rate {
-            self.balance = (self.balance + rate * elapsed).min(rate);
+            self.balance = (self.balance + rate * elapsed).min(rate * SAVED);
         }
     }
 
@@ -174,13 +178,13 @@ mod tests {
     }
 
     #[test]
-    fn idle_time_saves_at_most_one_second_of_budget() {
+    fn idle_time_saves_at_most_a_few_seconds_of_budget() {
         let start = Instant::now();
         let mut pace = Pace::new(start);
         pace.share(budget(10), 1, start);
         let later = start + Duration::from_secs(3_600);
-        pace.spend((0.0, 30.0), later);
-        assert_eq!(pace.wait(later), Duration::from_secs(2), "only 10 units were saved up");
+        pace.spend((0.0, 70.0), later);
+        assert_eq!(pace.wait(later), Duration::from_secs(2), "only 50 units were saved up");
     }
 
     #[test]
