@@ -69,6 +69,18 @@ impl<'a, E: Entity> Reshards<'a, E> {
         state.ok_or_else(|| refuse(index, "its record vanished"))
     }
 
+    /// [`Reshards::advance`], or the state as it is when another worker moved it to `to` (or
+    /// past it) first.
+    pub async fn advance_shared(&self, index: &str, from: Phase, to: Phase) -> Result<ReshardState> {
+        match self.advance(index, from, to).await {
+            Err(error) => match self.state(index).await? {
+                Some(state) if state.phase >= to => Ok(state),
+                _ => Err(error),
+            },
+            moved => moved,
+        }
+    }
+
     /// Reads the resharding records of `E`'s sharded mappings into the cache, where stale.
     pub async fn resolve(&self) -> Result<()> {
         let Some(shards) = self.cache() else { return Ok(()) };

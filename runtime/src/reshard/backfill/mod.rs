@@ -53,12 +53,7 @@ impl Db {
         let state = reshards.state(index).await?.ok_or_else(|| not_started(index))?;
         if state.phase < Phase::Backfilled {
             reshards.forget_verification(index).await?;
-            if let Err(error) = reshards.advance(index, Phase::DualWrites, Phase::Backfilled).await {
-                // Another worker may have moved it on meanwhile.
-                if reshards.state(index).await?.is_none_or(|state| state.phase < Phase::Backfilled) {
-                    return Err(error);
-                }
-            }
+            reshards.advance_shared(index, Phase::DualWrites, Phase::Backfilled).await?;
         }
         let state = reshards.state(index).await?.ok_or_else(|| not_started(index))?;
         self.with_progress::<E>(state).await
@@ -78,13 +73,7 @@ impl Db {
         let mut state = reshards.state(index).await?.ok_or_else(|| not_started(index))?;
         if state.phase == Phase::CutOver {
             self.caught_up::<E>(index).await?;
-            state = match reshards.advance(index, Phase::CutOver, Phase::Done).await {
-                Ok(state) => state,
-                Err(error) => match reshards.state(index).await? {
-                    Some(state) if state.phase == Phase::Done => state,
-                    _ => return Err(error),
-                },
-            };
+            state = reshards.advance_shared(index, Phase::CutOver, Phase::Done).await?;
         } else if state.phase != Phase::Done {
             return Err(Error::Resharding { index: index.to_owned(), reason: "cut over first".into() });
         }
