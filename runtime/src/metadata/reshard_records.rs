@@ -46,6 +46,15 @@ pub(crate) struct Records<'a> {
 }
 
 impl Records<'_> {
+    /// An update of the record under `key`.
+    fn update(
+        &self,
+        key: &str,
+    ) -> aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder {
+        let request = self.db.client().update_item().table_name(self.shards.table());
+        request.key(PARTITION, AttributeValue::S(key.to_owned()))
+    }
+
     /// The record under `key`, if any (a strongly consistent read).
     pub async fn read(&self, key: &str) -> Result<Option<ReshardState>> {
         retrying(self.db, || self.read_once(key)).await
@@ -99,11 +108,7 @@ impl Records<'_> {
     /// Moves the record from phase `from` to `to`; returns whether it was in `from`.
     pub async fn advance(&self, key: &str, from: Phase, to: Phase) -> Result<bool> {
         let result = self
-            .db
-            .client()
-            .update_item()
-            .table_name(self.shards.table())
-            .key(PARTITION, AttributeValue::S(key.to_owned()))
+            .update(key)
             .update_expression("SET #phase = :to REMOVE #frozen, #seen, #by")
             .condition_expression("#phase = :from")
             .expression_attribute_names("#phase", PHASE)
@@ -125,11 +130,7 @@ impl Records<'_> {
     /// token, so a worker of the old one can no longer renew it.
     pub async fn freeze(&self, key: &str, now: u64, token: &str) -> Result<Option<String>> {
         let result = self
-            .db
-            .client()
-            .update_item()
-            .table_name(self.shards.table())
-            .key(PARTITION, AttributeValue::S(key.to_owned()))
+            .update(key)
             .update_expression("SET #frozen = :true, #seen = :now, #by = if_not_exists(#by, :by)")
             .condition_expression("#phase = :phase")
             .expression_attribute_names("#frozen", FROZEN)
@@ -176,14 +177,7 @@ impl Records<'_> {
         condition: &str,
         (now, seen, owner): (u64, u64, &str),
     ) -> Result<bool> {
-        let mut request = self
-            .db
-            .client()
-            .update_item()
-            .table_name(self.shards.table())
-            .key(PARTITION, AttributeValue::S(key.to_owned()))
-            .update_expression(update)
-            .condition_expression(condition);
+        let mut request = self.update(key).update_expression(update).condition_expression(condition);
         let uses = |placeholder: &str| update.contains(placeholder) || condition.contains(placeholder);
         for (placeholder, name) in
             [("#frozen", FROZEN), ("#seen", FROZEN_SEEN), ("#by", FROZEN_BY), ("#phase", PHASE)]
@@ -212,9 +206,7 @@ impl Records<'_> {
     /// Records the last verification (`None`: forgets it, as a new backfill pass does).
     pub async fn set_verified(&self, key: &str, verified: Option<Verified>) -> Result<()> {
         let request = || {
-            let request = self.db.client().update_item().table_name(self.shards.table());
-            let request = request.key(PARTITION, AttributeValue::S(key.to_owned()));
-            let request = request.expression_attribute_names("#verified", VERIFIED);
+            let request = self.update(key).expression_attribute_names("#verified", VERIFIED);
             match verified {
                 Some(verified) => request
                     .update_expression("SET #verified = :verified")
@@ -238,11 +230,7 @@ impl Records<'_> {
     /// later one is recorded.
     pub async fn set_caught_up(&self, key: &str, now: u64) -> Result<()> {
         let result = self
-            .db
-            .client()
-            .update_item()
-            .table_name(self.shards.table())
-            .key(PARTITION, AttributeValue::S(key.to_owned()))
+            .update(key)
             .update_expression("SET #at = :now")
             .condition_expression("attribute_exists(#key) AND (attribute_not_exists(#at) OR #at < :now)")
             .expression_attribute_names("#at", CAUGHT_UP)
@@ -260,11 +248,7 @@ impl Records<'_> {
     /// therefore agree on one.
     pub async fn start_scan(&self, key: &str, plan: &ScanPlan, seen: Option<u64>) -> Result<bool> {
         let request = self
-            .db
-            .client()
-            .update_item()
-            .table_name(self.shards.table())
-            .key(PARTITION, AttributeValue::S(key.to_owned()))
+            .update(key)
             .update_expression("SET #scan = :scan, #epoch = :epoch")
             .expression_attribute_names("#scan", SCAN)
             .expression_attribute_names("#epoch", SCAN_EPOCH)
@@ -286,11 +270,7 @@ impl Records<'_> {
     pub async fn set_budget(&self, key: &str, plan: &ScanPlan, budget: Budget) -> Result<bool> {
         let plan = ScanPlan { budget, ..*plan };
         let result = self
-            .db
-            .client()
-            .update_item()
-            .table_name(self.shards.table())
-            .key(PARTITION, AttributeValue::S(key.to_owned()))
+            .update(key)
             .update_expression("SET #scan = :scan")
             .condition_expression("#epoch = :epoch")
             .expression_attribute_names("#scan", SCAN)
