@@ -23,6 +23,7 @@ mod queries;
 mod requests;
 mod resharding;
 mod resharding_catch_up;
+mod resharding_cursors;
 mod resharding_verify;
 mod resharding_workers;
 mod resharding_writes;

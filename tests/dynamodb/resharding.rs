@@ -212,24 +212,25 @@ async fn range_boundaries_are_replaced_online() {
         .unwrap();
     db.backfill::<Record>(Catalogue::BY_NAME, Backfill::default().segments(2)).await.unwrap();
     let paged = Record::query_by_name(&shelf).page_size(10);
-    let before = db.page(&paged, None).await.unwrap().cursor.expect("more pages");
+    let first = db.page(&paged, None).await.unwrap();
+    let before = first.cursor.expect("more pages");
     assert!(db.verify_resharding::<Record>(Catalogue::BY_NAME, Verify::default()).await.unwrap().is_clean());
     db.cut_over::<Record>(Catalogue::BY_NAME).await.unwrap();
-    // A cursor of the old layout names the same query, and is refused for its layout.
-    let refused = db.page(&paged, Some(&before)).await.unwrap_err();
-    assert!(
-        matches!(
-            refused,
-            dynashard::Error::InvalidCursor { reason: dynashard::query::CursorError::LayoutChanged }
-        ),
-        "{refused:?}"
-    );
+    // A cursor of the old layout resumes in the new one, where the old page ended.
+    let mut resumed = first.items;
+    let mut cursor = Some(before);
+    while let Some(at) = cursor {
+        let page = db.page(&paged, Some(&at)).await.unwrap();
+        resumed.extend(page.items);
+        cursor = page.cursor;
+    }
 
     let listed: Vec<Record> = db.stream(Record::query_by_name(&shelf)).try_collect().await.unwrap();
     let mut expected: Vec<Record> = records.iter().cloned().chain([late]).collect();
     expected[0].name = "beta".into();
     expected.sort_by_key(|r| (Normalization::NfkdLower.apply(&r.name), r.name.clone(), r.title.clone()));
     assert_eq!(listed, expected, "read from three new range shards, in order");
+    assert_eq!(resumed, expected, "the first page read before the cut-over, the rest after it");
     let items = scan(&db, Some("ByNameNext")).await;
     let ours = items.iter().filter(|item| item.get("pk") == Some(&AttributeValue::S(shelf.clone())));
     for item in ours {

@@ -43,11 +43,12 @@ impl Db {
         if plan.limit == Some(0) {
             return Ok(Page { items: Vec::new(), cursor: None, stats: QueryStats::new(0).snapshot() });
         }
-        let plan = self.resolve_plan(Arc::new(plan)).await?;
+        let declared = Arc::new(plan);
+        let plan = self.resolve_plan(Arc::clone(&declared)).await?;
         // A limit of 0 reads nothing: an empty page without a cursor.
         let size = plan.page_size.unwrap_or(DEFAULT_PAGE_SIZE).min(plan.limit.unwrap_or(usize::MAX));
         let stats = QueryStats::new(plan.shard_count());
-        let mut reader = Reader::open(self, plan, cursor, Some(size), &stats)?;
+        let mut reader = Reader::open_resolved(self, &declared, plan, cursor, Some(size), &stats).await?;
         let mut items = Vec::with_capacity(size.min(1_000));
         while let Some(item) = reader.next::<E>().await {
             items.push(item?);

@@ -121,7 +121,7 @@ fn cursors_are_pinned_and_still_decode() {
         ("title_pk", "album#17"),
         ("title_sk", "leaving home"),
     ]);
-    let start = Start::After(PageEnd { lane: 17, key: end });
+    let start = Start::After(PageEnd::at(17, end));
     let pinned = "eyJ2IjozLCJmIjoiOTNiNjg2Yzc1ZTQ5NGM3YTNkMzc1YTE0IiwibCI6ImMyZDg3YmUzMDhhZmZlYTdjZTIxMDU3MiIsImUiOnsibiI6MTcsImsiOnsicGsiOnsiUyI6ImFydGlzdCNTb2xhciBGaWVsZHMifSwic2siOnsiUyI6ImFsYnVtI0xlYXZpbmcgSG9tZSJ9LCJ0aXRsZV9zayI6eyJTIjoibGVhdmluZyBob21lIn19fSwicyI6NTIyfQ.kHDpR1Gx7gVBlpARIQF6yA";
     assert_eq!(sharded_cursor::encode(&merged, &merge, "title_pk", (&start, Some(522)), None), pinned);
     let partition = |lane: u64| (lane < 21).then(|| format!("album#{lane}"));

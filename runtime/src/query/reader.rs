@@ -4,10 +4,11 @@
 use super::cursor;
 use super::hydrate::Hydration;
 use super::request::{check, sort_key_of};
-use super::sharded::cursor as sharded_cursor;
+use super::sharded::crossing;
+use super::sharded::cursor::{self as sharded_cursor, layout_fingerprint};
 use super::sharded::merge::Merge;
 use super::sharded::resume::{PageEnd, Start};
-use super::{FromItem, QueryPlan, QueryStats};
+use super::{CursorError, FromItem, QueryPlan, QueryStats, ShardLayout, Shards};
 use crate::db::Db;
 use crate::error::{Error, Item, Result};
 use std::sync::Arc;
@@ -24,7 +25,8 @@ pub(crate) struct Reader {
 impl Reader {
     /// Checks `plan` and resolves where it starts (after `cursor`, else after the query's
     /// `start_after`); nothing is sent until [`Reader::next`]. At most `limit` items are read;
-    /// the reader can tell where it stopped ([`Reader::cursor`]).
+    /// the reader can tell where it stopped ([`Reader::cursor`]). A cursor of another layout is
+    /// refused: see [`Reader::open_resolved`].
     pub(crate) fn open(
         db: &Db,
         plan: Arc<QueryPlan>,
@@ -33,11 +35,59 @@ impl Reader {
         stats: &QueryStats,
     ) -> Result<Self> {
         check(&plan)?;
-        let (start, item_bytes) = resolve_start(db, &plan, cursor)?;
+        let (start, item_bytes) = match decode_start(db, &plan, cursor)? {
+            Decoded::Here(start, item_bytes) => (start, item_bytes),
+            Decoded::Elsewhere(_) => return Err(invalid(CursorError::LayoutChanged)),
+        };
+        Ok(Reader::at(db, plan, start, (item_bytes, limit), stats))
+    }
+
+    /// [`Reader::open`] for `plan` as `declared` resolved to (redirected by a resharding, its
+    /// dynamic shards listed): a cursor made in another layout of the query resumes here when
+    /// that layout is still filled (see [`crossing`]).
+    pub(crate) async fn open_resolved(
+        db: &Db,
+        declared: &QueryPlan,
+        plan: Arc<QueryPlan>,
+        cursor: Option<&str>,
+        limit: Option<usize>,
+        stats: &QueryStats,
+    ) -> Result<Self> {
+        check(&plan)?;
+        let (start, item_bytes) = match decode_start(db, &plan, cursor)? {
+            Decoded::Here(start, item_bytes) => (start, item_bytes),
+            Decoded::Elsewhere(opened) => {
+                let other = db.other_layout(declared).await?;
+                let Some(old) = other.filter(|old| {
+                    old.shards.as_ref().is_some_and(|shards| layout_fingerprint(shards) == opened.layout)
+                }) else {
+                    return Err(invalid(CursorError::LayoutChanged));
+                };
+                let item_bytes = opened.item_bytes;
+                let (start, _) = lane_start(&old, opened)?;
+                let start = match start {
+                    Start::After(end) => crossing::cross(db, &old, &plan, end, stats).await?,
+                    Start::Beginning => Start::Beginning,
+                };
+                check_within(&plan, &start)?;
+                (start, item_bytes)
+            }
+        };
+        Ok(Reader::at(db, plan, start, (item_bytes, limit), stats))
+    }
+
+    /// A reader of `plan` from `start`, with items of about `item_bytes` and at most `limit`.
+    fn at(
+        db: &Db,
+        plan: Arc<QueryPlan>,
+        start: Start,
+        (item_bytes, limit): (Option<u64>, Option<usize>),
+        stats: &QueryStats,
+    ) -> Self {
         let source = (!plan.range.is_empty() && limit != Some(0))
             .then(|| Merge::new(db.clone(), Arc::clone(&plan), stats.clone(), start, item_bytes, limit));
         let hydration = plan.hydrate.then(|| (Hydration::default(), db.clone(), stats.clone()));
-        Ok(Reader { plan, source, finished: false, hydration })
+        Reader { plan, source, finished: false, hydration }
     }
 
     /// The next item of the query; `None` at the end, after the limit, or after an error.
@@ -198,32 +248,67 @@ impl Position {
     }
 }
 
+/// Where a run of `plan` starts, as its cursor says.
+enum Decoded {
+    /// In the plan's own layout (or one whose lanes it has): the start, and the item size.
+    Here(Start, Option<u64>),
+    /// In another layout of the query.
+    Elsewhere(sharded_cursor::Opened),
+}
+
+fn invalid(reason: CursorError) -> Error {
+    Error::InvalidCursor { reason }
+}
+
 /// Where a run of `plan` starts: after `cursor`, else after the query's own `start_after`, else at
 /// the beginning; and the item size the cursor carries.
 ///
-/// A cursor whose item lies outside the query's sort-key range is malformed: every shard resumes
-/// at that item's sort key, so it must be one the query selects.
-fn resolve_start(db: &Db, plan: &QueryPlan, cursor: Option<&str>) -> Result<(Start, Option<u64>)> {
-    let Some(cursor) = cursor.or(plan.start_after.as_deref()) else { return Ok((Start::Beginning, None)) };
+/// A cursor of a dynamic count's layout before a raise resumes in its lanes, which the raise
+/// kept: partitions are added after them.
+fn decode_start(db: &Db, plan: &QueryPlan, cursor: Option<&str>) -> Result<Decoded> {
+    let Some(cursor) = cursor.or(plan.start_after.as_deref()) else {
+        return Ok(Decoded::Here(Start::Beginning, None));
+    };
     let fingerprint = cursor::fingerprint(plan);
-    let invalid = |reason| Error::InvalidCursor { reason };
     let (start, item_bytes) = match &plan.shards {
         None => {
             let key = cursor::decode(cursor, &fingerprint, db.cursor_key()).map_err(invalid)?;
-            (key.map_or(Start::Beginning, |key| Start::After(PageEnd { lane: 0, key })), None)
+            (key.map_or(Start::Beginning, |key| Start::After(PageEnd::at(0, key))), None)
         }
         Some(shards) => {
-            let lanes = super::sharded::lanes::Lanes::of(plan);
-            let partition = |natural| lanes.lane(natural).map(|lane| lanes.partition(plan, lane));
-            let key = db.cursor_key();
-            sharded_cursor::decode(cursor, &fingerprint, shards, plan.partition_attribute, partition, key)
-                .map_err(invalid)?
+            let opened =
+                sharded_cursor::open_cursor(cursor, &fingerprint, db.cursor_key()).map_err(invalid)?;
+            let raised = matches!(shards.layout, ShardLayout::Dynamic { .. })
+                && (1..shards.partitions.len()).any(|count| {
+                    let partitions = shards.partitions[..count].to_vec();
+                    let layout = ShardLayout::Dynamic { readable: u32::try_from(count).ok() };
+                    let before = Shards { partitions, layout, ..shards.clone() };
+                    layout_fingerprint(&before) == opened.layout
+                });
+            if opened.layout != layout_fingerprint(shards) && !raised {
+                return Ok(Decoded::Elsewhere(opened));
+            }
+            lane_start(plan, opened)?
         }
     };
-    if let Start::After(end) = &start {
+    check_within(plan, &start)?;
+    Ok(Decoded::Here(start, item_bytes))
+}
+
+/// Where a cursor opened for `plan`'s layout starts, in `plan`'s lanes.
+fn lane_start(plan: &QueryPlan, opened: sharded_cursor::Opened) -> Result<(Start, Option<u64>)> {
+    let lanes = super::sharded::lanes::Lanes::of(plan);
+    let partition = |natural| lanes.lane(natural).map(|lane| lanes.partition(plan, lane));
+    opened.start(plan.partition_attribute, partition).map_err(invalid)
+}
+
+/// A cursor whose item lies outside the query's sort-key range is malformed: every shard resumes
+/// at that item's sort key, so it must be one the query selects.
+fn check_within(plan: &QueryPlan, start: &Start) -> Result<()> {
+    if let Start::After(end) = start {
         if sort_key_of(plan, &end.key).is_some_and(|sort_key| !plan.range.contains(sort_key)) {
-            return Err(invalid(super::CursorError::Malformed));
+            return Err(invalid(CursorError::Malformed));
         }
     }
-    Ok((start, item_bytes))
+    Ok(())
 }

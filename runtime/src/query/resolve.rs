@@ -5,7 +5,7 @@ use super::QueryPlan;
 use crate::db::Db;
 use crate::error::Result;
 use crate::index_keys::find_index;
-use crate::metadata::{reshard_key, string_keys, CachedReshard, Phase};
+use crate::metadata::{reshard_key, string_keys, CachedReshard, Phase, ReshardState};
 use crate::reshard::Records;
 use crate::shard::shard_partition;
 use crate::shard::{NewLayout, ShardLayout, ShardMode};
@@ -26,8 +26,31 @@ impl Db {
     }
 
     async fn redirect_plan(&self, plan: Arc<QueryPlan>) -> Result<Arc<QueryPlan>> {
+        let cached = self.resharding_of(&plan).await?;
+        let state = cached.as_ref().map(|cached| &cached.state);
+        let redirected =
+            state.filter(|state| state.phase >= Phase::CutOver).and_then(|state| redirected(&plan, state));
+        Ok(redirected.map_or(plan, Arc::new))
+    }
+
+    /// The plan of the layout that `plan` (as declared) does not read now, while a resharding
+    /// keeps both filled: the source after the cut-over, the target before it (or after a
+    /// reverse). `None` without a resharding, and once it is done: the source is being emptied.
+    pub(super) async fn other_layout(&self, plan: &QueryPlan) -> Result<Option<QueryPlan>> {
+        let Some(cached) = self.resharding_of(plan).await? else { return Ok(None) };
+        let state = &cached.state;
+        Ok(match state.phase {
+            Phase::Done => None,
+            Phase::CutOver => Some(plan.clone()),
+            Phase::DualWrites | Phase::Backfilled => redirected(plan, state),
+        })
+    }
+
+    /// The resharding of the index `plan` reads, if one is recorded (cached like every
+    /// resharding record).
+    async fn resharding_of(&self, plan: &QueryPlan) -> Result<Option<Arc<CachedReshard>>> {
         let (Some(_), Some(index), Some(_)) = (plan.table.shard_metadata, plan.index, &plan.shards) else {
-            return Ok(plan);
+            return Ok(None);
         };
         let shards = self.shards.require(plan.table)?;
         let key = reshard_key(self.name_of(plan.table.name), index.name, plan.type_name);
@@ -41,28 +64,28 @@ impl Db {
                 state
             }
         };
-        let Some(cached) = state.filter(|cached| cached.state.phase >= Phase::CutOver) else {
-            return Ok(plan);
-        };
-        let state = &cached.state;
-        let Some(target) = find_index(plan.table.indexes, &state.target) else { return Ok(plan) };
-        let Some((partition_attribute, sort_attribute)) = string_keys(target) else { return Ok(plan) };
-        let mut plan = (*plan).clone();
-        plan.index = Some(target);
-        plan.partition_attribute = partition_attribute;
-        plan.sort_attribute = Some(sort_attribute);
-        plan.routing = None;
-        if let Some(shards) = &mut plan.shards {
-            shards.partitions = (0..state.layout.shards())
-                .map(|shard| shard_partition(&plan.partition_value, shard))
-                .collect();
-            shards.mode = match state.layout {
-                NewLayout::Hash { .. } => ShardMode::Merge,
-                NewLayout::Range { .. } => ShardMode::InOrder,
-            };
-            shards.layout =
-                ShardLayout::Resharded { index: state.target.clone(), layout: state.layout.clone() };
-        }
-        Ok(Arc::new(plan))
+        Ok(state)
     }
+}
+
+/// `plan` reading the target of the resharding `state` with its new layout (every shard: shard
+/// pruning by conditions returns with the new declaration).
+fn redirected(plan: &QueryPlan, state: &ReshardState) -> Option<QueryPlan> {
+    let target = find_index(plan.table.indexes, &state.target)?;
+    let (partition_attribute, sort_attribute) = string_keys(target)?;
+    let mut plan = plan.clone();
+    plan.index = Some(target);
+    plan.partition_attribute = partition_attribute;
+    plan.sort_attribute = Some(sort_attribute);
+    plan.routing = None;
+    if let Some(shards) = &mut plan.shards {
+        shards.partitions =
+            (0..state.layout.shards()).map(|shard| shard_partition(&plan.partition_value, shard)).collect();
+        shards.mode = match state.layout {
+            NewLayout::Hash { .. } => ShardMode::Merge,
+            NewLayout::Range { .. } => ShardMode::InOrder,
+        };
+        shards.layout = ShardLayout::Resharded { index: state.target.clone(), layout: state.layout.clone() };
+    }
+    Some(plan)
 }

@@ -156,8 +156,8 @@ impl Db {
 
 /// Resolves the shards of `plan` from the shard metadata, then opens its reader.
 async fn open(db: Db, plan: Arc<QueryPlan>, stats: QueryStats) -> Result<Box<Reader>> {
-    let plan = db.resolve_plan(plan).await?;
-    stats.set_shards(plan.shard_count());
-    let limit = plan.limit;
-    Reader::open(&db, plan, None, limit, &stats).map(Box::new)
+    let resolved = db.resolve_plan(Arc::clone(&plan)).await?;
+    stats.set_shards(resolved.shard_count());
+    let limit = resolved.limit;
+    Reader::open_resolved(&db, &plan, resolved, None, limit, &stats).await.map(Box::new)
 }

@@ -1,10 +1,13 @@
 //! Cursors of sharded queries: the query's fingerprint, the shard layout's fingerprint, and the
-//! page end (see [`super::resume`]): one item's lane and keys, whatever the shard count.
+//! page end (see [`super::resume`]): one item's lane and keys, whatever the shard count, and the
+//! ties it carries from another layout.
 //!
 //! The page end's partition key is left out: its lane names it. A cursor is sealed like every
-//! cursor (checksum, or HMAC with a cursor key).
+//! cursor (checksum, or HMAC with a cursor key). A cursor is opened ([`open`]) before its layout
+//! is known to be the read's: one of another layout may still resume through
+//! [`super::crossing`].
 
-use super::resume::{PageEnd, Start};
+use super::resume::{PageEnd, Start, Ties};
 use crate::error::Item;
 use crate::fingerprint::fingerprint;
 use crate::key_record::{key_from_record, key_record, KeyRecord};
@@ -35,10 +38,14 @@ struct ShardedCursor {
 /// A page end as a cursor stores it.
 #[derive(Serialize, Deserialize)]
 struct EndRecord {
-    /// The lane, by natural number.
-    n: u64,
+    /// The lane, by natural number; absent for a page end from another layout.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    n: Option<u64>,
     /// Its keys, without the partition key.
     k: KeyRecord,
+    /// The ties it carries (see [`Ties`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    t: Vec<String>,
 }
 
 /// What a layout fingerprint is computed from.
@@ -71,7 +78,7 @@ pub(crate) fn encode(
         Start::After(end) => {
             let mut key = key_record(&end.key);
             key.remove(partition_attribute);
-            Some(EndRecord { n: end.lane, k: key })
+            Some(EndRecord { n: end.lane, k: key, t: end.ties.iter().cloned().collect() })
         }
     };
     let payload = ShardedCursor {
@@ -84,11 +91,55 @@ pub(crate) fn encode(
     seal(&payload, signing_key)
 }
 
+/// A cursor checked for its query, not yet for its layout.
+pub(crate) struct Opened {
+    /// The fingerprint of the layout it was made in.
+    pub layout: String,
+    end: Option<EndRecord>,
+    /// The mean item size it carries.
+    pub item_bytes: Option<u64>,
+}
+
+/// Opens a cursor for the query with `fingerprint`: a cursor of another query is
+/// [`CursorError::WrongQuery`], of an earlier format [`CursorError::Outdated`].
+pub(crate) fn open_cursor(
+    cursor: &str,
+    fingerprint: &str,
+    signing_key: Option<&[u8]>,
+) -> Result<Opened, CursorError> {
+    let payload: ShardedCursor = open(cursor, fingerprint, (Kind::Sharded, VERSION), signing_key)?;
+    Ok(Opened { layout: payload.l, end: payload.e, item_bytes: payload.s })
+}
+
+impl Opened {
+    /// Where a read of a layout that has the cursor's lanes resumes; `partition` names the
+    /// partition key value of a lane, if the read has that lane.
+    pub(crate) fn start(
+        self,
+        partition_attribute: &str,
+        partition: impl Fn(u64) -> Option<String>,
+    ) -> Result<(Start, Option<u64>), CursorError> {
+        let item_bytes = self.item_bytes;
+        let Some(end) = self.end else { return Ok((Start::Beginning, item_bytes)) };
+        if end.k.contains_key(partition_attribute) {
+            return Err(CursorError::Malformed);
+        }
+        let mut key: Item = key_from_record(end.k)?;
+        if let Some(lane) = end.n {
+            let partition_key = partition(lane).ok_or(CursorError::Malformed)?;
+            key.insert(partition_attribute.to_owned(), AttributeValue::S(partition_key));
+        }
+        let ties = Ties::new(end.t.into_iter().collect());
+        Ok((Start::After(PageEnd { lane: end.n, key, ties }), item_bytes))
+    }
+}
+
 /// Decodes a cursor for the query with `fingerprint` over `shards`, and the item size it
 /// carries; `partition` names the partition key value of a lane, if the read has that lane.
 ///
 /// A cursor of another query is [`CursorError::WrongQuery`]; of the same query over another
 /// layout, [`CursorError::LayoutChanged`]; of an earlier format, [`CursorError::Outdated`].
+#[cfg(test)]
 pub(crate) fn decode(
     cursor: &str,
     fingerprint: &str,
@@ -97,19 +148,11 @@ pub(crate) fn decode(
     partition: impl Fn(u64) -> Option<String>,
     signing_key: Option<&[u8]>,
 ) -> Result<(Start, Option<u64>), CursorError> {
-    let payload: ShardedCursor = open(cursor, fingerprint, (Kind::Sharded, VERSION), signing_key)?;
-    if payload.l != layout_fingerprint(shards) {
+    let opened = open_cursor(cursor, fingerprint, signing_key)?;
+    if opened.layout != layout_fingerprint(shards) {
         return Err(CursorError::LayoutChanged);
     }
-    let item_bytes = payload.s;
-    let Some(end) = payload.e else { return Ok((Start::Beginning, item_bytes)) };
-    let partition_key = partition(end.n).ok_or(CursorError::Malformed)?;
-    if end.k.contains_key(partition_attribute) {
-        return Err(CursorError::Malformed);
-    }
-    let mut key: Item = key_from_record(end.k)?;
-    key.insert(partition_attribute.to_owned(), AttributeValue::S(partition_key));
-    Ok((Start::After(PageEnd { lane: end.n, key }), item_bytes))
+    opened.start(partition_attribute, partition)
 }
 
 #[cfg(test)]
@@ -142,7 +185,7 @@ mod tests {
     #[test]
     fn page_ends_round_trip_without_their_partition() {
         let merge = shards(ShardMode::Merge, 3);
-        for start in [Start::Beginning, Start::After(PageEnd { lane: 1, key: key(1, "é#1") })] {
+        for start in [Start::Beginning, Start::After(PageEnd::at(1, key(1, "é#1")))] {
             for bytes in [None, Some(512)] {
                 let cursor = encode("fp", &merge, "pk", (&start, bytes), Some(b"k"));
                 assert_eq!(
@@ -155,9 +198,20 @@ mod tests {
     }
 
     #[test]
+    fn page_ends_from_another_layout_and_their_ties_round_trip() {
+        let merge = shards(ShardMode::Merge, 3);
+        let mut key = key(0, "m");
+        key.remove("pk");
+        let ties = Ties::new(["0011223344556677".to_owned()].into_iter().collect());
+        let end = Start::After(PageEnd { lane: None, key, ties });
+        let cursor = encode("fp", &merge, "pk", (&end, None), None);
+        assert_eq!(decode(&cursor, "fp", &merge, "pk", partition, None), Ok((end, None)));
+    }
+
+    #[test]
     fn other_layouts_queries_and_versions_are_rejected() {
         let merge = shards(ShardMode::Merge, 3);
-        let end = Start::After(PageEnd { lane: 0, key: key(0, "a") });
+        let end = Start::After(PageEnd::at(0, key(0, "a")));
         let cursor = encode("fp", &merge, "pk", (&end, None), None);
         let decode_with = |shards: &Shards| decode(&cursor, "fp", shards, "pk", partition, None);
         assert_eq!(decode_with(&shards(ShardMode::Merge, 4)), Err(CursorError::LayoutChanged));
@@ -176,10 +230,10 @@ mod tests {
     #[test]
     fn lanes_out_of_range_and_smuggled_partitions_are_malformed() {
         let merge = shards(ShardMode::Merge, 3);
-        let far = Start::After(PageEnd { lane: 3, key: key(3, "a") });
+        let far = Start::After(PageEnd::at(3, key(3, "a")));
         let far = encode("fp", &merge, "pk", (&far, None), None);
         assert_eq!(decode(&far, "fp", &merge, "pk", partition, None), Err(CursorError::Malformed));
-        let smuggled = Start::After(PageEnd { lane: 0, key: key(0, "a") });
+        let smuggled = Start::After(PageEnd::at(0, key(0, "a")));
         let smuggled = encode("fp", &merge, "other", (&smuggled, None), None);
         assert_eq!(decode(&smuggled, "fp", &merge, "pk", partition, None), Err(CursorError::Malformed));
     }
@@ -193,7 +247,7 @@ mod tests {
         key.insert("sk".into(), AttributeValue::S("album".into()));
         key.insert("gsi1_pk".into(), AttributeValue::S("album#17".into()));
         key.insert("gsi1_sk".into(), AttributeValue::S("the long and winding title#0f8e2c6a".into()));
-        let end = Start::After(PageEnd { lane: 17, key });
+        let end = Start::After(PageEnd::at(17, key));
         let cursor = encode("0123456789abcdef01234567", &merge, "gsi1_pk", (&end, Some(498)), None);
         assert!(cursor.len() <= 512, "{} characters", cursor.len());
     }

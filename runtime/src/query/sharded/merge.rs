@@ -10,7 +10,7 @@
 use super::heap::{Continuation, Merger, Step};
 use super::lanes::Lanes;
 use super::request_limit;
-use super::resume::{PageEnd, Resumed, Start};
+use super::resume::{identity, PageEnd, Resumed, Start, Ties};
 use super::sizing::{self, ItemSizes};
 use crate::db::Db;
 use crate::error::{Error, Item, Result};
@@ -37,6 +37,9 @@ pub(crate) struct Merge {
     end: Arc<Start>,
     /// Items still wanted, when the read has a limit.
     pub(crate) remaining: Option<usize>,
+    /// The ties a page end from another layout carried, while the items emitted share its sort
+    /// key: the cursors of those items carry them on.
+    ties: Option<(String, Ties)>,
 }
 
 impl Merge {
@@ -55,13 +58,25 @@ impl Merge {
         let groups = lanes.groups();
         let resumption = match &start {
             Start::Beginning => None,
-            Start::After(end) => lanes.lane(end.lane).map(|lane| {
-                let (group, place) = lanes.split(lane);
-                let sort_key = sort_key_of(&plan, &end.key);
-                let key = end.key.clone();
-                Resumed::at(&plan.range, group, place, groups.width, sort_key, key, plan.descending)
-            }),
+            Start::After(end) => {
+                let at = match end.lane {
+                    Some(natural) => lanes.lane(natural).map(|lane| {
+                        let (group, place) = lanes.split(lane);
+                        (group, Some(place))
+                    }),
+                    None => Some((0, None)),
+                };
+                at.map(|at| {
+                    let sort_key = sort_key_of(&plan, &end.key);
+                    let (range, width, descending) = (&plan.range, groups.width, plan.descending);
+                    Resumed::at(range, at, width, sort_key, end.clone(), descending)
+                })
+            }
         };
+        let ties = resumption.as_ref().and_then(|(resumed, _)| {
+            let sort_key = resumed.sort_key.clone()?;
+            (!resumed.ties.is_empty()).then(|| (sort_key, Arc::clone(&resumed.ties)))
+        });
         let (merger, resumed) = match resumption {
             Some((resumed, starts)) => {
                 (Merger::new(plan.descending, groups, resumed.group, starts), Some(resumed))
@@ -79,6 +94,7 @@ impl Merge {
             tasks: JoinSet::new(),
             end: Arc::new(start),
             remaining,
+            ties,
         }
     }
 
@@ -94,7 +110,13 @@ impl Merge {
             match self.merger.pop() {
                 Step::Item(lane, item) => {
                     let key = resume_key(&self.plan, &item);
-                    self.end = Arc::new(Start::After(PageEnd { lane: self.lanes.natural(lane), key }));
+                    let sort_key = sort_key_of(&self.plan, &item);
+                    if self.ties.as_ref().is_some_and(|(tied, _)| Some(tied.as_str()) != sort_key) {
+                        self.ties = None;
+                    }
+                    let ties = self.ties.as_ref().map(|(_, ties)| Arc::clone(ties)).unwrap_or_default();
+                    let lane = Some(self.lanes.natural(lane));
+                    self.end = Arc::new(Start::After(PageEnd { lane, key, ties }));
                     return Some(Ok(item));
                 }
                 Step::Done => return None,
@@ -128,10 +150,13 @@ impl Merge {
         }
         let plan = &self.plan;
         let (group, place) = self.lanes.split(lane);
-        let resumed = self.resumed.as_ref().filter(|resumed| resumed.group == group);
+        let resumed = self.resumed.as_ref().filter(|resumed| resumed.covers(group));
         let kept = |item: &Item| {
             let sort_key = sort_key_of(plan, item);
-            resumed.is_none_or(|resumed| !resumed.drops(place, sort_key) && !resumed.range.excludes(sort_key))
+            resumed.is_none_or(|resumed| {
+                !resumed.drops(place, sort_key, || identity(plan.table, item))
+                    && !resumed.range.excludes(sort_key)
+            })
         };
         let sort_key = |item: &Item| sort_key_of(plan, item).unwrap_or_default().as_bytes().to_vec();
         let floor = page
@@ -163,7 +188,7 @@ impl Merge {
             let range = self
                 .resumed
                 .as_ref()
-                .filter(|resumed| resumed.group == group)
+                .filter(|resumed| resumed.covers(group))
                 .map(|resumed| resumed.range.clone());
             let lane = request.lane;
             let request = Request {

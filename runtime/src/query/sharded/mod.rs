@@ -3,8 +3,10 @@
 //! sort-key bytes, time buckets one after another with their shards merged.
 //!
 //! Every read runs one way: lanes (one per partition) grouped and merged by [`heap`], fed by
-//! [`merge`], sized by [`sizing`], resumed at a page end by [`resume`].
+//! [`merge`], sized by [`sizing`], resumed at a page end by [`resume`], and across a layout
+//! change by [`crossing`].
 
+pub(crate) mod crossing;
 pub(crate) mod cursor;
 mod heap;
 pub(crate) mod lanes;
