@@ -14,7 +14,8 @@ pub enum CursorError {
     #[error("the cursor belongs to a different query")]
     WrongQuery,
     /// The cursor belongs to the same query over another shard layout (another strategy, shard
-    /// count or boundaries), so its per-shard positions mean nothing here.
+    /// count or boundaries) that it cannot resume in: one the query no longer reads, nor keeps
+    /// filled (a raise of a dynamic count, a cut-over and its reverse are resumed across).
     #[error("the cursor belongs to another shard layout")]
     LayoutChanged,
     /// The cursor was made by an earlier version of dynashard, in a format this one no longer

@@ -2,10 +2,10 @@
 //!
 //! A cursor is `base64url(payload) "." base64url(tag)`. The payload holds a fingerprint of the
 //! query (table, index, entity type, partition, sort-key condition, direction) and the key
-//! attributes to resume after; a sharded query's cursor holds a fingerprint of the shard layout and
-//! a position per shard instead (see `sharded::cursor`). The tag is a SHA-256 checksum, or an HMAC-SHA256 when the `Db` has
-//! a cursor key ([`crate::Db::with_cursor_key`]), so edited cursors are rejected and, with a key,
-//! cannot be forged.
+//! attributes to resume after; a sharded query's cursor holds a fingerprint of the shard layout
+//! and a page end instead (see `sharded::cursor`). The tag is a SHA-256 checksum, or an
+//! HMAC-SHA256 when the `Db` has a cursor key ([`crate::Db::with_cursor_key`]), so edited cursors
+//! are rejected and, with a key, cannot be forged.
 
 use super::native::NativeRecord;
 use super::{QueryPlan, SortRange};

@@ -31,7 +31,8 @@ impl Db {
     /// [`crate::Error::InvalidCursor`].
     ///
     /// A sharded query's cursor holds the page's last item and its shard, and a fingerprint of
-    /// the shard layout: a cursor from another layout is rejected with
+    /// the shard layout. It resumes after a raise of a dynamic count and across a resharding's
+    /// cut-over or reverse; a cursor from any other layout is rejected with
     /// [`super::CursorError::LayoutChanged`]. The next page resumes every shard at that item's
     /// sort key, so it never returns an item sorting before it. A merged page asks each shard
     /// for about its share of the page, in whole read units, and asks again only the shards the

@@ -30,8 +30,9 @@
 //! item's last write, whatever the timing.
 //!
 //! Reads return every item exactly once, in order, in every phase: before the cut-over they read
-//! the complete source layout, after it the target layout. Cursors name the layout they
-//! were made under, so a cursor from before the cut-over is refused after it
+//! the complete source layout, after it the target layout. A cursor from before the cut-over (or
+//! the reverse) resumes after it where its page ended (see `query::sharded::crossing`); once the
+//! finish has begun, one of the source layout is refused
 //! ([`CursorError::LayoutChanged`](crate::query::CursorError::LayoutChanged)).
 
 mod backfill;

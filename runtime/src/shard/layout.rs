@@ -4,9 +4,10 @@
 use super::{Boundaries, Normalization, TimeBucket};
 use serde::{Deserialize, Serialize};
 
-/// How the partitions of a sharded query were laid out: a cursor of one layout is rejected by a
-/// query of another ([`CursorError::LayoutChanged`](crate::query::CursorError::LayoutChanged)), since
-/// its position means nothing there.
+/// How the partitions of a sharded query were laid out: what a cursor's lanes mean. A cursor of
+/// one layout resumes in another that dynashard moved the query to (a raise of a dynamic count,
+/// a resharding's cut-over or reverse); in any other, it is rejected
+/// ([`CursorError::LayoutChanged`](crate::query::CursorError::LayoutChanged)).
 ///
 /// ```
 /// use dynashard::query::ShardLayout;
