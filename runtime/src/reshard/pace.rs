@@ -1,6 +1,11 @@
 //! Keeping a scan within a capacity budget: what it consumed, as DynamoDB reported it
-//! (`ConsumedCapacity`), and how long to wait before the next page so that it spends no more
-//! than its share. Sans-IO: time comes in as arguments.
+//! (`ConsumedCapacity`), how many items the next page may read, and how long to wait before it,
+//! so that it spends no more than its share. Sans-IO: time comes in as arguments.
+//!
+//! A segment pays for a page after reading it, so over a run of `T` seconds it spends at most
+//! its rate times `T`, plus one page. Pages are therefore sized to about [`PAGE_SECONDS`] of the
+//! share (DynamoDB's 1 MB pages would cost some 500 write units each): the scan as a whole spends
+//! at most about a second of the budget more than the budget allows, however short it is.
 
 use crate::metadata::{Budget, Capacity};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -51,6 +56,13 @@ const LONGEST_WAIT: Duration = Duration::from_secs(60);
 /// What a segment may save up while it reads a page more slowly than its share allows: a few
 /// seconds of its rate, so that slow pages are made up for without long bursts.
 const SAVED: f64 = 5.0;
+
+/// What a page may cost, in seconds of the segment's share.
+pub(crate) const PAGE_SECONDS: f64 = 1.0;
+
+/// The items of a segment's first page under a budget, before it knows what an item costs: one
+/// write request's worth.
+pub(crate) const FIRST_PAGE: u32 = 25;
 
 /// One lane of spending (reads or writes) held to a rate: a balance that grows by the rate
 /// (up to [`SAVED`] seconds' worth) and shrinks by what was consumed; a request waits while it
@@ -125,6 +137,27 @@ impl Pace {
         self.write.balance -= write.max(0.0);
     }
 
+    /// How many items the next page may read, for items that cost `per_item` `(read, write)`
+    /// units each (`None`: not known yet): about [`PAGE_SECONDS`] of the share, at least one;
+    /// `None` without a budget.
+    pub fn page_items(&self, per_item: Option<(f64, f64)>) -> Option<u32> {
+        let lanes =
+            [(self.read.rate, per_item.map(|cost| cost.0)), (self.write.rate, per_item.map(|cost| cost.1))];
+        let mut limit: Option<u32> = None;
+        for (rate, cost) in lanes {
+            let Some(rate) = rate else { continue };
+            let items = match cost {
+                Some(cost) if cost > 0.0 && cost.is_finite() => {
+                    (rate * PAGE_SECONDS / cost).clamp(1.0, f64::from(u32::MAX)) as u32
+                }
+                Some(_) => continue,
+                None => FIRST_PAGE,
+            };
+            limit = Some(limit.map_or(items, |limit| limit.min(items)));
+        }
+        limit
+    }
+
     /// How long to wait before the next request, at `now`.
     pub fn wait(&mut self, now: Instant) -> Duration {
         self.read.accrue(now);
@@ -185,6 +218,39 @@ mod tests {
         let later = start + Duration::from_secs(3_600);
         pace.spend((0.0, 70.0), later);
         assert_eq!(pace.wait(later), Duration::from_secs(2), "only 50 units were saved up");
+    }
+
+    #[test]
+    fn pages_cost_about_a_second_of_the_share() {
+        let now = Instant::now();
+        let mut pace = Pace::new(now);
+        assert_eq!(pace.page_items(Some((1.0, 1.0))), None, "no budget, no bound");
+        pace.share(Budget { write_units: Some(400), read_units: Some(100) }, 4, now);
+        assert_eq!(pace.page_items(None), Some(FIRST_PAGE));
+        // 100 write units a second at 2 units an item: 50 items; 25 read units at 0.25: 100.
+        assert_eq!(pace.page_items(Some((0.25, 2.0))), Some(50));
+        assert_eq!(pace.page_items(Some((1.0, 0.5))), Some(25), "the read share bounds it");
+        assert_eq!(pace.page_items(Some((0.0, 1e9))), Some(1), "at least one item");
+        assert_eq!(pace.page_items(Some((f64::NAN, 0.0))), None, "items that cost nothing");
+    }
+
+    #[test]
+    fn a_scan_of_pages_sized_by_the_pace_spends_within_its_budget() {
+        // Pages take 50 ms; items cost 2 write units; the share is 25 units a second.
+        let start = Instant::now();
+        let mut pace = Pace::new(start);
+        pace.share(budget(100), 4, start);
+        let (mut now, mut spent, mut per_item) = (start, 0.0, None);
+        for _ in 0..40 {
+            now += pace.wait(now);
+            let items = pace.page_items(per_item).unwrap();
+            now += Duration::from_millis(50);
+            pace.spend((0.0, 2.0 * f64::from(items)), now);
+            spent += 2.0 * f64::from(items);
+            per_item = Some((0.0, 2.0));
+        }
+        let rate = spent / now.duration_since(start).as_secs_f64();
+        assert!((rate - 25.0).abs() / 25.0 < 0.05, "{rate} units a second");
     }
 
     #[test]

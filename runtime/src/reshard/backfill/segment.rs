@@ -53,11 +53,17 @@ impl Segment<'_> {
         let leases = Leases { db: self.db.into(), table: shards.table() };
         let mut pace = Pace::new(Instant::now());
         self.share(&mut pace, Instant::now()); // before the first page too
+                                               // What an item of the last page cost, `(read, write)`: the next page is sized by it.
+        let mut per_item = None;
         loop {
             self.meter = Meter::default(); // what this page consumes
-            let consumed = self.meter.totals();
             let after = lease.checkpoint.clone();
-            let Some(page) = self.beating(&leases, &mut lease, self.page::<E>(after.as_deref())).await?
+            let limit = match (self.options.page_size, pace.page_items(per_item)) {
+                (Some(size), Some(paced)) => Some(size.min(paced)),
+                (size, paced) => size.or(paced),
+            };
+            let Some(page) =
+                self.beating(&leases, &mut lease, self.page::<E>(after.as_deref(), limit)).await?
             else {
                 return self.lost();
             };
@@ -82,8 +88,11 @@ impl Segment<'_> {
             }
             let now = Instant::now();
             let (read, write) = self.meter.totals();
+            if items > 0 {
+                per_item = Some((read / items as f64, write / items as f64));
+            }
             self.share(&mut pace, now);
-            pace.spend((read - consumed.0, write - consumed.1), now);
+            pace.spend((read, write), now);
             let wait = pace.wait(now);
             if !wait.is_zero() && self.beating(&leases, &mut lease, tokio::time::sleep(wait)).await?.is_none()
             {
@@ -134,9 +143,13 @@ impl Segment<'_> {
         }
     }
 
-    /// Reads and rewrites the page after `after`: how many items it read, how many it wrote,
-    /// and the position after it (`None`: the segment's end).
-    async fn page<E: Entity>(&self, after: Option<&str>) -> Result<(u64, u64, Option<Item>)> {
+    /// Reads and rewrites the page after `after`, of at most `limit` items: how many items it
+    /// read, how many it wrote, and the position after it (`None`: the segment's end).
+    async fn page<E: Entity>(
+        &self,
+        after: Option<&str>,
+        limit: Option<u32>,
+    ) -> Result<(u64, u64, Option<Item>)> {
         let table = table_of::<E>();
         let index = self.checked.mapping.index;
         let refuse = |reason: &str| Error::Resharding { index: index.into(), reason: reason.into() };
@@ -159,7 +172,7 @@ impl Segment<'_> {
             .expression_attribute_names("#type", table.type_attribute)
             .expression_attribute_values(":type", AttributeValue::S(E::TYPE_NAME.to_owned()))
             .set_exclusive_start_key(start)
-            .set_limit(self.options.page_size.map(|items| items.min(i32::MAX as u32) as i32))
+            .set_limit(limit.map(|items| items.min(i32::MAX as u32) as i32))
             .return_consumed_capacity(ReturnConsumedCapacity::Total);
         let request = match self.plan.scan_table {
             true => request
