@@ -278,14 +278,16 @@ fn decode_start(db: &Db, plan: &QueryPlan, cursor: Option<&str>) -> Result<Decod
         Some(shards) => {
             let opened =
                 sharded_cursor::open_cursor(cursor, &fingerprint, db.cursor_key()).map_err(invalid)?;
-            let raised = matches!(shards.layout, ShardLayout::Dynamic { .. })
+            let here = opened.layout == layout_fingerprint(shards);
+            let raised = !here
+                && matches!(shards.layout, ShardLayout::Dynamic { .. })
                 && (1..shards.partitions.len()).any(|count| {
                     let partitions = shards.partitions[..count].to_vec();
                     let layout = ShardLayout::Dynamic { readable: u32::try_from(count).ok() };
                     let before = Shards { partitions, layout, ..shards.clone() };
                     layout_fingerprint(&before) == opened.layout
                 });
-            if opened.layout != layout_fingerprint(shards) && !raised {
+            if !here && !raised {
                 return Ok(Decoded::Elsewhere(opened));
             }
             lane_start(plan, opened)?
