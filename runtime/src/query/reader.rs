@@ -34,10 +34,8 @@ impl Reader {
         limit: Option<usize>,
         stats: &QueryStats,
     ) -> Result<Self> {
-        check(&plan)?;
-        let (start, item_bytes) = match decode_start(db, &plan, cursor)? {
-            Decoded::Here(start, item_bytes) => (start, item_bytes),
-            Decoded::Elsewhere(_) => return Err(invalid(CursorError::LayoutChanged)),
+        let Decoded::Here(start, item_bytes) = decode_start(db, &plan, cursor)? else {
+            return Err(invalid(CursorError::LayoutChanged));
         };
         Ok(Reader::at(db, plan, start, (item_bytes, limit), stats))
     }
@@ -53,24 +51,11 @@ impl Reader {
         limit: Option<usize>,
         stats: &QueryStats,
     ) -> Result<Self> {
-        check(&plan)?;
         let (start, item_bytes) = match decode_start(db, &plan, cursor)? {
             Decoded::Here(start, item_bytes) => (start, item_bytes),
             Decoded::Elsewhere(opened) => {
-                let other = db.other_layout(declared).await?;
-                let Some(old) = other.filter(|old| {
-                    old.shards.as_ref().is_some_and(|shards| layout_fingerprint(shards) == opened.layout)
-                }) else {
-                    return Err(invalid(CursorError::LayoutChanged));
-                };
                 let item_bytes = opened.item_bytes;
-                let (start, _) = lane_start(&old, opened)?;
-                let start = match start {
-                    Start::After(end) => crossing::cross(db, &old, &plan, end, stats).await?,
-                    Start::Beginning => Start::Beginning,
-                };
-                check_within(&plan, &start)?;
-                (start, item_bytes)
+                (crossed(db, declared, &plan, opened, stats).await?, item_bytes)
             }
         };
         Ok(Reader::at(db, plan, start, (item_bytes, limit), stats))
@@ -260,12 +245,36 @@ fn invalid(reason: CursorError) -> Error {
     Error::InvalidCursor { reason }
 }
 
-/// Where a run of `plan` starts: after `cursor`, else after the query's own `start_after`, else at
-/// the beginning; and the item size the cursor carries.
+/// Where a run of `plan` (as `declared` resolved to) starts after a cursor `opened` made in
+/// another layout of the query: the other layout of a resharding under way, or refused.
+async fn crossed(
+    db: &Db,
+    declared: &QueryPlan,
+    plan: &QueryPlan,
+    opened: sharded_cursor::Opened,
+    stats: &QueryStats,
+) -> Result<Start> {
+    let other = db.other_layout(declared).await?;
+    let Some(old) = other
+        .filter(|old| old.shards.as_ref().is_some_and(|shards| layout_fingerprint(shards) == opened.layout))
+    else {
+        return Err(invalid(CursorError::LayoutChanged));
+    };
+    let start = match lane_start(&old, opened)?.0 {
+        Start::After(end) => crossing::cross(db, &old, plan, end, stats).await?,
+        Start::Beginning => Start::Beginning,
+    };
+    check_within(plan, &start)?;
+    Ok(start)
+}
+
+/// Checks `plan`, and finds where a run of it starts: after `cursor`, else after the query's own
+/// `start_after`, else at the beginning; and the item size the cursor carries.
 ///
 /// A cursor of a dynamic count's layout before a raise resumes in its lanes, which the raise
 /// kept: partitions are added after them.
 fn decode_start(db: &Db, plan: &QueryPlan, cursor: Option<&str>) -> Result<Decoded> {
+    check(plan)?;
     let Some(cursor) = cursor.or(plan.start_after.as_deref()) else {
         return Ok(Decoded::Here(Start::Beginning, None));
     };
