@@ -11,6 +11,7 @@ use super::sharded::resume::{PageEnd, Start};
 use super::{CursorError, FromItem, QueryPlan, QueryStats, ShardLayout, Shards};
 use crate::db::Db;
 use crate::error::{Error, Item, Result};
+use futures::FutureExt;
 use std::sync::Arc;
 
 /// A query being read, item by item.
@@ -55,7 +56,8 @@ impl Reader {
             Decoded::Here(start, item_bytes) => (start, item_bytes),
             Decoded::Elsewhere(opened) => {
                 let item_bytes = opened.item_bytes;
-                (crossed(db, declared, &plan, opened, stats).await?, item_bytes)
+                // Boxed: a rare path, kept out of the size and type depth of every page's future.
+                (crossed(db, declared, &plan, opened, stats).boxed().await?, item_bytes)
             }
         };
         Ok(Reader::at(db, plan, start, (item_bytes, limit), stats))
