@@ -46,12 +46,11 @@ impl Db {
             return Ok(Page { items: Vec::new(), cursor: None, stats: QueryStats::new(0).snapshot() });
         }
         let declared = Arc::new(plan);
-        // Both boxed, so that a caller's future holding a page stays shallow: the compiler
-        // computes the layout of every future nested in it.
-        let plan = self.resolve_plan(Arc::clone(&declared)).boxed().await?;
+        let plan = self.resolve_plan(Arc::clone(&declared)).await?;
         // A limit of 0 reads nothing: an empty page without a cursor.
         let size = plan.page_size.unwrap_or(DEFAULT_PAGE_SIZE).min(plan.limit.unwrap_or(usize::MAX));
         let stats = QueryStats::new(plan.shard_count());
+        // Boxed, as the plan's resolution is: a caller's future holding a page stays shallow.
         let opening = Reader::open_resolved(self, &declared, plan, cursor, Some(size), &stats);
         let mut reader = opening.boxed().await?;
         let mut items = Vec::with_capacity(size.min(1_000));

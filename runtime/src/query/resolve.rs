@@ -9,6 +9,7 @@ use crate::metadata::{reshard_key, string_keys, CachedReshard, Phase, ReshardSta
 use crate::reshard::Records;
 use crate::shard::shard_partition;
 use crate::shard::{NewLayout, ShardLayout, ShardMode};
+use futures::future::{BoxFuture, FutureExt};
 use std::sync::Arc;
 
 impl Db {
@@ -19,10 +20,14 @@ impl Db {
     }
 
     /// `plan` as it runs now: redirected to a resharding's target after its cut-over, and with
-    /// the shards of a dynamic count listed.
-    pub(super) async fn resolve_plan(&self, plan: Arc<QueryPlan>) -> Result<Arc<QueryPlan>> {
-        let plan = self.redirect_plan(plan).await?;
-        self.resolve_dynamic_plan(plan).await
+    /// the shards of a dynamic count listed. Boxed, so that a caller's future holding a read
+    /// stays shallow: the compiler computes the layout of every future nested in it, to a depth.
+    pub(super) fn resolve_plan(&self, plan: Arc<QueryPlan>) -> BoxFuture<'_, Result<Arc<QueryPlan>>> {
+        async move {
+            let plan = self.redirect_plan(plan).await?;
+            self.resolve_dynamic_plan(plan).await
+        }
+        .boxed()
     }
 
     async fn redirect_plan(&self, plan: Arc<QueryPlan>) -> Result<Arc<QueryPlan>> {
