@@ -44,6 +44,7 @@ pub(crate) fn body<E: Entity>(entity: &E) -> Result<Item> {
     let key = entity.primary_key()?;
     let mut item: Item = serde_dynamo::to_item(entity)?;
     item.retain(|_, value| !value.is_null());
+    crate::numbers::check_item(&item)?;
     crate::sets::store_sets(&mut item, E::SETS)?;
     check_ttl::<E>(&item)?;
     let table = table_of::<E>();
@@ -52,18 +53,12 @@ pub(crate) fn body<E: Entity>(entity: &E) -> Result<Item> {
     Ok(item)
 }
 
-/// Fails unless the `#[ttl]` field, when present, is stored as a number (epoch seconds), which
-/// is all DynamoDB's time to live reads.
+/// Fails unless the `#[ttl]` field, when present, holds epoch seconds from 1970 to the year
+/// 9999 (see [`crate::ttl`]).
 fn check_ttl<E: Entity>(item: &Item) -> Result<()> {
     match E::TTL.and_then(|attribute| Some((attribute, item.get(attribute)?))) {
-        Some((_, AttributeValue::N(_))) | None => Ok(()),
-        Some((attribute, _)) => {
-            let message = format!(
-                "the #[ttl] field `{attribute}` must be stored as epoch seconds (a number): use an integer, or \
-                 #[serde(with = \"time::serde::timestamp\")] on a time"
-            );
-            Err(<serde_dynamo::Error as serde::ser::Error>::custom(message).into())
-        }
+        Some((attribute, value)) => crate::ttl::check(attribute, value),
+        None => Ok(()),
     }
 }
 

@@ -67,6 +67,7 @@ mod key_record;
 #[cfg(feature = "local")]
 pub mod local;
 pub mod metadata;
+mod numbers;
 mod ops;
 mod primary_key;
 pub mod projection;
@@ -81,6 +82,7 @@ mod table;
 pub mod throttling;
 mod timestamp;
 mod transaction;
+mod ttl;
 mod view;
 mod write;
 

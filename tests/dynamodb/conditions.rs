@@ -47,6 +47,23 @@ async fn titles(db: &Db, artist: &str, condition: Condition) -> Vec<String> {
 }
 
 #[tokio::test]
+async fn a_reversed_between_is_refused_in_filters_and_conditions() {
+    let db = db().await;
+    let artist = unique("ReversedConditions");
+    db.batch_put(&tracks(&artist)).await.unwrap();
+    let f = Track::fields();
+    let filtered: Result<Vec<Track>, _> =
+        db.stream(Track::query(&artist).filter(f.plays.between(300, 100))).try_collect().await;
+    assert!(matches!(filtered, Err(dynashard::Error::InvalidQuery { .. })), "{filtered:?}");
+    let strings: Result<Vec<Track>, _> =
+        db.stream(Track::query(&artist).filter(f.label.between("z", "a"))).try_collect().await;
+    assert!(matches!(strings, Err(dynashard::Error::InvalidQuery { .. })), "{strings:?}");
+    let track = &tracks(&artist)[0];
+    let put = db.put(track).condition(f.plays.between(10, 1)).await;
+    assert!(matches!(put, Err(dynashard::Error::InvalidQuery { .. })), "{put:?}");
+}
+
+#[tokio::test]
 async fn each_operator_keeps_exactly_its_items() {
     let db = db().await;
     let artist = unique("Conditions");

@@ -1,6 +1,7 @@
 //! Integration tests against DynamoDB Local, which the suite starts by itself (or
 //! `AWS_ENDPOINT_URL_DYNAMODB`, when set).
 
+mod arithmetic;
 mod batch;
 mod batched_backfill;
 mod change_feed;
@@ -17,6 +18,7 @@ mod limits;
 mod local_indexes;
 mod model;
 mod native_indexes;
+mod numbers;
 mod pagination;
 mod projections;
 mod queries;

@@ -125,7 +125,41 @@ async fn a_ttl_that_is_not_a_number_and_a_table_without_ttl_are_refused() {
     let db = setup().await;
     let token = Token { id: unique("Token"), expires_at: OffsetDateTime::now_utc() };
     let error = db.put(&token).await.unwrap_err();
-    assert!(matches!(&error, Error::Conversion(_)) && error.to_string().contains("epoch seconds"), "{error}");
+    assert!(
+        matches!(&error, Error::InvalidTtl { .. }) && error.to_string().contains("epoch seconds"),
+        "{error}"
+    );
     let error = db.page(&crate::model::Song::query("x").unexpired(), None).await.unwrap_err();
     assert!(matches!(error, Error::InvalidQuery { .. }), "{error:?}");
+}
+
+/// A `#[ttl]` field of raw epoch numbers, as a careless caller fills it.
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[entity(table = Sessions, pk = "lease#{id}", sk = "lease")]
+struct Lease {
+    id: String,
+    #[ttl]
+    expires_at: i64,
+}
+
+#[tokio::test]
+async fn milliseconds_negative_and_extreme_times_to_live_are_refused_in_every_write() {
+    let db = setup().await;
+    let now = OffsetDateTime::now_utc().unix_timestamp();
+    for refused in [now * 1_000, -1, i64::MIN, i64::MAX] {
+        let lease = Lease { id: unique("Lease"), expires_at: refused };
+        let error = db.put(&lease).await.unwrap_err();
+        assert!(matches!(error, Error::InvalidTtl { .. }), "{refused}: {error:?}");
+        let error = db.batch_put(std::slice::from_ref(&lease)).await.unwrap_err();
+        assert!(matches!(error, Error::InvalidTtl { .. }), "{refused}: {error:?}");
+        let error = db.transaction().put(&lease).await.unwrap_err();
+        assert!(matches!(error, Error::InvalidTtl { .. }), "{refused}: {error:?}");
+        assert!(db.get(Lease::key(&lease.id).unwrap()).await.unwrap().is_none(), "nothing stored");
+        let stored = Lease { id: unique("Lease"), expires_at: now + 60 };
+        db.put(&stored).await.unwrap();
+        let key = Lease::key(&stored.id).unwrap();
+        let error = db.update(key.clone()).set(Lease::fields().expires_at, refused).await.unwrap_err();
+        assert!(matches!(error, Error::InvalidTtl { .. }), "{refused}: {error:?}");
+        assert_eq!(db.get(key).await.unwrap().unwrap(), stored);
+    }
 }

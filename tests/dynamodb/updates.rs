@@ -100,7 +100,10 @@ async fn lists_numbers_and_absent_values_change_in_place() {
     let f = Playlist::fields();
     let key = || Playlist::key(&owner, "Night").unwrap();
     let updated = db.update(key()).append(f.tracks, ["d", "e"]).prepend(f.tracks, ["a"]).await;
-    assert!(matches!(updated, Err(Error::Service { .. })), "two actions on one path: DynamoDB refuses");
+    assert!(
+        matches!(&updated, Err(Error::OverlappingActions { first, second }) if first == "tracks" && second == "tracks"),
+        "two actions on one path are refused before sending: {updated:?}"
+    );
     db.update(key()).append(f.tracks, ["d", "e"]).await.unwrap();
     db.update(key()).prepend(f.tracks, ["a"]).await.unwrap();
     let updated = db.update(key()).remove_at(f.tracks, 1).await.unwrap();
@@ -109,7 +112,7 @@ async fn lists_numbers_and_absent_values_change_in_place() {
     let updated = db.update(key()).subtract(f.balance, 5).subtract(f.stock, 2).await.unwrap();
     assert_eq!((updated.balance, updated.stock), (-2, 1));
     let refused = db.update(key()).subtract(f.stock, 2).await.unwrap_err();
-    assert!(matches!(refused, Error::ConditionFailed { .. }), "an unsigned field stays >= 0: {refused:?}");
+    assert!(matches!(refused, Error::Overflow { .. }), "an unsigned field stays >= 0: {refused:?}");
     assert_eq!(db.get(key()).await.unwrap().unwrap().stock, 1, "nothing written");
 
     let set = db.update(key()).set_if_not_exists(f.cover, "first.png").await.unwrap();
@@ -298,4 +301,44 @@ async fn set_fields_compare_as_sets() {
     assert_eq!(ids(f.tags.ne(&ab)).await, [2, 3]);
     assert_eq!(ids(f.tags.eq(HashSet::new())).await, [2], "an empty set is a missing attribute");
     assert_eq!(ids(f.tags.ne(HashSet::new())).await, [1, 3]);
+}
+
+#[tokio::test]
+async fn two_actions_on_one_value_are_refused_before_sending() {
+    let db = db().await;
+    let owner = unique("OverlappingUpdates");
+    db.put(&playlist(&owner)).await.unwrap();
+    let f = Playlist::fields();
+    let key = || Playlist::key(&owner, "Night").unwrap();
+    let curator = Curator { name: "Bo".into(), picks: 2 };
+    let refused = [
+        (db.update(key()).append(f.tracks, ["x"]).prepend(f.tracks, ["y"]), "tracks", "tracks"),
+        (db.update(key()).add_to(f.tags, ["a"]).delete_from(f.tags, ["calm"]), "tags", "tags"),
+        (
+            db.update(key()).set(f.cover, Some("a.png".to_owned())).set(f.cover, Some("b.png".to_owned())),
+            "cover",
+            "cover",
+        ),
+        (db.update(key()).set_if_not_exists(f.stock, 1).add(f.stock, 1), "stock", "stock"),
+        (
+            db.update(key()).set(f.curator, curator).add(f.curator.fields().picks, 1),
+            "curator",
+            "curator.picks",
+        ),
+        (db.update(key()).remove_at(f.tracks, 0).set(f.tracks.at(0), "z"), "tracks[0]", "tracks[0]"),
+    ];
+    for (update, first, second) in refused {
+        let error = update.await.unwrap_err();
+        assert!(
+            matches!(&error, Error::OverlappingActions { first: a, second: b } if a == first && b == second),
+            "{error:?}"
+        );
+        assert!(error.is_invalid_input());
+    }
+    assert_eq!(db.get(key()).await.unwrap().unwrap(), playlist(&owner), "nothing was sent");
+    // Values side by side do not overlap.
+    let updated =
+        db.update(key()).remove_at(f.tracks, 0).remove_at(f.tracks, 1).set(f.curator.fields().name, "Cy");
+    let updated = updated.add(f.curator.fields().picks, 1).await.unwrap();
+    assert_eq!((updated.tracks.len(), updated.curator), (0, Curator { name: "Cy".into(), picks: 2 }));
 }

@@ -92,6 +92,61 @@ pub enum Error {
         current: Option<Box<Item>>,
     },
 
+    /// An `add` or `subtract` would take a number out of its field's type (past `u32::MAX`,
+    /// below zero for an unsigned field, below `i64::MIN`): DynamoDB refused it by a condition
+    /// the update carried, and nothing was stored.
+    #[error("`{attribute}` holds {stored}: changing it by {change} would leave the range of `{ty}`")]
+    Overflow {
+        /// The attribute (or the path of the value nested in one).
+        attribute: String,
+        /// The number stored there, as DynamoDB returned it.
+        stored: String,
+        /// The change asked for: `+5`, `-3`.
+        change: String,
+        /// The field's type.
+        ty: &'static str,
+    },
+
+    /// A number DynamoDB cannot store (`NaN`, an infinity, more than 38 significant digits, a
+    /// magnitude past 9.99E+125 or below 1E-130) in a value a write or a condition would send:
+    /// refused before anything was sent.
+    #[error("`{attribute}` holds {value}, which DynamoDB cannot store: {reason}")]
+    InvalidNumber {
+        /// The attribute (or the path of the value nested in one).
+        attribute: String,
+        /// The number as it would have been sent (its first 64 characters).
+        value: String,
+        /// Why DynamoDB would refuse it.
+        reason: &'static str,
+    },
+
+    /// Two actions of one update change one value, or one a value within the other's (`append`
+    /// and `prepend` of one list, `set` twice, `add_to` and `delete_from` of one set): DynamoDB
+    /// refuses such a request, so it is refused before sending. Make them one action, or two
+    /// updates.
+    #[error(
+        "an update changes `{first}` and `{second}`, which overlap: make them one action, or two updates"
+    )]
+    OverlappingActions {
+        /// The first of the two paths.
+        first: String,
+        /// The second.
+        second: String,
+    },
+
+    /// A value written to the `#[ttl]` attribute is not epoch seconds from 1970 to the year 9999
+    /// (milliseconds, a negative number, not a number): DynamoDB would keep the item forever,
+    /// so it is refused before sending.
+    #[error("the time-to-live attribute `{attribute}` would hold {value}: {reason}")]
+    InvalidTtl {
+        /// The time-to-live attribute.
+        attribute: String,
+        /// The value (its first 64 characters).
+        value: String,
+        /// Why it cannot be a time to live.
+        reason: &'static str,
+    },
+
     /// A create-only put found an item with the same key.
     #[error("an item with this key already exists")]
     AlreadyExists,

@@ -75,6 +75,9 @@ impl Error {
                 | Error::WindowTooWide { .. }
                 | Error::InvalidCursor { .. }
                 | Error::ItemTooLarge { .. }
+                | Error::InvalidNumber { .. }
+                | Error::OverlappingActions { .. }
+                | Error::InvalidTtl { .. }
                 | Error::ExpressionTooLarge { .. }
                 | Error::InvalidChangeRecord { .. }
                 | Error::ReservedAttribute { .. }

@@ -230,6 +230,16 @@ impl Condition {
         Condition(Node::Compare(path, Comparison::Ge, value))
     }
 
+    /// The value at `path` is at most `value`.
+    pub(crate) fn at_most(path: AttributePath, value: AttributeValue) -> Self {
+        Condition(Node::Compare(path, Comparison::Le, value))
+    }
+
+    /// Nothing is stored at `path`.
+    pub(crate) fn missing(path: AttributePath) -> Self {
+        Condition(Node::NotExists(path))
+    }
+
     /// The numeric attribute `name` equals `value`.
     pub(crate) fn compare_number(name: &'static str, value: u64) -> Self {
         Condition(Node::Compare(name.into(), Comparison::Eq, AttributeValue::N(value.to_string())))
@@ -255,10 +265,15 @@ impl Condition {
 }
 
 fn render(node: &Node, p: &mut Placeholders) -> Result<String> {
+    // A number DynamoDB would refuse fails here, naming the path it is compared with.
+    let number = |path: &AttributePath, value: &AttributeValue| {
+        crate::numbers::check_value(&mut path.to_string(), value)
+    };
     Ok(match node {
         Node::Exists(path) => format!("attribute_exists({})", path.render(p)),
         Node::NotExists(path) => format!("attribute_not_exists({})", path.render(p)),
         Node::Compare(name, op, value) => {
+            number(name, value)?;
             format!("{} {} {}", name.render(p), op.symbol(), p.value(value.clone()))
         }
         Node::BeginsWith(name, prefix) => {
@@ -266,10 +281,19 @@ fn render(node: &Node, p: &mut Placeholders) -> Result<String> {
             format!("begins_with({}, {value})", name.render(p))
         }
         Node::Between(name, low, high) => {
+            number(name, low)?;
+            number(name, high)?;
+            if crate::numbers::reversed(low, high) {
+                let reason = format!(
+                    "`{name}` between a low bound above its high bound: the range ends before it starts"
+                );
+                return Err(Error::InvalidQuery { reason });
+            }
             let (low, high) = (p.value(low.clone()), p.value(high.clone()));
             format!("{} BETWEEN {low} AND {high}", name.render(p))
         }
         Node::In(name, values) => {
+            values.iter().try_for_each(|value| number(name, value))?;
             let values: Vec<String> = values.iter().map(|value| p.value(value.clone())).collect();
             format!("{} IN ({})", name.render(p), values.join(", "))
         }
@@ -277,7 +301,10 @@ fn render(node: &Node, p: &mut Placeholders) -> Result<String> {
             let size = p.value(AttributeValue::N(size.to_string()));
             format!("size({}) {} {size}", name.render(p), op.symbol())
         }
-        Node::Contains(name, value) => format!("contains({}, {})", name.render(p), p.value(value.clone())),
+        Node::Contains(name, value) => {
+            number(name, value)?;
+            format!("contains({}, {})", name.render(p), p.value(value.clone()))
+        }
         Node::Type(name, kind) => {
             let kind = p.value(AttributeValue::S(kind.code().to_owned()));
             format!("attribute_type({}, {kind})", name.render(p))

@@ -53,6 +53,25 @@ impl AttributePath {
         self.steps.is_empty()
     }
 
+    /// Whether this path and `other` name the same value, or one lies within the other: two
+    /// actions of one update may not (DynamoDB refuses overlapping paths).
+    pub(crate) fn overlaps(&self, other: &AttributePath) -> bool {
+        self.root == other.root && self.steps.iter().zip(&other.steps).all(|(a, b)| a == b)
+    }
+
+    /// The value at this path in `item`, if it holds one there.
+    pub(crate) fn value_in<'a>(
+        &self,
+        item: &'a crate::error::Item,
+    ) -> Option<&'a aws_sdk_dynamodb::types::AttributeValue> {
+        use aws_sdk_dynamodb::types::AttributeValue;
+        self.steps.iter().try_fold(item.get(self.root)?, |value, step| match (step, value) {
+            (Step::Key(key), AttributeValue::M(map)) => map.get(key),
+            (Step::Index(index), AttributeValue::L(list)) => list.get(*index),
+            _ => None,
+        })
+    }
+
     /// The element at `index` of the list at this path.
     pub(crate) fn at(self, index: usize) -> Self {
         self.then(Step::Index(index))

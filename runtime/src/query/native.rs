@@ -135,6 +135,11 @@ impl<E, F> Query<E, F> {
     }
 
     fn native_range(mut self, condition: NativeCondition) -> Query<E, Done> {
+        if let NativeCondition::Between(low, high) = &condition {
+            if crate::numbers::reversed(low, high) {
+                self.fail(super::range::reversed_between());
+            }
+        }
         if let Some(attribute) = self.next_native_attribute() {
             self.plan.native_range = Some((attribute, condition));
         }

@@ -130,8 +130,11 @@ impl RangeCondition for Normalized {
         query.normalized(SortRange::above("", normalized_prefix(&n), true), Some(&n), None)
     }
 
-    fn between<E>(query: Query<E, Self>, low: &str, high: &str) -> Query<E, Done> {
+    fn between<E>(mut query: Query<E, Self>, low: &str, high: &str) -> Query<E, Done> {
         let (low, high) = (query.normalize(low), query.normalize(high));
+        if low > high {
+            query.fail(super::range::reversed_between());
+        }
         let range = SortRange::between(normalized_prefix(&low), after(&high));
         query.normalized(range, Some(&low), Some(&high))
     }

@@ -101,6 +101,10 @@ impl<E, F> Query<E, F> {
         self.plan.position = position;
         let high = self.push_value::<H>(high);
         match (low, high) {
+            (Some(low), Some(high)) if low > high => {
+                self.fail(super::range::reversed_between());
+                self.retype()
+            }
             (Some(low), Some(high)) => self.ranged(|_| range(low, high)),
             _ => self.retype(),
         }

@@ -1,6 +1,7 @@
 //! The actions of one update, as typed calls leave them: rendered into an `UpdateExpression`
 //! (`SET`, `ADD`, `DELETE`, `REMOVE`), with the field changes index keys follow.
 
+use super::arithmetic::{Arithmetic, Headroom};
 use crate::error::{Error, Item, Result};
 use crate::expression::{AttributePath, Condition, Placeholders, RawExpression};
 use crate::index_keys::{FieldChanges, IndexKeyUpdate};
@@ -30,8 +31,8 @@ pub(crate) struct Actions {
     delete: Vec<(AttributePath, AttributeValue)>,
     remove: Vec<AttributePath>,
     raw_sets: Vec<RawExpression>,
-    /// Conditions the actions need (an unsigned number stays at or above zero).
-    guards: Vec<Condition>,
+    /// The arithmetic, and the range each keeps.
+    arithmetic: Vec<Arithmetic>,
     /// The first value that failed to convert: the update fails with it when built.
     error: Option<Error>,
     /// The fields changed, for index keys.
@@ -84,21 +85,99 @@ impl Actions {
         self.set.push((path, Assign::IfNotExists(value)));
     }
 
-    /// `ADD path amount`.
-    pub fn add(&mut self, path: AttributePath, amount: Result<AttributeValue>) {
+    /// `ADD path amount`, kept within the field's type (`ty`, by `headroom`).
+    pub fn add(
+        &mut self,
+        path: AttributePath,
+        amount: Result<AttributeValue>,
+        (headroom, ty): (Headroom, &'static str),
+    ) {
         let Some(amount) = self.ok(amount) else { return };
         self.touched(&path);
+        self.keep_in_range(&path, &amount, false, (headroom, ty));
         self.add.push((path, amount));
     }
 
-    /// `SET path = if_not_exists(path, 0) - amount`, kept at or above zero when `unsigned`.
-    pub fn subtract(&mut self, path: AttributePath, amount: Result<AttributeValue>, unsigned: bool) {
+    /// `SET path = if_not_exists(path, 0) - amount`, kept within the field's type.
+    pub fn subtract(
+        &mut self,
+        path: AttributePath,
+        amount: Result<AttributeValue>,
+        (headroom, ty): (Headroom, &'static str),
+    ) {
         let Some(amount) = self.ok(amount) else { return };
         self.touched(&path);
-        if unsigned {
-            self.guards.push(Condition::at_least(path.clone(), amount.clone()));
-        }
+        self.keep_in_range(&path, &amount, true, (headroom, ty));
         self.set.push((path, Assign::Subtract(amount)));
+    }
+
+    /// Records the range a change of `amount` at `path` must keep the stored number in.
+    fn keep_in_range(
+        &mut self,
+        path: &AttributePath,
+        amount: &AttributeValue,
+        subtract: bool,
+        (headroom, ty): (Headroom, &'static str),
+    ) {
+        let text = amount.as_n().map(String::as_str).unwrap_or("?");
+        let change = match (subtract, text.strip_prefix('-')) {
+            (false, None) => format!("+{text}"),
+            (false, Some(_)) => text.to_owned(),
+            (true, None) => format!("-{text}"),
+            (true, Some(positive)) => format!("+{positive}"),
+        };
+        self.arithmetic.push(Arithmetic { path: path.clone(), change, headroom, ty });
+    }
+
+    /// Fails on the first number DynamoDB would refuse among the values the actions send.
+    fn check_numbers(&self) -> Result<()> {
+        let assigned = self.set.iter().map(|(path, assign)| {
+            let value = match assign {
+                Assign::Value(value)
+                | Assign::IfNotExists(value)
+                | Assign::Append(value)
+                | Assign::Prepend(value)
+                | Assign::Subtract(value) => value,
+            };
+            (path, value)
+        });
+        let changed = self.add.iter().chain(&self.delete).map(|(path, value)| (path, value));
+        assigned
+            .chain(changed)
+            .try_for_each(|(path, value)| crate::numbers::check_value(&mut path.to_string(), value))
+    }
+
+    /// Fails when two actions change one value, or one a value within the other's (`append`
+    /// and `prepend`, `set` twice, `add_to` and `delete_from`): DynamoDB refuses the request.
+    fn check_overlaps(&self) -> Result<()> {
+        let paths: Vec<&AttributePath> = (self.set.iter().map(|(path, _)| path))
+            .chain(self.add.iter().chain(&self.delete).map(|(path, _)| path))
+            .chain(&self.remove)
+            .collect();
+        for (at, first) in paths.iter().enumerate() {
+            if let Some(second) = paths[at + 1..].iter().find(|second| first.overlaps(second)) {
+                return Err(Error::OverlappingActions {
+                    first: first.to_string(),
+                    second: second.to_string(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Fails when a value set whole at the attribute `ttl` is not a time to live DynamoDB acts on.
+    pub fn check_ttl(&self, ttl: Option<&'static str>) -> Result<()> {
+        let Some(ttl) = ttl else { return Ok(()) };
+        let mut set = self.set.iter().filter(|(path, _)| path.is_attribute() && path.root() == ttl);
+        set.try_for_each(|(_, assign)| match assign {
+            Assign::Value(value) | Assign::IfNotExists(value) => crate::ttl::check(ttl, value),
+            _ => Ok(()),
+        })
+    }
+
+    /// The `add` and `subtract` actions, with the range each keeps.
+    pub fn arithmetic(&self) -> &[Arithmetic] {
+        &self.arithmetic
     }
 
     /// Elements after (`append`) or before the list at `path`.
@@ -209,8 +288,9 @@ impl Actions {
     }
 
     /// The conditions the actions need, joined to `condition`.
-    pub fn guard(&mut self, condition: Option<Condition>) -> Option<Condition> {
-        self.guards.drain(..).fold(condition, |joined, guard| Some(Condition::join(joined, guard)))
+    pub fn guard(&self, condition: Option<Condition>) -> Option<Condition> {
+        let ranges = self.arithmetic.iter().filter_map(Arithmetic::guard);
+        ranges.fold(condition, |joined, guard| Some(Condition::join(joined, guard)))
     }
 
     /// The update expression: these actions, the index key changes and the version increment.
@@ -223,6 +303,11 @@ impl Actions {
         if let Some(error) = self.error.take() {
             return Err(error);
         }
+        self.check_numbers()?;
+        if let Some(refused) = self.arithmetic.iter().find_map(Arithmetic::impossible) {
+            return Err(refused);
+        }
+        self.check_overlaps()?;
         let mut set: Vec<String> =
             self.set.into_iter().map(|(path, assign)| assignment(&path, assign, p)).collect();
         let mut remove: Vec<String> = self.remove.iter().map(|path| path.render(p)).collect();
@@ -297,16 +382,20 @@ mod tests {
         let sets = [SetAttribute { name: "tags", optional: false }];
         let mut actions = Actions::default();
         actions.set(AttributePath::from("tags"), Ok(AttributeValue::L(vec![s("a")])), &sets);
-        actions.subtract(AttributePath::from("stock"), n("2"), true);
+        actions.subtract(
+            AttributePath::from("stock"),
+            n("2"),
+            (super::super::Numeric::headroom(&2u32, true), "u32"),
+        );
         actions.extend_list(AttributePath::from("log"), Ok(vec![s("x")]), true);
         actions.change_set(AttributePath::from("moods"), Ok(vec![s("calm")]), false);
         actions.change_set(AttributePath::from("moods"), Ok(vec![]), true);
-        actions.remove_at(AttributePath::from("log"), 3);
+        actions.remove_at(AttributePath::from("old"), 3);
         assert!(actions.guard(None).is_some(), "an unsigned subtraction is guarded");
         assert_eq!(
             render(actions),
             "SET #ds0 = :ds0, #ds1 = if_not_exists(#ds1, :ds1) - :ds2, #ds2 = list_append(if_not_exists(#ds2, :ds3), :ds4) \
-             DELETE #ds3 :ds5 REMOVE #ds2[3]"
+             DELETE #ds4 :ds5 REMOVE #ds3[3]"
         );
     }
 

@@ -1,10 +1,11 @@
 //! Updating non-key fields of a stored entity.
 
 mod actions;
+mod arithmetic;
 
 use crate::db::Db;
 use crate::entity::{Entity, Field, Key};
-use crate::error::{Item, Result};
+use crate::error::{Error, Item, Result};
 use crate::expression::{Condition, FieldPath, Placeholders, RawExpression};
 use crate::field_value::FieldValue;
 use crate::item::{from_item, key_item, table_of};
@@ -12,6 +13,8 @@ use crate::key_fields::DecodeKeyFields;
 use crate::sets::SetField;
 use crate::write::{Guards, Layouts, UpdateAction, WriteRequest};
 use actions::Actions;
+pub use arithmetic::Headroom;
+use arithmetic::LARGEST_EXACT;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue};
 use futures::future::BoxFuture;
 use serde::Serialize;
@@ -26,13 +29,59 @@ use std::future::IntoFuture;
 pub trait Numeric: Serialize {
     /// Whether the type holds no negative numbers (a subtraction then stays at or above zero).
     const UNSIGNED: bool;
+
+    /// The stored numbers that keep `stored + self` (`stored - self` when `subtract`) within
+    /// the type.
+    #[doc(hidden)]
+    fn headroom(&self, subtract: bool) -> Headroom;
 }
 
-macro_rules! numeric {
-    ($unsigned:literal: $($ty:ty),*) => {$(impl Numeric for $ty { const UNSIGNED: bool = $unsigned; })*};
+macro_rules! integers {
+    ($($ty:ty: $unsigned:literal, $min:expr, $max:expr;)*) => {$(
+        impl Numeric for $ty {
+            const UNSIGNED: bool = $unsigned;
+
+            fn headroom(&self, subtract: bool) -> Headroom {
+                arithmetic::integer_headroom!($ty, *self, subtract, $min, $max)
+            }
+        }
+    )*};
 }
-numeric!(true: u8, u16, u32, u64, u128, usize);
-numeric!(false: i8, i16, i32, i64, i128, isize, f32, f64);
+integers!(
+    u8: true, u8::MIN, u8::MAX;
+    u16: true, u16::MIN, u16::MAX;
+    u32: true, u32::MIN, u32::MAX;
+    u64: true, u64::MIN, u64::MAX;
+    usize: true, usize::MIN, usize::MAX;
+    u128: true, 0, LARGEST_EXACT;
+    i8: false, i8::MIN, i8::MAX;
+    i16: false, i16::MIN, i16::MAX;
+    i32: false, i32::MIN, i32::MAX;
+    i64: false, i64::MIN, i64::MAX;
+    isize: false, isize::MIN, isize::MAX;
+    i128: false, -(LARGEST_EXACT as i128), LARGEST_EXACT as i128;
+);
+
+impl Numeric for f32 {
+    const UNSIGNED: bool = false;
+
+    fn headroom(&self, subtract: bool) -> Headroom {
+        arithmetic::float_headroom(f64::from(*self), subtract, f64::from(f32::MAX))
+    }
+}
+
+impl Numeric for f64 {
+    const UNSIGNED: bool = false;
+
+    /// DynamoDB's range (to 9.99e125) lies within `f64`'s: a result past it is refused by
+    /// DynamoDB, and nothing is stored.
+    fn headroom(&self, subtract: bool) -> Headroom {
+        match self.is_finite() {
+            true => Headroom::any(),
+            false => arithmetic::float_headroom(*self, subtract, f64::MAX),
+        }
+    }
+}
 
 /// An update of one stored entity; `.await` it to send. Resolves to the entity as stored after
 /// the update.
@@ -150,17 +199,22 @@ impl<'a, E: Entity> Update<'a, E> {
         self
     }
 
-    /// Adds `amount` to a numeric field (a missing field counts as 0).
+    /// Adds `amount` to a numeric field (a missing field counts as 0). The update carries a
+    /// condition that keeps the result within the field's type: a result past it (`u32::MAX`,
+    /// `i64::MIN`, 38 digits for the 128-bit types, `f32::MAX`) fails with [`Error::Overflow`],
+    /// and nothing is stored. An amount no stored number leaves room for fails before sending.
     pub fn add<T: Numeric>(mut self, field: impl FieldPath<E, T>, amount: T) -> Self {
-        self.actions.add(field.update_target().path, attribute_value(&amount));
+        let change = (amount.headroom(false), std::any::type_name::<T>());
+        self.actions.add(field.update_target().path, attribute_value(&amount), change);
         self
     }
 
-    /// Subtracts `amount` from a numeric field (a missing field counts as 0). On an unsigned
-    /// field the update is conditional on the result staying at or above zero: it fails with
-    /// [`Error::ConditionFailed`] instead of storing a negative number.
+    /// Subtracts `amount` from a numeric field (a missing field counts as 0), kept within the
+    /// field's type as [`add`](Self::add) is: below zero on an unsigned field, or past the
+    /// type's range, it fails with [`Error::Overflow`] and nothing is stored.
     pub fn subtract<T: Numeric>(mut self, field: impl FieldPath<E, T>, amount: T) -> Self {
-        self.actions.subtract(field.update_target().path, attribute_value(&amount), T::UNSIGNED);
+        let change = (amount.headroom(true), std::any::type_name::<T>());
+        self.actions.subtract(field.update_target().path, attribute_value(&amount), change);
         self
     }
 
@@ -254,6 +308,7 @@ impl<'a, E: Entity> Update<'a, E> {
             self.actions.create::<E>(key_fields?)?;
         }
         self.actions.stamp::<E>(creates)?;
+        self.actions.check_ttl(E::TTL)?;
         let index_updates = E::index_key_updates(&self.key, self.actions.changes())?;
         crate::index_key_limits::check_updates(table_of::<E>(), &index_updates)?;
         let condition = self.actions.guard(self.condition.take());
@@ -267,8 +322,17 @@ impl<'a, E: Entity> Update<'a, E> {
     async fn execute(self) -> Result<E> {
         let db = self.db;
         let layouts = Layouts::resolve(db).await?;
+        let arithmetic = self.actions.arithmetic().to_vec();
         let request = self.request_for(&layouts)?;
-        let item = request.send(db, ReturnValue::AllNew).await?;
+        let item = match request.send(db, ReturnValue::AllNew).await {
+            // The stored number left no room for the change: say which, and why.
+            Err(Error::ConditionFailed { current }) => {
+                let stored = current.as_deref();
+                let overflow = arithmetic.iter().find_map(|change| change.refusal(stored));
+                return Err(overflow.unwrap_or(Error::ConditionFailed { current }));
+            }
+            sent => sent?,
+        };
         layouts.follow_update(&item).await?;
         from_item(item)
     }
