@@ -70,6 +70,7 @@ fn main() {
             let db = connection
                 .db()
                 .with_table_name::<Bench>(format!("BackfillBench{round}{name}-{}", std::process::id()))
+                .expect("a valid table name")
                 .with_shard_metadata(metadata);
             runtime.block_on(async {
                 db.create_table::<Bench>().await.expect("create table");

@@ -188,14 +188,17 @@ fn main() {
     let connection = runtime.block_on(dynashard::local::connect()).expect("DynamoDB Local");
     // A table of its own per run, so a shared endpoint never holds albums of an earlier run.
     let table_name = format!("MergedPageBench-{}", std::process::id());
-    let db = Db::new(connection.client().clone()).with_table_name::<Bench>(table_name.clone());
+    let db = Db::new(connection.client().clone())
+        .with_table_name::<Bench>(table_name.clone())
+        .expect("a valid table name");
     let upstream = connection
         .endpoint()
         .map(str::to_owned)
         .or_else(|| std::env::var(dynashard::local::ENDPOINT_VARIABLE).ok())
         .expect("an endpoint");
     let delayed = Db::new(dynashard::client_for_endpoint(&machine::delaying_proxy(&upstream, LATENCY)))
-        .with_table_name::<Bench>(table_name);
+        .with_table_name::<Bench>(table_name)
+        .expect("a valid table name");
     let (client, table) = (db.client().clone(), db.table_name::<Bench>().to_owned());
     let albums = catalogue(ALBUMS);
 

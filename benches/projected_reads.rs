@@ -97,7 +97,9 @@ fn main() {
     let connection = runtime.block_on(dynashard::local::connect()).expect("DynamoDB Local");
     // A table of its own per run, so a shared endpoint never holds orders of an earlier run.
     let table_name = format!("ProjectedReadsBench-{}", std::process::id());
-    let db = Db::new(connection.client().clone()).with_table_name::<Bench>(table_name);
+    let db = Db::new(connection.client().clone())
+        .with_table_name::<Bench>(table_name)
+        .expect("a valid table name");
     let orders: Vec<Order> = (0..ORDERS)
         .map(|number| Order {
             customer: "c-042".into(),

@@ -71,6 +71,7 @@ fn db(connection: &dynashard::local::Connection, run: &str) -> Db {
     Db::new(dynashard::client_for_endpoint_with(connection.url(), patient))
         .with_streams_client(dynashard::streams_client_for_endpoint(connection.url()))
         .with_table_name::<Bench>(format!("ReshardBench{run}-{}", std::process::id()))
+        .expect("a valid table name")
         .with_shard_metadata(ShardMetadata::new("ReshardBenchMetadata").cache_for(Duration::from_millis(10)))
 }
 

@@ -142,7 +142,9 @@ fn main() {
     let connection = runtime.block_on(dynashard::local::connect()).expect("DynamoDB Local");
     // A table of its own per run, so a shared endpoint never holds albums of an earlier run.
     let table_name = format!("ShardedListingBench-{}", std::process::id());
-    let direct = Db::new(connection.client().clone()).with_table_name::<Bench>(table_name.clone());
+    let direct = Db::new(connection.client().clone())
+        .with_table_name::<Bench>(table_name.clone())
+        .expect("a valid table name");
     let db = match machine::latency() {
         Some(delay) => {
             let upstream = connection
@@ -152,7 +154,9 @@ fn main() {
                 .expect("an endpoint");
             let proxy = machine::delaying_proxy(&upstream, delay);
             println!("reads go through a proxy that delays every response by {delay:?}");
-            Db::new(dynashard::client_for_endpoint(&proxy)).with_table_name::<Bench>(table_name)
+            Db::new(dynashard::client_for_endpoint(&proxy))
+                .with_table_name::<Bench>(table_name)
+                .expect("a valid table name")
         }
         None => direct.clone(),
     };

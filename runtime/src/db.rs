@@ -76,10 +76,23 @@ impl Db {
         self.retry_policy
     }
 
-    /// Uses `name` as the real name of table `T` (e.g. `Music-prod`).
-    pub fn with_table_name<T: Table>(mut self, name: impl Into<String>) -> Self {
-        Arc::make_mut(&mut self.table_names).insert(T::DEFINITION.name, name.into());
-        self
+    /// Uses `name` as the real name of table `T` (e.g. `Music-prod`). A name DynamoDB would
+    /// refuse (3 to 255 characters of `a-z A-Z 0-9 _ - .`) fails with
+    /// [`Error::InvalidTableName`](crate::Error::InvalidTableName).
+    ///
+    /// ```
+    /// # use dynashard::{Db, Table};
+    /// # #[derive(Table)] #[table(name = "Music", pk = "pk", sk = "sk")] struct Music;
+    /// # fn example(client: aws_sdk_dynamodb::Client) -> dynashard::Result<()> {
+    /// let db = Db::new(client).with_table_name::<Music>("Music-prod")?;
+    /// assert!(db.clone().with_table_name::<Music>("prod/music").is_err());
+    /// # Ok(()) }
+    /// ```
+    pub fn with_table_name<T: Table>(mut self, name: impl Into<String>) -> crate::Result<Self> {
+        let name = name.into();
+        crate::table::check_name(&name)?;
+        Arc::make_mut(&mut self.table_names).insert(T::DEFINITION.name, name);
+        Ok(self)
     }
 
     /// Signs query cursors with HMAC-SHA256 under `key`, so clients cannot forge them; cursors

@@ -108,6 +108,8 @@ pub use db::Db;
 /// | `ttl = "..."` | the time-to-live attribute, turned on by `create_table`; an entity's `#[ttl]` field is stored in it | none |
 /// | `stream = "new_and_old_images"` | the table's stream (`new_image`, `old_image`, `keys_only`) | none |
 /// | `deletion_protection` | the table refuses to be deleted | off |
+/// | `point_in_time_recovery` | continuous backups, turned on by `create_table` | off |
+/// | `warm_reads = N`, `warm_writes = N` | warm throughput: units per second served at once, ahead of a peak | DynamoDB's own |
 /// | `tags = ["team=music"]` | tags | none |
 /// | `read_capacity = N`, `write_capacity = N` | provisioned billing (both or neither) | on-demand |
 /// | `shard_metadata = "..."` | the table every `Db` keeps dynamic shard counts and resharding phases in | none |
@@ -116,7 +118,10 @@ pub use db::Db;
 /// `#[gsi(name = "...", pk = "...", sk = "...")]` declares a global secondary index keyed on
 /// string attributes; `pk = ["a", "b:N"]` (up to four each, `:N` number, `:B` binary) keys it on
 /// the items' own attributes. `projection = "keys_only"` or `projection = ["title", "year"]`
-/// copies less into the index than every attribute (the default, `"all"`). Each index is also an associated constant in upper snake case
+/// copies less into the index than every attribute (the default, `"all"`), and `warm_reads`,
+/// `warm_writes` its warm throughput. `#[lsi(name = "...", sk = "...")]` declares a local
+/// secondary index (the table's partition key, a sort key of its own; created with the table),
+/// with the same `projection`. Each index is also an associated constant in upper snake case
 /// ([`Index`]), for the operations that name an index.
 ///
 /// ```

@@ -372,3 +372,18 @@ impl Billing {
         }
     }
 }
+
+/// Fails unless DynamoDB takes `name` as a table name: 3 to 255 characters of `a-z A-Z 0-9 _ - .`
+/// (what the `Table` derive checks of a declared name, for a name given at run time).
+pub(crate) fn check_name(name: &str) -> crate::Result<()> {
+    let reason = if name.len() < 3 {
+        "shorter than 3 characters"
+    } else if name.len() > 255 {
+        "longer than 255 characters"
+    } else if !name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')) {
+        "a character other than a-z, A-Z, 0-9, `_`, `-` and `.`"
+    } else {
+        return Ok(());
+    };
+    Err(crate::Error::InvalidTableName { name: name.chars().take(300).collect(), reason })
+}

@@ -56,6 +56,7 @@ async fn setup(table: &str) -> Db {
     let db = db()
         .await
         .with_table_name::<Logs>(table)
+        .expect("a valid table name")
         .with_shard_metadata(ShardMetadata::new(METADATA).cache_for(Duration::from_millis(100)));
     db.create_table::<Logs>().await.unwrap();
     db.create_shard_metadata_table().await.unwrap();
@@ -252,7 +253,11 @@ async fn an_interrupted_batched_backfill_is_finished_conditionally_and_unfrozen(
 #[tokio::test]
 async fn a_batched_backfill_reads_whole_items_from_the_table_whatever_the_index_projects() {
     let table = unique("BatchedKeysOnly");
-    let db = db().await.with_table_name::<Logs>(&table).with_shard_metadata(ShardMetadata::new(METADATA));
+    let db = db()
+        .await
+        .with_table_name::<Logs>(&table)
+        .expect("a valid table name")
+        .with_shard_metadata(ShardMetadata::new(METADATA));
     db.create_shard_metadata_table().await.unwrap();
     let string = |name: &str| {
         AttributeDefinition::builder()

@@ -48,6 +48,7 @@ async fn process(table: &str, cache: Duration) -> Db {
     let db = crate::db()
         .await
         .with_table_name::<Shelves>(table)
+        .expect("a valid table name")
         .with_shard_metadata(ShardMetadata::new(METADATA).cache_for(cache));
     db.create_table::<Shelves>().await.unwrap();
     db.create_shard_metadata_table().await.unwrap();
@@ -286,6 +287,7 @@ async fn writes_that_arrive_25_s_late_lose_nothing() {
     let slow = Db::new(dynashard::client_for_endpoint_with(&slow_path, patient))
         .with_streams_client(dynashard::streams_client_for_endpoint(&endpoint))
         .with_table_name::<Shelves>(&table)
+        .expect("a valid table name")
         .with_shard_metadata(ShardMetadata::new(METADATA));
     let shelf = unique("late");
     let preload: Vec<Record> = (0..50).map(|n| record(&shelf, n, "first")).collect();
@@ -343,6 +345,7 @@ async fn items_time_to_live_deletes_during_the_backfill_stay_deleted() {
     let backfiller = Db::new(dynashard::client_for_endpoint(&slow_path))
         .with_streams_client(dynashard::streams_client_for_endpoint(&endpoint))
         .with_table_name::<Shelves>(&table)
+        .expect("a valid table name")
         .with_shard_metadata(ShardMetadata::new(METADATA).cache_for(Duration::from_millis(100)));
     let shelf = unique("ttl");
     let records: Vec<Record> = (0..300).map(|n| record(&shelf, n, "expiring")).collect();

@@ -36,9 +36,10 @@ struct Record {
 }
 
 async fn backfilled(table: &str, shelf: &str, items: usize) -> (Db, Vec<Record>) {
-    let db = crate::db().await.with_table_name::<Shelves>(table).with_shard_metadata(
-        ShardMetadata::new("ReshardVerifyMetadata").cache_for(Duration::from_millis(100)),
-    );
+    let db =
+        crate::db().await.with_table_name::<Shelves>(table).expect("a valid table name").with_shard_metadata(
+            ShardMetadata::new("ReshardVerifyMetadata").cache_for(Duration::from_millis(100)),
+        );
     db.create_table::<Shelves>().await.unwrap();
     let records: Vec<Record> = (0..items)
         .map(|n| Record {

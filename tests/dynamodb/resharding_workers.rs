@@ -35,9 +35,10 @@ struct Record {
 
 /// A `Db` of its own: another process, as far as leases go.
 async fn worker(table: &str) -> Db {
-    let db = crate::db().await.with_table_name::<Shelves>(table).with_shard_metadata(
-        ShardMetadata::new("ReshardWorkerMetadata").cache_for(Duration::from_millis(100)),
-    );
+    let db =
+        crate::db().await.with_table_name::<Shelves>(table).expect("a valid table name").with_shard_metadata(
+            ShardMetadata::new("ReshardWorkerMetadata").cache_for(Duration::from_millis(100)),
+        );
     db.create_table::<Shelves>().await.unwrap();
     db.create_shard_metadata_table().await.unwrap();
     db

@@ -41,6 +41,7 @@ async fn process(table: &str) -> Db {
     let db = db()
         .await
         .with_table_name::<Library>(table)
+        .expect("a valid table name")
         .with_shard_metadata(ShardMetadata::new(METADATA).cache_for(CACHE));
     db.create_table::<Library>().await.unwrap();
     db.create_shard_metadata_table().await.unwrap();
@@ -114,6 +115,7 @@ async fn a_batch_write_retrying_across_a_resharding_step_stops_with_its_writes()
     let writer = Db::new(faults.client_for_endpoint(&endpoint))
         .with_streams_client(dynashard::streams_client_for_endpoint(&endpoint))
         .with_table_name::<Library>(&table)
+        .expect("a valid table name")
         .with_shard_metadata(ShardMetadata::new(METADATA).cache_for(CACHE))
         .with_retry_policy(RetryPolicy::new(40, Duration::from_millis(50), Duration::from_millis(50)));
     let book = Book { isbn: unique("isbn"), shelf: unique("shelf") };
@@ -140,7 +142,7 @@ async fn a_process_given_no_shard_metadata_still_dual_writes() {
     let table = unique("ReshardUnconfigured");
     let operator = process(&table).await;
     // Another process, told nothing of shard metadata: the table declares where it lives.
-    let writer = db().await.with_table_name::<Library>(&table);
+    let writer = db().await.with_table_name::<Library>(&table).expect("a valid table name");
     assert!(matches!(writer.shard_metadata(), Err(Error::ShardMetadataNotConfigured)));
     operator
         .start_resharding::<Book>(Library::BY_SHELF, Library::BY_SHELF_NEXT, NewLayout::hash(8))

@@ -38,7 +38,8 @@ async fn create_table_is_idempotent_under_concurrency() {
 async fn table_names_can_be_overridden_per_deployment() {
     let base = db().await;
     let name = unique("Music-stage");
-    let db = Db::new(base.client().clone()).with_table_name::<Music>(name.clone());
+    let db =
+        Db::new(base.client().clone()).with_table_name::<Music>(name.clone()).expect("a valid table name");
     assert_eq!(db.table_name::<Music>(), name);
     db.create_table::<Music>().await.unwrap();
     let artist = Artist { name: "Renamed".into(), country: None };
@@ -48,6 +49,17 @@ async fn table_names_can_be_overridden_per_deployment() {
     assert_eq!(in_default, None, "the default-named table is untouched");
     db.delete_table::<Music>().await.unwrap();
     db.delete_table::<Music>().await.unwrap();
+    // A name DynamoDB would refuse is refused where it is given, with the reason.
+    for (bad, reason) in [
+        ("ab", "shorter than 3"),
+        ("music/prod", "a character other than"),
+        ("Müsic", "a character other than"),
+        (&"x".repeat(256)[..], "longer than 255"),
+    ] {
+        let error = base.clone().with_table_name::<Music>(bad).unwrap_err();
+        assert!(matches!(error, dynashard::Error::InvalidTableName { .. }), "{bad}: {error:?}");
+        assert!(error.to_string().contains(reason) && error.is_invalid_input(), "{bad}: {error}");
+    }
 }
 
 #[test]
@@ -192,7 +204,7 @@ async fn verify_table_finds_no_difference_in_a_created_table_and_names_each_drif
     assert_eq!(db.verify_table::<Projected>().await.unwrap(), [], "as create_table made it");
     assert_eq!(db.verify_table::<crate::model::Music>().await.unwrap(), []);
 
-    let missing = db.clone().with_table_name::<Projected>(unique("NoSuchTable"));
+    let missing = db.clone().with_table_name::<Projected>(unique("NoSuchTable")).expect("a valid table name");
     assert_eq!(missing.verify_table::<Projected>().await.unwrap(), [TableDifference::Missing]);
 
     // A table made by hand: another key schema, no declared index, one undeclared, provisioned.
@@ -239,7 +251,7 @@ async fn verify_table_finds_no_difference_in_a_created_table_and_names_each_drif
         .send()
         .await
         .unwrap();
-    let drifted = db.clone().with_table_name::<Projected>(name);
+    let drifted = db.clone().with_table_name::<Projected>(name).expect("a valid table name");
     let found: Vec<String> =
         drifted.verify_table::<Projected>().await.unwrap().iter().map(ToString::to_string).collect();
     assert_eq!(
@@ -285,7 +297,7 @@ async fn streams_deletion_protection_and_tags_are_created_and_verified() {
     assert_eq!(json["Tags"][0], serde_json::json!({"Key": "team", "Value": "music"}));
 
     // The same table, seen as one declared without any of it.
-    let plain = db.clone().with_table_name::<Projected>("DeclaredTests");
+    let plain = db.clone().with_table_name::<Projected>("DeclaredTests").expect("a valid table name");
     let found = plain.verify_table::<Projected>().await.unwrap();
     assert!(
         found.contains(&TableDifference::Stream { declared: None, found: Some("NEW_AND_OLD_IMAGES".into()) })

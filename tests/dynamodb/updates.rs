@@ -342,3 +342,26 @@ async fn two_actions_on_one_value_are_refused_before_sending() {
     let updated = updated.add(f.curator.fields().picks, 1).await.unwrap();
     assert_eq!((updated.tracks.len(), updated.curator), (0, Curator { name: "Cy".into(), picks: 2 }));
 }
+
+#[tokio::test]
+async fn list_elements_past_the_end_are_refused_and_nothing_is_stored() {
+    let db = db().await;
+    let owner = unique("ListElements");
+    db.put(&playlist(&owner)).await.unwrap();
+    let f = Playlist::fields();
+    let key = || Playlist::key(&owner, "Night").unwrap();
+    let out_of_range = |error: Error, index: usize, length: Option<usize>| {
+        assert!(
+            matches!(&error, Error::ListIndexOutOfRange { list, index: i, length: l } if list == "tracks" && *i == index && *l == length),
+            "{error:?}"
+        );
+    };
+    out_of_range(db.update(key()).remove_at(f.tracks, 2).await.unwrap_err(), 2, Some(2));
+    out_of_range(db.update(key()).set(f.tracks.at(50), "z").await.unwrap_err(), 50, Some(2));
+    out_of_range(db.update(key()).remove_at(f.tracks, usize::MAX).await.unwrap_err(), usize::MAX, None);
+    // With another action: none of it is stored.
+    out_of_range(db.update(key()).remove_at(f.tracks, 5).add(f.stock, 1).await.unwrap_err(), 5, Some(2));
+    assert_eq!(db.get(key()).await.unwrap().unwrap(), playlist(&owner), "nothing stored");
+    let updated = db.update(key()).remove_at(f.tracks, 1).set(f.tracks.at(0), "a").await.unwrap();
+    assert_eq!(updated.tracks, ["a"]);
+}

@@ -3,7 +3,7 @@
 //! A [`ChangeRecord`] is one record of a table's stream, from whichever source delivered it:
 //!
 //! - the event a Lambda function receives, as JSON ([`ChangeRecord::from_lambda_json`]), or as
-//!   the `aws_lambda_events` crate models it (feature `lambda-events`: `From<EventRecord>`);
+//!   the `aws_lambda_events` crate models it (feature `lambda-events`: `TryFrom<EventRecord>`);
 //! - the DynamoDB Streams API's `GetRecords` (`TryFrom<&aws_sdk_dynamodbstreams::types::Record>`).
 //!
 //! [`ChangeRecord::decode`] reads it as an entity, [`ChangeRecord::decode_member`] as a

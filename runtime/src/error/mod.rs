@@ -147,6 +147,30 @@ pub enum Error {
         reason: &'static str,
     },
 
+    /// An update names an element past the end of a list (`remove_at`, or a value set inside an
+    /// element): refused by a condition the update carried (or before sending, for an index no
+    /// list can reach), and nothing was stored.
+    #[error("`{list}` has no element {index}{}", held(.length))]
+    ListIndexOutOfRange {
+        /// The list (its attribute, or the path of a list nested in one).
+        list: String,
+        /// The index asked for.
+        index: usize,
+        /// How many elements the stored list holds (`None`: no list is stored there, or the
+        /// index was refused before sending).
+        length: Option<usize>,
+    },
+
+    /// A table name given at run time ([`Db::with_table_name`](crate::Db::with_table_name)) that
+    /// DynamoDB would refuse: 3 to 255 characters of `a-z A-Z 0-9 _ - .`.
+    #[error("`{name}` cannot be a table name: {reason}")]
+    InvalidTableName {
+        /// The name given.
+        name: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+
     /// A create-only put found an item with the same key.
     #[error("an item with this key already exists")]
     AlreadyExists,
@@ -503,3 +527,8 @@ pub enum Error {
 
 /// Shorthand for results with [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// " (it holds n)" for a list's length, when known.
+fn held(length: &Option<usize>) -> String {
+    length.map(|length| format!(" (it holds {length})")).unwrap_or_default()
+}

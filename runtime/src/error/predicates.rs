@@ -78,6 +78,7 @@ impl Error {
                 | Error::InvalidNumber { .. }
                 | Error::OverlappingActions { .. }
                 | Error::InvalidTtl { .. }
+                | Error::InvalidTableName { .. }
                 | Error::ExpressionTooLarge { .. }
                 | Error::InvalidChangeRecord { .. }
                 | Error::ReservedAttribute { .. }

@@ -235,6 +235,11 @@ impl Condition {
         Condition(Node::Compare(path, Comparison::Le, value))
     }
 
+    /// A value is stored at `path`.
+    pub(crate) fn present(path: AttributePath) -> Self {
+        Condition(Node::Exists(path))
+    }
+
     /// Nothing is stored at `path`.
     pub(crate) fn missing(path: AttributePath) -> Self {
         Condition(Node::NotExists(path))

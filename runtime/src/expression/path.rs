@@ -72,6 +72,13 @@ impl AttributePath {
         })
     }
 
+    /// The last list element the path goes through: the list's path and the element's index.
+    pub(crate) fn last_element(&self) -> Option<(AttributePath, usize)> {
+        let at = self.steps.iter().rposition(|step| matches!(step, Step::Index(_)))?;
+        let Step::Index(index) = self.steps[at] else { return None };
+        Some((AttributePath { root: self.root, steps: self.steps[..at].to_vec() }, index))
+    }
+
     /// The element at `index` of the list at this path.
     pub(crate) fn at(self, index: usize) -> Self {
         self.then(Step::Index(index))

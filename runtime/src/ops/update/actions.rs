@@ -2,6 +2,7 @@
 //! (`SET`, `ADD`, `DELETE`, `REMOVE`), with the field changes index keys follow.
 
 use super::arithmetic::{Arithmetic, Headroom};
+use super::elements::Element;
 use crate::error::{Error, Item, Result};
 use crate::expression::{AttributePath, Condition, Placeholders, RawExpression};
 use crate::index_keys::{FieldChanges, IndexKeyUpdate};
@@ -150,10 +151,7 @@ impl Actions {
     /// Fails when two actions change one value, or one a value within the other's (`append`
     /// and `prepend`, `set` twice, `add_to` and `delete_from`): DynamoDB refuses the request.
     fn check_overlaps(&self) -> Result<()> {
-        let paths: Vec<&AttributePath> = (self.set.iter().map(|(path, _)| path))
-            .chain(self.add.iter().chain(&self.delete).map(|(path, _)| path))
-            .chain(&self.remove)
-            .collect();
+        let paths: Vec<&AttributePath> = self.paths().collect();
         for (at, first) in paths.iter().enumerate() {
             if let Some(second) = paths[at + 1..].iter().find(|second| first.overlaps(second)) {
                 return Err(Error::OverlappingActions {
@@ -173,6 +171,24 @@ impl Actions {
             Assign::Value(value) | Assign::IfNotExists(value) => crate::ttl::check(ttl, value),
             _ => Ok(()),
         })
+    }
+
+    /// The paths the actions change.
+    fn paths(&self) -> impl Iterator<Item = &AttributePath> {
+        (self.set.iter().map(|(path, _)| path))
+            .chain(self.add.iter().chain(&self.delete).map(|(path, _)| path))
+            .chain(&self.remove)
+    }
+
+    /// The list elements the actions go through, each once.
+    pub fn elements(&self) -> Vec<Element> {
+        let mut elements: Vec<Element> = Vec::new();
+        for element in self.paths().filter_map(Element::of) {
+            if !elements.contains(&element) {
+                elements.push(element);
+            }
+        }
+        elements
     }
 
     /// The `add` and `subtract` actions, with the range each keeps.
@@ -290,7 +306,8 @@ impl Actions {
     /// The conditions the actions need, joined to `condition`.
     pub fn guard(&self, condition: Option<Condition>) -> Option<Condition> {
         let ranges = self.arithmetic.iter().filter_map(Arithmetic::guard);
-        ranges.fold(condition, |joined, guard| Some(Condition::join(joined, guard)))
+        let elements = self.elements().into_iter().map(|element| element.guard());
+        ranges.chain(elements).fold(condition, |joined, guard| Some(Condition::join(joined, guard)))
     }
 
     /// The update expression: these actions, the index key changes and the version increment.
@@ -305,6 +322,9 @@ impl Actions {
         }
         self.check_numbers()?;
         if let Some(refused) = self.arithmetic.iter().find_map(Arithmetic::impossible) {
+            return Err(refused);
+        }
+        if let Some(refused) = self.elements().iter().find_map(Element::impossible) {
             return Err(refused);
         }
         self.check_overlaps()?;

@@ -2,6 +2,7 @@
 
 mod actions;
 mod arithmetic;
+mod elements;
 
 use crate::db::Db;
 use crate::entity::{Entity, Field, Key};
@@ -239,7 +240,9 @@ impl<'a, E: Entity> Update<'a, E> {
     }
 
     /// Removes the element at `index` (from 0) of a list field; the elements after it move up.
-    /// An index past the end removes nothing.
+    /// An index past the end fails with [`Error::ListIndexOutOfRange`] (the update carries the
+    /// condition that the element exists), and nothing is stored; so does a value set inside an
+    /// element past the end.
     pub fn remove_at<T>(mut self, field: impl FieldPath<E, Vec<T>>, index: usize) -> Self {
         self.actions.remove_at(field.update_target().path, index);
         self
@@ -322,14 +325,15 @@ impl<'a, E: Entity> Update<'a, E> {
     async fn execute(self) -> Result<E> {
         let db = self.db;
         let layouts = Layouts::resolve(db).await?;
-        let arithmetic = self.actions.arithmetic().to_vec();
+        let (arithmetic, elements) = (self.actions.arithmetic().to_vec(), self.actions.elements());
         let request = self.request_for(&layouts)?;
         let item = match request.send(db, ReturnValue::AllNew).await {
-            // The stored number left no room for the change: say which, and why.
+            // A list element missing, or a stored number without room for the change: say which.
             Err(Error::ConditionFailed { current }) => {
                 let stored = current.as_deref();
-                let overflow = arithmetic.iter().find_map(|change| change.refusal(stored));
-                return Err(overflow.unwrap_or(Error::ConditionFailed { current }));
+                let missing = elements.iter().find_map(|element| element.refusal(stored));
+                let overflow = || arithmetic.iter().find_map(|change| change.refusal(stored));
+                return Err(missing.or_else(overflow).unwrap_or(Error::ConditionFailed { current }));
             }
             sent => sent?,
         };
