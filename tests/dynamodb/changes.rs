@@ -73,7 +73,8 @@ fn item_change<T: std::fmt::Debug>(change: Change<T>) -> ItemChange<T> {
 
 #[test]
 fn a_lambda_event_decodes_into_entities_and_reports_what_it_does_not_read() {
-    let records = ChangeRecord::from_lambda_json(&fixture()).unwrap();
+    let records: Vec<ChangeRecord> =
+        ChangeRecord::from_lambda_json(&fixture()).unwrap().into_iter().map(Result::unwrap).collect();
     assert_eq!(records.len(), 6);
     let changes: Vec<Change<Order>> =
         records.iter().map(|record| record.decode::<Order>().unwrap()).collect();
@@ -132,7 +133,9 @@ fn the_aws_lambda_events_model_gives_the_same_records() {
     let event: aws_lambda_events::event::dynamodb::Event = serde_json::from_str(&fixture()).unwrap();
     let from_model: Vec<ChangeRecord> =
         event.records.into_iter().map(|record| ChangeRecord::try_from(record).unwrap()).collect();
-    assert_eq!(from_model, ChangeRecord::from_lambda_json(&fixture()).unwrap());
+    let from_json: Vec<ChangeRecord> =
+        ChangeRecord::from_lambda_json(&fixture()).unwrap().into_iter().map(Result::unwrap).collect();
+    assert_eq!(from_model, from_json);
 }
 
 #[test]
@@ -158,14 +161,36 @@ fn what_is_not_a_change_of_the_table_is_an_error() {
     let numeric =
         ChangeRecord::new(ChangeKind::Remove, Item::from([("pk".to_owned(), AttributeValue::N("1".into()))]));
     assert!(matches!(numeric.decode::<Order>(), Err(Error::InvalidChangeRecord { .. })));
-    for bad in
-        [r#"{"Records": [{"eventName": "UPSERT", "dynamodb": {"Keys": {}}}]}"#, r#"{"records": []}"#, "[]"]
-    {
+    for bad in [r#"{"records": []}"#, "[]", "not json"] {
         assert!(
             matches!(ChangeRecord::from_lambda_json(bad), Err(Error::InvalidChangeRecord { .. })),
             "{bad}"
         );
     }
+    // One bad record among good ones: it alone is an error, naming it; the others decode.
+    let event = r#"{"Records": [
+        {"eventID": "a", "eventName": "INSERT", "dynamodb": {"Keys": {"pk": {"S": "x"}}, "SequenceNumber": "1"}},
+        {"eventID": "b", "eventName": "UPSERT", "dynamodb": {"Keys": {"pk": {"S": "y"}}, "SequenceNumber": "2"}},
+        {"eventID": "c", "eventName": "MODIFY", "dynamodb": {"Keys": 7, "SequenceNumber": "3"}},
+        {"eventID": "d", "eventName": "REMOVE", "dynamodb": {"Keys": {"pk": {"S": "z"}}, "SequenceNumber": "4"}}
+    ]}"#;
+    let records = ChangeRecord::from_lambda_json(event).unwrap();
+    let failed: Vec<(Option<String>, Option<String>)> = records
+        .iter()
+        .filter_map(|record| match record {
+            Err(Error::InvalidChangeRecord { event_id, sequence_number, .. }) => {
+                Some((event_id.clone(), sequence_number.clone()))
+            }
+            _ => None,
+        })
+        .collect();
+    let named = |id: &str, number: &str| (Some(id.to_owned()), Some(number.to_owned()));
+    assert_eq!(failed, [named("b", "2"), named("c", "3")]);
+    let good: Vec<Option<String>> =
+        records.iter().flatten().map(|record| record.sequence_number.clone()).collect();
+    assert_eq!(good, [Some("1".to_owned()), Some("4".to_owned())]);
+    let message = records[1].as_ref().unwrap_err().to_string();
+    assert!(message.contains("event b, sequence number 2"), "{message}");
 }
 
 /// Every record the table's stream holds, from each shard's start.

@@ -7,11 +7,11 @@ use crate::error::Result;
 use serde::Deserialize;
 use time::OffsetDateTime;
 
-/// A Lambda event of a DynamoDB stream, as its JSON has it.
+/// A Lambda event of a DynamoDB stream, as its JSON has it: its records are read one by one.
 #[derive(Deserialize)]
 struct Event {
     #[serde(rename = "Records")]
-    records: Vec<EventRecord>,
+    records: Vec<serde_json::Value>,
 }
 
 #[derive(Deserialize)]
@@ -47,11 +47,35 @@ struct StreamRecord {
 }
 
 impl ChangeRecord {
-    /// The records of a Lambda event of a table's stream, from its JSON (`{"Records": [...]}`).
-    pub fn from_lambda_json(json: &str) -> Result<Vec<ChangeRecord>> {
+    /// The records of a Lambda event of a table's stream, from its JSON (`{"Records": [...]}`),
+    /// each decoded on its own: a record that is not one of the table's changes is an
+    /// [`Error::InvalidChangeRecord`](crate::Error::InvalidChangeRecord) of its own, carrying its
+    /// `eventID` and sequence number, so that a handler reports exactly the bad ones (the
+    /// sequence number is the `itemIdentifier` of `batchItemFailures`) and goes on with the
+    /// rest. Fails as a whole only when the JSON is not a stream event at all.
+    pub fn from_lambda_json(json: &str) -> Result<Vec<Result<ChangeRecord>>> {
         let event: Event =
             serde_json::from_str(json).map_err(|error| invalid(format!("not a stream event: {error}")))?;
-        event.records.into_iter().map(ChangeRecord::try_from_lambda).collect()
+        Ok(event.records.into_iter().map(ChangeRecord::from_lambda_value).collect())
+    }
+
+    /// One record of an event, or why it is not a change, naming it.
+    fn from_lambda_value(value: serde_json::Value) -> Result<ChangeRecord> {
+        let text =
+            |value: Option<&serde_json::Value>| value.and_then(serde_json::Value::as_str).map(str::to_owned);
+        let event_id = text(value.get("eventID"));
+        let sequence_number = text(value.get("dynamodb").and_then(|change| change.get("SequenceNumber")));
+        let named = |error: crate::Error| match error {
+            crate::Error::InvalidChangeRecord { reason, .. } => crate::Error::InvalidChangeRecord {
+                reason,
+                event_id: event_id.clone(),
+                sequence_number: sequence_number.clone(),
+            },
+            other => other,
+        };
+        let record: EventRecord = serde_json::from_value(value)
+            .map_err(|error| named(invalid(format!("not a stream record: {error}"))))?;
+        ChangeRecord::try_from_lambda(record).map_err(named)
     }
 
     fn try_from_lambda(record: EventRecord) -> Result<ChangeRecord> {

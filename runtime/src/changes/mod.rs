@@ -38,7 +38,7 @@
 //!     }
 //! }]}"#;
 //! for record in ChangeRecord::from_lambda_json(event)? {
-//!     match record.decode::<Order>()? {
+//!     match record?.decode::<Order>()? {
 //!         Change::Item(change) if change.kind == ChangeKind::Insert => {
 //!             let order = change.new.expect("a new image");
 //!             assert_eq!((order.number, order.total_cents), (7, 1250));
@@ -142,5 +142,5 @@ impl ChangeRecord {
 
 /// The error of a record that is not one of the table's changes.
 pub(crate) fn invalid(reason: impl Into<String>) -> crate::Error {
-    crate::Error::InvalidChangeRecord { reason: reason.into() }
+    crate::Error::InvalidChangeRecord { reason: reason.into(), event_id: None, sequence_number: None }
 }

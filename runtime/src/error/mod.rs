@@ -383,10 +383,15 @@ pub enum Error {
     },
 
     /// A stream record is not one of the table's changes (see [`crate::changes`]).
-    #[error("invalid change record: {reason}")]
+    #[error("invalid change record{}: {reason}", record_named(.event_id, .sequence_number))]
     InvalidChangeRecord {
         /// What is wrong.
         reason: String,
+        /// The record's `eventID`, when it came in a Lambda event that gave one.
+        event_id: Option<String>,
+        /// The record's sequence number, when known: a Lambda handler's `itemIdentifier` in
+        /// `batchItemFailures`.
+        sequence_number: Option<String>,
     },
 
     /// A query cannot run as built; nothing was sent.
@@ -531,4 +536,14 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// " (it holds n)" for a list's length, when known.
 fn held(length: &Option<usize>) -> String {
     length.map(|length| format!(" (it holds {length})")).unwrap_or_default()
+}
+
+/// " (event …, sequence number …)" for a stream record, as far as it is known.
+fn record_named(event_id: &Option<String>, sequence_number: &Option<String>) -> String {
+    match (event_id, sequence_number) {
+        (None, None) => String::new(),
+        (Some(id), None) => format!(" (event {id})"),
+        (None, Some(number)) => format!(" (sequence number {number})"),
+        (Some(id), Some(number)) => format!(" (event {id}, sequence number {number})"),
+    }
 }

@@ -256,16 +256,25 @@ async fn crossed(
     opened: sharded_cursor::Opened,
     stats: &QueryStats,
 ) -> Result<Start> {
-    let other = db.other_layout(declared).await?;
-    let Some(old) = other
-        .filter(|old| old.shards.as_ref().is_some_and(|shards| layout_fingerprint(shards) == opened.layout))
-    else {
+    let made_in = |old: &QueryPlan| {
+        old.shards.as_ref().is_some_and(|shards| layout_fingerprint(shards) == opened.layout)
+    };
+    let Some(old) = db.other_layout(declared, false).await?.filter(made_in) else {
         return Err(invalid(CursorError::LayoutChanged));
     };
+    let layout = opened.layout.clone();
     let start = match lane_start(&old, opened)?.0 {
         Start::After(end) => crossing::cross(db, &old, plan, end, stats).await?,
         Start::Beginning => Start::Beginning,
     };
+    // The old layout's ties count only if it was still kept whole when they were read, which the
+    // record says, read afresh now: the same resharding, in a phase that keeps that layout filled
+    // (its finish empties the source only after recording it). A cache never decides this.
+    let whole =
+        |old: &QueryPlan| old.shards.as_ref().is_some_and(|shards| layout_fingerprint(shards) == layout);
+    if db.other_layout(declared, true).await?.filter(whole).is_none() {
+        return Err(invalid(CursorError::LayoutChanged));
+    }
     check_within(plan, &start)?;
     Ok(start)
 }

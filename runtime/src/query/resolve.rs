@@ -31,7 +31,7 @@ impl Db {
     }
 
     async fn redirect_plan(&self, plan: Arc<QueryPlan>) -> Result<Arc<QueryPlan>> {
-        let cached = self.resharding_of(&plan).await?;
+        let cached = self.resharding_of(&plan, false).await?;
         let state = cached.as_ref().map(|cached| &cached.state);
         let redirected =
             state.filter(|state| state.phase >= Phase::CutOver).and_then(|state| redirected(&plan, state));
@@ -41,8 +41,9 @@ impl Db {
     /// The plan of the layout that `plan` (as declared) does not read now, while a resharding
     /// keeps both filled: the source after the cut-over, the target before it (or after a
     /// reverse). `None` without a resharding, and once it is done: the source is being emptied.
-    pub(super) async fn other_layout(&self, plan: &QueryPlan) -> Result<Option<QueryPlan>> {
-        let Some(cached) = self.resharding_of(plan).await? else { return Ok(None) };
+    /// `fresh`: by a consistent read of the record, not the cache.
+    pub(super) async fn other_layout(&self, plan: &QueryPlan, fresh: bool) -> Result<Option<QueryPlan>> {
+        let Some(cached) = self.resharding_of(plan, fresh).await? else { return Ok(None) };
         let state = &cached.state;
         Ok(match state.phase {
             Phase::Done => None,
@@ -52,14 +53,14 @@ impl Db {
     }
 
     /// The resharding of the index `plan` reads, if one is recorded (cached like every
-    /// resharding record).
-    async fn resharding_of(&self, plan: &QueryPlan) -> Result<Option<Arc<CachedReshard>>> {
+    /// resharding record, unless `fresh`).
+    async fn resharding_of(&self, plan: &QueryPlan, fresh: bool) -> Result<Option<Arc<CachedReshard>>> {
         let (Some(_), Some(index), Some(_)) = (plan.table.shard_metadata, plan.index, &plan.shards) else {
             return Ok(None);
         };
         let shards = self.shards.require(plan.table)?;
         let key = reshard_key(self.name_of(plan.table.name), index.name, plan.type_name);
-        let state = match shards.fresh_reshard(&key) {
+        let state = match shards.fresh_reshard(&key).filter(|_| !fresh) {
             Some(state) => state,
             None => {
                 let sent = std::time::Instant::now();
