@@ -108,7 +108,8 @@ async fn a_killed_consumer_is_taken_over_and_nothing_is_skipped() {
         if pass.caught_up {
             break;
         }
-        assert!(started.elapsed() < Duration::from_secs(20), "the lease was never taken over");
+        // Bounded only so that a takeover that never comes fails: generous for a loaded machine.
+        assert!(started.elapsed() < Duration::from_secs(120), "the lease was never taken over");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     let took_over = started.elapsed();

@@ -62,7 +62,7 @@ async fn workers_share_a_backfill_and_take_over_a_silent_one() {
     let (table, shelf) = (unique("ReshardWorkers"), unique("shelf"));
     let (db, records) = started(&table, &shelf, 600).await;
     let options =
-        || Backfill::default().segments(6).concurrency(2).page_size(25).lease(Duration::from_secs(1));
+        || Backfill::default().segments(6).concurrency(2).page_size(25).lease(Duration::from_secs(3));
 
     // A worker that hangs after its first page of items: its leases go silent (no beats),
     // unreleased.
@@ -99,11 +99,10 @@ async fn workers_share_a_backfill_and_take_over_a_silent_one() {
             c.backfill::<Record>(Shelves::BY_TITLE, counted("c", &pages[1]))
         )
     };
-    // Bounded, so that a takeover that never comes fails rather than hangs (the silent worker is
-    // let go only afterwards); generous, for a loaded machine.
-    let (done_b, done_c) = tokio::time::timeout(Duration::from_secs(240), both)
-        .await
-        .expect("the silent worker's segments taken over");
+    // A takeover that never comes fails rather than hangs (the silent worker is let go only
+    // afterwards): bounded by a stall of the recorded resharding, not by time, which a loaded
+    // DynamoDB Local stretches many times over.
+    let (done_b, done_c) = unstalled(&db, both).await.expect("the silent worker's segments taken over");
     assert_eq!(done_b.unwrap().phase, Phase::Backfilled);
     assert_eq!(done_c.unwrap().phase, Phase::Backfilled);
     let pages = pages.map(|pages| pages.load(Ordering::Relaxed));
@@ -140,6 +139,28 @@ async fn workers_share_a_backfill_and_take_over_a_silent_one() {
     assert_eq!(finish_b.backfill_totals().0, 600, "the cleanup scanned every item once: {finish_b:?}");
     let listed: Vec<Record> = db.stream(Record::query_by_title()).try_collect().await.unwrap();
     assert_eq!(listed, records, "every item once, in order, from the new layout");
+}
+
+/// Runs `work` to its end, or `Err` once the recorded resharding of `Record`'s `ByTitle` has not
+/// changed (no page, no change of owner, no catch-up) for three minutes.
+async fn unstalled<F: std::future::Future>(db: &Db, work: F) -> Result<F::Output, String> {
+    let watch = async {
+        let (mut last, mut since) = (None, Instant::now());
+        loop {
+            tokio::time::sleep(Duration::from_secs(2)).await;
+            let now = db.resharding::<Record>(Shelves::BY_TITLE).await.unwrap();
+            if now != last {
+                (last, since) = (now, Instant::now());
+            } else if since.elapsed() > Duration::from_secs(180) {
+                return format!("no progress for three minutes: {last:?}");
+            }
+        }
+    };
+    // Boxed: the backfills' futures are large, too large for a test thread's stack in debug.
+    tokio::select! {
+        output = Box::pin(work) => Ok(output),
+        stalled = Box::pin(watch) => Err(stalled),
+    }
 }
 
 /// The segments `owner` holds in `state`.
