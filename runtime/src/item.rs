@@ -7,7 +7,7 @@
 //! because serde reads a missing `Option` field as `None`.
 
 use crate::entity::{Entity, PrimaryKey};
-use crate::error::{Error, Item, Result};
+use crate::error::{Error, Item, Result, Undecodable};
 use crate::item_size::{item_size, MAX_ITEM_BYTES};
 use crate::table::{Table, TableDefinition};
 use aws_sdk_dynamodb::types::AttributeValue;
@@ -69,23 +69,55 @@ pub(crate) fn check_complete<E: Entity>(item: &Item) -> Result<()> {
 }
 
 /// Deserializes an item of entity type `E`, checking its entity-type attribute.
-pub fn from_item<E: Entity>(mut item: Item) -> Result<E> {
+pub fn from_item<E: Entity>(item: Item) -> Result<E> {
     check_type::<E>(&item)?;
-    crate::sets::read_sets(&mut item, E::SETS);
-    Ok(serde_dynamo::from_item(item)?)
+    decode_as::<E, E>(item, E::TYPE_NAME)
 }
 
 /// Deserializes an item of entity type `E`; an item of another type is skipped (`Ok(None)`)
 /// when `skip_other_types`, and an error otherwise.
-pub fn from_item_checked<E: Entity>(mut item: Item, skip_other_types: bool) -> Result<Option<E>> {
+pub fn from_item_checked<E: Entity>(item: Item, skip_other_types: bool) -> Result<Option<E>> {
     match check_type::<E>(&item) {
-        Ok(()) => {
-            crate::sets::read_sets(&mut item, E::SETS);
-            Ok(Some(serde_dynamo::from_item(item)?))
-        }
+        Ok(()) => decode_as::<E, E>(item, E::TYPE_NAME).map(Some),
         Err(_) if skip_other_types => Ok(None),
         Err(error) => Err(error),
     }
+}
+
+/// Deserializes an item of entity `E` (its type checked by the caller) as `T`, named `expected`
+/// in errors: the entity itself or a view of it. A set missing from the item (empty, or left
+/// out by a projection) reads as empty. An item that does not decode is
+/// [`Error::Undecodable`], naming its key: the one place every read turns items into values.
+pub(crate) fn decode_as<E: Entity, T: serde::de::DeserializeOwned>(
+    mut item: Item,
+    expected: &'static str,
+) -> Result<T> {
+    crate::sets::read_sets(&mut item, E::SETS);
+    let key = stored_key(&item, table_of::<E>());
+    let item: serde_dynamo::Item = item.into();
+    let value = serde_dynamo::AttributeValue::M(item.into());
+    // The path of the value that did not decode, for the reason: `serde_dynamo` names none.
+    serde_path_to_error::deserialize(serde_dynamo::Deserializer::from_attribute_value(value)).map_err(
+        |error| {
+            let reason = match error.path().to_string() {
+                path if path == "." => error.inner().to_string(),
+                path => format!("`{path}`: {}", error.inner()),
+            };
+            Error::Undecodable(Box::new(Undecodable { expected, key, reason }))
+        },
+    )
+}
+
+/// The primary key of a stored item, as its string values (a number key attribute, written by
+/// another program, as its digits; any other type described).
+pub(crate) fn stored_key(item: &Item, table: &TableDefinition) -> PrimaryKey {
+    let text = |name: &str| match item.get(name) {
+        Some(AttributeValue::S(value) | AttributeValue::N(value)) => value.clone(),
+        Some(AttributeValue::B(bytes)) => format!("<{} bytes>", bytes.as_ref().len()),
+        Some(_) => "<not a string>".to_owned(),
+        None => String::new(),
+    };
+    PrimaryKey { pk: text(table.partition_key), sk: table.sort_key.map(text) }
 }
 
 /// Fails unless `item` carries the entity-type attribute of `E`.

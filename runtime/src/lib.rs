@@ -285,7 +285,7 @@ pub use dynashard_macros::Nested;
 /// ```
 pub use dynashard_macros::View;
 pub use entity::{Entity, Field, Key, PrimaryKey};
-pub use error::{Error, Item, KeyError, Result};
+pub use error::{Error, Item, KeyError, Result, Undecodable};
 pub use expression::{
     AttributeSize, AttributeType, Condition, FieldPath, Nested, NestedField, Placeholders, RawExpression,
 };
@@ -293,7 +293,10 @@ pub use field_value::FieldValue;
 pub use index::Index;
 pub use item_size::{item_size, MAX_ITEM_BYTES};
 pub use key::KeyPart;
-pub use ops::{BatchGet, BatchVersions, BatchWrite, Delete, Get, Numeric, Put, TableDifference, Update};
+pub use ops::{
+    BatchGet, BatchVersions, BatchWrite, Delete, EntityTypes, Get, Numeric, PerKey, Put, TableBatch,
+    TableDifference, Update,
+};
 pub use query::{Page, Query, QueryStream};
 pub use scan::{Scan, ScanStream};
 pub use stream::Streamable;

@@ -52,15 +52,11 @@ pub trait View: FromItem + DeserializeOwned {
 /// type is skipped (`Ok(None)`) when `skip_other_types`, and an error otherwise.
 #[doc(hidden)]
 pub fn view_from_item<E: Entity, V: DeserializeOwned>(
-    mut item: Item,
+    item: Item,
     skip_other_types: bool,
 ) -> Result<Option<V>> {
     match check_type::<E>(&item) {
-        Ok(()) => {
-            // A set missing from the item (empty, or left out by a projection) reads as empty.
-            crate::sets::read_sets(&mut item, E::SETS);
-            Ok(Some(serde_dynamo::from_item(item)?))
-        }
+        Ok(()) => crate::item::decode_as::<E, V>(item, std::any::type_name::<V>()).map(Some),
         Err(_) if skip_other_types => Ok(None),
         Err(error) => Err(error),
     }

@@ -1,6 +1,7 @@
 //! Batch get, put and delete against DynamoDB Local.
 
 mod faults;
+mod table;
 
 use crate::crud::{album, song};
 use crate::model::*;
@@ -237,6 +238,7 @@ async fn unreachable_dynamodb_leaves_everything_unprocessed() {
     let Error::BatchIncomplete {
         operation,
         unprocessed: Unprocessed::Writes { puts, deletes },
+        unknown,
         succeeded,
         last_error,
     } = error
@@ -244,6 +246,7 @@ async fn unreachable_dynamodb_leaves_everything_unprocessed() {
         panic!("{error:?}")
     };
     assert_eq!((operation, succeeded, deletes.len()), ("BatchWriteItem", 0, 0));
+    assert!(unknown.is_empty(), "a connection never made sent nothing: {unknown:?}");
     let mut left: Vec<Song> =
         puts.into_iter().map(|item| dynashard::item::from_item(item).unwrap()).collect();
     left.sort_by(|a, b| a.title.cmp(&b.title));

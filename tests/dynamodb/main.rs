@@ -47,6 +47,8 @@ mod transact_get;
 mod transactions;
 mod ttl;
 mod tx_model;
+mod undecodable;
+mod unknown_outcomes;
 mod updates;
 mod versioning;
 

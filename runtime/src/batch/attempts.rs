@@ -1,6 +1,7 @@
 //! The retry loop state of one request of a batch call: counting sends, telling retryable
 //! failures from final ones, backing off, and stopping the whole call once it has given up.
 
+use crate::error::sdk::TRANSIENT_CODES;
 use crate::error::Error;
 use crate::retry::{Retry, RetryPolicy};
 use aws_sdk_dynamodb::config::http::HttpResponse;
@@ -8,13 +9,12 @@ use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
 use std::error::Error as StdError;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// Error codes of transient server-side failures (besides any 5xx status).
-const TRANSIENT_CODES: &[&str] = &["InternalServerError", "InternalFailure", "ServiceUnavailable"];
-
 /// A failed send, converted, with whether sending again may succeed.
 pub(crate) struct Failure {
     pub(crate) error: Error,
     pub(crate) retryable: bool,
+    /// Whether the send may have been applied ([`Error::outcome_unknown`]).
+    pub(crate) unknown: bool,
 }
 
 impl Failure {
@@ -28,13 +28,16 @@ impl Failure {
         E: ProvideErrorMetadata + StdError + Send + Sync + 'static,
     {
         let transient = is_transient(&error);
+        let server_error =
+            matches!(&error, SdkError::ServiceError(service) if service.raw().status().is_server_error());
         let error = Error::from_sdk(operation, error);
-        Failure { retryable: (transient || error.is_throttled()) && !error.is_timeout(), error }
+        let unknown = server_error || error.outcome_unknown();
+        Failure { retryable: (transient || error.is_throttled()) && !error.is_timeout(), unknown, error }
     }
 
-    /// A failure that sending again cannot fix.
+    /// A failure that sending again cannot fix, of a request not sent.
     pub(crate) fn fatal(error: Error) -> Self {
-        Failure { error, retryable: false }
+        Failure { error, retryable: false, unknown: false }
     }
 }
 
@@ -62,6 +65,9 @@ pub(crate) struct Attempts<'c> {
     fewest: usize,
     last_error: Option<Error>,
     fatal: bool,
+    /// Whether a send failed in a way that may have applied it: what is left of the request
+    /// may then be stored, whatever later sends said.
+    unknown: bool,
 }
 
 impl<'c> Attempts<'c> {
@@ -81,6 +87,7 @@ impl<'c> Attempts<'c> {
             fewest: items,
             last_error: None,
             fatal: false,
+            unknown: false,
         }
     }
 
@@ -96,6 +103,7 @@ impl<'c> Attempts<'c> {
     /// Records a failed send; a failure that is not retryable stops the whole call.
     /// Returns whether the request may be retried.
     pub(crate) fn failed(&mut self, failure: Failure) -> bool {
+        self.unknown |= failure.unknown;
         self.last_error = Some(failure.error);
         if !failure.retryable {
             self.fatal = true;
@@ -134,6 +142,11 @@ impl<'c> Attempts<'c> {
         );
         tokio::time::sleep(delay).await;
         !self.stop.load(Ordering::Acquire)
+    }
+
+    /// Whether a send failed in a way that may have applied it (see [`Failure::unknown`]).
+    pub(crate) fn outcome_unknown(&self) -> bool {
+        self.unknown
     }
 
     /// The most recent error of this request, and whether it was final.

@@ -85,6 +85,7 @@ impl KeyRead<'_> {
                 unprocessed: Unprocessed::Keys(
                     unread.into_iter().map(|slot| distinct[slot].clone()).collect(),
                 ),
+                unknown: Box::new(Unprocessed::Keys(Vec::new())),
                 succeeded: tally.succeeded,
                 last_error: tally.last_error(),
             });

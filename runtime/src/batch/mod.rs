@@ -21,7 +21,7 @@ pub use crate::error::Unprocessed;
 pub use crate::retry::RetryPolicy;
 pub(crate) use attempts::{Attempts, Failure, Tally};
 pub(crate) use get::{KeyRead, OnRequest};
-pub(crate) use send::{send_requests, BeforeRetry, Sender, OPERATION};
+pub(crate) use send::{send_requests, BeforeRetry, Sender, Writes, OPERATION};
 
 use crate::entity::PrimaryKey;
 use crate::error::Item;

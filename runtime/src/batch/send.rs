@@ -22,11 +22,15 @@ pub(crate) trait BeforeRetry: Sync {
 struct Outcome {
     written: usize,
     pending: Vec<WriteRequest>,
+    /// Whether `pending` may have been applied (a send of it failed with an open outcome).
+    unknown: bool,
     error: Option<(Error, bool)>,
 }
 
 /// Sends `chunks` (each at most 25 writes to `table`), `concurrency` requests at a time; fails
-/// with [`Error::BatchIncomplete`] holding every write that was not applied.
+/// with [`Error::BatchIncomplete`] holding every write that was not applied, and apart from them
+/// every write whose outcome is unknown (left over from a request a send of which may have been
+/// applied).
 pub(crate) async fn send_requests(
     sender: &Sender<'_>,
     table: &str,
@@ -37,25 +41,62 @@ pub(crate) async fn send_requests(
     let mut outcomes = stream::iter(chunks)
         .map(|chunk| sender.write(table, chunk, &stop))
         .buffer_unordered(concurrency.max(1));
-    let (mut puts, mut deletes) = (Vec::new(), Vec::new());
+    let (mut unprocessed, mut unknown) = (Writes::default(), Writes::default());
     let mut tally = Tally::default();
     while let Some(outcome) = outcomes.next().await {
-        for request in outcome.pending {
-            puts.extend(request.put_request.map(|put| put.item));
-            deletes.extend(request.delete_request.map(|delete| delete.key));
-        }
+        let into = if outcome.unknown { &mut unknown } else { &mut unprocessed };
+        outcome.pending.into_iter().for_each(|request| into.add(request));
         tally.add(outcome.written, outcome.error);
     }
     drop(outcomes);
-    if puts.is_empty() && deletes.is_empty() {
+    if unprocessed.is_empty() && unknown.is_empty() {
         return Ok(());
     }
     Err(Error::BatchIncomplete {
         operation: OPERATION,
-        unprocessed: Unprocessed::Writes { puts, deletes },
+        unprocessed: unprocessed.into(),
+        unknown: Box::new(unknown.into()),
         succeeded: tally.succeeded,
         last_error: tally.last_error(),
     })
+}
+
+/// Writes handed back, as [`Unprocessed::Writes`] holds them.
+#[derive(Default)]
+pub(crate) struct Writes {
+    puts: Vec<crate::error::Item>,
+    deletes: Vec<crate::error::Item>,
+}
+
+impl Writes {
+    /// Adds the write of `request`.
+    pub(crate) fn add(&mut self, request: WriteRequest) {
+        self.puts.extend(request.put_request.map(|put| put.item));
+        self.deletes.extend(request.delete_request.map(|delete| delete.key));
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.puts.is_empty() && self.deletes.is_empty()
+    }
+
+    /// Adds the writes of `left` (the leftovers of a batch write).
+    pub(crate) fn absorb(&mut self, left: Unprocessed) {
+        if let Unprocessed::Writes { puts, deletes } = left {
+            self.puts.extend(puts);
+            self.deletes.extend(deletes);
+        }
+    }
+
+    /// The key items of the deletes.
+    pub(crate) fn deletes_mut(&mut self) -> &mut Vec<crate::error::Item> {
+        &mut self.deletes
+    }
+}
+
+impl From<Writes> for Unprocessed {
+    fn from(writes: Writes) -> Self {
+        Unprocessed::Writes { puts: writes.puts, deletes: writes.deletes }
+    }
 }
 
 /// Sends the requests of one batch write call.
@@ -91,7 +132,8 @@ impl Sender<'_> {
                 break;
             }
         }
-        Outcome { written: total - pending.len(), pending, error: attempts.finish() }
+        let unknown = attempts.outcome_unknown();
+        Outcome { written: total - pending.len(), pending, unknown, error: attempts.finish() }
     }
 
     /// Runs the check before a retry (`None`: there is none).

@@ -9,7 +9,8 @@ mod key;
 #[cfg(feature = "local")]
 mod local;
 mod predicates;
-mod sdk;
+pub(crate) mod sdk;
+mod undecodable;
 mod unprocessed;
 
 pub use cancel::{CancellationReason, ReasonCode};
@@ -17,6 +18,7 @@ pub use cursor::CursorError;
 pub use key::{KeyError, KeyPartDecodeError};
 #[cfg(feature = "local")]
 pub use local::LocalError;
+pub use undecodable::Undecodable;
 pub use unprocessed::Unprocessed;
 
 use crate::primary_key::PrimaryKey;
@@ -196,6 +198,11 @@ pub enum Error {
         /// The entity-type attribute found on the item.
         found: Option<String>,
     },
+
+    /// An item that was read does not decode as the type asked for (see [`Undecodable`]); reads
+    /// of many items go on past it.
+    #[error(transparent)]
+    Undecodable(Box<Undecodable>),
 
     /// Converting between a Rust value and a DynamoDB item failed.
     #[error("item conversion failed: {0}")]
@@ -477,14 +484,25 @@ pub enum Error {
     },
 
     /// A batch call gave up (retry bound exhausted, or an error that is not retried) with work
-    /// left. Nothing is dropped: the unprocessed writes or keys are here.
-    #[error("{operation} gave up with {} unprocessed ({succeeded} succeeded)", unprocessed.len())]
+    /// left. Nothing is dropped: every write or key is counted in `succeeded`, or listed in
+    /// `unprocessed` or `unknown`.
+    #[error(
+        "{operation} gave up with {} unprocessed{} ({succeeded} succeeded)",
+        unprocessed.len(),
+        unprocessed::unknown_part(unknown)
+    )]
     BatchIncomplete {
         /// The API operation, `BatchWriteItem` or `BatchGetItem`.
         operation: &'static str,
-        /// What was not processed.
+        /// What was certainly not processed: never sent, or refused by DynamoDB.
         unprocessed: Unprocessed,
-        /// How many writes, or distinct keys, were processed.
+        /// Writes sent whose outcome is unknown: DynamoDB did not answer in time, the answer
+        /// was lost, or it reported an internal error ([`Error::outcome_unknown`]). Each may or
+        /// may not be stored; a plain put or delete can be resent as it is, a checked one
+        /// ([`BatchVersions::Checked`](crate::BatchVersions::Checked)) should be read first.
+        /// Always empty for a batch get (reading again is harmless: its keys are unprocessed).
+        unknown: Box<Unprocessed>,
+        /// How many writes, or distinct keys, were certainly processed.
         succeeded: usize,
         /// The last error of a request, if any request failed.
         #[source]

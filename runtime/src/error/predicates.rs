@@ -1,7 +1,7 @@
 //! What an error means, asked without matching on its variants.
 
 use super::sdk::THROTTLING_CODES;
-use super::{cancel, Error};
+use super::{cancel, sdk, Error};
 use crate::throttling::ThrottlingReason;
 
 impl Error {
@@ -64,6 +64,37 @@ impl Error {
         }
     }
 
+    /// Whether a write that failed with this error may nonetheless have been applied: DynamoDB
+    /// did not answer in time ([`Error::Timeout`]), the answer was lost on the way, or DynamoDB
+    /// reported an internal error, which leaves the outcome open. Resend such a write only if
+    /// writing it twice is harmless; otherwise read first. For [`Error::BatchIncomplete`],
+    /// whether it holds writes of unknown outcome.
+    ///
+    /// ```
+    /// use dynashard::{Error, Unprocessed};
+    /// let refused = Error::Service {
+    ///     operation: "PutItem",
+    ///     code: Some("ValidationException".into()),
+    ///     message: "bad".into(),
+    ///     source: "bad".into(),
+    /// };
+    /// assert!(!refused.outcome_unknown(), "DynamoDB answered: nothing was written");
+    /// ```
+    pub fn outcome_unknown(&self) -> bool {
+        match self {
+            Error::Timeout { .. } => true,
+            Error::Service { code: Some(code), .. } => sdk::TRANSIENT_CODES.contains(&code.as_str()),
+            // No answer that could be read: a connection lost after the request went out, or a
+            // response cut short. A request the SDK refused to build, or whose connection was
+            // never made, was never sent.
+            Error::Service { code: None, source, .. } => {
+                !source.is::<aws_sdk_dynamodb::error::BuildError>() && !never_connected(source.as_ref())
+            }
+            Error::BatchIncomplete { unknown, .. } => !unknown.is_empty(),
+            _ => false,
+        }
+    }
+
     /// Whether the request was rejected before anything was sent (invalid key, item too large,
     /// reserved attribute).
     pub fn is_invalid_input(&self) -> bool {
@@ -103,4 +134,25 @@ pub(super) fn describe_reasons(reasons: &[ThrottlingReason]) -> String {
             format!(" because of {}", names.join(", "))
         }
     }
+}
+
+/// Whether `error` comes of a connection that was never made (refused, or no route to the
+/// endpoint), found among its sources: a request that failed so was never sent.
+fn never_connected(error: &(dyn std::error::Error + 'static)) -> bool {
+    use std::io::ErrorKind;
+    let mut next = Some(error);
+    while let Some(error) = next {
+        if let Some(io) = error.downcast_ref::<std::io::Error>() {
+            let kind = io.kind();
+            return matches!(
+                kind,
+                ErrorKind::ConnectionRefused
+                    | ErrorKind::AddrNotAvailable
+                    | ErrorKind::HostUnreachable
+                    | ErrorKind::NetworkUnreachable
+            );
+        }
+        next = error.source();
+    }
+    false
 }

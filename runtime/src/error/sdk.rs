@@ -6,6 +6,10 @@ use aws_sdk_dynamodb::config::http::HttpResponse;
 use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
 use std::error::Error as StdError;
 
+/// Error codes of transient server-side failures, whose outcome is open: retried, and a write
+/// failing with one may have been applied.
+pub(crate) const TRANSIENT_CODES: &[&str] = &["InternalServerError", "InternalFailure", "ServiceUnavailable"];
+
 pub(super) const THROTTLING_CODES: &[&str] =
     &["ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded", "Throttling"];
 

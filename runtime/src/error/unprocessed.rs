@@ -1,10 +1,13 @@
-//! What a batch call hands back when it gives up: everything DynamoDB did not process.
+//! What a batch call hands back when it gives up: everything DynamoDB did not process, and every
+//! write whose outcome is unknown.
 
 use super::{Error, Item};
 use crate::primary_key::PrimaryKey;
 
 /// The part of a batch call that was not processed when the call gave up, carried by
-/// [`Error::BatchIncomplete`]. Nothing is dropped: resend these later, or inspect them.
+/// [`Error::BatchIncomplete`]: its `unprocessed` writes or keys (certainly not applied), and
+/// apart from them its `unknown` writes (sent, but DynamoDB's answer never came: each may or may
+/// not be stored). Nothing is dropped: resend these later, or inspect them.
 ///
 /// ```no_run
 /// # async fn example(db: dynashard::Db, songs: Vec<impl dynashard::Entity>) -> dynashard::Result<()> {
@@ -12,8 +15,9 @@ use crate::primary_key::PrimaryKey;
 ///
 /// match db.batch_put(&songs).await {
 ///     Ok(()) => {}
-///     Err(Error::BatchIncomplete { unprocessed: Unprocessed::Writes { puts, deletes }, succeeded, .. }) => {
+///     Err(Error::BatchIncomplete { unprocessed: Unprocessed::Writes { puts, deletes }, unknown, succeeded, .. }) => {
 ///         eprintln!("{succeeded} written, {} puts and {} deletes left", puts.len(), deletes.len());
+///         eprintln!("{} sent without an answer: stored or not", unknown.len());
 ///     }
 ///     Err(other) => return Err(other),
 /// }
@@ -26,7 +30,8 @@ pub enum Unprocessed {
     Writes {
         /// Complete items (key and entity-type attributes included) still to put.
         puts: Vec<Item>,
-        /// Key items (the table's key attributes) still to delete.
+        /// Key items still to delete: the table's key attributes, and the entity-type attribute
+        /// naming the delete's entity type (take it out to send one with the SDK).
         deletes: Vec<Item>,
     },
     /// The distinct keys of a batch get that were not read, in input order.
@@ -66,6 +71,7 @@ impl Error {
     /// let error = Error::BatchIncomplete {
     ///     operation: "BatchGetItem",
     ///     unprocessed: Unprocessed::Keys(vec![]),
+    ///     unknown: Box::new(Unprocessed::Keys(vec![])),
     ///     succeeded: 0,
     ///     last_error: None,
     /// };
@@ -82,6 +88,7 @@ impl Error {
     /// let error = Error::BatchIncomplete {
     ///     operation: "BatchGetItem",
     ///     unprocessed: Unprocessed::Keys(vec![]),
+    ///     unknown: Box::new(Unprocessed::Keys(vec![])),
     ///     succeeded: 3,
     ///     last_error: None,
     /// };
@@ -92,5 +99,22 @@ impl Error {
             Error::BatchIncomplete { unprocessed, .. } => Some(unprocessed),
             _ => None,
         }
+    }
+
+    /// The writes of [`Error::BatchIncomplete`] whose outcome is unknown: each may or may not
+    /// be stored (see [`Error::outcome_unknown`]).
+    pub fn unknown(&self) -> Option<&Unprocessed> {
+        match self {
+            Error::BatchIncomplete { unknown, .. } => Some(unknown.as_ref()),
+            _ => None,
+        }
+    }
+}
+
+/// The part of [`Error::BatchIncomplete`]'s message that counts writes of unknown outcome.
+pub(super) fn unknown_part(unknown: &Unprocessed) -> String {
+    match unknown.len() {
+        0 => String::new(),
+        writes => format!(" and {writes} of unknown outcome"),
     }
 }

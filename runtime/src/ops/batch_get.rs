@@ -13,7 +13,9 @@ use std::future::IntoFuture;
 /// A read of many entities by key; `.await` it to send. Resolves to one `Option<E>` per input
 /// key, in input order (`None` where no item exists).
 ///
-/// Repeated keys are read once and appear in the output at every position they were given.
+/// Repeated keys are read once and appear in the output at every position they were given. An
+/// item that does not decode fails the read with [`Error::Undecodable`](crate::Error::Undecodable),
+/// naming its key; [`BatchGet::per_key`] reads the others past it.
 /// Keys come back from DynamoDB as unprocessed when a request hits the 16 MB response limit or
 /// is throttled; they are retried per the [`RetryPolicy`].
 ///
@@ -154,7 +156,27 @@ impl<'a, T> BatchGet<'a, T> {
         self
     }
 
-    async fn execute(self) -> Result<Vec<Option<T>>> {
+    /// Resolves to one `Result` per input key instead: an item that does not decode is
+    /// [`Error::Undecodable`](crate::Error::Undecodable) in its key's place, and every other key
+    /// still has its entity. Without it, the first such item fails the whole read.
+    ///
+    /// ```no_run
+    /// # async fn example<E: dynashard::Entity>(db: dynashard::Db, keys: Vec<dynashard::Key<E>>) -> dynashard::Result<()> {
+    /// for found in db.batch_get(keys).per_key().await? {
+    ///     match found {
+    ///         Ok(entity) => { /* Some(entity), or None where no item exists */ }
+    ///         Err(dynashard::Error::Undecodable(bad)) => eprintln!("skipped {:?}: {}", bad.key, bad.reason),
+    ///         Err(other) => return Err(other),
+    ///     }
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn per_key(self) -> PerKey<'a, T> {
+        PerKey(self)
+    }
+
+    /// Reads every key, and decodes each item found.
+    async fn per_item(self) -> Result<Vec<Result<Option<T>>>> {
         let read = KeyRead {
             db: self.db,
             table: self.table,
@@ -165,7 +187,32 @@ impl<'a, T> BatchGet<'a, T> {
             on_request: None,
         };
         let decode = self.decode;
-        read.run().await?.into_iter().map(|item| Ok(item.map(decode).transpose()?.flatten())).collect()
+        let decoded = |item: Option<Item>| Ok(item.map(decode).transpose()?.flatten());
+        Ok(read.run().await?.into_iter().map(decoded).collect())
+    }
+
+    async fn execute(self) -> Result<Vec<Option<T>>> {
+        self.per_item().await?.into_iter().collect()
+    }
+}
+
+/// A [`BatchGet`] resolving to one `Result<Option<T>>` per input key, in input order: made by
+/// [`BatchGet::per_key`]. `.await` it to send.
+#[must_use = "a batch get does nothing until awaited"]
+pub struct PerKey<'a, T>(BatchGet<'a, T>);
+
+impl<T> std::fmt::Debug for PerKey<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("PerKey").field(&self.0).finish()
+    }
+}
+
+impl<'a, T: Send + 'static> IntoFuture for PerKey<'a, T> {
+    type Output = Result<Vec<Result<Option<T>>>>;
+    type IntoFuture = BoxFuture<'a, Self::Output>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.0.per_item())
     }
 }
 

@@ -10,8 +10,8 @@ mod unprocessed;
 mod update;
 mod verify;
 
-pub use batch_get::BatchGet;
-pub use batch_write::{BatchVersions, BatchWrite};
+pub use batch_get::{BatchGet, PerKey};
+pub use batch_write::{BatchVersions, BatchWrite, EntityTypes, TableBatch};
 pub use delete::Delete;
 pub use get::Get;
 pub use put::Put;

@@ -4,9 +4,10 @@
 use crate::batch::Unprocessed;
 use crate::db::Db;
 use crate::entity::{Entity, Key};
-use crate::error::{Error, Result};
+use crate::error::{Error, Item, Result};
 use crate::item::{from_item, table_of};
 use crate::ops::BatchWrite;
+use crate::table::TableDefinition;
 
 impl Unprocessed {
     /// The unprocessed puts of a batch write, decoded as `E` (none for a batch get). An item of
@@ -28,17 +29,54 @@ impl Unprocessed {
     }
 
     /// The keys of the unprocessed deletes of a batch write, or of the unread keys of a batch
-    /// get, as keys of `E`.
+    /// get, as keys of `E` (a delete of another entity type, from a [`TableBatch`], left out).
+    ///
+    /// [`TableBatch`]: crate::TableBatch
     pub fn keys_as<E: Entity>(&self) -> Vec<Key<E>> {
         match self {
             Unprocessed::Writes { deletes, .. } => deletes
                 .iter()
+                .filter(|key| type_of(key, table_of::<E>()).is_none_or(|found| found == E::TYPE_NAME))
                 .filter_map(|key| crate::batch::key_of(table_of::<E>(), key))
                 .map(Key::from_primary)
                 .collect(),
             Unprocessed::Keys(keys) => keys.iter().cloned().map(Key::from_primary).collect(),
         }
     }
+}
+
+impl Unprocessed {
+    /// The entity type of every write (`None`: a write that does not say), by the entity-type
+    /// attribute of `table`.
+    pub(crate) fn types_in<'s>(
+        &'s self,
+        table: &'s TableDefinition,
+    ) -> impl Iterator<Item = Option<&'s str>> + 's {
+        let (puts, deletes): (&[Item], &[Item]) = match self {
+            Unprocessed::Writes { puts, deletes } => (puts, deletes),
+            Unprocessed::Keys(_) => (&[], &[]),
+        };
+        puts.iter().chain(deletes).map(|item| type_of(item, table))
+    }
+
+    /// The leftover puts of entity type `E`, decoded (the others left out).
+    pub(crate) fn puts_of<E: Entity>(&self) -> Result<Vec<E>> {
+        let Unprocessed::Writes { puts, .. } = self else { return Ok(Vec::new()) };
+        let mine = puts.iter().filter(|item| type_of(item, table_of::<E>()) == Some(E::TYPE_NAME));
+        mine.cloned().map(from_item::<E>).collect()
+    }
+
+    /// The leftover deletes of entity type `E`, as its keys (the others left out).
+    pub(crate) fn deletes_of<E: Entity>(&self) -> Vec<Key<E>> {
+        let Unprocessed::Writes { deletes, .. } = self else { return Vec::new() };
+        let mine = deletes.iter().filter(|key| type_of(key, table_of::<E>()) == Some(E::TYPE_NAME));
+        mine.filter_map(|key| crate::batch::key_of(table_of::<E>(), key)).map(Key::from_primary).collect()
+    }
+}
+
+/// The entity type an item (or a delete's key item) names, by `table`'s entity-type attribute.
+fn type_of<'i>(item: &'i Item, table: &TableDefinition) -> Option<&'i str> {
+    item.get(table.type_attribute).and_then(|value| value.as_s().ok()).map(String::as_str)
 }
 
 impl Db {

@@ -3,7 +3,7 @@
 use super::reader::Reader;
 use super::{FromItem, Query, QueryStats, StatsSnapshot};
 use crate::db::Db;
-use crate::error::Result;
+use crate::error::{Error, Result, Undecodable};
 use futures::FutureExt;
 use std::sync::Arc;
 
@@ -15,6 +15,10 @@ pub const DEFAULT_PAGE_SIZE: usize = 100;
 pub struct Page<E> {
     /// The items, in the query's order.
     pub items: Vec<E>,
+    /// The items of the page that do not decode as `E` (written by another program, an older
+    /// version, a hand edit), in the query's order: left out of `items`, counted in the page's
+    /// size and in [`StatsSnapshot::undecodable`], and passed by the cursor.
+    pub undecodable: Vec<Undecodable>,
     /// Where the next page starts; `None` when the query has no more items.
     pub cursor: Option<String>,
     /// What reading this page cost: requests, capacity, items read.
@@ -43,7 +47,8 @@ impl Db {
         // Nothing is sent for a plan that cannot run, nor for a page of nothing.
         super::request::check(&plan)?;
         if plan.limit == Some(0) {
-            return Ok(Page { items: Vec::new(), cursor: None, stats: QueryStats::new(0).snapshot() });
+            let stats = QueryStats::new(0).snapshot();
+            return Ok(Page { items: Vec::new(), undecodable: Vec::new(), cursor: None, stats });
         }
         let declared = Arc::new(plan);
         let plan = self.resolve_plan(Arc::clone(&declared)).await?;
@@ -53,11 +58,15 @@ impl Db {
         // Boxed, as the plan's resolution is: a caller's future holding a page stays shallow.
         let opening = Reader::open_resolved(self, &declared, plan, cursor, Some(size), &stats);
         let mut reader = opening.boxed().await?;
-        let mut items = Vec::with_capacity(size.min(1_000));
+        let (mut items, mut undecodable) = (Vec::with_capacity(size.min(1_000)), Vec::new());
         while let Some(item) = reader.next::<E>().await {
-            items.push(item?);
+            match item {
+                Ok(item) => items.push(item),
+                Err(Error::Undecodable(item)) => undecodable.push(*item),
+                Err(error) => return Err(error),
+            }
         }
-        let cursor = if items.len() == size { reader.cursor(self) } else { None };
-        Ok(Page { items, cursor, stats: stats.snapshot() })
+        let cursor = if items.len() + undecodable.len() == size { reader.cursor(self) } else { None };
+        Ok(Page { items, undecodable, cursor, stats: stats.snapshot() })
     }
 }

@@ -21,6 +21,7 @@ pub(crate) struct Reader {
     finished: bool,
     /// The full items of a hydrated read, fetched ahead of being yielded.
     hydration: Option<(Hydration, Db, QueryStats)>,
+    stats: QueryStats,
 }
 
 impl Reader {
@@ -74,10 +75,12 @@ impl Reader {
         let source = (!plan.range.is_empty() && limit != Some(0))
             .then(|| Merge::new(db.clone(), Arc::clone(&plan), stats.clone(), start, item_bytes, limit));
         let hydration = plan.hydrate.then(|| (Hydration::default(), db.clone(), stats.clone()));
-        Reader { plan, source, finished: false, hydration }
+        Reader { plan, source, finished: false, hydration, stats: stats.clone() }
     }
 
-    /// The next item of the query; `None` at the end, after the limit, or after an error.
+    /// The next item of the query; `None` at the end, after the limit, or after an error. An
+    /// item that does not decode is an error the read goes on past (counted against the limit,
+    /// as an item yielded, and in the stats).
     pub(crate) async fn next<E: FromItem>(&mut self) -> Option<Result<E>> {
         loop {
             let item = match self.hydration {
@@ -98,6 +101,13 @@ impl Reader {
                         self.count_read();
                     }
                     return Some(Ok(entity));
+                }
+                Err(error @ Error::Undecodable(_)) => {
+                    if !hydrated {
+                        self.count_read();
+                    }
+                    self.stats.record_undecodable();
+                    return Some(Err(error));
                 }
                 Err(error) => return Some(Err(self.fail(error))),
             }

@@ -1,4 +1,5 @@
-//! What a query run cost: requests sent, capacity consumed, items read.
+//! What a query run cost: requests sent, capacity consumed, items read (and those that did not
+//! decode).
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -35,6 +36,8 @@ struct Counters {
     items_read: AtomicUsize,
     /// `BatchGetItem` requests of a hydrated query.
     hydration_requests: AtomicUsize,
+    /// Items read that did not decode.
+    undecodable: AtomicUsize,
     /// Requests per shard; grows when a query's shards are known only once it runs (dynamic
     /// counts, a resharding's cut-over).
     per_shard: Mutex<Vec<usize>>,
@@ -52,6 +55,9 @@ pub struct StatsSnapshot {
     /// `BatchGetItem` requests a [hydrated](super::Query::hydrate) query sent for the full
     /// items (their capacity is in `capacity_units`).
     pub hydration_requests: usize,
+    /// Items read that did not decode as the type asked for, each reported as
+    /// [`Error::Undecodable`](crate::Error::Undecodable) and gone past.
+    pub undecodable: usize,
     /// Requests per shard, in shard order (one entry for an unsharded query; one per segment
     /// for a scan).
     pub per_shard_requests: Vec<usize>,
@@ -65,6 +71,7 @@ impl QueryStats {
             capacity_bits: AtomicU64::new(0f64.to_bits()),
             items_read: AtomicUsize::new(0),
             hydration_requests: AtomicUsize::new(0),
+            undecodable: AtomicUsize::new(0),
             per_shard: Mutex::new(vec![0; shards.max(1)]),
         }))
     }
@@ -106,6 +113,17 @@ impl QueryStats {
         self.record_response(0, capacity_units);
     }
 
+    /// Counts an item read that did not decode.
+    pub(crate) fn record_undecodable(&self) {
+        self.0.undecodable.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Items read so far that did not decode as the type asked for (each reported as
+    /// [`Error::Undecodable`](crate::Error::Undecodable) and gone past).
+    pub fn undecodable(&self) -> usize {
+        self.0.undecodable.load(Ordering::Relaxed)
+    }
+
     /// `BatchGetItem` requests a hydrated query has sent so far.
     pub fn hydration_requests(&self) -> usize {
         self.0.hydration_requests.load(Ordering::Relaxed)
@@ -138,6 +156,7 @@ impl QueryStats {
             capacity_units: self.capacity_units(),
             items_read: self.items_read(),
             hydration_requests: self.hydration_requests(),
+            undecodable: self.undecodable(),
             per_shard_requests: self.per_shard_requests(),
         }
     }

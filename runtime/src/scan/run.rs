@@ -41,11 +41,12 @@ pub(super) fn run<T: Send + 'static>(
         return stream::empty().boxed();
     }
     let concurrency = plan.concurrency.unwrap_or(DEFAULT_CONCURRENCY).min(plan.segments as usize).max(1);
+    let counted = stats.clone();
     let pages = stream::iter(0..request.segments)
         .map(move |segment| segment_pages(db.clone(), Arc::clone(&request), segment, stats.clone()))
         .flatten_unordered(concurrency)
         .boxed();
-    let state = State { pages, buffer: VecDeque::new(), remaining: plan.limit, decode };
+    let state = State { pages, buffer: VecDeque::new(), remaining: plan.limit, decode, stats: counted };
     stream::unfold(state, |mut state| async move {
         let next = state.next().await;
         next.map(|item| (item, state))
@@ -180,12 +181,14 @@ async fn fetch(
     Ok((items, next))
 }
 
-/// The merged pages, decoded one item at a time, up to the limit.
+/// The merged pages, decoded one item at a time, up to the limit. An item that does not decode
+/// is an error the scan goes on past (counted against the limit and in the stats).
 struct State<T> {
     pages: BoxStream<'static, Result<Vec<Item>>>,
     buffer: VecDeque<Item>,
     remaining: Option<usize>,
     decode: Decode<T>,
+    stats: QueryStats,
 }
 
 impl<T> State<T> {
@@ -196,16 +199,19 @@ impl<T> State<T> {
                 return None;
             }
             if let Some(item) = self.buffer.pop_front() {
-                match (self.decode)(item, false) {
+                let yielded = match (self.decode)(item, false) {
                     Ok(None) => continue,
-                    Ok(Some(value)) => {
-                        if let Some(remaining) = &mut self.remaining {
-                            *remaining -= 1;
-                        }
-                        return Some(Ok(value));
+                    Ok(Some(value)) => Ok(value),
+                    Err(error @ Error::Undecodable(_)) => {
+                        self.stats.record_undecodable();
+                        Err(error)
                     }
                     Err(error) => return Some(Err(self.stop_with(error))),
+                };
+                if let Some(remaining) = &mut self.remaining {
+                    *remaining -= 1;
                 }
+                return Some(yielded);
             }
             match self.pages.next().await? {
                 Ok(items) => self.buffer.extend(items),

@@ -1,19 +1,17 @@
-//! Writing many entities of one type: `BatchWriteItem` requests of up to 25 puts and deletes.
+//! Writing many entities: `BatchWriteItem` requests of up to 25 puts and deletes, of one entity
+//! type ([`BatchWrite`]) or of several in one table ([`TableBatch`]).
 
-use crate::batch::BeforeRetry;
-use crate::batch::{
-    send_requests, RetryPolicy, Sender, Unprocessed, DEFAULT_CONCURRENCY, MAX_WRITES, OPERATION,
-};
+mod part;
+mod send;
+mod table;
+
+pub use table::{EntityTypes, TableBatch};
+
+use crate::batch::{RetryPolicy, DEFAULT_CONCURRENCY};
 use crate::db::Db;
 use crate::entity::{Entity, Key};
-use crate::error::{Error, Item, Result};
-use crate::item::{key_item, table_of};
-use crate::reshard::ReshardGuard;
-use crate::write::{Draft, Layouts};
-use aws_sdk_dynamodb::types::{AttributeValue, DeleteRequest, PutRequest, WriteRequest};
+use crate::error::Result;
 use futures::future::BoxFuture;
-use futures::stream::{self, StreamExt};
-use std::collections::HashSet;
 use std::future::IntoFuture;
 
 /// Puts and deletes of many entities of one type; `.await` it to send.
@@ -184,117 +182,6 @@ impl<'a, E: Entity> BatchWrite<'a, E> {
         self.retry = policy;
         self
     }
-
-    /// Checks and converts every write, the puts' complete `items` given, in requests of at most
-    /// 25; sends nothing.
-    fn requests(&self, items: Vec<Item>) -> Result<Vec<Vec<WriteRequest>>> {
-        let count = self.puts.len() + self.owned.len() + self.deletes.len();
-        let mut keys = HashSet::with_capacity(count);
-        let mut requests = Vec::with_capacity(count);
-        for (entity, item) in self.entities().zip(items) {
-            if let Some(key) = keys.replace(entity.primary_key()?) {
-                return Err(Error::DuplicateBatchKey { key });
-            }
-            let put = PutRequest::builder().set_item(Some(item)).build();
-            let put = put.map_err(|error| Error::from_build(OPERATION, error))?;
-            requests.push(WriteRequest::builder().put_request(put).build());
-        }
-        for key in &self.deletes {
-            if let Some(key) = keys.replace(key.primary().clone()) {
-                return Err(Error::DuplicateBatchKey { key });
-            }
-            let delete =
-                DeleteRequest::builder().set_key(Some(key_item(table_of::<E>(), key.primary()))).build();
-            let delete = delete.map_err(|error| Error::from_build(OPERATION, error))?;
-            requests.push(WriteRequest::builder().delete_request(delete).build());
-        }
-        let mut chunks = Vec::with_capacity(count.div_ceil(MAX_WRITES));
-        let mut requests = requests.into_iter().peekable();
-        while requests.peek().is_some() {
-            chunks.push(requests.by_ref().take(MAX_WRITES).collect());
-        }
-        Ok(chunks)
-    }
-
-    /// Every entity to put.
-    fn entities(&self) -> impl Iterator<Item = &E> {
-        self.puts.iter().copied().chain(&self.owned)
-    }
-
-    async fn execute(self) -> Result<()> {
-        let versions = E::VERSION_ATTRIBUTE.map(|attribute| (attribute, self.versions));
-        if let Some((_, None)) = versions {
-            return Err(Error::VersionedBatchWrite { entity: E::TYPE_NAME });
-        }
-        let layouts = Layouts::resolve(self.db).await?;
-        // Every put picks its shard from the counts read here; retries keep their shard.
-        let mut items = Vec::with_capacity(self.puts.len() + self.owned.len());
-        for entity in self.entities() {
-            let mut item = Draft::new(entity)?.build(&layouts).await?.item;
-            if let Some((attribute, Some(BatchVersions::FirstVersion))) = versions {
-                item.insert(attribute.to_owned(), AttributeValue::N("1".to_owned()));
-            }
-            items.push(item);
-        }
-        let chunks = self.requests(items)?;
-        if let Some(index) = layouts.frozen() {
-            return self.each_on_its_own(Some(index), chunks.into_iter().flatten().collect()).await;
-        }
-        if let Some((_, Some(BatchVersions::Checked))) = versions {
-            return self.each_on_its_own(None, chunks.into_iter().flatten().collect()).await;
-        }
-        let reshards = ReshardGuard::of::<E>(self.db);
-        let sender = Sender {
-            db: self.db,
-            retry: self.retry,
-            before_retry: reshards.as_ref().map(|guard| guard as &dyn BeforeRetry),
-            on_request: None,
-        };
-        send_requests(&sender, self.db.table_of::<E>(), chunks, self.concurrency).await
-    }
-
-    /// Every write sent on its own, with `concurrency` batches' worth in flight: for a batch of
-    /// `#[version]` entities written [`BatchVersions::Checked`], and while a batched backfill
-    /// holds existing items of index `frozen` frozen, which makes every put create-only (a batch
-    /// cannot check that) and refuses deletes. What was not written is returned in
-    /// [`Error::BatchIncomplete`] (its last error [`Error::Frozen`] when an item existed).
-    async fn each_on_its_own(&self, frozen: Option<&str>, requests: Vec<WriteRequest>) -> Result<()> {
-        let puts = self.entities().map(|entity| self.db.put(entity).into_future());
-        let deletes = self.deletes.iter().filter(|_| frozen.is_none());
-        let deletes =
-            deletes.map(|key| Box::pin(async move { self.db.delete(key.clone()).await.map(drop) }) as _);
-        let writes: Vec<BoxFuture<'_, Result<()>>> = puts.chain(deletes).collect();
-        let results: Vec<Result<()>> =
-            stream::iter(writes).buffered(self.concurrency * MAX_WRITES).collect().await;
-        let (mut puts, mut deletes, mut last_error, mut succeeded) = (Vec::new(), Vec::new(), None, 0);
-        let mut results = results.into_iter();
-        for request in requests {
-            let result = match (&request.delete_request, frozen) {
-                (Some(_), Some(index)) => {
-                    Err(Error::Frozen { entity: E::TYPE_NAME, index: index.to_owned() })
-                }
-                _ => results.next().unwrap_or(Ok(())),
-            };
-            match result {
-                Ok(()) => succeeded += 1,
-                Err(error) => {
-                    puts.extend(request.put_request.map(|put| put.item));
-                    deletes.extend(request.delete_request.map(|delete| delete.key));
-                    last_error = Some(Box::new(error));
-                }
-            }
-        }
-        if last_error.is_none() {
-            return Ok(());
-        }
-        let unwritten = puts;
-        Err(Error::BatchIncomplete {
-            operation: OPERATION,
-            unprocessed: Unprocessed::Writes { puts: unwritten, deletes },
-            succeeded,
-            last_error,
-        })
-    }
 }
 
 impl<'a, E: Entity> IntoFuture for BatchWrite<'a, E> {
@@ -302,6 +189,9 @@ impl<'a, E: Entity> IntoFuture for BatchWrite<'a, E> {
     type IntoFuture = BoxFuture<'a, Result<()>>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.execute())
+        Box::pin(async move {
+            let (db, concurrency, retry) = (self.db, self.concurrency, self.retry);
+            send::run(db, db.table_of::<E>(), &[&self], None, (concurrency, retry)).await
+        })
     }
 }
