@@ -3,7 +3,7 @@
 //! `Error::Frozen`, the freeze ends with the backfill (or with a conditional run after an
 //! interrupted one), and a source index without whole items is refused.
 
-use crate::{db, unique};
+use crate::{unique, Own};
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, GlobalSecondaryIndex, KeySchemaElement, KeyType, Projection, ProjectionType,
     ScalarAttributeType,
@@ -52,9 +52,9 @@ fn access(volume: &str, n: usize) -> Access {
 }
 
 /// A `Db` on a table of the test's own (resharding records are per table).
-async fn setup(table: &str) -> Db {
-    let db = db()
-        .await
+async fn setup(own: &Own, table: &str) -> Db {
+    let db = own
+        .db()
         .with_table_name::<Logs>(table)
         .expect("a valid table name")
         .with_shard_metadata(ShardMetadata::new(METADATA).cache_for(Duration::from_millis(100)));
@@ -122,7 +122,8 @@ async fn paused_backfill(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_batched_backfill_freezes_existing_items_and_takes_new_ones() {
     let (table, volume) = (unique("BatchedFreeze"), unique("vol"));
-    let db = setup(&table).await;
+    let own = crate::own().await;
+    let db = setup(&own, &table).await;
     let existing: Vec<Access> = (0..1_000).map(|n| access(&volume, n)).collect();
     db.batch_put(&existing).await.unwrap();
     db.start_resharding::<Access>(Logs::BY_FEED, Logs::BY_FEED_NEXT, NewLayout::hash(16)).await.unwrap();
@@ -211,7 +212,8 @@ async fn a_batched_backfill_freezes_existing_items_and_takes_new_ones() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_interrupted_batched_backfill_is_finished_conditionally_and_unfrozen() {
     let (table, volume) = (unique("BatchedResume"), unique("vol"));
-    let db = setup(&table).await;
+    let own = crate::own().await;
+    let db = setup(&own, &table).await;
     let existing: Vec<Access> = (0..400).map(|n| access(&volume, n)).collect();
     db.batch_put(&existing).await.unwrap();
     db.start_resharding::<Access>(Logs::BY_FEED, Logs::BY_FEED_NEXT, NewLayout::hash(16)).await.unwrap();
@@ -253,8 +255,9 @@ async fn an_interrupted_batched_backfill_is_finished_conditionally_and_unfrozen(
 #[tokio::test]
 async fn a_batched_backfill_reads_whole_items_from_the_table_whatever_the_index_projects() {
     let table = unique("BatchedKeysOnly");
-    let db = db()
-        .await
+    let own = crate::own().await;
+    let db = own
+        .db()
         .with_table_name::<Logs>(&table)
         .expect("a valid table name")
         .with_shard_metadata(ShardMetadata::new(METADATA));
@@ -313,7 +316,8 @@ async fn a_batched_backfill_reads_whole_items_from_the_table_whatever_the_index_
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_batched_backfill_whose_freeze_was_lifted_stops() {
     let (table, volume) = (unique("BatchedTakeover"), unique("vol"));
-    let db = setup(&table).await;
+    let own = crate::own().await;
+    let db = setup(&own, &table).await;
     let existing: Vec<Access> = (0..300).map(|n| access(&volume, n)).collect();
     db.batch_put(&existing).await.unwrap();
     db.start_resharding::<Access>(Logs::BY_FEED, Logs::BY_FEED_NEXT, NewLayout::hash(16)).await.unwrap();
@@ -321,7 +325,7 @@ async fn a_batched_backfill_whose_freeze_was_lifted_stops() {
     let batched = Backfill::default().batched().page_size(10).concurrency(1);
     let (first, resume_first) = paused_backfill(&db, batched, |_| {}).await;
     // While it waits, a conditional run (in another process) lifts its freeze and does the work.
-    let other = setup(&table).await;
+    let other = setup(&own, &table).await;
     let lifted = Backfill::default().freeze_lease(Duration::ZERO);
     let state = other.backfill::<Access>(Logs::BY_FEED, lifted).await.unwrap();
     assert!(!state.frozen && state.phase == Phase::Backfilled);
@@ -348,7 +352,8 @@ async fn a_batched_backfill_whose_freeze_was_lifted_stops() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn batched_workers_share_one_freeze() {
     let (table, volume) = (unique("BatchedShared"), unique("vol"));
-    let db = setup(&table).await;
+    let own = crate::own().await;
+    let db = setup(&own, &table).await;
     let existing: Vec<Access> = (0..300).map(|n| access(&volume, n)).collect();
     db.batch_put(&existing).await.unwrap();
     db.start_resharding::<Access>(Logs::BY_FEED, Logs::BY_FEED_NEXT, NewLayout::hash(16)).await.unwrap();
@@ -359,7 +364,7 @@ async fn batched_workers_share_one_freeze() {
         let count = move |_: &ReshardState| _ = pages.fetch_add(1, Ordering::Relaxed);
         Backfill::default().batched().segments(4).concurrency(1).page_size(5).on_progress(count)
     };
-    let second = setup(&table).await;
+    let second = setup(&own, &table).await;
     let (a, b) = tokio::join!(
         db.backfill::<Access>(Logs::BY_FEED, options(&pages[0])),
         second.backfill::<Access>(Logs::BY_FEED, options(&pages[1]))

@@ -54,6 +54,39 @@ mod versioning;
 
 use dynashard::Db;
 
+/// A DynamoDB Local of one test's own (the endpoint of `AWS_ENDPOINT_URL_DYNAMODB` when set), for
+/// the tests that write streamed tables while reading their streams: DynamoDB Local serves every
+/// request of an instance from one SQLite thread, and its stream bookkeeping grows costlier with
+/// the traffic of every streamed table it has served, so that such tests sharing an instance slow
+/// each other (and everything else) many times over. Stopped when dropped.
+pub struct Own {
+    _local: Option<dynashard::local::LocalDynamo>,
+    endpoint: String,
+}
+
+impl Own {
+    /// A `Db` on this instance, its streams read there too.
+    pub fn db(&self) -> Db {
+        Db::new(dynashard::client_for_endpoint(&self.endpoint))
+            .with_streams_client(dynashard::streams_client_for_endpoint(&self.endpoint))
+    }
+
+    /// The endpoint, for clients of another kind.
+    pub fn endpoint(&self) -> &str {
+        &self.endpoint
+    }
+}
+
+/// Starts a DynamoDB Local for the calling test alone (see [`Own`]).
+pub async fn own() -> Own {
+    if let Some(endpoint) = std::env::var(dynashard::ENDPOINT_VARIABLE).ok().filter(|e| !e.trim().is_empty())
+    {
+        return Own { _local: None, endpoint };
+    }
+    let local = dynashard::local::LocalDynamo::start().await.expect("DynamoDB Local starts");
+    Own { endpoint: local.endpoint().to_owned(), _local: Some(local) }
+}
+
 /// A `Db` on the shared DynamoDB Local with the test tables created.
 pub async fn db() -> Db {
     let db = dynashard::local::shared_db().await.expect("DynamoDB Local starts");

@@ -1,7 +1,7 @@
 //! Online resharding: hash 16 to 32 and new range boundaries, phase by phase, under concurrent
 //! writes and reads, with the backfill interrupted and resumed.
 
-use crate::{db, unique};
+use crate::{unique, Own};
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynashard::metadata::ShardMetadata;
 use dynashard::reshard::{Backfill, NewLayout, Phase, Verify};
@@ -47,9 +47,8 @@ fn record(shelf: &str, n: usize) -> Record {
     Record { shelf: shelf.to_owned(), name: format!("{} é {n}", ["Zed", "alpha", "Mid"][n % 3]), title }
 }
 
-async fn setup() -> Db {
-    let db =
-        db().await.with_shard_metadata(ShardMetadata::new(METADATA).cache_for(Duration::from_millis(200)));
+async fn setup(own: &Own) -> Db {
+    let db = own.db().with_shard_metadata(ShardMetadata::new(METADATA).cache_for(Duration::from_millis(200)));
     db.create_table::<Catalogue>().await.unwrap();
     db.create_shard_metadata_table().await.unwrap();
     db
@@ -78,7 +77,8 @@ async fn placed(db: &Db, shelf: &str, attribute: &str) -> usize {
 
 #[tokio::test]
 async fn hash_16_to_32_under_writes_and_reads_with_an_interrupted_backfill() {
-    let db = setup().await;
+    let own = crate::own().await;
+    let db = setup(&own).await;
     let shelf = unique("reshard");
     let initial: Vec<Record> = (0..1_500).map(|n| record(&shelf, n)).collect();
     db.batch_put(&initial).await.unwrap();
@@ -196,7 +196,8 @@ async fn hash_16_to_32_under_writes_and_reads_with_an_interrupted_backfill() {
 
 #[tokio::test]
 async fn range_boundaries_are_replaced_online() {
-    let db = setup().await;
+    let own = crate::own().await;
+    let db = setup(&own).await;
     let shelf = unique("reshard-range");
     let records: Vec<Record> = (0..300).map(|n| record(&shelf, n)).collect();
     db.batch_put(&records).await.unwrap();
@@ -242,7 +243,8 @@ async fn range_boundaries_are_replaced_online() {
 
 #[tokio::test]
 async fn steps_out_of_order_and_bad_targets_are_refused() {
-    let db = setup().await;
+    let own = crate::own().await;
+    let db = setup(&own).await;
     let refused = |result: Result<_, Error>| matches!(result, Err(Error::Resharding { .. }));
     assert!(refused(
         db.start_resharding::<Record>(Catalogue::BY_TITLE, Catalogue::BY_TITLE, NewLayout::hash(32)).await

@@ -4,7 +4,7 @@
 //! new layout, both write through every phase; after the cut-over and after the finish, every
 //! acknowledged write is read from the new layout, once, in order, and no deleted item returns.
 
-use crate::unique;
+use crate::{unique, Own};
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynashard::metadata::ShardMetadata;
 use dynashard::reshard::{Backfill, NewLayout, Phase, Verify};
@@ -44,9 +44,9 @@ struct Record {
 
 /// A process with its own shard metadata cache, kept for `cache`, on the table named `table`
 /// (one per test: each reshards it).
-async fn process(table: &str, cache: Duration) -> Db {
-    let db = crate::db()
-        .await
+async fn process(own: &Own, table: &str, cache: Duration) -> Db {
+    let db = own
+        .db()
         .with_table_name::<Shelves>(table)
         .expect("a valid table name")
         .with_shard_metadata(ShardMetadata::new(METADATA).cache_for(cache));
@@ -168,8 +168,9 @@ async fn check(db: &Db, shelf: &str, acked: &Acknowledged, writers: &Writers, wh
 #[tokio::test]
 async fn writers_that_never_see_the_resharding_lose_nothing() {
     let table = unique("ReshardCatchUp");
-    let operator = process(&table, Duration::from_millis(100)).await;
-    let stale = process(&table, Duration::from_secs(3_600)).await;
+    let own = crate::own().await;
+    let operator = process(&own, &table, Duration::from_millis(100)).await;
+    let stale = process(&own, &table, Duration::from_secs(3_600)).await;
     let shelf = unique("catch-up");
     let preload: Vec<Record> = (0..300).map(|n| record(&shelf, n, "first")).collect();
     operator.batch_put(&preload).await.unwrap();
@@ -279,8 +280,9 @@ async fn delaying_proxy(upstream: &str, target: &'static str, delay: Duration) -
 async fn writes_that_arrive_25_s_late_lose_nothing() {
     const DELAY: Duration = Duration::from_secs(25);
     let table = unique("ReshardLate");
-    let operator = process(&table, Duration::from_millis(100)).await;
-    let endpoint = dynashard::local::shared_endpoint().await.unwrap();
+    let own = crate::own().await;
+    let operator = process(&own, &table, Duration::from_millis(100)).await;
+    let endpoint = own.endpoint().to_owned();
     let slow_path = delaying_proxy(&endpoint, "DynamoDB_20120810.PutItem", DELAY).await;
     // A writer with the default cache time, and timeouts longer than its network's delay.
     let patient = dynashard::Timeouts::default().attempt(DELAY * 2).operation(DELAY * 3);
@@ -339,8 +341,9 @@ async fn writes_that_arrive_25_s_late_lose_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn items_time_to_live_deletes_during_the_backfill_stay_deleted() {
     let table = unique("ReshardTtl");
-    let operator = process(&table, Duration::from_millis(100)).await;
-    let endpoint = dynashard::local::shared_endpoint().await.unwrap();
+    let own = crate::own().await;
+    let operator = process(&own, &table, Duration::from_millis(100)).await;
+    let endpoint = own.endpoint().to_owned();
     let slow_path = delaying_proxy(&endpoint, "BatchExecuteStatement", Duration::from_secs(2)).await;
     let backfiller = Db::new(dynashard::client_for_endpoint(&slow_path))
         .with_streams_client(dynashard::streams_client_for_endpoint(&endpoint))

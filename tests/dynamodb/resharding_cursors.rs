@@ -2,7 +2,7 @@
 //! reverse and a second cut-over, concatenated, list every item once, in order, with sort keys
 //! that tie by the dozen.
 
-use crate::{db, unique};
+use crate::{unique, Own};
 use dynashard::metadata::ShardMetadata;
 use dynashard::query::CursorError;
 use dynashard::reshard::{Backfill, NewLayout, Verify};
@@ -46,9 +46,9 @@ fn release(shelf: &str, n: u32) -> Release {
     Release { shelf: shelf.to_owned(), id: format!("r{n:04}"), year: 1990 + n % 12 }
 }
 
-async fn setup() -> Db {
+async fn setup(own: &Own) -> Db {
     let metadata = ShardMetadata::new(METADATA).cache_for(Duration::from_millis(50));
-    let db = db().await.with_shard_metadata(metadata);
+    let db = own.db().with_shard_metadata(metadata);
     db.create_table::<Releases>().await.unwrap();
     db.create_shard_metadata_table().await.unwrap();
     db
@@ -84,7 +84,8 @@ fn assert_same_listing(paged: &[Release], listed: &[Release], case: &str) {
 
 #[tokio::test]
 async fn pages_read_across_raises_of_a_dynamic_count_list_every_item_once_in_order() {
-    let db = setup().await;
+    let own = crate::own().await;
+    let db = setup(&own).await;
     for seed in 1..=3u64 {
         let shelf = unique("cursor-raise");
         let query = || Release::query_by_day(&shelf);
@@ -162,7 +163,8 @@ async fn read(db: &Db, shelf: &str, listings: &mut [Listing], pages: [usize; 3])
 
 #[tokio::test]
 async fn pages_read_across_a_cut_over_a_reverse_and_a_second_cut_over_list_every_item_once_in_order() {
-    let db = setup().await;
+    let own = crate::own().await;
+    let db = setup(&own).await;
     let shelf = unique("cursor-reshard");
     // Written in reverse: the source index holds a year's releases in an order of its own, the
     // target (filled by a scan of the table) in another.
@@ -220,7 +222,7 @@ async fn pages_read_across_a_cut_over_a_reverse_and_a_second_cut_over_list_every
     // A reader that caches resharding records for an hour learns of the cut-over, and will not
     // see the finish.
     let metadata = ShardMetadata::new(METADATA).cache_for(Duration::from_secs(3_600));
-    let reader = crate::db().await.with_shard_metadata(metadata);
+    let reader = own.db().with_shard_metadata(metadata);
     let query = || Release::query_by_year(&shelf).page_size(5);
     reader.page(&query(), Some(&source_cursor)).await.expect("resumed across the cut-over");
     db.finish_resharding::<Release>(Releases::BY_YEAR, Backfill::default()).await.unwrap();

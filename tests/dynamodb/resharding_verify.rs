@@ -3,7 +3,7 @@
 //! block the cut-over until repaired, and are repaired; a verification that was interrupted
 //! resumes; the cut-over can be reversed and made again, every item read once and in order.
 
-use crate::unique;
+use crate::{unique, Own};
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynashard::metadata::ShardMetadata;
 use dynashard::reshard::{Backfill, CutOver, NewLayout, Phase, Verify};
@@ -35,11 +35,10 @@ struct Record {
     label: Option<String>,
 }
 
-async fn backfilled(table: &str, shelf: &str, items: usize) -> (Db, Vec<Record>) {
-    let db =
-        crate::db().await.with_table_name::<Shelves>(table).expect("a valid table name").with_shard_metadata(
-            ShardMetadata::new("ReshardVerifyMetadata").cache_for(Duration::from_millis(100)),
-        );
+async fn backfilled(own: &Own, table: &str, shelf: &str, items: usize) -> (Db, Vec<Record>) {
+    let db = own.db().with_table_name::<Shelves>(table).expect("a valid table name").with_shard_metadata(
+        ShardMetadata::new("ReshardVerifyMetadata").cache_for(Duration::from_millis(100)),
+    );
     db.create_table::<Shelves>().await.unwrap();
     let records: Vec<Record> = (0..items)
         .map(|n| Record {
@@ -73,7 +72,8 @@ async fn listed(db: &Db, shelf: &str) -> Vec<Record> {
 #[tokio::test]
 async fn seeded_faults_are_reported_once_block_the_cut_over_and_are_repaired() {
     let (table, shelf) = (unique("ReshardVerify"), unique("verify"));
-    let (db, records) = backfilled(&table, &shelf, 120).await;
+    let own = crate::own().await;
+    let (db, records) = backfilled(&own, &table, &shelf, 120).await;
     let clean = db.verify_resharding::<Record>(Shelves::BY_TITLE, Verify::default()).await.unwrap();
     assert_eq!((clean.found(), clean.scanned), (0, 240), "each item read once from each index");
 
@@ -147,7 +147,8 @@ async fn seeded_faults_are_reported_once_block_the_cut_over_and_are_repaired() {
 #[tokio::test]
 async fn a_cut_over_needs_a_verification_unless_forced_and_an_interrupted_one_resumes() {
     let (table, shelf) = (unique("ReshardVerifyResume"), unique("resume"));
-    let (db, records) = backfilled(&table, &shelf, 200).await;
+    let own = crate::own().await;
+    let (db, records) = backfilled(&own, &table, &shelf, 200).await;
     let refused = db.cut_over::<Record>(Shelves::BY_TITLE).await.unwrap_err();
     assert!(
         matches!(&refused, Error::Resharding { reason, .. } if reason.contains("no verification")),
@@ -183,7 +184,8 @@ async fn a_cut_over_needs_a_verification_unless_forced_and_an_interrupted_one_re
 #[tokio::test]
 async fn the_catch_up_takes_an_item_that_left_the_sparse_source_out_of_the_target() {
     let (table, shelf) = (unique("ReshardStray"), unique("stray"));
-    let (db, _) = backfilled(&table, &shelf, 20).await;
+    let own = crate::own().await;
+    let (db, _) = backfilled(&own, &table, &shelf, 20).await;
     // A writer that knows nothing of the resharding clears the label: the item leaves the
     // sparse source index, and its place in the target stays behind.
     let raw = db.client().update_item().table_name(&table).set_key(Some(raw_key(&shelf, "t0003")));

@@ -2,7 +2,7 @@
 //! segments taken over once its leases expire (each item scanned once in effect, from the last
 //! recorded position), the cleanup shared the same way, and a capacity budget recorded for all.
 
-use crate::unique;
+use crate::{unique, Own};
 use dynashard::metadata::ShardMetadata;
 use dynashard::reshard::{Backfill, Budget, NewLayout, Phase, ReshardState, Verify};
 use dynashard::{Db, Entity, Table};
@@ -34,18 +34,17 @@ struct Record {
 }
 
 /// A `Db` of its own: another process, as far as leases go.
-async fn worker(table: &str) -> Db {
-    let db =
-        crate::db().await.with_table_name::<Shelves>(table).expect("a valid table name").with_shard_metadata(
-            ShardMetadata::new("ReshardWorkerMetadata").cache_for(Duration::from_millis(100)),
-        );
+async fn worker(own: &Own, table: &str) -> Db {
+    let db = own.db().with_table_name::<Shelves>(table).expect("a valid table name").with_shard_metadata(
+        ShardMetadata::new("ReshardWorkerMetadata").cache_for(Duration::from_millis(100)),
+    );
     db.create_table::<Shelves>().await.unwrap();
     db.create_shard_metadata_table().await.unwrap();
     db
 }
 
-async fn started(table: &str, shelf: &str, items: usize) -> (Db, Vec<Record>) {
-    let db = worker(table).await;
+async fn started(own: &Own, table: &str, shelf: &str, items: usize) -> (Db, Vec<Record>) {
+    let db = worker(own, table).await;
     // Spread over 50 table partitions, so that every scan segment holds some.
     let records: Vec<Record> = (0..items)
         .map(|n| Record { shelf: format!("{shelf}-{}", n % 50), title: format!("t{n:04}") })
@@ -60,7 +59,8 @@ async fn started(table: &str, shelf: &str, items: usize) -> (Db, Vec<Record>) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn workers_share_a_backfill_and_take_over_a_silent_one() {
     let (table, shelf) = (unique("ReshardWorkers"), unique("shelf"));
-    let (db, records) = started(&table, &shelf, 600).await;
+    let own = crate::own().await;
+    let (db, records) = started(&own, &table, &shelf, 600).await;
     let options =
         || Backfill::default().segments(6).concurrency(2).page_size(25).lease(Duration::from_secs(3));
 
@@ -70,7 +70,7 @@ async fn workers_share_a_backfill_and_take_over_a_silent_one() {
     let (release, release_rx) = mpsc::channel::<()>();
     let release_rx = Mutex::new(release_rx);
     let silent = {
-        let db = worker(&table).await;
+        let db = worker(&own, &table).await;
         let first = std::sync::atomic::AtomicBool::new(true);
         let options = options().worker("silent").on_progress(move |state| {
             if state.backfill_totals().0 > 0 && first.swap(false, Ordering::SeqCst) {
@@ -92,7 +92,7 @@ async fn workers_share_a_backfill_and_take_over_a_silent_one() {
         let pages = Arc::clone(pages);
         options().worker(name).on_progress(move |_| _ = pages.fetch_add(1, Ordering::Relaxed))
     };
-    let (b, c) = (worker(&table).await, worker(&table).await);
+    let (b, c) = (worker(&own, &table).await, worker(&own, &table).await);
     let both = async {
         tokio::join!(
             b.backfill::<Record>(Shelves::BY_TITLE, counted("b", &pages[0])),
@@ -172,7 +172,8 @@ fn segments_of(state: &ReshardState, owner: &str) -> Vec<u32> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_budget_holds_every_worker_and_paces_the_writes() {
     let (table, shelf) = (unique("ReshardBudget"), unique("shelf"));
-    let (db, _) = started(&table, &shelf, 240).await;
+    let own = crate::own().await;
+    let (db, _) = started(&own, &table, &shelf, 240).await;
     // About one write unit an item: 240 units at 40 a second take five seconds or more (one
     // second's worth may be spent at once); unpaced, about two.
     let budget = Budget { write_units: Some(40), read_units: None };
