@@ -183,6 +183,12 @@ pub struct InspectArgs {
     /// show.
     #[arg(long, default_value_t = 5, value_name = "K")]
     pub top: usize,
+    /// The index's declared shard count (its `#[shard(..., hash = N)]`, or its range shards):
+    /// every sharded key then has exactly N shards, empty ones included, and items under ids past
+    /// it are counted apart. Without it, a key has the shards its data shows, up to the largest
+    /// id seen.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub shards: Option<u32>,
     /// Where DynamoDB is.
     #[command(flatten)]
     pub connection: ConnectionArgs,

@@ -110,11 +110,25 @@ async fn inspect_shows_shard_balance_of_an_index() {
         )))
         // mean 460 / 21 = 21.9; 60 / 21.905 = 2.7391
         .stdout(predicate::str::contains(
-            "\"album\": 21 shards, 460 items, mean 21.9, max 60 in shard 7, max/mean 2.7391x",
+            "\"album\": 21 shards seen (ids 0 to 20; --shards gives the declared count), 460 items, mean \
+             21.9, max 60 in shard 7, max/mean 2.7391x",
         ))
-        .stdout(predicate::str::contains("  hot shards: 7 (60, 2.7391x of mean)\n"))
+        // An even spread of 460 items over 21 shards: 21.9 each, deviation 4.57; hot above 40.2.
+        .stdout(predicate::str::contains(
+            "  hot shards (over 40.2: more than an even spread puts in one by chance, mean + 4 standard \
+             deviations): 7 (60, 2.7391x of mean)\n",
+        ))
         .stdout(predicate::str::is_match(r"\n       7  █{40}            60  hot\n").expect("regex"))
         .stdout(predicate::str::is_match(r"\n      20  █{13}[▏▎▍▌▋▊▉]? *            20\n").expect("regex"));
+    // Declared with one shard more than the data shows: the empty last shard is counted.
+    cargo_bin_cmd!("dynashard")
+        .args(["inspect", "--table", &table, "--index", "GSI1", "--endpoint", &endpoint, "--shards", "22"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "\"album\": 22 shards (declared), 460 items, mean 20.9, max 60 in shard 7, max/mean 2.8696x",
+        ))
+        .stdout(predicate::str::is_match(r"\n      21 {55}0\n").expect("regex"));
 }
 
 #[tokio::test]
@@ -283,9 +297,13 @@ async fn inspect_reports_time_buckets_per_shard_and_per_bucket() {
         )))
         // Shards summed over the buckets: 15, 40, 15, 15.
         .stdout(predicate::str::contains(
-            "\"reading\" (hour buckets): 4 shards, 85 items, mean 21.3, max 40 in shard 1, max/mean 1.8824x\n",
+            "\"reading\" (hour buckets): 4 shards seen (ids 0 to 3; --shards gives the declared count), 85 \
+             items, mean 21.3, max 40 in shard 1, max/mean 1.8824x\n",
         ))
-        .stdout(predicate::str::contains("  hot shards: 1 (40, 1.8824x of mean)\n"))
+        .stdout(predicate::str::contains(
+            "  hot shards (over 37.2: more than an even spread puts in one by chance, mean + 4 standard \
+             deviations): 1 (40, 1.8824x of mean)\n",
+        ))
         // Buckets summed over the shards: 20, 45, 20.
         .stdout(predicate::str::contains(
             "  time buckets: 3 hour buckets from 2023-10-27T14 to 2023-10-27T16, mean 28.3, \
@@ -295,11 +313,15 @@ async fn inspect_reports_time_buckets_per_shard_and_per_bucket() {
         .stdout(predicate::str::contains(
             "  fullest partition: \"reading#1#2023-10-27T15\" with 30 items (12 partitions, mean 7.1)\n",
         ))
-        .stdout(predicate::str::contains("\"daily\" (day buckets): 1 shard, 10 items"))
+        .stdout(predicate::str::contains(
+            "\"daily\" (day buckets): 1 shard seen (ids 0 to 0; --shards gives the declared count), 10 items",
+        ))
         .stdout(predicate::str::contains(
             "  time buckets: 2 day buckets from 2023-10-27 to 2023-10-28, mean 5.0, max 7 in 2023-10-27",
         ))
-        .stdout(predicate::str::contains("\"album\": 2 shards, 8 items"))
+        .stdout(predicate::str::contains(
+            "\"album\": 2 shards seen (ids 0 to 1; --shards gives the declared count), 8 items",
+        ))
         .stdout(predicate::str::contains("             2  \"event#5000#2023-10-27\"\n"));
 }
 

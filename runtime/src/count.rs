@@ -41,7 +41,9 @@ impl Db {
     /// resharding's target after its cut-over, a time window's buckets) with its sort-key
     /// conditions and filter, up to its [`limit`](Query::limit); items of entity types other
     /// than the query's are not counted. A query that
-    /// [starts after a key](Query::start_after) is refused: a count covers the whole query.
+    /// [starts after a key](Query::start_after) is refused: a count covers the whole query. So
+    /// is a query on an index that does not hold the entity-type attribute (a keys-only index):
+    /// DynamoDB could not tell its items' types apart ([`Error::InvalidQuery`](crate::Error::InvalidQuery)).
     ///
     /// ```no_run
     /// # use dynashard::{Db, Entity, Table};

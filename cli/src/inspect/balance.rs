@@ -6,6 +6,9 @@ use super::partition_key::{split_bucket, split_shard};
 use crate::limits::MAX_SHARDS;
 use std::collections::{BTreeMap, HashMap};
 
+/// Standard deviations above the mean of an even spread that make a shard hot.
+pub const HOT_DEVIATIONS: f64 = 4.0;
+
 /// One sharded logical key and the items in each of its shards.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Group {
@@ -16,6 +19,11 @@ pub struct Group {
     pub shards: Vec<u64>,
     /// The time buckets, when the key's shards are split into them (`reading#3#2023-10-27T15`).
     pub buckets: Option<Buckets>,
+    /// Whether `shards` has the declared count (`--shards`) rather than the count the data shows
+    /// (up to the largest id seen, which misses empty shards at the end).
+    pub declared: bool,
+    /// Items under shard ids at or above the declared count (none without one).
+    pub outside: u64,
 }
 
 impl Group {
@@ -40,11 +48,23 @@ impl Group {
         over_mean(self.max().1, self.mean())
     }
 
-    /// Up to `top` shards above the mean, fullest first.
+    /// How many items make a shard hot: more than an even spread would put in it by chance. An
+    /// even spread (a hash, or boundaries cut from the data) puts each of `n` items in one of
+    /// `k` shards with probability `1/k`, so a shard's items have mean `n/k` and standard
+    /// deviation `sqrt(n (1/k) (1 - 1/k))`; a shard above the mean by four standard deviations
+    /// happens by chance about three times in 100,000 shards. (Over eight shards, 1.07x the
+    /// mean is chance with ten thousand items, and 1.5x is not from a few thousand.)
+    pub fn hot_threshold(&self) -> f64 {
+        let (n, k) = (self.total() as f64, self.shards.len().max(1) as f64);
+        let share = 1.0 / k;
+        n * share + HOT_DEVIATIONS * (n * share * (1.0 - share)).sqrt()
+    }
+
+    /// Up to `top` hot shards ([`Group::hot_threshold`]), fullest first.
     pub fn hot_shards(&self, top: usize) -> Vec<(usize, u64)> {
-        let mean = self.mean();
+        let threshold = self.hot_threshold();
         let mut hot: Vec<(usize, u64)> =
-            self.shards.iter().copied().enumerate().filter(|&(_, items)| items as f64 > mean).collect();
+            self.shards.iter().copied().enumerate().filter(|&(_, items)| items as f64 > threshold).collect();
         hot.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         hot.truncate(top);
         hot
@@ -69,8 +89,10 @@ impl Balance {
     /// at least two shard ids and they fill most of `0..=largest id` (as shard ids do, unlike
     /// ids such as `user#1048576`); otherwise its values are plain partitions. Values ending in
     /// a shard id and a time bucket label (`reading#3#2023-10-27T15`) are grouped per logical
-    /// key and bucket width, and may have a single shard.
-    pub fn new(counts: HashMap<String, u64>) -> Self {
+    /// key and bucket width, and may have a single shard. With the `declared` shard count of the
+    /// index, every logical key with ids below it has exactly that many shards, empty ones
+    /// included, and the items under ids at or above it are counted apart.
+    pub fn new(counts: HashMap<String, u64>, declared: Option<u32>) -> Self {
         let items = counts.values().sum();
         let partitions = counts.len();
         let mut by_logical: BTreeMap<&str, BTreeMap<u32, u64>> = BTreeMap::new();
@@ -93,20 +115,26 @@ impl Balance {
         }
         let mut groups = Vec::new();
         for (logical, shards) in by_logical {
-            match dense(&shards, 2) {
-                Some(items) => {
-                    groups.push(Group { logical: logical.to_owned(), shards: items, buckets: None })
-                }
+            match dense(&shards, 2, declared) {
+                Some((items, outside)) => groups.push(Group {
+                    logical: logical.to_owned(),
+                    shards: items,
+                    buckets: None,
+                    declared: declared.is_some(),
+                    outside,
+                }),
                 None => unsharded
                     .extend(shards.into_iter().map(|(shard, count)| (format!("{logical}#{shard}"), count))),
             }
         }
         for ((logical, _), cells) in bucketed {
-            match dense(&cells.shards(), 1) {
-                Some(items) => groups.push(Group {
+            match dense(&cells.shards(), 1, declared) {
+                Some((items, outside)) => groups.push(Group {
                     logical: logical.to_owned(),
                     shards: items,
                     buckets: Some(cells.summarize(logical)),
+                    declared: declared.is_some(),
+                    outside,
                 }),
                 None => unsharded.extend(cells.values(logical)),
             }
@@ -117,18 +145,29 @@ impl Balance {
     }
 }
 
-/// Items per shard id from 0 to the largest, when the ids look like shard ids: at least
-/// `fewest` of them, below [`MAX_SHARDS`], filling more than half of `0..=largest`.
-fn dense(shards: &BTreeMap<u32, u64>, fewest: usize) -> Option<Vec<u64>> {
+/// Items per shard id, and the items under ids past the `declared` count. With a declared
+/// count: its shards, when any id seen is below it. Without: from 0 to the largest id, when the
+/// ids look like shard ids (at least `fewest` of them, below [`MAX_SHARDS`], filling more than
+/// half of `0..=largest`).
+fn dense(shards: &BTreeMap<u32, u64>, fewest: usize, declared: Option<u32>) -> Option<(Vec<u64>, u64)> {
     let largest = shards.keys().next_back().copied().unwrap_or(0);
-    if shards.len() < fewest || largest >= MAX_SHARDS || largest as usize >= 2 * shards.len() {
-        return None;
+    let count = match declared {
+        Some(declared) if shards.keys().next().is_some_and(|&first| first < declared) => declared,
+        Some(_) => return None,
+        None if shards.len() < fewest || largest >= MAX_SHARDS || largest as usize >= 2 * shards.len() => {
+            return None
+        }
+        None => largest + 1,
+    };
+    let mut items = vec![0; count as usize];
+    let mut outside = 0;
+    for (&shard, &found) in shards {
+        match items.get_mut(shard as usize) {
+            Some(slot) => *slot = found,
+            None => outside += found,
+        }
     }
-    let mut items = vec![0; largest as usize + 1];
-    for (&shard, &count) in shards {
-        items[shard as usize] = count;
-    }
-    Some(items)
+    Some((items, outside))
 }
 
 /// `value` over `mean`; 0 when the mean is 0 (nothing was counted).
@@ -150,14 +189,17 @@ mod tests {
 
     #[test]
     fn groups_shards_and_fills_gaps() {
-        let balance = Balance::new(counts(&[
-            ("album#0", 10),
-            ("album#1", 30),
-            ("album#3", 20),
-            ("Solar Fields", 4),
-            ("user#1048576", 1),
-            ("user#7", 1),
-        ]));
+        let balance = Balance::new(
+            counts(&[
+                ("album#0", 10),
+                ("album#1", 30),
+                ("album#3", 20),
+                ("Solar Fields", 4),
+                ("user#1048576", 1),
+                ("user#7", 1),
+            ]),
+            None,
+        );
         assert_eq!(balance.items, 66);
         assert_eq!(balance.partitions, 6);
         assert_eq!(balance.groups.len(), 1);
@@ -166,8 +208,11 @@ mod tests {
         assert_eq!(album.mean(), 15.0);
         assert_eq!(album.max(), (1, 30));
         assert_eq!(album.max_over_mean(), 2.0);
-        assert_eq!(album.hot_shards(5), [(1, 30), (3, 20)]);
-        assert_eq!(album.hot_shards(1), [(1, 30)]);
+        // 60 items over 4 shards: 15 each on average, 3.35 the deviation of chance; hot above
+        // 28.4.
+        assert!((album.hot_threshold() - 28.416).abs() < 0.01, "{}", album.hot_threshold());
+        assert_eq!(album.hot_shards(5), [(1, 30)]);
+        assert_eq!(album.hot_shards(0), []);
         assert_eq!(
             balance.unsharded,
             [("Solar Fields".to_owned(), 4), ("user#1048576".to_owned(), 1), ("user#7".to_owned(), 1)]
@@ -176,21 +221,24 @@ mod tests {
 
     #[test]
     fn perfectly_even_shards_have_no_hot_shard() {
-        let balance = Balance::new(counts(&[("a#0", 5), ("a#1", 5)]));
+        let balance = Balance::new(counts(&[("a#0", 5), ("a#1", 5)]), None);
         assert_eq!(balance.groups[0].max_over_mean(), 1.0);
         assert!(balance.groups[0].hot_shards(3).is_empty());
     }
 
     #[test]
     fn time_buckets_group_per_key_and_width() {
-        let balance = Balance::new(counts(&[
-            ("reading#0#2023-10-27T15", 5),
-            ("reading#1#2023-10-27T15", 30),
-            ("reading#1#2023-10-27T16", 5),
-            ("reading#0#2023-10-27", 2),
-            ("event#5000#2023-10-27", 1),
-            ("reading#2023-10-27T15", 1),
-        ]));
+        let balance = Balance::new(
+            counts(&[
+                ("reading#0#2023-10-27T15", 5),
+                ("reading#1#2023-10-27T15", 30),
+                ("reading#1#2023-10-27T16", 5),
+                ("reading#0#2023-10-27", 2),
+                ("event#5000#2023-10-27", 1),
+                ("reading#2023-10-27T15", 1),
+            ]),
+            None,
+        );
         assert_eq!(balance.groups.len(), 2, "{balance:?}");
         let hourly = &balance.groups[0];
         assert_eq!((hourly.logical.as_str(), hourly.shards.as_slice()), ("reading", &[5, 35][..]));
@@ -204,5 +252,34 @@ mod tests {
             balance.unsharded,
             [("event#5000#2023-10-27".to_owned(), 1), ("reading#2023-10-27T15".to_owned(), 1)]
         );
+    }
+
+    #[test]
+    fn a_declared_count_keeps_empty_shards_and_counts_ids_past_it() {
+        // Shard 7 of 8 is empty: the data alone shows 7 shards.
+        let seen: Vec<(String, u64)> = (0..7).map(|shard| (format!("album#{shard}"), 100)).collect();
+        let pairs: Vec<(&str, u64)> = seen.iter().map(|(value, items)| (value.as_str(), *items)).collect();
+        let guessed = Balance::new(counts(&pairs), None);
+        assert_eq!((guessed.groups[0].shards.len(), guessed.groups[0].declared), (7, false));
+        let declared = Balance::new(counts(&pairs), Some(8));
+        let album = &declared.groups[0];
+        assert_eq!((album.shards.len(), album.shards[7], album.declared, album.outside), (8, 0, true, 0));
+        let past = Balance::new(counts(&[("album#0", 5), ("album#9", 2), ("solo#12", 1)]), Some(8));
+        assert_eq!((past.groups[0].shards.len(), past.groups[0].outside), (8, 2));
+        assert_eq!(past.unsharded, [("solo#12".to_owned(), 1)], "no id below the declared count");
+    }
+
+    #[test]
+    fn hot_means_more_than_chance() {
+        // 10,000 items over 8 shards: 1,250 on average, 33 the deviation of chance.
+        let mut shards = vec![1_250; 8];
+        shards[3] = 1_337; // 1.07x the mean: chance
+        let group = Group { logical: "k".into(), shards, buckets: None, declared: true, outside: 0 };
+        assert!(group.hot_shards(8).is_empty(), "threshold {}", group.hot_threshold());
+        // 4,000 items over 8 shards, one of them at 1.5x: not chance.
+        let mut shards = vec![500; 8];
+        shards[0] = 750;
+        let group = Group { logical: "k".into(), shards, buckets: None, declared: true, outside: 0 };
+        assert_eq!(group.hot_shards(8), [(0, 750)], "threshold {}", group.hot_threshold());
     }
 }

@@ -21,13 +21,13 @@ pub fn bar(value: u64, max: u64) -> String {
     out
 }
 
-/// One line per shard: its id, a bar, and its items; `mean` marks the shards above it.
-pub fn histogram(shards: &[u64], mean: f64) -> String {
+/// One line per shard: its id, a bar, and its items; shards above `hot` are marked.
+pub fn histogram(shards: &[u64], hot: f64) -> String {
     let max = shards.iter().copied().max().unwrap_or(0);
     let mut out = String::new();
     let _ = writeln!(out, "  {:>6}  {:<WIDTH$}  {:>12}", "shard", "", "items");
     for (shard, &items) in shards.iter().enumerate() {
-        let marker = if items as f64 > mean * 1.1 { "  hot" } else { "" };
+        let marker = if items as f64 > hot { "  hot" } else { "" };
         let _ = writeln!(out, "  {shard:>6}  {}  {:>12}{marker}", bar(items, max), count(items));
     }
     out
@@ -48,7 +48,7 @@ mod tests {
 
     #[test]
     fn marks_hot_shards() {
-        let text = histogram(&[10, 30, 20], 20.0);
+        let text = histogram(&[10, 30, 20], 25.0);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 4);
         assert!(lines[2].ends_with("30  hot"), "{text}");

@@ -43,7 +43,12 @@ async fn inspect(args: &InspectArgs) -> Result<String, CliError> {
     })
     .await?;
     bar.finish_and_clear();
-    Ok(report::render(&target.to_string(), &shape.partition_key, &Balance::new(counts), args.top))
+    Ok(report::render(
+        &target.to_string(),
+        &shape.partition_key,
+        &Balance::new(counts, args.shards),
+        args.top,
+    ))
 }
 
 /// A partition key value as text: strings as they are, numbers in their decimal form, binary

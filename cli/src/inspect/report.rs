@@ -25,18 +25,28 @@ pub fn render(what: &str, partition_key: &str, balance: &Balance, top: usize) ->
         let (fullest, largest) = group.max();
         let width =
             group.buckets.as_ref().map_or(String::new(), |b| format!(" ({} buckets)", b.width_name()));
+        let shards = group.shards.len();
+        let counted = match group.declared {
+            true => format!("{shards} shard{} (declared)", plural(shards)),
+            false => format!(
+                "{shards} shard{} seen (ids 0 to {}; --shards gives the declared count)",
+                plural(shards),
+                shards - 1
+            ),
+        };
         let _ = writeln!(
             out,
-            "\n{}{width}: {} shard{}, {} items, mean {}, max {} in shard {fullest}, max/mean {}",
+            "\n{}{width}: {counted}, {} items, mean {}, max {} in shard {fullest}, max/mean {}",
             key(&group.logical),
-            group.shards.len(),
-            plural(group.shards.len()),
             count(group.total()),
             decimal(group.mean()),
             count(largest),
             ratio(group.max_over_mean())
         );
-        out.push_str(&histogram(&group.shards, group.mean()));
+        if group.outside > 0 {
+            let _ = writeln!(out, "  {} items under shard ids past the declared count", count(group.outside));
+        }
+        out.push_str(&histogram(&group.shards, group.hot_threshold()));
         let hot: Vec<String> = group
             .hot_shards(top)
             .into_iter()
@@ -45,7 +55,12 @@ pub fn render(what: &str, partition_key: &str, balance: &Balance, top: usize) ->
             })
             .collect();
         let hot = if hot.is_empty() { "none".to_owned() } else { hot.join(", ") };
-        let _ = writeln!(out, "  hot shards: {hot}");
+        let _ = writeln!(
+            out,
+            "  hot shards (over {}: more than an even spread puts in one by chance, mean + {} standard deviations): {hot}",
+            decimal(group.hot_threshold()),
+            super::balance::HOT_DEVIATIONS
+        );
         if let Some(buckets) = &group.buckets {
             out.push_str(&render_buckets(buckets, top));
         }
@@ -134,11 +149,11 @@ mod tests {
                 .into_iter()
                 .map(|(value, items)| (value.to_owned(), items))
                 .collect();
-        let text = render("Music (index GSI1)", "gsi1pk", &Balance::new(counts), 5);
+        let text = render("Music (index GSI1)", "gsi1pk", &Balance::new(counts, None), 5);
         for expected in [
             "Music (index GSI1): 64 items in 4 partition key values (partition key \"gsi1pk\")\n",
-            "\"album\": 3 shards, 60 items, mean 20.0, max 30 in shard 1, max/mean 1.5000x\n",
-            "  hot shards: 1 (30, 1.5000x of mean)\n",
+            "\"album\": 3 shards seen (ids 0 to 2; --shards gives the declared count), 60 items, mean 20.0, max 30 in shard 1, max/mean 1.5000x\n",
+            "  hot shards (over 34.6: more than an even spread puts in one by chance, mean + 4 standard deviations): none\n",
             "unsharded partition key values: 1 with 4 items; largest:\n",
             "             4  \"Solar Fields\"\n",
         ] {
@@ -160,14 +175,14 @@ mod tests {
         .into_iter()
         .map(|(value, items)| (value.to_owned(), items))
         .collect();
-        let text = render("Sensors (index GSI1)", "gsi1pk", &Balance::new(counts), 5);
+        let text = render("Sensors (index GSI1)", "gsi1pk", &Balance::new(counts, None), 5);
         for expected in [
-            "\"reading\" (hour buckets): 2 shards, 45 items, mean 22.5, max 35 in shard 1, max/mean 1.5556x\n",
+            "\"reading\" (hour buckets): 2 shards seen (ids 0 to 1; --shards gives the declared count), 45 items, mean 22.5, max 35 in shard 1, max/mean 1.5556x\n",
             "  time buckets: 2 hour buckets from 2023-10-27T15 to 2023-10-27T16, mean 22.5, max 35 in \
              2023-10-27T15, max/mean 1.5556x\n",
             "  hot buckets: 2023-10-27T15 (35, 1.5556x of mean)\n",
             "  fullest partition: \"reading#1#2023-10-27T15\" with 30 items (4 partitions, mean 11.3)\n",
-            "\"daily\" (day buckets): 1 shard, 4 items",
+            "\"daily\" (day buckets): 1 shard seen (ids 0 to 0; --shards gives the declared count), 4 items",
             "  time buckets: 1 day bucket, 2023-10-27, mean 4.0, max 4 in 2023-10-27, max/mean 1.0000x\n",
             "  hot buckets: none\n  fullest partition: \"daily#0#2023-10-27\" with 4 items (1 partition, mean 4.0)\n",
         ] {

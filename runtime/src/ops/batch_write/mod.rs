@@ -18,10 +18,10 @@ use std::future::IntoFuture;
 ///
 /// Everything is checked before the first request is sent: every item is converted with
 /// [`to_item`](crate::item::to_item) (invalid keys, reserved attributes, items over 400 KB), two writes to the same key
-/// give [`Error::DuplicateBatchKey`], and `#[version]` entities give
-/// [`Error::VersionedBatchWrite`] (a batch write cannot check versions; use
+/// give [`Error::DuplicateBatchKey`](crate::Error::DuplicateBatchKey), and `#[version]` entities give
+/// [`Error::VersionedBatchWrite`](crate::Error::VersionedBatchWrite) (a batch write cannot check versions; use
 /// [`Db::put`]/[`Db::save`] or a transaction). Writes of one call are applied in no particular
-/// order, and not atomically: when the call gives up, [`Error::BatchIncomplete`] holds the writes
+/// order, and not atomically: when the call gives up, [`Error::BatchIncomplete`](crate::Error::BatchIncomplete) holds the writes
 /// that were not applied.
 ///
 /// ```no_run
@@ -53,7 +53,7 @@ pub enum BatchVersions {
     /// Every put is sent on its own as [`Db::put`] sends it, checked against the stored version
     /// (a value at version 0 is created only if missing), and every delete as [`Db::delete`]:
     /// one request per item, with `concurrency` batches' worth in flight. What fails (a version
-    /// conflict, say) is handed back in [`Error::BatchIncomplete`].
+    /// conflict, say) is handed back in [`Error::BatchIncomplete`](crate::Error::BatchIncomplete).
     Checked,
 }
 
@@ -145,7 +145,7 @@ impl<'a, E: Entity> BatchWrite<'a, E> {
     }
 
     /// How `#[version]` entities are written: without it, a batch of them is refused with
-    /// [`Error::VersionedBatchWrite`]. Ignored for other entities.
+    /// [`Error::VersionedBatchWrite`](crate::Error::VersionedBatchWrite). Ignored for other entities.
     ///
     /// ```no_run
     /// # async fn example<E: dynashard::Entity>(db: dynashard::Db, first_import: Vec<E>) -> dynashard::Result<()> {
