@@ -121,6 +121,13 @@ async fn a_transaction_holding_an_overflow_stores_none_of_its_writes() {
         .await
         .unwrap_err();
     assert!(refused.is_conditional_failed(), "{refused:?}");
+    // The update's reason says what the update would say on its own.
+    let Error::TransactionCanceled { reasons } = &refused else { panic!("{refused:?}") };
+    assert!(
+        matches!(reasons[1].error.as_deref(), Some(Error::Overflow { attribute, .. }) if attribute == "small"),
+        "{reasons:?}"
+    );
+    assert!(reasons[0].error.is_none(), "the put had no failure of its own: {reasons:?}");
     assert!(db.get(Counters::key(&other).unwrap()).await.unwrap().is_none(), "the put was not stored");
     let stored = db.get(Counters::key(&id).unwrap()).await.unwrap().unwrap();
     assert_eq!((stored.small, stored.count), (u8::MAX, 0));

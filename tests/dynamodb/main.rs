@@ -17,6 +17,7 @@ mod key_safety;
 mod limits;
 mod local_indexes;
 mod model;
+mod narrow_index;
 mod native_indexes;
 mod numbers;
 mod pagination;

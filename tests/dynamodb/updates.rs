@@ -362,6 +362,10 @@ async fn list_elements_past_the_end_are_refused_and_nothing_is_stored() {
     // With another action: none of it is stored.
     out_of_range(db.update(key()).remove_at(f.tracks, 5).add(f.stock, 1).await.unwrap_err(), 5, Some(2));
     assert_eq!(db.get(key()).await.unwrap().unwrap(), playlist(&owner), "nothing stored");
+    // In a transaction, the update's reason is the same error.
+    let refused = db.transaction().update(db.update(key()).remove_at(f.tracks, 7)).await.unwrap_err();
+    let Error::TransactionCanceled { mut reasons } = refused else { panic!("{refused:?}") };
+    out_of_range(*reasons.remove(0).error.expect("the update's own error"), 7, Some(2));
     let updated = db.update(key()).remove_at(f.tracks, 1).set(f.tracks.at(0), "a").await.unwrap();
     assert_eq!(updated.tracks, ["a"]);
 }

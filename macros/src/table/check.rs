@@ -72,6 +72,15 @@ fn check_attributes(table: &Table, errors: &mut Errors) {
     }
 }
 
+/// Whether `table`, with errors reported, can still be expanded as declared: its index
+/// constants are distinct, so that the expansion adds no error of its own. The values the errors
+/// are about (a name too short, an unknown stream view) are data to the expansion.
+pub fn expandable(table: &Table) -> bool {
+    let mut errors = Errors::default();
+    check_indexes(table, &mut errors);
+    errors.finish(()).is_ok()
+}
+
 /// Index names, and the constants named after them, are distinct and leave `DEFINITION` alone.
 fn check_indexes(table: &Table, errors: &mut Errors) {
     for (position, index) in table.indexes.iter().enumerate() {

@@ -10,7 +10,9 @@ mod index_attr;
 use crate::errors::Errors;
 use proc_macro2::TokenStream;
 
-/// Derives `dynashard::Table`; on errors, reports them all and emits a fallback impl.
+/// Derives `dynashard::Table`; on errors, reports them all, and emits the table as declared
+/// where its shape allows (so that entities of it are checked against what was declared, and a
+/// bad attribute gets its own error and nothing else), else a fallback impl.
 pub fn derive(input: syn::DeriveInput) -> TokenStream {
     let mut errors = Errors::default();
     let attrs = attr::Attrs::parse(&input, &mut errors);
@@ -20,6 +22,11 @@ pub fn derive(input: syn::DeriveInput) -> TokenStream {
     }
     match (errors.finish(()), table) {
         (Ok(()), Some(table)) => expand::expand(&table),
+        (Err(error), Some(table)) if input.generics.params.is_empty() && check::expandable(&table) => {
+            let mut tokens = error.into_compile_error();
+            tokens.extend(expand::expand(&table));
+            tokens
+        }
         (result, _) => {
             let mut tokens = result
                 .err()

@@ -199,6 +199,23 @@ pub enum Error {
         found: Option<String>,
     },
 
+    /// A live index holds less than its declaration says: its items lack an attribute the
+    /// declared projection holds (the entity-type attribute, which every read of the index
+    /// needs). The table was created otherwise, or changed since; [`Db::verify_table`] lists
+    /// every way it differs.
+    ///
+    /// [`Db::verify_table`]: crate::Db::verify_table
+    #[error(
+        "index `{index}` does not hold `{attribute}`, which its declaration projects: the live index \
+         is narrower than declared (`Db::verify_table` lists how it differs)"
+    )]
+    IndexNarrowerThanDeclared {
+        /// The index.
+        index: String,
+        /// The attribute its items lack.
+        attribute: String,
+    },
+
     /// An item that was read does not decode as the type asked for (see [`Undecodable`]); reads
     /// of many items go on past it.
     #[error(transparent)]

@@ -97,7 +97,7 @@ async fn count_range(
             .set_exclusive_start_key(start)
             .send()
             .await
-            .map_err(|error| Error::from_sdk("Query", error))?;
+            .map_err(|error| super::request::query_error(plan, error))?;
         total += u64::try_from(output.count).unwrap_or(0);
         start = output.last_evaluated_key.filter(|key| !key.is_empty());
         if start.is_none() {

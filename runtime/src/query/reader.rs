@@ -92,6 +92,9 @@ impl Reader {
                 Err(error) => return Some(Err(self.fail(error))),
             };
             let hydrated = self.hydration.is_some();
+            if let Some(narrower) = self.narrower(&item, hydrated) {
+                return Some(Err(self.fail(narrower)));
+            }
             match E::from_item(item, self.plan.skip_other_types) {
                 // A hydrated item was counted as read: count it back.
                 Ok(None) if hydrated => self.count_back(),
@@ -112,6 +115,18 @@ impl Reader {
                 Err(error) => return Some(Err(self.fail(error))),
             }
         }
+    }
+
+    /// An item read from an index that lacks the entity-type attribute the index's declaration
+    /// projects: the live index is narrower than declared, and every read of it would fail (or,
+    /// skipping other types, find nothing). A hydrated item comes from the base table.
+    fn narrower(&self, item: &Item, hydrated: bool) -> Option<Error> {
+        let (table, index) = (self.plan.table, self.plan.index.filter(|_| !hydrated)?);
+        let declared = crate::projection::covers(table, index, Some(&[]));
+        (declared && !item.contains_key(table.type_attribute)).then(|| Error::IndexNarrowerThanDeclared {
+            index: index.name.to_owned(),
+            attribute: table.type_attribute.to_owned(),
+        })
     }
 
     /// Counts an item as yielded, against the limit.

@@ -99,7 +99,7 @@ pub(crate) async fn fetch(
         .set_limit(request.limit.map(|limit| limit.clamp(1, i32::MAX as usize) as i32))
         .set_exclusive_start_key(request.start);
     stats.record_request(request.shard);
-    let output = query.send().await.map_err(|error| Error::from_sdk("Query", error))?;
+    let output = query.send().await.map_err(|error| query_error(plan, error))?;
     let items = output.items.unwrap_or_default();
     let capacity = output.consumed_capacity.and_then(|consumed| consumed.capacity_units).unwrap_or(0.0);
     stats.record_response(items.len(), capacity);
@@ -200,4 +200,26 @@ fn composed_key_condition(
         key_condition.push_str(&sort);
     }
     key_condition
+}
+
+/// The error of a `Query` of `plan`: a refusal to filter on attributes the live index does not
+/// hold, though its declaration projects them, is [`Error::IndexNarrowerThanDeclared`] (a filter
+/// on attributes the declaration does not project is refused before sending).
+pub(crate) fn query_error(
+    plan: &QueryPlan,
+    error: aws_sdk_dynamodb::error::SdkError<
+        aws_sdk_dynamodb::operation::query::QueryError,
+        aws_sdk_dynamodb::config::http::HttpResponse,
+    >,
+) -> Error {
+    let error = Error::from_sdk("Query", error);
+    const UNPROJECTED: &str = "does not project one or more filter attributes: [";
+    let Error::Service { code: Some(code), message, .. } = &error else { return error };
+    let missing = message.split_once(UNPROJECTED).and_then(|(_, rest)| rest.split_once(']'));
+    match (plan.index, missing) {
+        (Some(index), Some((attribute, _))) if code == "ValidationException" => {
+            Error::IndexNarrowerThanDeclared { index: index.name.to_owned(), attribute: attribute.to_owned() }
+        }
+        _ => error,
+    }
 }

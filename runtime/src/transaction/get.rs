@@ -262,6 +262,37 @@ appends!(A B C D E F G H I);
 appends!(A B C D E F G H I J);
 appends!(A B C D E F G H I J K);
 
+/// Held by no type: a thirteenth typed read asks for it, so that the compiler says the limit and
+/// the way out where that read is added.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "a `transact_get` resolves to a tuple of at most 12 typed reads",
+    label = "a 13th `.get(...)`",
+    note = "DynamoDB serves up to 100 reads from one snapshot: read items of one collection's types with \
+            `db.transact_get_members::<C>()` (a `Vec<Option<C>>` of up to 100), or split the reads in two \
+            `transact_get`s where they need not share a snapshot"
+)]
+pub trait AtMostTwelveTypedReads {}
+
+impl<A, B, C, D, E, F, G, H, I, J, K, L, Next: Entity + AtMostTwelveTypedReads> Append<Next>
+    for (
+        Option<A>,
+        Option<B>,
+        Option<C>,
+        Option<D>,
+        Option<E>,
+        Option<F>,
+        Option<G>,
+        Option<H>,
+        Option<I>,
+        Option<J>,
+        Option<K>,
+        Option<L>,
+    )
+{
+    type Output = ();
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -28,7 +28,7 @@ pub(crate) struct Pending {
 impl Pending {
     /// Converts the parts of a single-item write into a transaction action.
     pub fn new<A: TransactAction>(request: WriteRequest<A>) -> Result<Self> {
-        let (table, key, explain) = (request.table.clone(), request.key.clone(), request.explain);
+        let (table, key, explain) = (request.table.clone(), request.key.clone(), request.explain.clone());
         let item = A::transact_item(request).map_err(build_error)?;
         let bytes = action_bytes(&item);
         Ok(Self { table, key, item, explain, bytes })

@@ -74,23 +74,42 @@ impl<A> WriteRequest<A> {
             condition,
             names: placeholders.take_names(),
             values: placeholders.take_values(),
-            explain: Explain { guards, failure: Guards::failure::<E> },
+            explain: Explain { guards, failure: Guards::failure::<E>, refusal: None },
         })
     }
 }
 
 /// The guards of a write and the entity type they apply to: turns a failed condition into the
-/// precise error.
-#[derive(Clone, Copy)]
+/// precise error, on its own or in a transaction.
+#[derive(Clone)]
 pub(crate) struct Explain {
     guards: Guards,
     failure: fn(&Guards, Option<Item>) -> Error,
+    /// What else the write's condition guards (an update's list elements and numbers' room),
+    /// told from the stored item when the guards explain nothing.
+    refusal: Option<Refusal>,
 }
+
+/// An update's own reason for a failed condition, given the stored item.
+pub(crate) type Refusal = std::sync::Arc<dyn Fn(Option<&Item>) -> Option<Error> + Send + Sync>;
 
 impl Explain {
     /// The error for the failed condition, given the stored item DynamoDB returned.
     pub fn failure(&self, current: Option<Item>) -> Error {
-        (self.failure)(&self.guards, current)
+        match ((self.failure)(&self.guards, current), &self.refusal) {
+            (Error::ConditionFailed { current }, Some(refusal)) => {
+                refusal(current.as_deref()).unwrap_or(Error::ConditionFailed { current })
+            }
+            (error, _) => error,
+        }
+    }
+}
+
+impl<A> WriteRequest<A> {
+    /// Explains a failed condition the guards do not explain with `refusal` too.
+    pub fn refused_by(mut self, refusal: Refusal) -> Self {
+        self.explain.refusal = Some(refusal);
+        self
     }
 }
 

@@ -6,7 +6,7 @@ mod elements;
 
 use crate::db::Db;
 use crate::entity::{Entity, Field, Key};
-use crate::error::{Error, Item, Result};
+use crate::error::{Item, Result};
 use crate::expression::{Condition, FieldPath, Placeholders, RawExpression};
 use crate::field_value::FieldValue;
 use crate::item::{from_item, key_item, table_of};
@@ -87,7 +87,7 @@ impl Numeric for f64 {
 /// An update of one stored entity; `.await` it to send. Resolves to the entity as stored after
 /// the update.
 ///
-/// The item must exist ([`Error::NotFound`] otherwise): an update never creates a partial item.
+/// The item must exist ([`Error::NotFound`](crate::Error::NotFound) otherwise): an update never creates a partial item.
 /// Key fields cannot be updated (their handles do not exist); `#[version]` entities get their
 /// version incremented, and checked when [`Update::expect_version`] is given. Index key
 /// attributes follow the fields they are built from: an update that sets a field used by an index
@@ -142,7 +142,7 @@ impl Db {
     ///
     /// Every field a new item needs must be set ([`Entity::REQUIRED`]: the fields that are not key
     /// fields, `Option`s, sets or `#[serde(default)]`), or the upsert fails with
-    /// [`Error::UpsertIncomplete`] before anything is sent. Index keys and shard placement follow
+    /// [`Error::UpsertIncomplete`](crate::Error::UpsertIncomplete) before anything is sent. Index keys and shard placement follow
     /// the key fields and the values set, as for a put; an index key field can only be set whole.
     /// [`Update::set_if_not_exists`] keeps a value an existing item has (a creation time, say).
     ///
@@ -202,7 +202,7 @@ impl<'a, E: Entity> Update<'a, E> {
 
     /// Adds `amount` to a numeric field (a missing field counts as 0). The update carries a
     /// condition that keeps the result within the field's type: a result past it (`u32::MAX`,
-    /// `i64::MIN`, 38 digits for the 128-bit types, `f32::MAX`) fails with [`Error::Overflow`],
+    /// `i64::MIN`, 38 digits for the 128-bit types, `f32::MAX`) fails with [`Error::Overflow`](crate::Error::Overflow),
     /// and nothing is stored. An amount no stored number leaves room for fails before sending.
     pub fn add<T: Numeric>(mut self, field: impl FieldPath<E, T>, amount: T) -> Self {
         let change = (amount.headroom(false), std::any::type_name::<T>());
@@ -212,7 +212,7 @@ impl<'a, E: Entity> Update<'a, E> {
 
     /// Subtracts `amount` from a numeric field (a missing field counts as 0), kept within the
     /// field's type as [`add`](Self::add) is: below zero on an unsigned field, or past the
-    /// type's range, it fails with [`Error::Overflow`] and nothing is stored.
+    /// type's range, it fails with [`Error::Overflow`](crate::Error::Overflow) and nothing is stored.
     pub fn subtract<T: Numeric>(mut self, field: impl FieldPath<E, T>, amount: T) -> Self {
         let change = (amount.headroom(true), std::any::type_name::<T>());
         self.actions.subtract(field.update_target().path, attribute_value(&amount), change);
@@ -240,7 +240,7 @@ impl<'a, E: Entity> Update<'a, E> {
     }
 
     /// Removes the element at `index` (from 0) of a list field; the elements after it move up.
-    /// An index past the end fails with [`Error::ListIndexOutOfRange`] (the update carries the
+    /// An index past the end fails with [`Error::ListIndexOutOfRange`](crate::Error::ListIndexOutOfRange) (the update carries the
     /// condition that the element exists), and nothing is stored; so does a value set inside an
     /// element past the end.
     pub fn remove_at<T>(mut self, field: impl FieldPath<E, Vec<T>>, index: usize) -> Self {
@@ -315,28 +315,24 @@ impl<'a, E: Entity> Update<'a, E> {
         let index_updates = E::index_key_updates(&self.key, self.actions.changes())?;
         crate::index_key_limits::check_updates(table_of::<E>(), &index_updates)?;
         let condition = self.actions.guard(self.condition.take());
+        // A list element missing, or a stored number without room for the change: say which.
+        let (arithmetic, elements) = (self.actions.arithmetic().to_vec(), self.actions.elements());
         let mut placeholders = Placeholders::default();
         let expression = self.actions.render(index_updates, E::VERSION_ATTRIBUTE, &mut placeholders)?;
         let action = UpdateAction { key: key_item(table_of::<E>(), self.key.primary()), expression };
         let key = self.key.primary().clone();
-        WriteRequest::new::<E>(self.db, key, action, placeholders, self.guards, condition)
+        let refusal = move |stored: Option<&Item>| {
+            let missing = elements.iter().find_map(|element| element.refusal(stored));
+            missing.or_else(|| arithmetic.iter().find_map(|change| change.refusal(stored)))
+        };
+        let request = WriteRequest::new::<E>(self.db, key, action, placeholders, self.guards, condition)?;
+        Ok(request.refused_by(std::sync::Arc::new(refusal)))
     }
 
     async fn execute(self) -> Result<E> {
         let db = self.db;
         let layouts = Layouts::resolve(db).await?;
-        let (arithmetic, elements) = (self.actions.arithmetic().to_vec(), self.actions.elements());
-        let request = self.request_for(&layouts)?;
-        let item = match request.send(db, ReturnValue::AllNew).await {
-            // A list element missing, or a stored number without room for the change: say which.
-            Err(Error::ConditionFailed { current }) => {
-                let stored = current.as_deref();
-                let missing = elements.iter().find_map(|element| element.refusal(stored));
-                let overflow = || arithmetic.iter().find_map(|change| change.refusal(stored));
-                return Err(missing.or_else(overflow).unwrap_or(Error::ConditionFailed { current }));
-            }
-            sent => sent?,
-        };
+        let item = self.request_for(&layouts)?.send(db, ReturnValue::AllNew).await?;
         layouts.follow_update(&item).await?;
         from_item(item)
     }
