@@ -71,6 +71,32 @@ async fn items_over_400_kb_are_rejected_before_sending() {
     assert!(error.is_invalid_input());
 }
 
+/// Two large values, each of which fits on its own.
+#[derive(dynashard::Entity, serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq)]
+#[entity(table = crate::model::Music, pk = "blob#{id}", sk = "blob")]
+struct Blob {
+    id: String,
+    first: String,
+    second: String,
+}
+
+#[tokio::test]
+async fn an_update_growing_an_item_past_400_kb_is_refused_and_stores_nothing() {
+    let db = db().await;
+    let blob = Blob { id: unique("blob"), first: "a".repeat(300_000), second: String::new() };
+    db.put(&blob).await.unwrap();
+    let key = || Blob::key(&blob.id).unwrap();
+    let f = Blob::fields();
+    let error = db.update(key()).set(f.second, "b".repeat(200_000)).await.unwrap_err();
+    assert!(matches!(error, Error::UpdatedItemTooLarge { max: MAX_ITEM_BYTES }), "{error:?}");
+    let refused =
+        db.transaction().update(db.update(key()).set(f.second, "b".repeat(200_000))).await.unwrap_err();
+    let Error::TransactionCanceled { reasons } = &refused else { panic!("{refused:?}") };
+    assert!(matches!(reasons[0].error.as_deref(), Some(Error::UpdatedItemTooLarge { .. })), "{reasons:?}");
+    assert_eq!(db.get(key()).await.unwrap().unwrap(), blob, "nothing stored");
+    db.update(key()).set(f.second, "b".repeat(90_000)).await.expect("within the limit");
+}
+
 #[tokio::test]
 async fn a_body_attribute_named_like_a_key_attribute_is_rejected() {
     let error = unreachable_db().put(&Clash::new("n", "sneaky")).await.unwrap_err();

@@ -69,6 +69,15 @@ pub enum Error {
         max: usize,
     },
 
+    /// An update would grow the item past DynamoDB's 400 KB limit: DynamoDB refused it, and
+    /// nothing was stored. (An item written whole is checked before sending; what an update
+    /// makes of the stored item only DynamoDB knows.)
+    #[error("the update would grow the item past DynamoDB's limit of {max} bytes; nothing was stored")]
+    UpdatedItemTooLarge {
+        /// DynamoDB's limit of an item's size (409,600 bytes).
+        max: usize,
+    },
+
     /// An expression a write builds is longer than DynamoDB's limit (a put that keeps
     /// `#[created_at]` names every attribute in one update expression); nothing was sent.
     #[error("the update expression is {bytes} bytes, over DynamoDB's limit of {max} bytes")]

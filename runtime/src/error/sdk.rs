@@ -39,6 +39,9 @@ impl Error {
             None => aws_sdk_dynamodb::error::DisplayErrorContext(&error).to_string(),
         };
         match code {
+            Some(code) if code == "ValidationException" && grew_too_large(&message) => {
+                Error::UpdatedItemTooLarge { max: crate::item_size::MAX_ITEM_BYTES }
+            }
             Some(code) if THROTTLING_CODES.contains(&code.as_str()) => {
                 // The SDK keeps the error response's body; the reasons are read from it, so that
                 // every operation and every throttling exception is read the same way.
@@ -49,4 +52,9 @@ impl Error {
             code => Error::Service { operation, code, message, source: Box::new(error) },
         }
     }
+}
+
+/// Whether DynamoDB's `message` refuses an update for the size of the item it would make.
+pub(crate) fn grew_too_large(message: &str) -> bool {
+    message.starts_with("Item size to update has exceeded the maximum allowed size")
 }

@@ -210,9 +210,15 @@ fn canceled_error(
             let code = ReasonCode::parse(reason.and_then(types::CancellationReason::code));
             let item =
                 reason.and_then(types::CancellationReason::item).filter(|item| !item.is_empty()).cloned();
-            let error =
-                (code == ReasonCode::ConditionalCheckFailed).then(|| Box::new(explain.failure(item.clone())));
             let message = reason.and_then(types::CancellationReason::message).map(str::to_owned);
+            let too_large = message.as_deref().is_some_and(crate::error::sdk::grew_too_large);
+            let error = match code {
+                ReasonCode::ConditionalCheckFailed => Some(Box::new(explain.failure(item.clone()))),
+                _ if too_large => {
+                    Some(Box::new(Error::UpdatedItemTooLarge { max: crate::item_size::MAX_ITEM_BYTES }))
+                }
+                _ => None,
+            };
             CancellationReason { action, table, key, code, message, item: item.map(Box::new), error }
         })
         .collect();
