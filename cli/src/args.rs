@@ -189,6 +189,11 @@ pub struct InspectArgs {
     /// id seen.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub shards: Option<u32>,
+    /// The shard metadata table of a dynamically sharded index: each logical key then has the
+    /// shards its recorded count says may hold items (a key with no record falls back to
+    /// `--shards`, or to what its data shows). Needs `--index`.
+    #[arg(long, value_name = "TABLE", value_parser = validate::table_name, requires = "index")]
+    pub metadata_table: Option<String>,
     /// Where DynamoDB is.
     #[command(flatten)]
     pub connection: ConnectionArgs,

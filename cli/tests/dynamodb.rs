@@ -132,6 +132,36 @@ async fn inspect_shows_shard_balance_of_an_index() {
 }
 
 #[tokio::test]
+async fn inspect_takes_a_dynamic_index_s_counts_from_its_shard_metadata() {
+    let (endpoint, table) = album_table().await;
+    let metadata = unique("cli-metadata");
+    let db = dynashard::Db::new(dynashard::client_for_endpoint(&endpoint))
+        .with_shard_metadata(dynashard::metadata::ShardMetadata::new(&metadata));
+    db.create_shard_metadata_table().await.unwrap();
+    // Raised to 24 shards once, though only 21 hold items so far.
+    let record = [
+        ("partition", AttributeValue::S(format!("{table}/GSI1/album"))),
+        ("shards", AttributeValue::N("24".into())),
+        ("last_changed", AttributeValue::N("2000".into())),
+        ("history", AttributeValue::Ss(vec!["1000:21".into(), "2000:24".into()])),
+    ];
+    let item = record.into_iter().map(|(name, value)| (name.to_owned(), value)).collect();
+    db.client().put_item().table_name(&metadata).set_item(Some(item)).send().await.unwrap();
+    cargo_bin_cmd!("dynashard")
+        .args(["inspect", "--table", &table, "--index", "GSI1", "--endpoint", &endpoint])
+        .args(["--metadata-table", &metadata, "--shards", "8"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("\"album\": 24 shards (recorded), 460 items, mean 19.2"))
+        .stdout(predicate::str::is_match(r"\n      23 {55}0\n").expect("regex"));
+    cargo_bin_cmd!("dynashard")
+        .args(["inspect", "--table", &table, "--endpoint", &endpoint, "--metadata-table", &metadata])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--index"));
+}
+
+#[tokio::test]
 async fn inspect_of_a_table_lists_plain_partitions() {
     let (endpoint, table) = album_table().await;
     cargo_bin_cmd!("dynashard")

@@ -19,11 +19,21 @@ pub struct Group {
     pub shards: Vec<u64>,
     /// The time buckets, when the key's shards are split into them (`reading#3#2023-10-27T15`).
     pub buckets: Option<Buckets>,
-    /// Whether `shards` has the declared count (`--shards`) rather than the count the data shows
-    /// (up to the largest id seen, which misses empty shards at the end).
-    pub declared: bool,
-    /// Items under shard ids at or above the declared count (none without one).
+    /// Where the count of `shards` comes from.
+    pub counted: Counted,
+    /// Items under shard ids at or above a declared or recorded count (none without one).
     pub outside: u64,
+}
+
+/// Where a logical key's shard count comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Counted {
+    /// The ids the data shows, up to the largest (an empty last shard is not seen).
+    Seen,
+    /// The index's declared count (`--shards`).
+    Declared,
+    /// The count the shard metadata table records for the key (a dynamic index).
+    Recorded,
 }
 
 impl Group {
@@ -89,10 +99,11 @@ impl Balance {
     /// at least two shard ids and they fill most of `0..=largest id` (as shard ids do, unlike
     /// ids such as `user#1048576`); otherwise its values are plain partitions. Values ending in
     /// a shard id and a time bucket label (`reading#3#2023-10-27T15`) are grouped per logical
-    /// key and bucket width, and may have a single shard. With the `declared` shard count of the
-    /// index, every logical key with ids below it has exactly that many shards, empty ones
-    /// included, and the items under ids at or above it are counted apart.
-    pub fn new(counts: HashMap<String, u64>, declared: Option<u32>) -> Self {
+    /// key and bucket width, and may have a single shard. Where `count_of` gives a logical key's
+    /// shard count (declared or recorded), the key has exactly that many shards when an id seen
+    /// is below it, empty ones included, and the items under ids at or above it are counted
+    /// apart.
+    pub fn new(counts: HashMap<String, u64>, count_of: &dyn Fn(&str) -> Option<(u32, Counted)>) -> Self {
         let items = counts.values().sum();
         let partitions = counts.len();
         let mut by_logical: BTreeMap<&str, BTreeMap<u32, u64>> = BTreeMap::new();
@@ -115,12 +126,13 @@ impl Balance {
         }
         let mut groups = Vec::new();
         for (logical, shards) in by_logical {
-            match dense(&shards, 2, declared) {
+            let count = count_of(logical);
+            match dense(&shards, 2, count.map(|(count, _)| count)) {
                 Some((items, outside)) => groups.push(Group {
                     logical: logical.to_owned(),
                     shards: items,
                     buckets: None,
-                    declared: declared.is_some(),
+                    counted: count.map_or(Counted::Seen, |(_, counted)| counted),
                     outside,
                 }),
                 None => unsharded
@@ -128,12 +140,13 @@ impl Balance {
             }
         }
         for ((logical, _), cells) in bucketed {
-            match dense(&cells.shards(), 1, declared) {
+            let count = count_of(logical);
+            match dense(&cells.shards(), 1, count.map(|(count, _)| count)) {
                 Some((items, outside)) => groups.push(Group {
                     logical: logical.to_owned(),
                     shards: items,
                     buckets: Some(cells.summarize(logical)),
-                    declared: declared.is_some(),
+                    counted: count.map_or(Counted::Seen, |(_, counted)| counted),
                     outside,
                 }),
                 None => unsharded.extend(cells.values(logical)),
@@ -198,7 +211,7 @@ mod tests {
                 ("user#1048576", 1),
                 ("user#7", 1),
             ]),
-            None,
+            &|_| None,
         );
         assert_eq!(balance.items, 66);
         assert_eq!(balance.partitions, 6);
@@ -221,7 +234,7 @@ mod tests {
 
     #[test]
     fn perfectly_even_shards_have_no_hot_shard() {
-        let balance = Balance::new(counts(&[("a#0", 5), ("a#1", 5)]), None);
+        let balance = Balance::new(counts(&[("a#0", 5), ("a#1", 5)]), &|_| None);
         assert_eq!(balance.groups[0].max_over_mean(), 1.0);
         assert!(balance.groups[0].hot_shards(3).is_empty());
     }
@@ -237,7 +250,7 @@ mod tests {
                 ("event#5000#2023-10-27", 1),
                 ("reading#2023-10-27T15", 1),
             ]),
-            None,
+            &|_| None,
         );
         assert_eq!(balance.groups.len(), 2, "{balance:?}");
         let hourly = &balance.groups[0];
@@ -259,12 +272,17 @@ mod tests {
         // Shard 7 of 8 is empty: the data alone shows 7 shards.
         let seen: Vec<(String, u64)> = (0..7).map(|shard| (format!("album#{shard}"), 100)).collect();
         let pairs: Vec<(&str, u64)> = seen.iter().map(|(value, items)| (value.as_str(), *items)).collect();
-        let guessed = Balance::new(counts(&pairs), None);
-        assert_eq!((guessed.groups[0].shards.len(), guessed.groups[0].declared), (7, false));
-        let declared = Balance::new(counts(&pairs), Some(8));
+        let guessed = Balance::new(counts(&pairs), &|_| None);
+        assert_eq!((guessed.groups[0].shards.len(), guessed.groups[0].counted), (7, Counted::Seen));
+        let declared = Balance::new(counts(&pairs), &|_| Some((8, Counted::Declared)));
         let album = &declared.groups[0];
-        assert_eq!((album.shards.len(), album.shards[7], album.declared, album.outside), (8, 0, true, 0));
-        let past = Balance::new(counts(&[("album#0", 5), ("album#9", 2), ("solo#12", 1)]), Some(8));
+        assert_eq!(
+            (album.shards.len(), album.shards[7], album.counted, album.outside),
+            (8, 0, Counted::Declared, 0)
+        );
+        let past = Balance::new(counts(&[("album#0", 5), ("album#9", 2), ("solo#12", 1)]), &|_| {
+            Some((8, Counted::Declared))
+        });
         assert_eq!((past.groups[0].shards.len(), past.groups[0].outside), (8, 2));
         assert_eq!(past.unsharded, [("solo#12".to_owned(), 1)], "no id below the declared count");
     }
@@ -274,12 +292,14 @@ mod tests {
         // 10,000 items over 8 shards: 1,250 on average, 33 the deviation of chance.
         let mut shards = vec![1_250; 8];
         shards[3] = 1_337; // 1.07x the mean: chance
-        let group = Group { logical: "k".into(), shards, buckets: None, declared: true, outside: 0 };
+        let group =
+            Group { logical: "k".into(), shards, buckets: None, counted: Counted::Declared, outside: 0 };
         assert!(group.hot_shards(8).is_empty(), "threshold {}", group.hot_threshold());
         // 4,000 items over 8 shards, one of them at 1.5x: not chance.
         let mut shards = vec![500; 8];
         shards[0] = 750;
-        let group = Group { logical: "k".into(), shards, buckets: None, declared: true, outside: 0 };
+        let group =
+            Group { logical: "k".into(), shards, buckets: None, counted: Counted::Declared, outside: 0 };
         assert_eq!(group.hot_shards(8), [(0, 750)], "threshold {}", group.hot_threshold());
     }
 }

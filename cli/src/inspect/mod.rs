@@ -14,7 +14,7 @@ use crate::dynamo::{self, Target};
 use crate::error::CliError;
 use crate::progress;
 use aws_sdk_dynamodb::types::AttributeValue;
-use balance::Balance;
+use balance::{Balance, Counted};
 use std::collections::HashMap;
 use std::io::Write;
 
@@ -43,12 +43,59 @@ async fn inspect(args: &InspectArgs) -> Result<String, CliError> {
     })
     .await?;
     bar.finish_and_clear();
-    Ok(report::render(
-        &target.to_string(),
-        &shape.partition_key,
-        &Balance::new(counts, args.shards),
-        args.top,
-    ))
+    let recorded = match (&args.metadata_table, &args.index) {
+        (Some(metadata), Some(index)) => {
+            recorded_counts(metadata, &args.table, index, &counts, endpoint).await?
+        }
+        _ => HashMap::new(),
+    };
+    let count_of = |logical: &str| match (recorded.get(logical), args.shards) {
+        (Some(&count), _) => Some((count, Counted::Recorded)),
+        (None, Some(declared)) => Some((declared, Counted::Declared)),
+        (None, None) => None,
+    };
+    Ok(report::render(&target.to_string(), &shape.partition_key, &Balance::new(counts, &count_of), args.top))
+}
+
+/// The shard counts the shard metadata table `metadata` records for the logical keys of `index`
+/// found in `counts` (those that may hold items: up to the largest count its history records).
+async fn recorded_counts(
+    metadata: &str,
+    table: &str,
+    index: &str,
+    counts: &HashMap<String, u64>,
+    endpoint: Option<&str>,
+) -> Result<HashMap<String, u32>, CliError> {
+    use futures::{StreamExt, TryStreamExt};
+    let db = dynashard::Db::new(dynamo::client(endpoint).await);
+    let logical: std::collections::BTreeSet<&str> = counts
+        .keys()
+        .filter_map(|value| {
+            let logical = match partition_key::split_bucket(value) {
+                Some(bucketed) => bucketed.logical,
+                None => partition_key::split_shard(value)
+                    .shard
+                    .map(|_| partition_key::split_shard(value).logical)?,
+            };
+            Some(logical)
+        })
+        .collect();
+    futures::stream::iter(logical)
+        .map(|logical| {
+            let db = &db;
+            async move {
+                let state = db.recorded_shard_state(metadata, table, index, logical).await;
+                state.map(|state| state.map(|state| (logical.to_owned(), state.readable())))
+            }
+        })
+        .buffer_unordered(16)
+        .try_filter_map(|found| async move { Ok(found) })
+        .try_collect()
+        .await
+        .map_err(|error| CliError::Dynamo {
+            context: format!("reading the recorded shard counts in {metadata}"),
+            message: error.to_string(),
+        })
 }
 
 /// A partition key value as text: strings as they are, numbers in their decimal form, binary

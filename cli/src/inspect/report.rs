@@ -1,7 +1,7 @@
 //! The report of `dynashard inspect`. Partition key values are shown cut to
 //! [`crate::format::KEY_CHARS`] characters.
 
-use super::balance::Balance;
+use super::balance::{Balance, Counted};
 use super::buckets::Buckets;
 use super::histogram::histogram;
 use crate::format::{count, decimal, key, quoted, ratio};
@@ -26,9 +26,10 @@ pub fn render(what: &str, partition_key: &str, balance: &Balance, top: usize) ->
         let width =
             group.buckets.as_ref().map_or(String::new(), |b| format!(" ({} buckets)", b.width_name()));
         let shards = group.shards.len();
-        let counted = match group.declared {
-            true => format!("{shards} shard{} (declared)", plural(shards)),
-            false => format!(
+        let counted = match group.counted {
+            Counted::Declared => format!("{shards} shard{} (declared)", plural(shards)),
+            Counted::Recorded => format!("{shards} shard{} (recorded)", plural(shards)),
+            Counted::Seen => format!(
                 "{shards} shard{} seen (ids 0 to {}; --shards gives the declared count)",
                 plural(shards),
                 shards - 1
@@ -149,7 +150,7 @@ mod tests {
                 .into_iter()
                 .map(|(value, items)| (value.to_owned(), items))
                 .collect();
-        let text = render("Music (index GSI1)", "gsi1pk", &Balance::new(counts, None), 5);
+        let text = render("Music (index GSI1)", "gsi1pk", &Balance::new(counts, &|_| None), 5);
         for expected in [
             "Music (index GSI1): 64 items in 4 partition key values (partition key \"gsi1pk\")\n",
             "\"album\": 3 shards seen (ids 0 to 2; --shards gives the declared count), 60 items, mean 20.0, max 30 in shard 1, max/mean 1.5000x\n",
@@ -175,7 +176,7 @@ mod tests {
         .into_iter()
         .map(|(value, items)| (value.to_owned(), items))
         .collect();
-        let text = render("Sensors (index GSI1)", "gsi1pk", &Balance::new(counts, None), 5);
+        let text = render("Sensors (index GSI1)", "gsi1pk", &Balance::new(counts, &|_| None), 5);
         for expected in [
             "\"reading\" (hour buckets): 2 shards seen (ids 0 to 1; --shards gives the declared count), 45 items, mean 22.5, max 35 in shard 1, max/mean 1.5556x\n",
             "  time buckets: 2 hour buckets from 2023-10-27T15 to 2023-10-27T16, mean 22.5, max 35 in \

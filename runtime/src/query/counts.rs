@@ -25,6 +25,28 @@ impl Db {
         Ok((key, max))
     }
 
+    /// The shard state recorded in the shard metadata table `metadata_table` for the logical
+    /// partition `partition` of index `index` of the table named `table` (as stored), without
+    /// knowing its entity type: what `dynashard inspect --metadata-table` reads. `None` when
+    /// nothing is recorded (a partition never written).
+    ///
+    /// ```no_run
+    /// # async fn example(db: dynashard::Db) -> dynashard::Result<()> {
+    /// let state = db.recorded_shard_state("ShardMetadata", "Logs", "ByFile", "file#report.pdf").await?;
+    /// println!("{:?} shards may hold items", state.map(|state| state.readable()));
+    /// # Ok(()) }
+    /// ```
+    pub async fn recorded_shard_state(
+        &self,
+        metadata_table: &str,
+        table: &str,
+        index: &str,
+        partition: &str,
+    ) -> Result<Option<ShardState>> {
+        let metadata = crate::metadata::table::MetadataTable { db: self.into(), table: metadata_table };
+        metadata.read(&ShardMetadata::key(table, index, partition), crate::shard::MAX_SHARDS).await
+    }
+
     /// The shard state of the partition `query` reads (a strongly consistent read).
     pub async fn shard_state<E, F>(&self, query: &Query<E, F>) -> Result<ShardState> {
         let (key, max) = self.dynamic_target(&query.plan)?;
