@@ -70,14 +70,12 @@ async fn recorded_counts(
     let db = dynashard::Db::new(dynamo::client(endpoint).await);
     let logical: std::collections::BTreeSet<&str> = counts
         .keys()
-        .filter_map(|value| {
-            let logical = match partition_key::split_bucket(value) {
-                Some(bucketed) => bucketed.logical,
-                None => partition_key::split_shard(value)
-                    .shard
-                    .map(|_| partition_key::split_shard(value).logical)?,
-            };
-            Some(logical)
+        .filter_map(|value| match partition_key::split_bucket(value) {
+            Some(bucketed) => Some(bucketed.logical),
+            None => {
+                let key = partition_key::split_shard(value);
+                key.shard.map(|_| key.logical)
+            }
         })
         .collect();
     futures::stream::iter(logical)

@@ -22,6 +22,9 @@ pub(crate) struct Reader {
     /// The full items of a hydrated read, fetched ahead of being yielded.
     hydration: Option<(Hydration, Db, QueryStats)>,
     stats: QueryStats,
+    /// The index read, when its declaration projects the entity-type attribute: its items
+    /// must hold it.
+    typed_index: Option<&'static crate::table::IndexDefinition>,
 }
 
 impl Reader {
@@ -75,7 +78,8 @@ impl Reader {
         let source = (!plan.range.is_empty() && limit != Some(0))
             .then(|| Merge::new(db.clone(), Arc::clone(&plan), stats.clone(), start, item_bytes, limit));
         let hydration = plan.hydrate.then(|| (Hydration::default(), db.clone(), stats.clone()));
-        Reader { plan, source, finished: false, hydration, stats: stats.clone() }
+        let typed_index = plan.index.filter(|index| crate::projection::covers(plan.table, index, Some(&[])));
+        Reader { plan, source, finished: false, hydration, stats: stats.clone(), typed_index }
     }
 
     /// The next item of the query; `None` at the end, after the limit, or after an error. An
@@ -121,9 +125,8 @@ impl Reader {
     /// projects: the live index is narrower than declared, and every read of it would fail (or,
     /// skipping other types, find nothing). A hydrated item comes from the base table.
     fn narrower(&self, item: &Item, hydrated: bool) -> Option<Error> {
-        let (table, index) = (self.plan.table, self.plan.index.filter(|_| !hydrated)?);
-        let declared = crate::projection::covers(table, index, Some(&[]));
-        (declared && !item.contains_key(table.type_attribute)).then(|| Error::IndexNarrowerThanDeclared {
+        let (table, index) = (self.plan.table, self.typed_index.filter(|_| !hydrated)?);
+        (!item.contains_key(table.type_attribute)).then(|| Error::IndexNarrowerThanDeclared {
             index: index.name.to_owned(),
             attribute: table.type_attribute.to_owned(),
         })
