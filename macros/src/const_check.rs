@@ -9,9 +9,10 @@
 //! of the check is left in the compiled program.
 
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote_spanned};
+use quote::{format_ident, quote, quote_spanned};
 
 /// One check: `holds` must evaluate to `true` in a constant context.
+#[derive(Clone)]
 pub struct ConstCheck<'a> {
     /// Where the error is reported.
     pub span: Span,
@@ -28,6 +29,13 @@ pub struct ConstCheck<'a> {
 }
 
 impl ConstCheck<'_> {
+    /// The items that perform the check where `guard` (a `bool` constant expression) is true; it
+    /// holds where `guard` is false.
+    pub fn expand_where(&self, guard: &TokenStream) -> TokenStream {
+        let holds = &self.holds;
+        ConstCheck { holds: quote!(!(#guard) || (#holds)), ..self.clone() }.expand()
+    }
+
     /// The items that perform the check.
     pub fn expand(&self) -> TokenStream {
         let trait_ident = format_ident!("{}", self.name, span = self.span);

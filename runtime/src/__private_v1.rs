@@ -62,3 +62,27 @@ impl Table for FallbackTable {
         tags: &[],
     };
 }
+
+/// An entity's `table = ...` type as its generated code reads it. `TableProbe::<T>::DEFINITION`
+/// is `T`'s definition when `T` is a table; when it is not, the inherent constants do not apply
+/// and [`NotATable`]'s stand in (`FallbackTable`'s definition, `DECLARED` false), so that the
+/// entity's `type Table` bound is the one error, and the compile-time checks against the table,
+/// guarded by `DECLARED`, stay silent.
+pub struct TableProbe<T>(std::marker::PhantomData<T>);
+
+impl<T: Table> TableProbe<T> {
+    /// `T`'s definition.
+    pub const DEFINITION: &'static TableDefinition = T::DEFINITION_REF;
+    /// `T` is a table.
+    pub const DECLARED: bool = true;
+}
+
+/// The constants of a [`TableProbe`] of a type that is not a table.
+pub trait NotATable {
+    /// A stand-in definition.
+    const DEFINITION: &'static TableDefinition = FallbackTable::DEFINITION_REF;
+    /// The type is not a table.
+    const DECLARED: bool = false;
+}
+
+impl<T> NotATable for TableProbe<T> {}

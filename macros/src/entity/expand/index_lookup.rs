@@ -110,7 +110,7 @@ pub fn statics(model: &Entity, position: usize, mapping: &IndexMapping) -> Token
             )),
         },
     });
-    let checks = checks.iter().map(ConstCheck::expand);
+    let checks = checks.iter().map(super::check);
     quote! {
         #[allow(dead_code)]
         const #index: &__dynashard::IndexDefinition = match #find {

@@ -24,8 +24,8 @@ use syn::spanned::Spanned;
 /// Expands a checked entity.
 ///
 /// Every use of a key field's type is spanned at that type, so a type that is not a `KeyPart`
-/// gets one error there; the table is named only in `type Table`, so a type that is not a table
-/// gets one error at the `table = ...` path.
+/// gets one error there; the table's `Table` impl is required only by `type Table`, so a type
+/// that is not a table gets one error at the `table = ...` path.
 pub fn expand(model: &Entity) -> TokenStream {
     let ident = &model.ident;
     let table = &model.table;
@@ -167,17 +167,34 @@ pub fn expand(model: &Entity) -> TokenStream {
     }
 }
 
-/// The constant holding the table's definition, which everything generated from the table's
-/// declaration reads. It is the one use of the table's `Table` impl outside `Entity::Table`: when
-/// the `table = ...` type is not a table, this constant fails to type-check, and the checks that
-/// read it are silent rather than each reporting a table it cannot see.
+/// The constants holding the table's definition, which everything generated from the table's
+/// declaration reads, and whether the `table = ...` type is a table at all. They read the table
+/// through `TableProbe`, which stands in a fallback for a type that is not a table, so that
+/// `type Table` is the one place requiring the `Table` impl: such a type is one error, there, and
+/// the checks against the table (see [`check`]) hold rather than report a table they cannot see.
 fn table_definition(model: &Entity) -> TokenStream {
     let table = &model.table;
-    let definition = definition();
-    quote_spanned! {model.table.span()=>
+    let (definition, declared) = (definition(), table_declared());
+    quote! {
+        #[allow(unused_imports)]
+        use __dynashard::NotATable as _;
         #[allow(dead_code)]
-        const #definition: &__dynashard::TableDefinition = <#table as __dynashard::Table>::DEFINITION_REF;
+        const #definition: &__dynashard::TableDefinition = __dynashard::TableProbe::<#table>::DEFINITION;
+        #[allow(dead_code)]
+        const #declared: bool = __dynashard::TableProbe::<#table>::DECLARED;
     }
+}
+
+/// The constant saying whether the `table = ...` type is a table.
+fn table_declared() -> Ident {
+    format_ident!("__DYNASHARD_TABLE_DECLARED")
+}
+
+/// The items of a compile-time check against the table, holding when the `table = ...` type is
+/// not a table (which `type Table` reports).
+pub fn check(check: &ConstCheck) -> TokenStream {
+    let declared = table_declared();
+    check.expand_where(&quote!(#declared))
 }
 
 /// The constant holding the table's definition (a `&'static TableDefinition`).
@@ -281,7 +298,7 @@ fn sort_key_check(model: &Entity) -> TokenStream {
             )),
         },
     };
-    check.expand()
+    self::check(&check)
 }
 
 /// Checks at compile time that no field is stored under an attribute that dynashard writes
@@ -365,7 +382,7 @@ fn reserved_attribute_checks(model: &Entity) -> TokenStream {
             }
         }
     });
-    let checks = checks.iter().map(ConstCheck::expand);
+    let checks = checks.iter().map(check);
     quote!(#names #(#checks)*)
 }
 

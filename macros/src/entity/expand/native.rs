@@ -118,7 +118,7 @@ fn index_static(model: &Entity, position: usize, mapping: &NativeMapping) -> Tok
             });
         }
     }
-    let checks = checks.iter().map(ConstCheck::expand);
+    let checks = checks.iter().map(super::check);
     quote! {
         #[allow(dead_code)]
         const #index: &__dynashard::IndexDefinition = match #find {

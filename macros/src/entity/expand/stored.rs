@@ -72,7 +72,7 @@ pub fn ttl_items(model: &Entity) -> (TokenStream, TokenStream) {
         )),
     };
     let constant = quote!(const TTL: __dynashard::Option<&'static str> = __dynashard::Some(#attribute););
-    (constant, check.expand())
+    (constant, super::check(&check))
 }
 
 /// Where each key field is in the base table's key templates, in `key_fields` order.
