@@ -16,6 +16,7 @@ mod indexes;
 mod key_safety;
 mod limits;
 mod local_indexes;
+mod merged;
 mod model;
 mod narrow_index;
 mod native_indexes;

@@ -447,6 +447,19 @@ pub enum Error {
         max: u64,
     },
 
+    /// A [merged query](crate::Query::merge) has more partition keys than its bound; nothing was
+    /// sent.
+    #[error(
+        "the merged query reads {keys} partition keys, over the bound of {max}: read fewer, or raise it \
+         with Query::max_keys"
+    )]
+    TooManyKeys {
+        /// The distinct keys the merge reads.
+        keys: usize,
+        /// The query's bound.
+        max: usize,
+    },
+
     /// A cursor was rejected; nothing was sent.
     #[error("invalid cursor: {reason}")]
     InvalidCursor {

@@ -104,6 +104,7 @@ impl Error {
                 | Error::InvalidIndexKey { .. }
                 | Error::InvalidQuery { .. }
                 | Error::WindowTooWide { .. }
+                | Error::TooManyKeys { .. }
                 | Error::InvalidCursor { .. }
                 | Error::ItemTooLarge { .. }
                 | Error::InvalidNumber { .. }

@@ -14,7 +14,7 @@ use std::collections::HashMap;
 /// Collects the attribute-name and value placeholders of one request.
 ///
 /// Generated placeholders start with `#ds` and `:ds`; raw expressions must not use those.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 pub struct Placeholders {
     names: HashMap<String, String>,
     values: HashMap<String, AttributeValue>,

@@ -35,6 +35,9 @@ struct QueryRecord<'a> {
     index: Option<&'a str>,
     entity: &'a str,
     partition: &'a str,
+    /// A merge's keys; left out for one key, so that its fingerprint is what it always was.
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    keys: &'a [String],
     range: &'a SortRange,
     native_partition: Vec<(&'static str, Option<AttributeRecord>)>,
     native_sort: Vec<(&'static str, Option<AttributeRecord>)>,
@@ -53,6 +56,7 @@ pub(crate) fn fingerprint(plan: &QueryPlan) -> String {
         index: plan.queried_index.map(|index| index.name),
         entity: plan.type_name,
         partition: &plan.partition_value,
+        keys: &plan.keys,
         range: &plan.range,
         native_partition: natives(&plan.native_partition),
         native_sort: natives(&plan.native_sort),

@@ -22,6 +22,7 @@ mod counts;
 pub(crate) mod cursor;
 mod decode;
 mod hydrate;
+mod merged;
 mod native;
 mod page;
 #[cfg(test)]
@@ -42,6 +43,7 @@ pub use conditions::{Narrow, PrefixCondition, RangeCondition};
 pub(crate) use count::count;
 pub use cursor::CursorError;
 pub use decode::FromItem;
+pub use merged::DEFAULT_MAX_KEYS;
 pub(crate) use native::NativeCondition;
 pub use native::{same_kind, Native, NativeKeyPart};
 pub use page::Page;
@@ -98,6 +100,10 @@ pub struct QueryPlan {
     pub(crate) type_name: &'static str,
     pub(crate) partition_attribute: &'static str,
     pub(crate) partition_value: String,
+    /// The partition key values of a merge ([`Query::merge`]), sorted; empty for one key.
+    pub(crate) keys: Vec<String>,
+    /// The most keys a merge may read.
+    pub(crate) max_keys: usize,
     pub(crate) sort_attribute: Option<&'static str>,
     pub(crate) sort_template: Option<&'static KeyTemplate>,
     pub(crate) position: usize,
@@ -170,6 +176,8 @@ impl<E, F> Query<E, F> {
             type_name: target.type_name,
             partition_attribute: target.partition_attribute,
             partition_value: String::new(),
+            keys: Vec::new(),
+            max_keys: merged::DEFAULT_MAX_KEYS,
             sort_attribute: target.sort_attribute,
             sort_template: target.sort_template,
             position: 0,

@@ -30,6 +30,9 @@ pub(crate) fn check(plan: &QueryPlan) -> Result<()> {
     if let Some(error) = &plan.error {
         return Err(error.clone().into_error());
     }
+    if plan.keys.len() > plan.max_keys {
+        return Err(Error::TooManyKeys { keys: plan.keys.len(), max: plan.max_keys });
+    }
     if plan.page_size == Some(0) {
         return invalid("the page size must be at least 1");
     }

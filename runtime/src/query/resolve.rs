@@ -84,12 +84,17 @@ fn redirected(plan: &QueryPlan, state: &ReshardState) -> Option<QueryPlan> {
     plan.partition_attribute = partition_attribute;
     plan.sort_attribute = Some(sort_attribute);
     plan.routing = None;
+    let count = state.layout.shards();
+    let merge = !plan.keys.is_empty();
+    let partitions: Vec<String> =
+        plan.keys().iter().flat_map(|key| (0..count).map(move |shard| shard_partition(key, shard))).collect();
     if let Some(shards) = &mut plan.shards {
-        shards.partitions =
-            (0..state.layout.shards()).map(|shard| shard_partition(&plan.partition_value, shard)).collect();
+        shards.partitions = partitions;
+        // A merge's keys are merged whatever their layout: one after another would be out of
+        // order.
         shards.mode = match state.layout {
-            NewLayout::Hash { .. } => ShardMode::Merge,
-            NewLayout::Range { .. } => ShardMode::InOrder,
+            NewLayout::Range { .. } if !merge => ShardMode::InOrder,
+            _ => ShardMode::Merge,
         };
         shards.layout = ShardLayout::Resharded { index: state.target.clone(), layout: state.layout.clone() };
     }

@@ -51,6 +51,8 @@ pub enum ShardLayout {
         /// The shards read.
         readable: Option<u32>,
     },
+    /// One partition a key: a [merge](crate::Query::merge) of queries of an unsharded index.
+    Unsharded,
     /// The target index of a resharding, past its cut-over.
     Resharded {
         /// The target index.

@@ -1,0 +1,188 @@
+//! One ordered read over several partition keys: [`Query::merge`].
+//!
+//! A merged query is one query over every partition its queries read (each key's partition, or
+//! each key's shards), merged on the sort key like the shards of one sharded query: one stream,
+//! one page API, one cursor. Its partitions are kept sorted by key, so the same set of keys in
+//! any order is the same query, and its cursors are bound to that set.
+
+use super::sort::Done;
+use super::{Query, QueryError, QueryPlan, QueryTarget};
+use crate::expression::Placeholders;
+use crate::shard::{ShardLayout, ShardMode, Shards};
+
+/// The partition keys a merged query reads at most unless told otherwise
+/// ([`Query::max_keys`]). Every page of a merged query asks every key that may hold its items,
+/// so a page costs at least a request (half a read unit) a key: 1,000 keys is 1,000 requests
+/// and 500 read units for a first page, about as far as a read at request time should go; past
+/// it, a feed written ahead (one item per reader) costs less.
+pub const DEFAULT_MAX_KEYS: usize = 1_000;
+
+impl<E> Query<E, Done> {
+    /// One query over the partition keys of `queries`, yielding their items as one sequence in
+    /// sort-key order (descending when they are), paged with one cursor: the posts of the
+    /// accounts a user follows, newest first; the open orders of a set of warehouses by due
+    /// date.
+    ///
+    /// The queries are queries of one index (sharded or not) that differ in their partition key
+    /// alone: the same sort-key condition, direction, filter, projection and consistency;
+    /// otherwise the merged query fails with [`Error::InvalidQuery`](crate::Error::InvalidQuery)
+    /// when it runs. A key given twice is read once, and the order of the keys does not matter
+    /// (a cursor of the same keys in another order resumes). Items with equal sort keys come key
+    /// by key, in the keys' text order. Set the limit, page size, concurrency and cursor on the
+    /// merged query; those of the queries are not used. More than
+    /// [`max_keys`](Query::max_keys) keys (default [`DEFAULT_MAX_KEYS`]) fail with
+    /// [`Error::TooManyKeys`](crate::Error::TooManyKeys); a merge of none fails with
+    /// `InvalidQuery` (it has no index to read: skip the read when there are no keys). A merge
+    /// of time-bucketed or dynamic-sharded queries is not supported (an `InvalidQuery`).
+    ///
+    /// Each key is first asked for its share of a page, filled to whole read units, and asked
+    /// again only when the merge runs out of its items before the page is full.
+    ///
+    /// ```no_run
+    /// # use dynashard::{Db, Entity, Query, Table};
+    /// # use serde::{Deserialize, Serialize};
+    /// # #[derive(Table)] #[table(name = "Social", pk = "pk", sk = "sk")] struct Social;
+    /// #[derive(Entity, Serialize, Deserialize)]
+    /// #[entity(table = Social, pk = "author#{author}", sk = "post#{at}")]
+    /// struct Post { author: String, at: u64, text: String }
+    ///
+    /// # async fn example(db: Db, following: Vec<String>, cursor: Option<String>) -> dynashard::Result<()> {
+    /// // The newest posts of every account followed, 20 a page.
+    /// let feed = Query::merge(following.iter().map(|author| Post::query(author.as_str()).descending()));
+    /// let page = db.page(&feed.page_size(20), cursor.as_deref()).await?;
+    /// for post in &page.items {
+    ///     println!("{} {}: {}", post.at, post.author, post.text);
+    /// }
+    /// let next = page.cursor; // `None` after the last page
+    /// # drop(next);
+    /// # Ok(()) }
+    /// ```
+    pub fn merge<F>(queries: impl IntoIterator<Item = Query<E, F>>) -> Self {
+        let mut plans = queries.into_iter().map(|query| query.plan);
+        let Some(first) = plans.next() else { return nothing() };
+        let mut merged = first;
+        let mut keys = vec![(merged.partition_value.clone(), partitions_of(&merged))];
+        let mut error = merged.error.take().or_else(|| unmergeable(&merged));
+        for plan in plans {
+            if error.is_none() {
+                error = plan.error.clone().or_else(|| unmergeable(&plan)).or_else(|| differs(&merged, &plan));
+            }
+            keys.push((plan.partition_value.clone(), partitions_of(&plan)));
+        }
+        keys.sort_by(|a, b| a.0.cmp(&b.0));
+        keys.dedup_by(|a, b| a.0 == b.0);
+        let layout = merged.shards.as_ref().map_or(ShardLayout::Unsharded, |shards| shards.layout.clone());
+        merged.partition_value = keys[0].0.clone();
+        merged.shards = Some(Shards {
+            partitions: keys.iter().flat_map(|(_, partitions)| partitions.iter().cloned()).collect(),
+            window: None,
+            mode: ShardMode::Merge,
+            layout,
+            dynamic: None,
+        });
+        merged.keys = keys.into_iter().map(|(key, _)| key).collect();
+        merged.error = error;
+        merged.start_after = None;
+        Query { plan: merged, marker: std::marker::PhantomData }
+    }
+}
+
+impl<E, F> Query<E, F> {
+    /// Reads at most `keys` partition keys in a [`merge`](Query::merge) (default
+    /// [`DEFAULT_MAX_KEYS`]); a merge of more fails with
+    /// [`Error::TooManyKeys`](crate::Error::TooManyKeys) before anything is sent.
+    pub fn max_keys(mut self, keys: usize) -> Self {
+        self.plan.max_keys = keys;
+        self
+    }
+}
+
+impl QueryPlan {
+    /// The partition keys the plan reads: those of a merge, else its own.
+    pub(crate) fn keys(&self) -> &[String] {
+        if self.keys.is_empty() {
+            std::slice::from_ref(&self.partition_value)
+        } else {
+            &self.keys
+        }
+    }
+}
+
+/// The merge of no queries: it has no index to read, and fails when it runs.
+fn nothing<E>() -> Query<E, Done> {
+    use crate::table::Table;
+    let target = QueryTarget {
+        table: crate::__private_v1::FallbackTable::DEFINITION_REF,
+        index: None,
+        type_name: "",
+        partition_attribute: "",
+        sort_attribute: None,
+        sort_template: None,
+    };
+    let reason = "a merge of no queries has no index to read; skip the read when there are no keys";
+    Query::new(target, Err(crate::Error::InvalidQuery { reason: reason.to_owned() }))
+}
+
+/// The partitions one query reads: its shards, or its own partition.
+fn partitions_of(plan: &QueryPlan) -> Vec<String> {
+    match &plan.shards {
+        Some(shards) => shards.partitions.clone(),
+        None => vec![plan.partition_value.clone()],
+    }
+}
+
+/// Why `plan` cannot be merged, if it cannot.
+fn unmergeable(plan: &QueryPlan) -> Option<QueryError> {
+    let reason = if !plan.native_partition.is_empty() {
+        "a query on a multi-attribute index key cannot be merged with others"
+    } else if plan.shards.as_ref().is_some_and(|shards| shards.window.is_some()) {
+        "a merge of time-bucketed queries is not supported; read each key's window on its own"
+    } else if plan.shards.as_ref().is_some_and(|shards| shards.dynamic.is_some()) {
+        "a merge of queries of a dynamic-sharded index is not supported"
+    } else if !plan.keys.is_empty() {
+        "a merged query cannot be merged again; merge the queries it was made of"
+    } else {
+        return None;
+    };
+    Some(QueryError::Other(reason.to_owned()))
+}
+
+/// How `other` reads differently from `first`, besides its partition key, if it does.
+fn differs(first: &QueryPlan, other: &QueryPlan) -> Option<QueryError> {
+    let what = if first.table.name != other.table.name {
+        "table"
+    } else if first.queried_index.map(|index| index.name) != other.queried_index.map(|index| index.name) {
+        "index"
+    } else if first.type_name != other.type_name {
+        "entity type"
+    } else if first.range != other.range {
+        "sort-key condition"
+    } else if first.descending != other.descending {
+        "direction"
+    } else if first.consistent != other.consistent {
+        "consistency"
+    } else if first.projection != other.projection || first.hydrate != other.hydrate {
+        "projection"
+    } else if first.skip_other_types != other.skip_other_types || first.unexpired != other.unexpired {
+        "item selection (skip_other_types, unexpired)"
+    } else if rendered(first) != rendered(other) {
+        "filter"
+    } else if first.shards.as_ref().map(|shards| &shards.layout)
+        != other.shards.as_ref().map(|shards| &shards.layout)
+    {
+        "shard layout"
+    } else {
+        return None;
+    };
+    Some(QueryError::Other(format!(
+        "the queries of a merge must differ in their partition key alone, but two differ in their {what}"
+    )))
+}
+
+/// A plan's filter as it is sent, for comparing two: its text, names and values.
+fn rendered(plan: &QueryPlan) -> Option<(String, Option<Placeholders>)> {
+    let filter = plan.filter.as_ref()?;
+    let mut placeholders = Placeholders::default();
+    let text = filter.render(&mut placeholders).unwrap_or_default();
+    Some((text, Some(placeholders)))
+}
