@@ -77,7 +77,7 @@ fn expected(posts: &[Post], descending: bool) -> Vec<(String, u32, u32)> {
     let mut sorted: Vec<&Post> = posts.iter().collect();
     sorted.sort_by(|a, b| (a.at, a.id, &a.author).cmp(&(b.at, b.id, &b.author)));
     if descending {
-        sorted.sort_by(|a, b| (b.at, b.id).cmp(&(a.at, a.id)));
+        sorted.sort_by_key(|post| std::cmp::Reverse((post.at, post.id)));
     }
     sorted.into_iter().map(identity).collect()
 }
