@@ -239,3 +239,47 @@ async fn a_writer_adding_posts_while_a_reader_pages_skips_and_repeats_nothing() 
         }
     }
 }
+
+#[tokio::test]
+async fn a_later_page_asks_only_the_keys_that_can_hold_its_items() {
+    let db = db().await;
+    let run = unique("merge-horizon");
+    // 60 authors of 6 posts each, no two at the same time.
+    let written: Vec<Post> = (0..60u32)
+        .flat_map(|a| {
+            let author = format!("{run}-a{a:02}");
+            (0..6u32).map(move |n| Post {
+                author: author.clone(),
+                at: n * 60 + a,
+                id: n,
+                body: "x".repeat(300),
+            })
+        })
+        .collect();
+    db.batch_put(&written).await.expect("put posts");
+    let keys = authors(&run, 60);
+    let query = Query::merge(keys.iter().map(|author| Post::query(author.as_str()))).page_size(5);
+    let first = db.page(&query, None).await.expect("first page");
+    assert!(first.stats.requests >= 60, "a first page asks every key: {}", first.stats.requests);
+    let cursor = first.cursor.expect("more pages");
+    let second = db.page(&query, Some(&cursor)).await.expect("second page");
+    // The first page saw every key's first posts: only the keys holding the next five are asked.
+    assert!(second.stats.requests <= 10, "{} requests", second.stats.requests);
+    let both: Vec<_> = first.items.iter().chain(&second.items).map(identity).collect();
+    assert_eq!(both, expected(&written, false)[..10].to_vec());
+    // Deleting items the horizon counted on makes the page read the keys it parked, from the
+    // same cursor: nothing after them is skipped.
+    let counted = expected(&written, false)[5..8].to_vec();
+    for (author, at, id) in &counted {
+        db.delete(Post::key(author, *at, *id).expect("a key")).await.expect("delete");
+    }
+    let (mut read, mut next) = (Vec::new(), Some(cursor));
+    while let Some(at) = next {
+        let page = db.page(&query, Some(&at)).await.expect("page");
+        read.extend(page.items.iter().map(identity));
+        next = page.cursor;
+    }
+    let mut want = expected(&written, false)[5..].to_vec();
+    want.retain(|post| !counted.contains(post));
+    assert_eq!(read, want, "nothing skipped past the deleted posts");
+}

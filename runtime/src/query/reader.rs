@@ -220,12 +220,18 @@ impl Reader {
     /// Where a read resuming right after the last item read starts; `None` when nothing is left.
     pub(crate) fn position(&self) -> Option<Position> {
         let reader = self.source.as_ref()?;
+        // Items waiting for their hydration are behind the merge: no horizon for their ends.
         let start = match self.hydration.as_ref().and_then(|(hydration, ..)| hydration.position()) {
-            Some(waiting) => waiting?,
-            None => reader.position()?,
+            Some(waiting) => Arc::clone(waiting?),
+            None => reader.page_end(self.next_page_size())?,
         };
-        let start = Arc::clone(start);
         Some(Position { plan: Arc::clone(&self.plan), start, item_bytes: reader.item_bytes() })
+    }
+
+    /// The size of a next page, as the plan sets it.
+    fn next_page_size(&self) -> usize {
+        let size = self.plan.page_size.unwrap_or(super::page::DEFAULT_PAGE_SIZE);
+        size.min(self.plan.limit.unwrap_or(usize::MAX))
     }
 
     /// A cursor resuming right after the last item read; `None` when nothing is left.
@@ -338,7 +344,12 @@ fn decode_start(db: &Db, plan: &QueryPlan, cursor: Option<&str>) -> Result<Decod
             if !here && !raised {
                 return Ok(Decoded::Elsewhere(opened));
             }
-            lane_start(plan, opened)?
+            let (start, item_bytes) = lane_start(plan, opened)?;
+            // A raise added lanes the horizon knows nothing of.
+            match start {
+                Start::After(end) if raised => (Start::After(PageEnd { horizon: None, ..end }), item_bytes),
+                start => (start, item_bytes),
+            }
         }
     };
     check_within(plan, &start)?;

@@ -7,7 +7,7 @@
 //! is known to be the read's: one of another layout may still resume through
 //! [`super::crossing`].
 
-use super::resume::{PageEnd, Start, Ties};
+use super::resume::{Horizon, PageEnd, Start, Ties};
 use crate::error::Item;
 use crate::fingerprint::fingerprint;
 use crate::key_record::{key_from_record, key_record, KeyRecord};
@@ -15,6 +15,7 @@ use crate::query::cursor::{open, seal, CursorError, Kind};
 use crate::query::{ShardLayout, ShardMode, Shards};
 use aws_sdk_dynamodb::types::AttributeValue;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// The version of a sharded query's cursor; version 1 held a position per shard, version 2 a
 /// layout fingerprint of text.
@@ -46,6 +47,18 @@ struct EndRecord {
     /// The ties it carries (see [`Ties`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     t: Vec<String>,
+    /// Its horizon (see [`Horizon`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    h: Option<HorizonRecord>,
+}
+
+/// A horizon as a cursor stores it.
+#[derive(Serialize, Deserialize)]
+struct HorizonRecord {
+    /// The sort key.
+    k: String,
+    /// The lanes to read, by natural number, ascending.
+    r: Vec<u64>,
 }
 
 /// What a layout fingerprint is computed from.
@@ -78,7 +91,11 @@ pub(crate) fn encode(
         Start::After(end) => {
             let mut key = key_record(&end.key);
             key.remove(partition_attribute);
-            Some(EndRecord { n: end.lane, k: key, t: end.ties.iter().cloned().collect() })
+            let h = end.horizon.as_ref().map(|horizon| HorizonRecord {
+                k: horizon.key.clone(),
+                r: horizon.read.iter().copied().collect(),
+            });
+            Some(EndRecord { n: end.lane, k: key, t: end.ties.iter().cloned().collect(), h })
         }
     };
     let payload = ShardedCursor {
@@ -130,7 +147,12 @@ impl Opened {
             key.insert(partition_attribute.to_owned(), AttributeValue::S(partition_key));
         }
         let ties = Ties::new(end.t.into_iter().collect());
-        Ok((Start::After(PageEnd { lane: end.n, key, ties }), item_bytes))
+        // A horizon names lanes of the end's own layout: it means nothing without one.
+        let horizon = end
+            .h
+            .filter(|_| end.n.is_some())
+            .map(|horizon| Arc::new(Horizon { key: horizon.k, read: horizon.r.into_iter().collect() }));
+        Ok((Start::After(PageEnd { lane: end.n, key, ties, horizon }), item_bytes))
     }
 }
 
@@ -203,7 +225,7 @@ mod tests {
         let mut key = key(0, "m");
         key.remove("pk");
         let ties = Ties::new(["0011223344556677".to_owned()].into_iter().collect());
-        let end = Start::After(PageEnd { lane: None, key, ties });
+        let end = Start::After(PageEnd { lane: None, key, ties, horizon: None });
         let cursor = encode("fp", &merge, "pk", (&end, None), None);
         assert_eq!(decode(&cursor, "fp", &merge, "pk", partition, None), Ok((end, None)));
     }

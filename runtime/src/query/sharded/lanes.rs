@@ -49,6 +49,11 @@ impl Lanes {
         }
     }
 
+    /// Whether the read is descending.
+    pub(crate) fn descending(&self) -> bool {
+        self.descending
+    }
+
     /// How the lanes group.
     pub(crate) fn groups(&self) -> Groups {
         self.groups

@@ -9,8 +9,9 @@
 
 use super::heap::{Continuation, Merger, Step};
 use super::lanes::Lanes;
+use super::place::just_after;
 use super::request_limit;
-use super::resume::{identity, PageEnd, Resumed, Start, Ties};
+use super::resume::{identity, Horizon, PageEnd, Resumed, Start, Ties};
 use super::sizing::{self, ItemSizes};
 use crate::db::Db;
 use crate::error::{Error, Item, Result};
@@ -77,9 +78,14 @@ impl Merge {
             let sort_key = resumed.sort_key.clone()?;
             (!resumed.ties.is_empty()).then(|| (sort_key, Arc::clone(&resumed.ties)))
         });
+        let floors = match &start {
+            Start::After(end) => parked(&lanes, end),
+            Start::Beginning => Vec::new(),
+        };
         let (merger, resumed) = match resumption {
             Some((resumed, starts)) => {
-                (Merger::new(plan.descending, groups, resumed.group, starts), Some(resumed))
+                let merger = Merger::new(plan.descending, groups, resumed.group, starts).with_floors(floors);
+                (merger, Some(resumed))
             }
             None => (Merger::new(plan.descending, groups, 0, Vec::<Continuation<Item>>::new()), None),
         };
@@ -116,7 +122,7 @@ impl Merge {
                     }
                     let ties = self.ties.as_ref().map(|(_, ties)| Arc::clone(ties)).unwrap_or_default();
                     let lane = Some(self.lanes.natural(lane));
-                    self.end = Arc::new(Start::After(PageEnd { lane, key, ties }));
+                    self.end = Arc::new(Start::After(PageEnd { lane, key, ties, horizon: None }));
                     return Some(Ok(item));
                 }
                 Step::Done => return None,
@@ -209,6 +215,22 @@ impl Merge {
         (!self.merger.is_exhausted()).then_some(&self.end)
     }
 
+    /// [`Merge::position`] at the end of a page, with the page end's horizon for a next page of
+    /// `items` (see `heap::horizon`), when the merge knows one.
+    pub(crate) fn page_end(&self, items: usize) -> Option<Arc<Start>> {
+        let start = self.position()?;
+        let with_horizon = match start.as_ref() {
+            Start::After(end) if end.lane.is_some() => self.merger.horizon(items).and_then(|(key, read)| {
+                let key = String::from_utf8(key).ok()?;
+                let read = read.into_iter().map(|lane| self.lanes.natural(lane)).collect();
+                let horizon = Some(Arc::new(Horizon { key, read }));
+                Some(Arc::new(Start::After(PageEnd { horizon, ..end.clone() })))
+            }),
+            _ => None,
+        };
+        Some(with_horizon.unwrap_or_else(|| Arc::clone(start)))
+    }
+
     /// The mean size of the items read so far, if any were measured.
     pub(crate) fn item_bytes(&self) -> Option<u64> {
         self.sizes.mean()
@@ -218,6 +240,21 @@ impl Merge {
     pub(crate) fn stop(&mut self) {
         self.tasks.abort_all();
     }
+}
+
+/// The floors of the lanes of a page end's group that its horizon parks (by position in the
+/// group; `None`: read as usual): the lanes it does not name, at its sort key. A read of one
+/// group only, the one that made the horizon.
+fn parked(lanes: &Lanes, end: &PageEnd) -> Vec<Option<Vec<u8>>> {
+    let (Some(horizon), Some(_)) = (&end.horizon, end.lane) else { return Vec::new() };
+    let groups = lanes.groups();
+    if groups.count != 1 {
+        return Vec::new();
+    }
+    let Some(floor) = just_after(horizon.key.as_bytes(), lanes.descending()) else { return Vec::new() };
+    (0..groups.width)
+        .map(|lane| (!horizon.read.contains(&lanes.natural(lane))).then(|| floor.clone()))
+        .collect()
 }
 
 /// The index a plan reads, `""` for the table itself.

@@ -52,9 +52,48 @@ pub(crate) fn ties_before(lane: usize, end: usize, descending: bool) -> bool {
     }
 }
 
+/// A sort key in the gap right after every key equal to `key`, in a read's direction, and before
+/// every later key: `key` and a zero byte ascending; descending, `key` with its last byte lowered
+/// and a 0xFF byte after it, which no UTF-8 text holds (`key` cut short when its last byte is
+/// zero). `None` descending after the empty key, before which nothing lies.
+pub(crate) fn just_after(key: &[u8], descending: bool) -> Option<Vec<u8>> {
+    if !descending {
+        let mut after = key.to_vec();
+        after.push(0);
+        return Some(after);
+    }
+    let (&last, rest) = key.split_last()?;
+    let mut after = rest.to_vec();
+    if last > 0 {
+        after.extend([last - 1, 0xFF]);
+    }
+    Some(after)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn just_after_a_key_lies_between_it_and_every_later_key() {
+        let keys = ["", "\0", "a", "a\0", "ab", "b", "é", "éa", "z\u{10FFFF}", "zz"];
+        for descending in [false, true] {
+            for key in keys {
+                let Some(gap) = just_after(key.as_bytes(), descending) else {
+                    assert!(descending && key.is_empty());
+                    continue;
+                };
+                let gap = place(0, Some(std::str::from_utf8(&gap).unwrap_or("")), 0, descending);
+                let gap = Place { key: just_after(key.as_bytes(), descending), ..gap };
+                for other in keys {
+                    let other_place = place(0, Some(other), 0, descending);
+                    let later = if descending { other < key } else { other > key };
+                    // Every later key is at or after the gap; the key itself and earlier ones before it.
+                    assert_eq!(other_place >= gap, later, "{key:?} {other:?} descending {descending}");
+                }
+            }
+        }
+    }
 
     fn place(group: u64, key: Option<&str>, lane: usize, descending: bool) -> Place {
         Place { group, key: key.map(|key| key.as_bytes().to_vec()), lane, descending }

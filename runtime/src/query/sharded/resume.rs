@@ -37,12 +37,23 @@ pub(crate) struct PageEnd {
     pub key: Item,
     /// Items with the same sort key returned before it, besides those the lane rule covers.
     pub ties: Ties,
+    /// Where the next page ends at the latest, and the lanes that may hold items before it.
+    pub horizon: Option<Arc<Horizon>>,
+}
+
+/// What a page end knows of the next page (see `heap::horizon`): every lane of the end's
+/// group but those in `read` holds nothing before the sort key `key`.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Horizon {
+    pub key: String,
+    /// Lanes, by natural number.
+    pub read: BTreeSet<u64>,
 }
 
 impl PageEnd {
     /// The end at `key`, in lane `lane`, with no ties carried.
     pub(crate) fn at(lane: u64, key: Item) -> Self {
-        PageEnd { lane: Some(lane), key, ties: Ties::default() }
+        PageEnd { lane: Some(lane), key, ties: Ties::default(), horizon: None }
     }
 }
 
@@ -158,6 +169,7 @@ mod tests {
             lane: Some(2),
             key: key(),
             ties: Arc::new(ties.iter().map(|tie| (*tie).to_owned()).collect()),
+            horizon: None,
         }
     }
 

@@ -17,6 +17,7 @@
 //! expected from requests in flight) fall short of what is still wanted, and is asked for its
 //! share of the shortfall; without one, every lane is kept one page ahead.
 
+mod horizon;
 mod requests;
 
 pub(crate) use requests::Demand;
@@ -92,6 +93,9 @@ pub(crate) struct Merger<T, C> {
     lanes: BTreeMap<usize, Lane<T, C>>,
     /// Starts of the first group's lanes (by position in the group), taken when it opens.
     first_starts: Vec<Continuation<C>>,
+    /// Floors of the first group's lanes (by position in the group): where each is known to
+    /// hold nothing before, from a page end's horizon (see [`horizon`]).
+    first_floors: Vec<Option<Vec<u8>>>,
     heads: BinaryHeap<Reverse<Place>>,
     /// Lanes with an empty buffer and more to read, and the next group while unopened.
     blocked: BTreeSet<Place>,
@@ -118,6 +122,7 @@ impl<T, C: Clone> Merger<T, C> {
             open: BTreeMap::new(),
             lanes: BTreeMap::new(),
             first_starts: starts,
+            first_floors: Vec::new(),
             heads: BinaryHeap::new(),
             blocked: BTreeSet::new(),
             frontier: BTreeSet::new(),
@@ -193,6 +198,7 @@ impl<T, C: Clone> Merger<T, C> {
         }
         let starts = std::mem::take(&mut self.first_starts);
         let mut starts = starts.into_iter();
+        let mut floors = std::mem::take(&mut self.first_floors).into_iter();
         let width = self.groups.width;
         let Some(base) = usize::try_from(group).ok().and_then(|group| group.checked_mul(width)) else {
             return true;
@@ -200,6 +206,7 @@ impl<T, C: Clone> Merger<T, C> {
         let mut live = 0;
         for offset in 0..width {
             let next = starts.next().unwrap_or(Continuation::Start(None));
+            let floor = floors.next().flatten();
             let fresh = matches!(next, Continuation::Start(None));
             let Some(lane) = base.checked_add(offset).filter(|_| !matches!(next, Continuation::Done)) else {
                 continue;
@@ -208,7 +215,7 @@ impl<T, C: Clone> Merger<T, C> {
                 group,
                 buffer: VecDeque::new(),
                 next,
-                floor: None,
+                floor,
                 pending: None,
                 last_fill: 0,
                 supplied: 0,

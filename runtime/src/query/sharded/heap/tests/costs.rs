@@ -165,3 +165,31 @@ fn the_first_requests_go_out_together() {
         assert!(merger.requests(wanted, 32, |_| Some(8)).is_empty(), "and nothing more before they answer");
     }
 }
+
+#[test]
+fn a_later_page_asks_only_the_lanes_its_horizon_names() {
+    // 500 keys of a feed, pages of 20: a first page asks every key. A page resumed with the
+    // horizon of the page before asks only the keys that can hold its items: the few whose next
+    // items the page before saw within a page's reach, then (as the horizon knows no further)
+    // every key once more. Without a horizon every page asks every key.
+    let setup = merge_of(uniform(500, 40, 7), 32);
+    let expected = setup.expected();
+    let (mut end, mut horizon, mut later) = (None, None, Vec::new());
+    for page in 0..7 {
+        let read = run_parked(&setup, end, horizon.as_ref(), Some(20), &[1]);
+        assert_eq!(read.output, expected[page * 20..(page + 1) * 20]);
+        if page == 0 {
+            assert!(read.requests >= 500, "the first page asks every key: {}", read.requests);
+        } else {
+            later.push(read.requests);
+        }
+        end = read.output.last().copied();
+        horizon = read.horizon;
+    }
+    for pair in later.chunks(2) {
+        assert!(pair[0] <= 45, "a page within the horizon: {later:?}");
+    }
+    assert!(later.iter().sum::<usize>() <= 6 * 300, "{later:?}");
+    let again = run(&setup, Some(expected[19]), Some(20), &[1]);
+    assert!(again.requests >= 500, "{} requests", again.requests);
+}

@@ -2,7 +2,7 @@
 //! page sizes, completion orders and concurrency, in both directions, checked against a plain
 //! sort; pages resumed at their page end, checked against the same sort.
 
-use super::super::place::ties_before;
+use super::super::place::{just_after, ties_before};
 use super::super::sizing::{self, ItemSizes, RequestSizing};
 use super::*;
 use proptest::prelude::*;
@@ -104,11 +104,27 @@ struct Run {
     first_round: usize,
     /// Round trips one after another: a request sent after an answer is one round later.
     rounds: usize,
+    /// The horizon the merge knew at the end, for a next page as large as this one.
+    horizon: Option<Horizon>,
 }
+
+/// A horizon as the merge gives it: a sort key, and the lanes that may hold items before it.
+type Horizon = (Vec<u8>, Vec<usize>);
 
 /// Reads up to `limit` items (all without one) after `end` (the previous page's last item),
 /// completing requests in the order `choices` picks.
 fn run(setup: &Setup, end: Option<Id>, limit: Option<usize>, choices: &[usize]) -> Run {
+    run_parked(setup, end, None, limit, choices)
+}
+
+/// [`run`], with the lanes of the page end's group that `horizon` does not name parked at its key.
+fn run_parked(
+    setup: &Setup,
+    end: Option<Id>,
+    horizon: Option<&Horizon>,
+    limit: Option<usize>,
+    choices: &[usize],
+) -> Run {
     let descending = setup.descending;
     let (first, starts, drop) = match end {
         None => (0, Vec::new(), None),
@@ -133,16 +149,32 @@ fn run(setup: &Setup, end: Option<Id>, limit: Option<usize>, choices: &[usize]) 
             (group as u64, starts, Some((group, place, key)))
         }
     };
-    let mut merger: Merger<Id, At> = Merger::new(descending, setup.groups(), first, starts);
+    let floor = horizon.and_then(|(key, _)| just_after(key, descending));
+    let floors = match (horizon, &drop, floor) {
+        (Some((_, read)), Some((group, ..)), Some(floor)) => (0..setup.width)
+            .map(|offset| (!read.contains(&(group * setup.width + offset))).then(|| floor.clone()))
+            .collect(),
+        _ => Vec::new(),
+    };
+    let mut merger: Merger<Id, At> =
+        Merger::new(descending, setup.groups(), first, starts).with_floors(floors);
     let sizes = ItemSizes::starting_at(Some(500));
     let mut pending: Vec<(usize, usize, Option<usize>, usize)> = Vec::new();
-    let mut run =
-        Run { output: Vec::new(), requests: 0, items_read: 0, max_lanes: 0, first_round: 0, rounds: 0 };
+    let mut run = Run {
+        output: Vec::new(),
+        requests: 0,
+        items_read: 0,
+        max_lanes: 0,
+        first_round: 0,
+        rounds: 0,
+        horizon: None,
+    };
     let mut depth = 0usize;
     let mut choice = choices.iter().cycle();
     loop {
         let remaining = limit.map(|limit| limit - run.output.len());
         if remaining == Some(0) {
+            run.horizon = limit.and_then(|limit| merger.horizon(limit));
             return run;
         }
         let slots = setup.concurrency - pending.len();
@@ -236,6 +268,23 @@ fn setup_strategy() -> impl Strategy<Value = Setup> {
     )
 }
 
+/// One group of lanes merged (a merged read's horizon covers one group).
+fn merge_strategy() -> impl Strategy<Value = Setup> {
+    (1usize..9, any::<bool>(), 1usize..8, any::<bool>()).prop_flat_map(
+        |(width, descending, concurrency, one_round)| {
+            let sizing = if one_round { RequestSizing::OneRoundTrip } else { RequestSizing::Floor };
+            grouped(1, width, descending).prop_map(move |partitions| Setup {
+                partitions,
+                width,
+                descending,
+                concurrency,
+                open_at_once: 1,
+                sizing,
+            })
+        },
+    )
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
 
@@ -251,6 +300,22 @@ proptest! {
         let read = run(&setup, None, Some(limit), &choices);
         let expected: Vec<Id> = setup.expected().into_iter().take(limit).collect();
         prop_assert_eq!(read.output, expected);
+    }
+
+    #[test]
+    fn pages_resume_exactly_at_their_end_and_horizon(setup in merge_strategy(), page in 1usize..12, choices in prop::collection::vec(0usize..64, 1..16)) {
+        let expected = setup.expected();
+        let (mut output, mut end, mut horizon) = (Vec::new(), None, None);
+        for _ in 0..=expected.len() {
+            let read = run_parked(&setup, end, horizon.as_ref(), Some(page), &choices);
+            if read.output.is_empty() {
+                break;
+            }
+            end = read.output.last().copied();
+            horizon = read.horizon;
+            output.extend(read.output);
+        }
+        prop_assert_eq!(output, expected);
     }
 
     #[test]
