@@ -152,7 +152,7 @@ async fn fan_out(client: &Client, table: &str, accounts: &[String]) -> (Vec<Post
             posts.push(serde_dynamo::from_item::<_, Post>(item).expect("decodes"));
         }
     }
-    posts.sort_by(|a, b| (b.at, b.id).cmp(&(a.at, a.id)));
+    posts.sort_by_key(|post| std::cmp::Reverse((post.at, post.id)));
     posts.truncate(PAGE);
     (posts, units)
 }
@@ -184,7 +184,7 @@ fn main() {
     }
     let mut after = BTreeMap::new();
     for account_posts in by_account.values_mut() {
-        account_posts.sort_by(|a, b| (b.at, b.id).cmp(&(a.at, a.id)));
+        account_posts.sort_by_key(|post| std::cmp::Reverse((post.at, post.id)));
         for pair in account_posts.windows(2) {
             after.insert((pair[0].account.clone(), pair[0].at, pair[0].id), stored_bytes(pair[1]));
         }
@@ -194,7 +194,7 @@ fn main() {
     let query = timeline(&accounts);
     let pages = runtime.block_on(read_pages(&db, &query, PAGES));
     let mut want: Vec<&Post> = posts.iter().collect();
-    want.sort_by(|a, b| (b.at, b.id).cmp(&(a.at, a.id)));
+    want.sort_by_key(|post| std::cmp::Reverse((post.at, post.id)));
     let read: Vec<(u64, u32)> =
         pages.iter().flat_map(|page| page.items.iter().map(|post| (post.at, post.id))).collect();
     let expected: Vec<(u64, u32)> = want.iter().take(PAGE * PAGES).map(|post| (post.at, post.id)).collect();
