@@ -48,6 +48,7 @@ mod timestamps;
 mod transact_get;
 mod transactions;
 mod ttl;
+mod two_way_pages;
 mod tx_model;
 mod undecodable;
 mod unknown_outcomes;

@@ -228,6 +228,23 @@ impl Reader {
         Some(Position { plan: Arc::clone(&self.plan), start, item_bytes: reader.item_bytes() })
     }
 
+    /// Right after the last item read, whether or not anything is left after it (a previous
+    /// page starts there); `None` before the first item, or when items fetched for hydration
+    /// wait past the end of the query.
+    pub(crate) fn last_position(&self) -> Option<Position> {
+        let reader = self.source.as_ref()?;
+        let start = match self.hydration.as_ref().and_then(|(hydration, ..)| hydration.position()) {
+            Some(waiting) => Arc::clone(waiting?),
+            None => Arc::clone(reader.last_end()),
+        };
+        Some(Position { plan: Arc::clone(&self.plan), start, item_bytes: reader.item_bytes() })
+    }
+
+    /// The position at the beginning of the read.
+    pub(crate) fn beginning(&self) -> Position {
+        Position { plan: Arc::clone(&self.plan), start: Arc::new(Start::Beginning), item_bytes: None }
+    }
+
     /// The size of a next page, as the plan sets it.
     fn next_page_size(&self) -> usize {
         let size = self.plan.page_size.unwrap_or(super::page::DEFAULT_PAGE_SIZE);
@@ -248,6 +265,18 @@ pub(crate) struct Position {
 }
 
 impl Position {
+    /// The same position in the read of the query in the other direction (a page end resumes
+    /// the same way both ways), without the horizon of this direction.
+    pub(crate) fn reversed(&self) -> Position {
+        let mut plan = (*self.plan).clone();
+        plan.descending = !plan.descending;
+        let start = match self.start.as_ref() {
+            Start::After(end) => Arc::new(Start::After(PageEnd { horizon: None, ..end.clone() })),
+            Start::Beginning => Arc::new(Start::Beginning),
+        };
+        Position { plan: Arc::new(plan), start, item_bytes: self.item_bytes }
+    }
+
     /// The cursor resuming here.
     pub(crate) fn encode(&self, db: &Db) -> String {
         let plan = &self.plan;

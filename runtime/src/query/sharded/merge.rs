@@ -215,6 +215,12 @@ impl Merge {
         (!self.merger.is_exhausted()).then_some(&self.end)
     }
 
+    /// Right after the last item emitted, else where the read began, whether or not anything is
+    /// left after it.
+    pub(crate) fn last_end(&self) -> &Arc<Start> {
+        &self.end
+    }
+
     /// [`Merge::position`] at the end of a page, with the page end's horizon for a next page of
     /// `items` (see `heap::horizon`), when the merge knows one.
     pub(crate) fn page_end(&self, items: usize) -> Option<Arc<Start>> {
