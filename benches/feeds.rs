@@ -9,7 +9,11 @@
 //!   in the page and the one after them (until then nothing says its next post falls after the
 //!   page), at their own sizes, rounded up to 4 KB, at least one unit an account (a key with
 //!   nothing in the page still costs a request). Target: the first page at most 1.3x.
-//! - Requests of the first page and of the later ones.
+//! - Requests of the first page and of the later ones (fewest..most): a later page asks the
+//!   keys its horizon names, or every key when it gets past the horizon.
+//! - A previous page against a next page from the same position (pages 2 to 5), in requests:
+//!   DynamoDB Local charges nothing for a query that returns nothing, and most keys hold
+//!   nothing before a page.
 //! - Time of a first page against a hand-written fan-out (a query of 20 to each account, 32 at a
 //!   time, sorted together), the pattern a team writes without a merge; and their read units.
 //!
@@ -214,7 +218,31 @@ fn main() {
             stats.capacity_units
         );
     }
-    let later_requests = stats[1..].iter().map(|stats| stats.requests).max().unwrap_or(0);
+    let later: Vec<usize> = stats[1..].iter().map(|stats| stats.requests).collect();
+    let later_requests =
+        format!("{}..{}", later.iter().min().unwrap_or(&0), later.iter().max().unwrap_or(&0));
+
+    // Previous pages: from each of pages 2 to 5, the page before it read backwards, against the
+    // page after it read forwards (the same position, the other way).
+    let mut back_ratios: Vec<String> = Vec::new();
+    for (at, page) in pages.iter().enumerate().skip(1) {
+        let previous = page.previous.as_deref().expect("a previous page");
+        let back = runtime.block_on(db.page(&query, Some(previous))).expect("a previous page");
+        assert_eq!(back.items, pages[at - 1].items, "the page before, read backwards");
+        let next = runtime.block_on(db.page(&query, page.cursor.as_deref())).expect("a next page");
+        println!(
+            "from page {}: previous page {} requests {:.1} units, next page {} requests {:.1} units",
+            at + 1,
+            back.stats.requests,
+            back.stats.capacity_units,
+            next.stats.requests,
+            next.stats.capacity_units
+        );
+        back_ratios.push(format!("{:.2}", back.stats.requests as f64 / next.stats.requests as f64));
+    }
+    // Requests, not units: DynamoDB Local charges nothing for a query that returns nothing,
+    // where DynamoDB charges half a unit, and most keys hold nothing before a page.
+    let back_ratio = back_ratios.join(",");
 
     let (by_hand, hand_units) = runtime.block_on(fan_out(&client, &table, &accounts));
     let by_hand: Vec<(u64, u32)> = by_hand.iter().map(|post| (post.at, post.id)).collect();
@@ -235,7 +263,8 @@ fn main() {
 
     println!(
         "feeds: keys={ACCOUNTS} first_page_requests={} first_page_units_vs_floor={:.2} later_page_requests={later_requests} \
-         pages_1_to_{PAGES}_units_vs_floor<={:.2} fan_out_units_vs_merge={:.2} first_page_time_vs_fan_out={:.2}",
+         pages_1_to_{PAGES}_units_vs_floor<={:.2} prev_page_requests_vs_next={back_ratio} fan_out_units_vs_merge={:.2} \
+         first_page_time_vs_fan_out={:.2}",
         stats[0].requests,
         ratios[0],
         max(&ratios),
