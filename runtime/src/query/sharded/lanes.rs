@@ -39,7 +39,7 @@ impl Lanes {
                 Lanes {
                     kind: Kind::Window(window.clone()),
                     descending,
-                    groups: groups(window.buckets(), width, at_once),
+                    groups: Groups { even: true, ..groups(window.buckets(), width, at_once) },
                 }
             }
             (ShardMode::InOrder | ShardMode::Buckets, _) => {
@@ -104,5 +104,5 @@ impl Lanes {
 }
 
 fn groups(count: u64, width: usize, open_at_once: u64) -> Groups {
-    Groups { count, width, open_at_once }
+    Groups { count, width, open_at_once, even: false }
 }

@@ -46,6 +46,11 @@ pub(crate) struct Groups {
     pub width: usize,
     /// Groups open at once (at least one).
     pub open_at_once: u64,
+    /// Whether the groups hold about as many items each (the buckets of a time window), so that
+    /// a request in flight is expected to bring no more than finished groups held: the next
+    /// groups are opened meanwhile. Range shards, whose sizes follow the data, are not: a request
+    /// is expected to bring what it asked for, and the next shard is read when it did not.
+    pub even: bool,
 }
 
 /// What the merge can do next.

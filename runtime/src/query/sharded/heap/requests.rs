@@ -38,8 +38,8 @@ impl<T, C: Clone> Merger<T, C> {
     fn known_before(&self, place: &Place) -> Known {
         // A request in flight brings what it asked for, or what whole lanes held, if less.
         let expected = |asked: usize| match self.finished {
-            0 => asked,
-            finished => asked.min(self.finished_items.div_ceil(finished)),
+            finished if finished > 0 && self.groups.even => asked.min(self.finished_items.div_ceil(finished)),
+            _ => asked,
         };
         let descending = self.descending;
         let mut known = Known { items: 0, in_group: 0 };

@@ -22,7 +22,15 @@ fn uniform(lanes: usize, per_lane: usize, seed: u64) -> Vec<Partition> {
 
 fn merge_of(partitions: Vec<Partition>, concurrency: usize) -> Setup {
     let width = partitions.len();
-    Setup { partitions, width, descending: false, concurrency, open_at_once: 1, sizing: RequestSizing::Floor }
+    Setup {
+        partitions,
+        width,
+        descending: false,
+        concurrency,
+        open_at_once: 1,
+        sizing: RequestSizing::Floor,
+        even: false,
+    }
 }
 
 #[test]
@@ -148,6 +156,7 @@ fn groups_are_opened_lazily_and_at_most_a_few_at_once() {
         concurrency: 8,
         open_at_once: 2,
         sizing: RequestSizing::Floor,
+        even: true,
     };
     let page = run(&setup, None, Some(20), &[0]);
     assert_eq!(page.output, setup.expected()[..20]);
@@ -159,7 +168,7 @@ fn groups_are_opened_lazily_and_at_most_a_few_at_once() {
 fn the_first_requests_go_out_together() {
     for wanted in [Some(100), None] {
         let mut merger: Merger<Id, At> =
-            Merger::new(false, Groups { count: 1, width: 21, open_at_once: 1 }, 0, Vec::new());
+            Merger::new(false, Groups { count: 1, width: 21, open_at_once: 1, even: false }, 0, Vec::new());
         let requests = merger.requests(wanted, 32, |_| Some(8));
         assert_eq!(requests.len(), 21, "every shard at once ({wanted:?})");
         assert!(merger.requests(wanted, 32, |_| Some(8)).is_empty(), "and nothing more before they answer");
@@ -192,4 +201,45 @@ fn a_later_page_asks_only_the_lanes_its_horizon_names() {
     assert!(later.iter().sum::<usize>() <= 6 * 300, "{later:?}");
     let again = run(&setup, Some(expected[19]), Some(20), &[1]);
     assert!(again.requests >= 500, "{} requests", again.requests);
+}
+
+#[test]
+fn a_range_page_reads_the_shards_that_hold_it_and_no_further() {
+    // 21 range shards, read one after another: the first three empty, the fourth holding a
+    // thousand items, the rest a hundred each. A page of 100 inside the fourth shard asks the
+    // shards up to it, once each, and no shard after it; an empty shard does not make the read
+    // expect nothing of a request in flight (range shards hold what the data put in them).
+    let partitions: Vec<Partition> = (0..21)
+        .map(|shard| {
+            let count = match shard {
+                0..=2 => 0,
+                3 => 1_000,
+                _ => 100,
+            };
+            let keys = (0..count).map(|i| format!("{shard:02}#{i:05}")).collect();
+            Partition { keys, page: 2_000 }
+        })
+        .collect();
+    let setup = Setup {
+        partitions,
+        width: 1,
+        descending: false,
+        concurrency: 32,
+        open_at_once: 32,
+        sizing: RequestSizing::Floor,
+        even: false,
+    };
+    let expected = setup.expected();
+    let mut end = None;
+    for page in 0..5 {
+        let read = run(&setup, end, Some(100), &[1]);
+        assert_eq!(read.output, expected[page * 100..(page + 1) * 100]);
+        let bound = if page == 0 { 4 } else { 1 };
+        assert!(read.requests <= bound, "page {page}: {} requests", read.requests);
+        assert!(read.items_read <= 101, "page {page}: {} items", read.items_read);
+        end = read.output.last().copied();
+    }
+    // Taken as even, the empty shards would have the read open every shard at once.
+    let even = run(&Setup { even: true, ..setup.clone() }, None, Some(100), &[1]);
+    assert!(even.requests > 10, "{} requests", even.requests);
 }

@@ -63,6 +63,8 @@ struct Setup {
     concurrency: usize,
     open_at_once: u64,
     sizing: RequestSizing,
+    /// Whether the groups are taken to hold about as many items each.
+    even: bool,
 }
 
 impl Setup {
@@ -71,6 +73,7 @@ impl Setup {
             count: (self.partitions.len() / self.width) as u64,
             width: self.width,
             open_at_once: self.open_at_once,
+            even: self.even,
         }
     }
 
@@ -253,8 +256,8 @@ fn grouped(groups: usize, width: usize, descending: bool) -> impl Strategy<Value
 }
 
 fn setup_strategy() -> impl Strategy<Value = Setup> {
-    (1usize..5, 1usize..6, any::<bool>(), 1usize..8, 1u64..4, any::<bool>()).prop_flat_map(
-        |(groups, width, descending, concurrency, open, one_round)| {
+    (1usize..5, 1usize..6, any::<bool>(), 1usize..8, 1u64..4, any::<bool>(), any::<bool>()).prop_flat_map(
+        |(groups, width, descending, concurrency, open, one_round, even)| {
             let sizing = if one_round { RequestSizing::OneRoundTrip } else { RequestSizing::Floor };
             grouped(groups, width, descending).prop_map(move |partitions| Setup {
                 partitions,
@@ -263,6 +266,7 @@ fn setup_strategy() -> impl Strategy<Value = Setup> {
                 concurrency,
                 open_at_once: open,
                 sizing,
+                even,
             })
         },
     )
@@ -280,6 +284,7 @@ fn merge_strategy() -> impl Strategy<Value = Setup> {
                 concurrency,
                 open_at_once: 1,
                 sizing,
+                even: false,
             })
         },
     )
