@@ -82,6 +82,15 @@ fn expected(posts: &[Post], descending: bool) -> Vec<(String, u32, u32)> {
     sorted.into_iter().map(identity).collect()
 }
 
+/// `query`, descending when `descending`.
+pub fn directed<E, F>(query: Query<E, F>, descending: bool) -> Query<E, F> {
+    if descending {
+        query.descending()
+    } else {
+        query
+    }
+}
+
 fn sort_keys(posts: &[(String, u32, u32)]) -> Vec<(u32, u32)> {
     posts.iter().map(|(_, at, id)| (*at, *id)).collect()
 }
@@ -95,15 +104,9 @@ async fn a_merge_reads_many_keys_as_one_ordered_paged_read() {
     let keys = authors(&run, 30);
 
     for descending in [false, true] {
-        let query = Query::merge(keys.iter().map(|author| {
-            let query = Post::query(author.as_str());
-            if descending {
-                query.descending()
-            } else {
-                query
-            }
-        }))
-        .page_size(20);
+        let query =
+            Query::merge(keys.iter().map(|author| directed(Post::query(author.as_str()), descending)))
+                .page_size(20);
         let (read, requests) = pages(&db, &query).await;
         let read: Vec<_> = read.iter().map(identity).collect();
         let want = expected(&written, descending);
@@ -200,15 +203,9 @@ async fn a_writer_adding_posts_while_a_reader_pages_skips_and_repeats_nothing() 
     db.batch_put(&written).await.expect("put posts");
     let keys = authors(&run, 10);
     for descending in [false, true] {
-        let query = Query::merge(keys.iter().map(|author| {
-            let query = Post::query(author.as_str());
-            if descending {
-                query.descending()
-            } else {
-                query
-            }
-        }))
-        .page_size(6);
+        let query =
+            Query::merge(keys.iter().map(|author| directed(Post::query(author.as_str()), descending)))
+                .page_size(6);
         let (mut read, mut cursor, mut added) = (Vec::new(), None::<String>, 0u32);
         loop {
             // Between pages, a post before and a post after the reader's position, by several
@@ -282,4 +279,113 @@ async fn a_later_page_asks_only_the_keys_that_can_hold_its_items() {
     let mut want = expected(&written, false)[5..].to_vec();
     want.retain(|post| !counted.contains(post));
     assert_eq!(read, want, "nothing skipped past the deleted posts");
+}
+
+#[tokio::test]
+async fn is_in_on_a_hash_shard_field_reads_only_the_shards_its_values_route_to() {
+    use crate::sharded_album::{ShardedAlbum, ShardedMusic};
+    let db = db().await;
+    db.create_table::<ShardedMusic>().await.expect("create ShardedMusic");
+    let run = unique("is-in");
+    let titles: Vec<String> = (0..12).map(|n| format!("{run} title {n:02}")).collect();
+    // Each title by several artists: equal sort keys in one shard.
+    let albums: Vec<ShardedAlbum> = titles
+        .iter()
+        .flat_map(|title| {
+            (0..4).map(move |n| ShardedAlbum {
+                artist: format!("{title} by {n}"),
+                title: title.clone(),
+                year: 2000,
+            })
+        })
+        .collect();
+    db.batch_put(&albums).await.expect("put albums");
+    let wanted = [titles[7].as_str(), titles[2].as_str(), titles[9].as_str(), titles[2].as_str()];
+    for descending in [false, true] {
+        let query = directed(ShardedAlbum::query_by_title_hash().is_in(wanted).page_size(5), descending);
+        let (mut read, mut cursor, mut requests) = (Vec::new(), None::<String>, Vec::new());
+        loop {
+            let page = db.page(&query, cursor.as_deref()).await.expect("page");
+            requests.push(page.stats.requests);
+            read.extend(page.items.iter().map(|album| (album.title.clone(), album.artist.clone())));
+            match page.cursor {
+                Some(next) => cursor = Some(next),
+                None => break,
+            }
+        }
+        let mut want: Vec<(String, String)> = albums
+            .iter()
+            .filter(|album| wanted.contains(&album.title.as_str()))
+            .map(|album| (album.title.clone(), album.artist.clone()))
+            .collect();
+        want.sort();
+        if descending {
+            want.reverse();
+        }
+        let read_titles: Vec<&String> = read.iter().map(|(title, _)| title).collect();
+        let want_titles: Vec<&String> = want.iter().map(|(title, _)| title).collect();
+        assert_eq!(read_titles, want_titles, "descending {descending}");
+        assert_eq!(read.iter().collect::<BTreeSet<_>>(), want.iter().collect::<BTreeSet<_>>());
+        assert!(requests.iter().all(|&count| count <= 3), "at most a request a value: {requests:?}");
+        assert_eq!(db.count(&query).await.expect("count"), 12);
+    }
+    let none = ShardedAlbum::query_by_title_hash().is_in(Vec::<&str>::new());
+    assert!(matches!(db.page(&none, None).await, Err(Error::InvalidQuery { .. })));
+}
+
+#[tokio::test]
+async fn a_merge_of_keys_with_ranges_of_their_own_pages_both_ways() {
+    let db = db().await;
+    let run = unique("merge-ranges");
+    let written = posts(&run, 6, 30);
+    db.batch_put(&written).await.expect("put posts");
+    let keys = authors(&run, 6);
+    // Each author's posts within a window of its own: some before, some after one another.
+    let window = |a: usize| (a as u32 * 5, a as u32 * 5 + 14);
+    for descending in [false, true] {
+        let query = Query::merge(keys.iter().enumerate().map(|(a, author)| {
+            let (from, to) = window(a);
+            directed(Post::query(author.as_str()).between(from, to), descending)
+        }))
+        .page_size(4);
+        let within: Vec<Post> = written
+            .iter()
+            .filter(|post| {
+                let a: usize = post.author.rsplit("-a").next().and_then(|n| n.parse().ok()).unwrap_or(0);
+                let (from, to) = window(a);
+                (from..=to).contains(&post.at)
+            })
+            .cloned()
+            .collect();
+        let want = expected(&within, descending);
+        let (read, _) = pages(&db, &query).await;
+        let read: Vec<_> = read.iter().map(identity).collect();
+        assert_eq!(sort_keys(&read), sort_keys(&want), "descending {descending}");
+        assert_eq!(read.iter().collect::<BTreeSet<_>>(), want.iter().collect::<BTreeSet<_>>());
+        assert_eq!(db.count(&query).await.expect("count"), want.len() as u64);
+        // Back from the last page holding items to the first, through `previous`.
+        let mut page = db.page(&query, None).await.expect("first");
+        while let Some(next) = page.cursor.clone() {
+            let after = db.page(&query, Some(&next)).await.expect("next");
+            if after.items.is_empty() {
+                break;
+            }
+            page = after;
+        }
+        let mut back: Vec<(String, u32, u32)> = page.items.iter().map(identity).collect();
+        while let Some(previous) = page.previous.clone() {
+            page = db.page(&query, Some(&previous)).await.expect("previous");
+            let mut earlier: Vec<_> = page.items.iter().map(identity).collect();
+            earlier.extend(back);
+            back = earlier;
+        }
+        assert_eq!(sort_keys(&back), sort_keys(&want));
+    }
+    // Two ranges of one key that share a key are refused: an item would be read twice.
+    let overlapping = Query::merge([
+        Post::query(keys[0].as_str()).between(0, 10),
+        Post::query(keys[0].as_str()).between(5, 20),
+    ]);
+    let error = db.page(&overlapping, None).await.expect_err("overlapping ranges");
+    assert!(error.to_string().contains("overlapping"), "{error}");
 }

@@ -2,7 +2,7 @@
 //! partition, a hash-sharded index and a merge over many keys, with writers between pages.
 
 use crate::crud::song;
-use crate::merged::{Post, Social};
+use crate::merged::{directed, Post, Social};
 use crate::model::Song;
 use crate::sharded_album::{ShardedAlbum, ShardedMusic};
 use crate::{db, unique};
@@ -49,7 +49,7 @@ async fn a_partition_pages_both_ways() {
     db.batch_put(&songs).await.expect("put songs");
     for descending in [false, true] {
         let query = Song::query(&artist).page_size(5);
-        let query = if descending { query.descending() } else { query };
+        let query = directed(query, descending);
         let read = both_ways(&db, &query, |song: &Song| song.title.clone()).await;
         let mut want: Vec<String> = songs.iter().map(|song| song.title.clone()).collect();
         if descending {
@@ -76,7 +76,7 @@ async fn a_sharded_index_and_a_merge_page_both_ways() {
     db.batch_put(&albums).await.expect("put albums");
     for descending in [false, true] {
         let query = ShardedAlbum::query_by_title_hash().begins_with(&run).page_size(6);
-        let query = if descending { query.descending() } else { query };
+        let query = directed(query, descending);
         let read = both_ways(&db, &query, |album: &ShardedAlbum| album.artist.clone()).await;
         assert_eq!(read.len(), albums.len());
     }
@@ -95,15 +95,9 @@ async fn a_sharded_index_and_a_merge_page_both_ways() {
     db.batch_put(&posts).await.expect("put posts");
     let authors: Vec<String> = (0..12u32).map(|a| format!("{run}-a{a:02}")).collect();
     for descending in [false, true] {
-        let query = Query::merge(authors.iter().map(|author| {
-            let query = Post::query(author.as_str());
-            if descending {
-                query.descending()
-            } else {
-                query
-            }
-        }))
-        .page_size(4);
+        let query =
+            Query::merge(authors.iter().map(|author| directed(Post::query(author.as_str()), descending)))
+                .page_size(4);
         let read = both_ways(&db, &query, |post: &Post| (post.author.clone(), post.at, post.id)).await;
         assert_eq!(read.len(), posts.len());
     }

@@ -36,8 +36,11 @@ pub(crate) async fn count<E: FromItem, F>(db: &Db, query: &Query<E, F>) -> Resul
         None => vec![plan.partition_value.clone()],
     };
     let plan = &plan;
-    let total = stream::iter(partitions)
-        .map(|partition| async move { count_partition(db, plan, E::TYPE_NAMES, &partition).await })
+    let total = stream::iter(partitions.into_iter().enumerate())
+        .map(|(lane, partition)| async move {
+            let range = plan.range_of(lane as u64);
+            count_partition(db, plan, E::TYPE_NAMES, &partition, range).await
+        })
         .buffer_unordered(plan.concurrency.max(1))
         .try_fold(0_u64, |total, count| async move { Ok(total + count) })
         .await?;
@@ -46,9 +49,15 @@ pub(crate) async fn count<E: FromItem, F>(db: &Db, query: &Query<E, F>) -> Resul
 
 /// The items of one partition that the query keeps: those in its sort-key range, less those
 /// with the one sort key the range drops client-side (an exclusive bound).
-async fn count_partition(db: &Db, plan: &QueryPlan, types: &[&str], partition: &str) -> Result<u64> {
-    let all = count_range(db, plan, types, partition, &plan.range).await?;
-    match plan.range.excluded() {
+async fn count_partition(
+    db: &Db,
+    plan: &QueryPlan,
+    types: &[&str],
+    partition: &str,
+    range: &SortRange,
+) -> Result<u64> {
+    let all = count_range(db, plan, types, partition, range).await?;
+    match range.excluded() {
         Some(key) => {
             let dropped = count_range(db, plan, types, partition, &SortRange::equals(key)).await?;
             Ok(all.saturating_sub(dropped))

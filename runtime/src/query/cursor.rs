@@ -38,6 +38,9 @@ struct QueryRecord<'a> {
     /// A merge's keys; left out for one key, so that its fingerprint is what it always was.
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     keys: &'a [String],
+    /// A merge's keys' ranges, when they differ.
+    #[serde(skip_serializing_if = "<[SortRange]>::is_empty")]
+    key_ranges: &'a [SortRange],
     range: &'a SortRange,
     native_partition: Vec<(&'static str, Option<AttributeRecord>)>,
     native_sort: Vec<(&'static str, Option<AttributeRecord>)>,
@@ -57,6 +60,7 @@ pub(crate) fn fingerprint(plan: &QueryPlan) -> String {
         entity: plan.type_name,
         partition: &plan.partition_value,
         keys: &plan.keys,
+        key_ranges: &plan.key_ranges,
         range: &plan.range,
         native_partition: natives(&plan.native_partition),
         native_sort: natives(&plan.native_sort),

@@ -6,6 +6,7 @@
 //! any order is the same query, and its cursors are bound to that set.
 
 use super::sort::Done;
+use super::SortRange;
 use super::{Query, QueryError, QueryPlan, QueryTarget};
 use crate::expression::Placeholders;
 use crate::shard::{ShardLayout, ShardMode, Shards};
@@ -23,10 +24,11 @@ impl<E> Query<E, Done> {
     /// accounts a user follows, newest first; the open orders of a set of warehouses by due
     /// date.
     ///
-    /// The queries are queries of one index (sharded or not) that differ in their partition key
-    /// alone: the same sort-key condition, direction, filter, projection and consistency;
-    /// otherwise the merged query fails with [`Error::InvalidQuery`](crate::Error::InvalidQuery)
-    /// when it runs. A key given twice is read once, and the order of the keys does not matter
+    /// The queries are queries of one index (sharded or not) in one direction, with the same
+    /// filter, projection and consistency; otherwise the merged query fails with
+    /// [`Error::InvalidQuery`](crate::Error::InvalidQuery) when it runs. Each may have a sort-key
+    /// condition of its own ([`Query::is_in`] is such a merge); two of one partition whose
+    /// conditions can hold a key in common are refused, as an item would be read twice. A key given twice is read once, and the order of the keys does not matter
     /// (a cursor of the same keys in another order resumes). Items with equal sort keys come key
     /// by key, in the keys' text order. Set the limit, page size, concurrency and cursor on the
     /// merged query; those of the queries are not used. More than
@@ -61,30 +63,89 @@ impl<E> Query<E, Done> {
         let mut plans = queries.into_iter().map(|query| query.plan);
         let Some(first) = plans.next() else { return nothing() };
         let mut merged = first;
-        let mut keys = vec![(merged.partition_value.clone(), partitions_of(&merged))];
+        let mut parts = vec![Part::of(&merged)];
         let mut error = merged.error.take().or_else(|| unmergeable(&merged));
         for plan in plans {
             if error.is_none() {
                 error = plan.error.clone().or_else(|| unmergeable(&plan)).or_else(|| differs(&merged, &plan));
             }
-            keys.push((plan.partition_value.clone(), partitions_of(&plan)));
+            parts.push(Part::of(&plan));
         }
-        keys.sort_by(|a, b| a.0.cmp(&b.0));
-        keys.dedup_by(|a, b| a.0 == b.0);
+        parts.sort_by(|a, b| a.order.cmp(&b.order));
+        parts.dedup_by(|a, b| a.order == b.order);
+        // A query whose range is empty reads nothing; when all are, the merge reads nothing.
+        parts.retain(|part| !part.range.is_empty());
+        error = error.or_else(|| overlapping(&parts));
+        let Some(head) = parts.first() else {
+            merged.error = error;
+            return Query { plan: merged, marker: std::marker::PhantomData };
+        };
         let layout = merged.shards.as_ref().map_or(ShardLayout::Unsharded, |shards| shards.layout.clone());
-        merged.partition_value = keys[0].0.clone();
+        merged.partition_value = head.key.clone();
+        let uniform = parts.iter().all(|part| part.range == head.range);
+        if uniform {
+            merged.range = head.range.clone();
+        } else {
+            // Each lane reads its own range: the plan's own selects every key, so that nothing
+            // is dropped by it.
+            merged.range = SortRange::all();
+            merged.key_ranges = parts.iter().map(|part| part.range.clone()).collect();
+            merged.lane_ranges =
+                parts.iter().flat_map(|part| part.partitions.iter().map(|_| part.range.clone())).collect();
+        }
         merged.shards = Some(Shards {
-            partitions: keys.iter().flat_map(|(_, partitions)| partitions.iter().cloned()).collect(),
+            partitions: parts.iter().flat_map(|part| part.partitions.iter().cloned()).collect(),
             window: None,
             mode: ShardMode::Merge,
             layout,
             dynamic: None,
         });
-        merged.keys = keys.into_iter().map(|(key, _)| key).collect();
+        merged.keys = parts.into_iter().map(|part| part.key).collect();
         merged.error = error;
         merged.start_after = None;
+        merged.routing = None;
         Query { plan: merged, marker: std::marker::PhantomData }
     }
+}
+
+/// One query of a merge: its partition key, sort-key range and partitions.
+struct Part {
+    key: String,
+    range: SortRange,
+    partitions: Vec<String>,
+    /// Orders parts by key, then range, whatever order they were given in.
+    order: (String, String),
+}
+
+impl Part {
+    fn of(plan: &QueryPlan) -> Self {
+        let range = plan.range.clone();
+        // A derived record of the range: the same range always writes the same text.
+        let text = serde_json::to_string(&range).unwrap_or_default();
+        let partitions = partitions_of(plan);
+        Part {
+            key: plan.partition_value.clone(),
+            order: (plan.partition_value.clone(), text),
+            range,
+            partitions,
+        }
+    }
+}
+
+/// Why the parts cannot be read together, if two of them may read one item: the same partition
+/// with ranges that can hold a key in common.
+fn overlapping(parts: &[Part]) -> Option<QueryError> {
+    for (at, part) in parts.iter().enumerate() {
+        for other in parts[at + 1..].iter().take_while(|other| other.key == part.key) {
+            let shared = part.partitions.iter().any(|partition| other.partitions.contains(partition));
+            if shared && part.range.may_overlap(&other.range) {
+                let reason = "two queries of a merge read overlapping sort-key ranges of one partition: \
+                              an item would be read twice";
+                return Some(QueryError::Other(reason.to_owned()));
+            }
+        }
+    }
+    None
 }
 
 impl<E, F> Query<E, F> {
@@ -98,6 +159,24 @@ impl<E, F> Query<E, F> {
 }
 
 impl QueryPlan {
+    /// The sort-key range lane `natural` reads (a merge's lanes may each have their own).
+    pub(crate) fn range_of(&self, natural: u64) -> &SortRange {
+        usize::try_from(natural).ok().and_then(|lane| self.lane_ranges.get(lane)).unwrap_or(&self.range)
+    }
+
+    /// Whether a lane's range may drop a stored sort key client-side.
+    pub(crate) fn excludes_any(&self) -> bool {
+        self.range.excludes_any() || self.lane_ranges.iter().any(SortRange::excludes_any)
+    }
+
+    /// Whether `sort_key` is one the plan selects, in some lane.
+    pub(crate) fn selects(&self, sort_key: &str) -> bool {
+        match self.lane_ranges.is_empty() {
+            true => self.range.contains(sort_key),
+            false => self.lane_ranges.iter().any(|range| range.contains(sort_key)),
+        }
+    }
+
     /// The partition keys the plan reads: those of a merge, else its own.
     pub(crate) fn keys(&self) -> &[String] {
         if self.keys.is_empty() {
@@ -155,8 +234,11 @@ fn differs(first: &QueryPlan, other: &QueryPlan) -> Option<QueryError> {
         "index"
     } else if first.type_name != other.type_name {
         "entity type"
-    } else if first.range != other.range {
-        "sort-key condition"
+    } else if first.native_sort != other.native_sort
+        || first.native_range.is_some()
+        || other.native_range.is_some()
+    {
+        "multi-attribute sort-key condition"
     } else if first.descending != other.descending {
         "direction"
     } else if first.consistent != other.consistent {
@@ -175,7 +257,7 @@ fn differs(first: &QueryPlan, other: &QueryPlan) -> Option<QueryError> {
         return None;
     };
     Some(QueryError::Other(format!(
-        "the queries of a merge must differ in their partition key alone, but two differ in their {what}"
+        "the queries of a merge may differ in their partition key and sort-key condition alone, but two differ in their {what}"
     )))
 }
 

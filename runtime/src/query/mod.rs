@@ -27,6 +27,7 @@ mod native;
 mod page;
 #[cfg(test)]
 mod pinned_tests;
+mod position;
 mod range;
 mod reader;
 mod request;
@@ -104,6 +105,10 @@ pub struct QueryPlan {
     pub(crate) keys: Vec<String>,
     /// The most keys a merge may read.
     pub(crate) max_keys: usize,
+    /// The sort-key range of each of `keys`, when a merge's queries differ in it (empty when
+    /// they do not: `range` is every key's); and of each partition, in lane order.
+    pub(crate) key_ranges: Vec<SortRange>,
+    pub(crate) lane_ranges: Vec<SortRange>,
     pub(crate) sort_attribute: Option<&'static str>,
     pub(crate) sort_template: Option<&'static KeyTemplate>,
     pub(crate) position: usize,
@@ -178,6 +183,8 @@ impl<E, F> Query<E, F> {
             partition_value: String::new(),
             keys: Vec::new(),
             max_keys: merged::DEFAULT_MAX_KEYS,
+            key_ranges: Vec::new(),
+            lane_ranges: Vec::new(),
             sort_attribute: target.sort_attribute,
             sort_template: target.sort_template,
             position: 0,

@@ -7,7 +7,8 @@
 //! cursor's seal, but it decides which direction's fingerprint the cursor must carry: a cursor
 //! with the mark added or removed is a cursor of another query.
 
-use super::reader::{Position, Reader};
+use super::position::Position;
+use super::reader::Reader;
 use super::{FromItem, Query, QueryPlan, QueryStats, StatsSnapshot};
 use crate::db::Db;
 use crate::error::{Error, Result, Undecodable};
@@ -32,7 +33,8 @@ pub struct Page<E> {
     /// Where the next page starts; `None` when the query has no more items.
     pub cursor: Option<String>,
     /// Where the previous page starts, read backwards from this page's first item: `None` on a
-    /// first page, and on a page read backwards that holds the first item of the query.
+    /// first page, on a page read backwards that holds the first item of the query, and on an
+    /// empty page (after a page that ended the query exactly: that page has its own).
     pub previous: Option<String>,
     /// What reading this page cost: requests, capacity, items read.
     pub stats: StatsSnapshot,

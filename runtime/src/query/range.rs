@@ -103,6 +103,65 @@ impl SortRange {
         SortRange { condition: Some(condition), exclude, empty: false }
     }
 
+    /// The part of this range at `key` and after, in the direction of a read, whether or not
+    /// `key` lies inside it; `None` when nothing of it lies there. For the lanes of a merge,
+    /// each with a range of its own, resumed at another lane's page end.
+    pub(crate) fn part_from(&self, key: &str, descending: bool) -> Option<Self> {
+        if self.empty {
+            return None;
+        }
+        let (mut lower, mut upper) = self.bounds();
+        let at = Some((key.to_owned(), true));
+        // The bound on the side the read comes from moves up to `key`, unless it is past it.
+        let past = |bound: &Option<Bound>, beyond: fn(&str, &str) -> bool| {
+            bound.as_ref().is_some_and(|(edge, inclusive)| beyond(edge, key) || (edge == key && !inclusive))
+        };
+        if descending {
+            if !past(&upper, |edge, key| edge < key) {
+                upper = at;
+            }
+        } else if !past(&lower, |edge, key| edge > key) {
+            lower = at;
+        }
+        let exclusive =
+            |bound: &Option<Bound>| bound.as_ref().filter(|(_, inclusive)| !inclusive).map(|b| b.0.clone());
+        let exclude = exclusive(&lower).or_else(|| exclusive(&upper));
+        let condition = match (lower, upper) {
+            (Some((low, _)), Some((high, _))) if low > high => return None,
+            (Some((low, _)), Some((high, _))) => KeyCondition::Between(low, high),
+            (Some((low, _)), None) => KeyCondition::Ge(low),
+            (None, Some((high, _))) => KeyCondition::Le(high),
+            (None, None) => return Some(SortRange::all()),
+        };
+        let mut range = SortRange { condition: Some(condition), exclude, empty: false };
+        if range.exclude.is_none() {
+            // An exclusion of this range's own, when it is still inside the part.
+            range.exclude = self.exclude.clone().filter(|excluded| range.contains(excluded));
+        }
+        // A range of one excluded key holds nothing.
+        let only = match &range.condition {
+            Some(KeyCondition::Between(low, high)) if low == high => range.excludes(Some(low)),
+            _ => false,
+        };
+        (!only).then_some(range)
+    }
+
+    /// Whether this range and `other` may hold a key in common (by their bounds; a prefix is
+    /// taken as the span of its keys).
+    pub(crate) fn may_overlap(&self, other: &SortRange) -> bool {
+        if self.empty || other.empty {
+            return false;
+        }
+        let ((low_a, high_a), (low_b, high_b)) = (self.bounds(), other.bounds());
+        let below = |low: &Option<Bound>, high: &Option<Bound>| match (low, high) {
+            (Some((low, low_in)), Some((high, high_in))) => {
+                low < high || (low == high && *low_in && *high_in)
+            }
+            _ => true,
+        };
+        below(&low_a, &high_b) && below(&low_b, &high_a)
+    }
+
     /// The lowest and highest keys of the range, each with whether it is included.
     fn bounds(&self) -> (Option<Bound>, Option<Bound>) {
         let Some(condition) = &self.condition else { return (None, None) };
@@ -185,6 +244,39 @@ pub(crate) fn reversed_between() -> crate::Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_range_from_a_key_holds_exactly_its_keys_at_and_after_the_key() {
+        let keys = ["", "a", "a#1", "a#2", "a#3", "b", "b#1", "c", "z"];
+        let ranges = [
+            SortRange::all(),
+            SortRange::equals("a#2"),
+            SortRange::begins_with("a#"),
+            SortRange::between("a#1".into(), "b#1".into()),
+            SortRange::below("a#", "a#2".into(), false),
+            SortRange::below("a#", "a#2".into(), true),
+            SortRange::above("a#", "a#2".into(), false),
+            SortRange::above("", "b".into(), false),
+            SortRange::below("", "b".into(), false),
+            SortRange::between("c".into(), "a".into()),
+        ];
+        for range in &ranges {
+            for at in keys {
+                for descending in [false, true] {
+                    let from = range.part_from(at, descending);
+                    for key in keys {
+                        let after = if descending { key <= at } else { key >= at };
+                        let want = range.contains(key) && after;
+                        let got = from.as_ref().is_some_and(|from| from.contains(key));
+                        assert_eq!(got, want, "{range:?} from {at:?} (descending {descending}) at {key:?}");
+                    }
+                    if let Some(from) = from {
+                        assert!(!from.is_empty());
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn exclusive_bounds_with_a_prefix_become_between_plus_exclusion() {

@@ -3,6 +3,7 @@
 
 use super::cursor;
 use super::hydrate::Hydration;
+use super::position::Position;
 use super::request::{check, sort_key_of};
 use super::sharded::crossing;
 use super::sharded::cursor::{self as sharded_cursor, layout_fingerprint};
@@ -225,7 +226,7 @@ impl Reader {
             Some(waiting) => Arc::clone(waiting?),
             None => reader.page_end(self.next_page_size())?,
         };
-        Some(Position { plan: Arc::clone(&self.plan), start, item_bytes: reader.item_bytes() })
+        Some(Position::new(Arc::clone(&self.plan), start, reader.item_bytes()))
     }
 
     /// Right after the last item read, whether or not anything is left after it (a previous
@@ -237,12 +238,12 @@ impl Reader {
             Some(waiting) => Arc::clone(waiting?),
             None => Arc::clone(reader.last_end()),
         };
-        Some(Position { plan: Arc::clone(&self.plan), start, item_bytes: reader.item_bytes() })
+        Some(Position::new(Arc::clone(&self.plan), start, reader.item_bytes()))
     }
 
     /// The position at the beginning of the read.
     pub(crate) fn beginning(&self) -> Position {
-        Position { plan: Arc::clone(&self.plan), start: Arc::new(Start::Beginning), item_bytes: None }
+        Position::new(Arc::clone(&self.plan), Arc::new(Start::Beginning), None)
     }
 
     /// The size of a next page, as the plan sets it.
@@ -254,47 +255,6 @@ impl Reader {
     /// A cursor resuming right after the last item read; `None` when nothing is left.
     pub(crate) fn cursor(&self, db: &Db) -> Option<String> {
         self.position().map(|position| position.encode(db))
-    }
-}
-
-/// Where a read stands: enough to encode its cursor.
-pub(crate) struct Position {
-    plan: Arc<QueryPlan>,
-    start: Arc<Start>,
-    item_bytes: Option<u64>,
-}
-
-impl Position {
-    /// The same position in the read of the query in the other direction (a page end resumes
-    /// the same way both ways), without the horizon of this direction.
-    pub(crate) fn reversed(&self) -> Position {
-        let mut plan = (*self.plan).clone();
-        plan.descending = !plan.descending;
-        let start = match self.start.as_ref() {
-            Start::After(end) => Arc::new(Start::After(PageEnd { horizon: None, ..end.clone() })),
-            Start::Beginning => Arc::new(Start::Beginning),
-        };
-        Position { plan: Arc::new(plan), start, item_bytes: self.item_bytes }
-    }
-
-    /// The cursor resuming here.
-    pub(crate) fn encode(&self, db: &Db) -> String {
-        let plan = &self.plan;
-        let fingerprint = cursor::fingerprint(plan);
-        let signing_key = db.cursor_key();
-        match &plan.shards {
-            Some(shards) => {
-                let position = (self.start.as_ref(), self.item_bytes);
-                sharded_cursor::encode(&fingerprint, shards, plan.partition_attribute, position, signing_key)
-            }
-            None => {
-                let key = match self.start.as_ref() {
-                    Start::After(end) => Some(&end.key),
-                    Start::Beginning => None,
-                };
-                cursor::encode(&fingerprint, key, signing_key)
-            }
-        }
     }
 }
 
@@ -396,7 +356,7 @@ fn lane_start(plan: &QueryPlan, opened: sharded_cursor::Opened) -> Result<(Start
 /// at that item's sort key, so it must be one the query selects.
 fn check_within(plan: &QueryPlan, start: &Start) -> Result<()> {
     if let Start::After(end) = start {
-        if sort_key_of(plan, &end.key).is_some_and(|sort_key| !plan.range.contains(sort_key)) {
+        if sort_key_of(plan, &end.key).is_some_and(|sort_key| !plan.selects(sort_key)) {
             return Err(invalid(CursorError::Malformed));
         }
     }

@@ -88,6 +88,9 @@ fn redirected(plan: &QueryPlan, state: &ReshardState) -> Option<QueryPlan> {
     let merge = !plan.keys.is_empty();
     let partitions: Vec<String> =
         plan.keys().iter().flat_map(|key| (0..count).map(move |shard| shard_partition(key, shard))).collect();
+    // A merge's keys with ranges of their own keep them, on every shard.
+    plan.lane_ranges =
+        plan.key_ranges.iter().flat_map(|range| std::iter::repeat_n(range.clone(), count as usize)).collect();
     if let Some(shards) = &mut plan.shards {
         shards.partitions = partitions;
         // A merge's keys are merged whatever their layout: one after another would be out of

@@ -1,6 +1,7 @@
 //! Running a query as a stream that knows what it cost and where it stopped.
 
-use super::reader::{Position, Reader};
+use super::position::Position;
+use super::reader::Reader;
 use super::{FromItem, Query, QueryPlan, QueryStats};
 use crate::db::Db;
 use crate::error::{Error, Result};

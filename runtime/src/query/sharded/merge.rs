@@ -17,6 +17,7 @@ use crate::db::Db;
 use crate::error::{Error, Item, Result};
 use crate::item_size::item_size;
 use crate::query::request::{fetch, resume_key, sort_key_of, RawPage, Request};
+use crate::query::SortRange;
 use crate::query::{QueryPlan, QueryStats};
 use std::sync::Arc;
 use tokio::task::{JoinError, JoinSet};
@@ -83,7 +84,10 @@ impl Merge {
             Start::Beginning => Vec::new(),
         };
         let (merger, resumed) = match resumption {
-            Some((resumed, starts)) => {
+            Some((resumed, mut starts)) => {
+                if !plan.lane_ranges.is_empty() {
+                    finish_passed_lanes(&plan, &lanes, &resumed, &mut starts);
+                }
                 let merger = Merger::new(plan.descending, groups, resumed.group, starts).with_floors(floors);
                 (merger, Some(resumed))
             }
@@ -157,12 +161,16 @@ impl Merge {
         let plan = &self.plan;
         let (group, place) = self.lanes.split(lane);
         let resumed = self.resumed.as_ref().filter(|resumed| resumed.covers(group));
+        // A merge's lane drops what its own range excludes; other reads, what the plan's does
+        // (resumed here, else by the reader).
+        let own = (!plan.lane_ranges.is_empty()).then(|| self.lane_range(lane, group)).flatten();
         let kept = |item: &Item| {
             let sort_key = sort_key_of(plan, item);
-            resumed.is_none_or(|resumed| {
-                !resumed.drops(place, sort_key, || identity(plan.table, item))
-                    && !resumed.range.excludes(sort_key)
-            })
+            let dropped = resumed.is_some_and(|resumed| {
+                resumed.drops(place, sort_key, || identity(plan.table, item))
+                    || (own.is_none() && resumed.range.excludes(sort_key))
+            });
+            !dropped && !own.as_ref().is_some_and(|range| range.excludes(sort_key))
         };
         let sort_key = |item: &Item| sort_key_of(plan, item).unwrap_or_default().as_bytes().to_vec();
         let floor = page
@@ -183,19 +191,14 @@ impl Merge {
             return;
         }
         let cap = request_limit(&self.plan, self.remaining);
-        let wanted = self
-            .remaining
-            .map(|remaining| remaining.saturating_add(usize::from(self.plan.range.excludes_any())));
+        let wanted =
+            self.remaining.map(|remaining| remaining.saturating_add(usize::from(self.plan.excludes_any())));
         let sizes = self.sizes;
         let mode = self.plan.sizing;
         let requests = self.merger.requests(wanted, slots, |demand| sizing::limit(demand, &sizes, cap, mode));
         for request in requests {
             let (group, _) = self.lanes.split(request.lane);
-            let range = self
-                .resumed
-                .as_ref()
-                .filter(|resumed| resumed.covers(group))
-                .map(|resumed| resumed.range.clone());
+            let range = self.lane_range(request.lane, group);
             let lane = request.lane;
             let request = Request {
                 partition: self.lanes.partition(&self.plan, lane),
@@ -213,6 +216,21 @@ impl Merge {
     /// left to read.
     pub(crate) fn position(&self) -> Option<&Arc<Start>> {
         (!self.merger.is_exhausted()).then_some(&self.end)
+    }
+
+    /// The range a request of lane `lane` (of group `group`) reads, when not the plan's own:
+    /// the resumed range, or a merge's lane's own range (resumed at the page end).
+    fn lane_range(&self, lane: usize, group: u64) -> Option<SortRange> {
+        let resumed = self.resumed.as_ref().filter(|resumed| resumed.covers(group));
+        if self.plan.lane_ranges.is_empty() {
+            return resumed.map(|resumed| resumed.range.clone());
+        }
+        let own = self.plan.range_of(self.lanes.natural(lane));
+        match resumed.and_then(|resumed| resumed.sort_key.as_deref()) {
+            // A lane whose range lies before the page end was finished when the read began.
+            Some(key) => own.part_from(key, self.plan.descending),
+            None => Some(own.clone()),
+        }
     }
 
     /// Right after the last item emitted, else where the read began, whether or not anything is
@@ -245,6 +263,24 @@ impl Merge {
     /// Cancels every request in flight, keeping the position.
     pub(crate) fn stop(&mut self) {
         self.tasks.abort_all();
+    }
+}
+
+/// Marks done the lanes of a merge whose own range lies wholly before the page end `resumed`
+/// resumes at: nothing of theirs is left.
+fn finish_passed_lanes(
+    plan: &QueryPlan,
+    lanes: &Lanes,
+    resumed: &Resumed,
+    starts: &mut [Continuation<Item>],
+) {
+    let Some(key) = resumed.sort_key.as_deref() else { return };
+    let base = usize::try_from(resumed.group).unwrap_or(0).saturating_mul(lanes.groups().width);
+    for (offset, start) in starts.iter_mut().enumerate() {
+        let natural = lanes.natural(base + offset);
+        if plan.range_of(natural).part_from(key, plan.descending).is_none() {
+            *start = Continuation::Done;
+        }
     }
 }
 

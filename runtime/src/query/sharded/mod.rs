@@ -20,8 +20,7 @@ use super::QueryPlan;
 /// The `Limit` cap of a request: the page size, or fewer when a limit leaves fewer items wanted,
 /// plus one when an item may be dropped client-side.
 pub(crate) fn request_limit(plan: &QueryPlan, remaining: Option<usize>) -> Option<usize> {
-    let wanted =
-        remaining.map(|remaining| remaining.max(1).saturating_add(usize::from(plan.range.excludes_any())));
+    let wanted = remaining.map(|remaining| remaining.max(1).saturating_add(usize::from(plan.excludes_any())));
     match (plan.page_size, wanted) {
         (Some(size), Some(wanted)) => Some(size.min(wanted)),
         (size, wanted) => size.or(wanted),
