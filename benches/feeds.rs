@@ -11,6 +11,8 @@
 //!   nothing in the page still costs a request). Target: the first page at most 1.3x.
 //! - Requests of the first page and of the later ones (fewest..most): a later page asks the
 //!   keys its horizon names, or every key when it gets past the horizon.
+//! - An IN list of three topics over an index of 21 hash shards by topic: requests of a page
+//!   (target: at most 3).
 //! - A previous page against a next page from the same position (pages 2 to 5), in requests:
 //!   DynamoDB Local charges nothing for a query that returns nothing, and most keys hold
 //!   nothing before a page.
@@ -45,14 +47,19 @@ const FAN_OUT: usize = 32;
 
 #[derive(Table)]
 #[table(name = "FeedsBench", pk = "pk", sk = "sk")]
+#[gsi(name = "ByTopic", pk = "topic_pk", sk = "topic_sk")]
 struct Social;
 
+/// A post, and its topic in an index of 21 hash shards by topic.
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[entity(table = Social, pk = "account#{account}", sk = "post#{at}#{id}")]
+#[gsi(ByTopic, pk = "topics", sk = "{topic}#{at}#{account}#{id}")]
+#[shard(ByTopic, hash = 21, by = topic)]
 struct Post {
     account: String,
     at: u64,
     id: u32,
+    topic: String,
     body: String,
 }
 
@@ -70,7 +77,8 @@ fn posts() -> Vec<Post> {
         for id in 0..count {
             let at = 1_700_000_000 + next(86_400);
             let size = 150 + next(3_900) as usize;
-            posts.push(Post { account: name(account), at, id: id as u32, body: "x".repeat(size) });
+            let topic = format!("topic{:03}", next(200));
+            posts.push(Post { account: name(account), at, id: id as u32, topic, body: "x".repeat(size) });
         }
     }
     posts
@@ -244,6 +252,19 @@ fn main() {
     // where DynamoDB charges half a unit, and most keys hold nothing before a page.
     let back_ratio = back_ratios.join(",");
 
+    // Three topics of 200, through 21 hash shards by topic: only the shards they hash to.
+    let topics = ["topic007", "topic042", "topic150"];
+    let in_list = Post::query_by_topic().is_in(topics).page_size(PAGE);
+    let in_page = runtime.block_on(db.page(&in_list, None)).expect("a page of three topics");
+    let mut want_topics: Vec<&Post> =
+        posts.iter().filter(|post| topics.contains(&post.topic.as_str())).collect();
+    want_topics.sort_by_key(|post| (post.topic.clone(), post.at, post.account.clone(), post.id));
+    let got: Vec<(u64, u32)> = in_page.items.iter().map(|post| (post.at, post.id)).collect();
+    let want: Vec<(u64, u32)> = want_topics.iter().take(PAGE).map(|post| (post.at, post.id)).collect();
+    assert_eq!(got, want, "the three topics' first posts in order");
+    let in_list_requests = in_page.stats.requests;
+    println!("a page of {PAGE} of three topics over 21 hash shards: {in_list_requests} requests");
+
     let (by_hand, hand_units) = runtime.block_on(fan_out(&client, &table, &accounts));
     let by_hand: Vec<(u64, u32)> = by_hand.iter().map(|post| (post.at, post.id)).collect();
     assert_eq!(by_hand, expected[..PAGE].to_vec(), "the fan-out's page is the merge's");
@@ -263,7 +284,7 @@ fn main() {
 
     println!(
         "feeds: keys={ACCOUNTS} first_page_requests={} first_page_units_vs_floor={:.2} later_page_requests={later_requests} \
-         pages_1_to_{PAGES}_units_vs_floor<={:.2} prev_page_requests_vs_next={back_ratio} fan_out_units_vs_merge={:.2} \
+         pages_1_to_{PAGES}_units_vs_floor<={:.2} prev_page_requests_vs_next={back_ratio} in_list_requests={in_list_requests} fan_out_units_vs_merge={:.2} \
          first_page_time_vs_fan_out={:.2}",
         stats[0].requests,
         ratios[0],

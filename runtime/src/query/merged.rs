@@ -83,6 +83,13 @@ impl<E> Query<E, Done> {
         let layout = merged.shards.as_ref().map_or(ShardLayout::Unsharded, |shards| shards.layout.clone());
         merged.partition_value = head.key.clone();
         let uniform = parts.iter().all(|part| part.range == head.range);
+        // Ranges one after another, a partition each (`is_in` on a hash shard's field): read in
+        // order, as range shards are, rather than merged.
+        let in_order = !uniform && parts.iter().all(|part| part.partitions.len() == 1) && disjoint(&parts);
+        if in_order {
+            parts.sort_by(|a, b| a.range.start_cmp(&b.range));
+        }
+        let head = &parts[0];
         if uniform {
             merged.range = head.range.clone();
         } else {
@@ -96,7 +103,7 @@ impl<E> Query<E, Done> {
         merged.shards = Some(Shards {
             partitions: parts.iter().flat_map(|part| part.partitions.iter().cloned()).collect(),
             window: None,
-            mode: ShardMode::Merge,
+            mode: if in_order { ShardMode::InOrder } else { ShardMode::Merge },
             layout,
             dynamic: None,
         });
@@ -130,6 +137,14 @@ impl Part {
             partitions,
         }
     }
+}
+
+/// Whether no two parts' ranges may hold a key in common.
+fn disjoint(parts: &[Part]) -> bool {
+    parts
+        .iter()
+        .enumerate()
+        .all(|(at, part)| parts[at + 1..].iter().all(|other| !part.range.may_overlap(&other.range)))
 }
 
 /// Why the parts cannot be read together, if two of them may read one item: the same partition

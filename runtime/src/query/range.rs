@@ -162,6 +162,13 @@ impl SortRange {
         below(&low_a, &high_b) && below(&low_b, &high_a)
     }
 
+    /// The order of two ranges by where they start (no lower bound first).
+    pub(crate) fn start_cmp(&self, other: &SortRange) -> std::cmp::Ordering {
+        let (low, _) = self.bounds();
+        let (other_low, _) = other.bounds();
+        low.map(|(key, _)| key).cmp(&other_low.map(|(key, _)| key))
+    }
+
     /// The lowest and highest keys of the range, each with whether it is included.
     fn bounds(&self) -> (Option<Bound>, Option<Bound>) {
         let Some(condition) = &self.condition else { return (None, None) };
