@@ -23,6 +23,8 @@ pub struct Db {
     pub(crate) shards: crate::metadata::registry::Registry,
     /// The item sizes its limited reads have seen, shared by its clones.
     pub(crate) item_sizes: Arc<crate::item_size::SizeMemory>,
+    /// The time-bucket directory entries its writes recorded, shared by its clones.
+    pub(crate) buckets: Arc<crate::write::RecordedBuckets>,
     /// The client of the tables' streams, made from `client` on first use unless given.
     streams: Arc<tokio::sync::OnceCell<aws_sdk_dynamodbstreams::Client>>,
 }
@@ -37,6 +39,7 @@ impl Db {
             retry_policy: RetryPolicy::DEFAULT,
             shards: Default::default(),
             item_sizes: Arc::default(),
+            buckets: Arc::default(),
             streams: Arc::default(),
         }
     }

@@ -173,6 +173,7 @@ mod tests {
         strategy: ShardStrategy::Hash { shards: 8 },
         by: &["title"],
         bucket: None,
+        directory: false,
     };
     const RANGED: ShardSpec = ShardSpec {
         index: "ByTitle",
@@ -183,6 +184,7 @@ mod tests {
         },
         by: &["title"],
         bucket: None,
+        directory: false,
     };
 
     fn item(title: &str, pk: &str) -> Item {

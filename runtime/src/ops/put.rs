@@ -6,7 +6,7 @@ use crate::error::{Error, Item, Result};
 use crate::expression::{Condition, Placeholders};
 use crate::retry::{retrying, Attempt};
 use crate::write::{
-    keeping_created, next_version, Built, Draft, Guards, Layouts, PutAction, UpdateAction, WriteRequest,
+    keeping_created, next_version, Buckets, Built, Draft, Guards, Layouts, PutAction, UpdateAction, WriteRequest,
 };
 use aws_sdk_dynamodb::operation::put_item::PutItemError;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue, ReturnValuesOnConditionCheckFailure};
@@ -95,6 +95,7 @@ impl<'a, E: Entity> Put<'a, E> {
     /// entity with a `#[created_at]` field is put through an update that keeps it.
     fn request_for(&self, built: Built, layouts: &Layouts<'_, E>) -> Result<PutParts> {
         let Built { mut item, created_now, .. } = built;
+        let buckets = Buckets::of_item::<E>(&item);
         let key = self.entity.primary_key()?;
         let mut stored_version = 0;
         if let (Some(attribute), Some(version)) = (E::VERSION_ATTRIBUTE, self.guards.expected_version) {
@@ -111,25 +112,17 @@ impl<'a, E: Entity> Put<'a, E> {
         let request = match E::CREATED_AT.zip(created_now) {
             Some(created) => {
                 let action = keeping_created::<E>(item, created, &mut placeholders)?;
-                PutRequest::Update(WriteRequest::new::<E>(
-                    self.db,
-                    key,
-                    action,
-                    placeholders,
-                    guards,
-                    condition,
-                )?)
+                PutRequest::Update(
+                    WriteRequest::new::<E>(self.db, key, action, placeholders, guards, condition)?
+                        .recording(buckets),
+                )
             }
             None => {
                 let action = PutAction { item };
-                PutRequest::Put(WriteRequest::new::<E>(
-                    self.db,
-                    key,
-                    action,
-                    placeholders,
-                    guards,
-                    condition,
-                )?)
+                PutRequest::Put(
+                    WriteRequest::new::<E>(self.db, key, action, placeholders, guards, condition)?
+                        .recording(buckets),
+                )
             }
         };
         Ok(PutParts { request, version: stored_version, updated })
@@ -174,6 +167,11 @@ impl<'a, E: Entity> Put<'a, E> {
 
     async fn send(&self, built: Built, layouts: &Layouts<'_, E>) -> Result<Stored> {
         let PutParts { request, version, .. } = self.request_for(built, layouts)?;
+        let buckets = match &request {
+            PutRequest::Put(request) => &request.buckets,
+            PutRequest::Update(request) => &request.buckets,
+        };
+        self.db.record_buckets(buckets).await?;
         let timestamps = match request {
             PutRequest::Put(request) => self.send_put(request).await?,
             PutRequest::Update(request) => self.send_update(request).await?,

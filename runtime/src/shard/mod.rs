@@ -7,7 +7,8 @@
 //! - [`Boundaries`]: ordered range shards cut from the data's own distribution, routing on a
 //!   [`Normalization`] of the value ([`crate::use_boundaries`] replaces an index's compiled
 //!   boundaries at run time);
-//! - [`TimeBucket`]: UTC time buckets, combined with a hash of the entity;
+//! - [`TimeBucket`]: UTC time buckets, combined with a hash of the entity, and the directory of
+//!   their non-empty partitions ([`directory_partition`]);
 //! - [`Shards`], [`ShardLayout`], [`NewLayout`]: what a sharded read reads, what its cursors are
 //!   bound to, and what an index is resharded into.
 //!
@@ -21,6 +22,7 @@ pub const MAX_SHARDS: u32 = 10_000;
 mod boundaries;
 mod bucket_window;
 mod chooser;
+mod directory;
 mod hash;
 mod layout;
 mod normalize;
@@ -35,6 +37,9 @@ mod time_bucket;
 pub use boundaries::{Boundaries, BoundariesError};
 pub use bucket_window::{bucket_partition, BucketWindow, DEFAULT_MAX_PARTITIONS};
 pub use chooser::{NoDynamicShards, ShardChooser};
+pub use directory::{
+    bucket_of_directory_key, directory_partition, directory_sort_key, BucketPartition, DIRECTORY_SHARDS,
+};
 pub use hash::{
     hash_bytes_shard, hash_shard, logical_partition, overflow_partition, random_shard, shard_partition,
     sub_shard_partition,

@@ -22,6 +22,7 @@ use std::sync::Arc;
 ///     strategy: ShardStrategy::Hash { shards: 8 },
 ///     by: &["title"],
 ///     bucket: None,
+///     directory: false,
 /// };
 /// let partition =
 ///     BY_TITLE.partition("albums", "Leaving Home", None, BaseKey::None, &dynashard::shard::NoDynamicShards)?;
@@ -39,6 +40,9 @@ pub struct ShardSpec {
     pub by: &'static [&'static str],
     /// The time buckets each shard is split into, if any.
     pub bucket: Option<TimeBucket>,
+    /// Whether writes keep a directory of the time buckets' non-empty partitions, which reads
+    /// consult (see [`directory_partition`](super::directory_partition)).
+    pub directory: bool,
 }
 
 /// How a [`ShardSpec`] chooses shards.

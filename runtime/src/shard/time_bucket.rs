@@ -74,6 +74,44 @@ impl TimeBucket {
         }
     }
 
+    /// The start (unix seconds) of the bucket labelled `label`, the inverse of
+    /// [`label`](Self::label); `None` for text that is not such a label. The first bucket of
+    /// time, which starts before `i64::MIN`, gives `i64::MIN`.
+    ///
+    /// ```
+    /// use dynashard::shard::TimeBucket;
+    /// assert_eq!(TimeBucket::Hour.start_of("2023-10-27T15"), Some(1_698_418_800));
+    /// assert_eq!(TimeBucket::Day.start_of("2023-10-27T15"), None);
+    /// ```
+    pub fn start_of(self, label: &str) -> Option<i64> {
+        let (date, time) = match self {
+            TimeBucket::Day => (label, None),
+            TimeBucket::Hour | TimeBucket::Minute => {
+                let (date, time) = label.rsplit_once('T')?;
+                (date, Some(time))
+            }
+        };
+        let (rest, day) = date.rsplit_once('-')?;
+        let (year, month) = rest.rsplit_once('-')?;
+        let number = |text: &str| text.parse::<i128>().ok();
+        let (year, month, day) = (number(year)?, number(month)?, number(day)?);
+        let (hour, minute) = match (self, time) {
+            (TimeBucket::Hour, Some(hour)) => (number(hour)?, 0),
+            (TimeBucket::Minute, Some(time)) => {
+                let (hour, minute) = time.split_once(':')?;
+                (number(hour)?, number(minute)?)
+            }
+            _ => (0, 0),
+        };
+        if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
+            return None;
+        }
+        let seconds = days_from_civil(year, month, day) * 86_400 + hour * 3_600 + minute * 60;
+        let start = i64::try_from(seconds).ok().or_else(|| (seconds < 0).then_some(i64::MIN))?;
+        // Only text the label of its own start is a label: no other spelling of a time.
+        (self.label(start) == label).then_some(start)
+    }
+
     /// The starts of every bucket that overlaps `from..=to` (unix seconds), oldest first;
     /// none when `from > to`. Lazy: the window may span the whole range of `i64`.
     pub fn starts_between(self, from: i64, to: i64) -> impl Iterator<Item = i64> {
@@ -100,6 +138,17 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
     let month = if month_index < 10 { month_index + 3 } else { month_index - 9 };
     let year = year_of_era + era * 400 + i64::from(month <= 2);
     (year, month, day)
+}
+
+/// The count of days since 1970-01-01 of a (year, month, day) of the proleptic Gregorian
+/// calendar (H. Hinnant's `days_from_civil`), the inverse of [`civil_from_days`].
+fn days_from_civil(year: i128, month: i128, day: i128) -> i128 {
+    let year = if month <= 2 { year - 1 } else { year };
+    let era = year.div_euclid(400);
+    let year_of_era = year - era * 400;
+    let day_of_year = (153 * ((month + 9) % 12) + 2) / 5 + day - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    era * 146_097 + day_of_era - 719_468
 }
 
 /// A field type that places an item in a time bucket: its time as unix seconds.
@@ -145,6 +194,29 @@ mod tests {
         assert_eq!(TimeBucket::Day.label(951_782_400), "2000-02-29");
         assert_eq!(TimeBucket::Hour.label(1_704_067_199), "2023-12-31T23");
         assert_eq!(TimeBucket::Hour.label(1_704_067_200), "2024-01-01T00");
+    }
+
+    #[test]
+    fn labels_read_back_to_their_bucket_starts() {
+        let mut times = vec![i64::MIN, i64::MIN + 1, i64::MAX, i64::MAX - 59, -1, 0, 1, 951_782_400];
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        for _ in 0..20_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            times.push(state as i64);
+            times.push((state % 20_000_000_000) as i64 - 10_000_000_000);
+        }
+        for bucket in [TimeBucket::Minute, TimeBucket::Hour, TimeBucket::Day] {
+            for &time in &times {
+                let label = bucket.label(time);
+                assert_eq!(bucket.start_of(&label), Some(bucket.start(time)), "{bucket:?} {time} {label}");
+            }
+        }
+        for text in ["", "2023-10-27T15", "2023-13-01", "2023-10-27T15:04:05", "x-10-27", "2023-1-27"] {
+            assert_eq!(TimeBucket::Day.start_of(text), None, "{text}");
+        }
+        assert_eq!(TimeBucket::Minute.start_of("2023-10-27T15"), None);
     }
 
     #[test]

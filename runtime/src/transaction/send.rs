@@ -7,7 +7,7 @@ use crate::entity::PrimaryKey;
 use crate::error::{CancellationReason, ReasonCode};
 use crate::error::{Error, Result};
 use crate::item_size::{item_size, value_size};
-use crate::write::{CheckAction, DeleteAction, Explain, PutAction, UpdateAction, WriteRequest};
+use crate::write::{Buckets, CheckAction, DeleteAction, Explain, PutAction, UpdateAction, WriteRequest};
 use aws_sdk_dynamodb::error::BuildError;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{self, ConditionCheck, ReturnValuesOnConditionCheckFailure, TransactWriteItem};
@@ -23,15 +23,18 @@ pub(crate) struct Pending {
     explain: Explain,
     /// What the action adds to the transaction's size (see [`action_bytes`]).
     bytes: usize,
+    /// The time-bucket partitions it puts an item in.
+    buckets: Buckets,
 }
 
 impl Pending {
     /// Converts the parts of a single-item write into a transaction action.
     pub fn new<A: TransactAction>(request: WriteRequest<A>) -> Result<Self> {
         let (table, key, explain) = (request.table.clone(), request.key.clone(), request.explain.clone());
+        let buckets = request.buckets.clone();
         let item = A::transact_item(request).map_err(build_error)?;
         let bytes = action_bytes(&item);
-        Ok(Self { table, key, item, explain, bytes })
+        Ok(Self { table, key, item, explain, bytes, buckets })
     }
 }
 
@@ -60,10 +63,10 @@ impl TransactAction for UpdateAction {
     /// An update without changes (possible for entities without a version) only checks its
     /// condition, which always includes the must-exist guard.
     fn transact_item(request: WriteRequest<Self>) -> Result<TransactWriteItem, BuildError> {
-        let WriteRequest { table, key, action, condition, names, values, explain } = request;
+        let WriteRequest { table, key, action, condition, names, values, explain, buckets } = request;
         let Some(expression) = action.expression else {
             let action = CheckAction { key: action.key };
-            let check = WriteRequest { table, key, action, condition, names, values, explain };
+            let check = WriteRequest { table, key, action, condition, names, values, explain, buckets };
             return CheckAction::transact_item(check);
         };
         let update = types::Update::builder()
@@ -172,6 +175,9 @@ pub(crate) fn check(actions: &[Pending]) -> Result<()> {
 
 /// Sends the actions as one `TransactWriteItems` request.
 pub(crate) async fn send(db: &Db, actions: Vec<Pending>, token: Option<String>) -> Result<()> {
+    for action in &actions {
+        db.record_buckets(&action.buckets).await?;
+    }
     let mut items = Vec::with_capacity(actions.len());
     let mut targets = Vec::with_capacity(actions.len());
     for action in actions {

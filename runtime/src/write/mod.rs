@@ -16,12 +16,14 @@
 //!    throttled on a dynamic-sharded partition raises its count ([`Layouts::grow_after`]), and
 //!    an update follows the item it changed into the target layouts ([`Layouts::follow_update`]).
 
+mod directory;
 mod draft;
 mod guards;
 mod layouts;
 mod replace;
 mod request;
 
+pub(crate) use directory::{Buckets, RecordedBuckets};
 pub(crate) use draft::{Built, Draft};
 pub(crate) use guards::{next_version, Guards};
 pub(crate) use layouts::Layouts;

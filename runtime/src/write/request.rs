@@ -50,6 +50,8 @@ pub(crate) struct WriteRequest<A> {
     pub values: Option<Item>,
     /// Explains a failed condition.
     pub explain: Explain,
+    /// The time-bucket partitions to record in their directories before it is sent.
+    pub buckets: super::Buckets,
 }
 
 impl<A> WriteRequest<A> {
@@ -75,7 +77,13 @@ impl<A> WriteRequest<A> {
             names: placeholders.take_names(),
             values: placeholders.take_values(),
             explain: Explain { guards, failure: Guards::failure::<E>, refusal: None },
+            buckets: super::Buckets::default(),
         })
+    }
+
+    /// The request, recording `buckets` in their directories before it is sent.
+    pub fn recording(self, buckets: super::Buckets) -> Self {
+        Self { buckets, ..self }
     }
 }
 

@@ -14,6 +14,7 @@ use super::boundaries_file::read_boundaries;
 use crate::attr::{set_once, unknown_key, value};
 use crate::errors::Errors;
 use syn::parse::Parse;
+use syn::spanned::Spanned;
 use syn::{Attribute, Ident, LitInt, LitStr};
 
 /// The most shards one index may have.
@@ -90,6 +91,9 @@ pub struct Shard {
     pub by: Vec<Ident>,
     /// A time bucket and the field whose time picks it.
     pub bucket: Option<(Bucket, Ident)>,
+    /// `directory`: writes keep a directory of the buckets' non-empty partitions, where `Some`
+    /// (the span of the word, for errors).
+    pub directory: Option<proc_macro2::Span>,
 }
 
 impl Shard {
@@ -114,7 +118,7 @@ impl Strategy {
 }
 
 const SHARD_KEYS: &[&str] =
-    &["hash", "random", "range", "dynamic", "max", "by", "normalize", "bucket", "at", "overflow"];
+    &["hash", "random", "range", "dynamic", "max", "by", "normalize", "bucket", "at", "overflow", "directory"];
 
 /// The default most shards of a dynamic count.
 const DEFAULT_DYNAMIC_MAX: u32 = 64;
@@ -138,6 +142,7 @@ fn parse_one(attr: &Attribute, mapped: &[&str], errors: &mut Errors) -> Option<S
     let (mut bucket, mut at): (Option<LitStr>, Option<Ident>) = (None, None);
     let mut overflow: Option<LitInt> = None;
     let (mut dynamic, mut max): (bool, Option<LitInt>) = (false, None);
+    let mut directory: Option<proc_macro2::Span> = None;
     let result = attr.parse_nested_meta(|meta| {
         let is_bare = !meta.input.peek(syn::Token![=]) && !meta.input.peek(syn::token::Paren);
         if is_bare && index.is_none() {
@@ -159,6 +164,14 @@ fn parse_one(attr: &Attribute, mapped: &[&str], errors: &mut Errors) -> Option<S
                 ));
             }
             dynamic = true;
+        } else if meta.path.is_ident("directory") {
+            if !is_bare {
+                return Err(syn::Error::new_spanned(
+                    &meta.path,
+                    "`directory` takes no value: `#[shard(INDEX, hash = 4, by = field, bucket = \"hour\", at = field, directory)]`",
+                ));
+            }
+            directory = Some(meta.path.span());
         } else if meta.path.is_ident("max") {
             let value = value(&meta, "the most shards", "max = 64")?.parse()?;
             set_once(errors, &meta, &mut max, value);
@@ -228,7 +241,11 @@ fn parse_one(attr: &Attribute, mapped: &[&str], errors: &mut Errors) -> Option<S
         };
         let index = index.map_or_else(|| BASE_TABLE.to_owned(), |index| index.to_string());
         let strategy = Strategy::Dynamic { max };
-        return Some(Shard { attr: attr.clone(), index, strategy, by: Vec::new(), bucket: None });
+        if let Some(directory) = directory {
+            errors.push(directory, DIRECTORY_NEEDS_BUCKETS);
+            return None;
+        }
+        return Some(Shard { attr: attr.clone(), index, strategy, by: Vec::new(), bucket: None, directory });
     }
     if let Some(max) = &max {
         errors.push(max.span(), "`max` bounds `dynamic` shard counts only");
@@ -329,9 +346,16 @@ fn parse_one(attr: &Attribute, mapped: &[&str], errors: &mut Errors) -> Option<S
             return None;
         }
     };
+    if let (Some(directory), None) = (directory, &bucket) {
+        errors.push(directory, DIRECTORY_NEEDS_BUCKETS);
+        return None;
+    }
     let index = index.map_or_else(|| BASE_TABLE.to_owned(), |index| index.to_string());
-    Some(Shard { attr: attr.clone(), index, strategy, by, bucket })
+    Some(Shard { attr: attr.clone(), index, strategy, by, bucket, directory })
 }
+
+const DIRECTORY_NEEDS_BUCKETS: &str = "a `directory` lists the time buckets that hold items: it needs \
+     `bucket = \"hour\"` and `at = field`";
 
 fn shard_count(literal: &LitInt, errors: &mut Errors) -> Option<u32> {
     match literal.base10_parse::<u64>() {

@@ -2,6 +2,7 @@
 //! normalization, bucket, `by` attributes, as data) and the calls that hand it the values the
 //! runtime routes by. The runtime executes the spec; nothing here chooses a shard.
 
+use crate::const_check::ConstCheck;
 use crate::entity::ast::Entity;
 use crate::entity::attr::{Bucket, Normalize, Shard, Strategy, BASE_TABLE};
 use crate::template::Template;
@@ -76,6 +77,19 @@ pub fn statics(model: &Entity, position: usize, shard: &Shard) -> TokenStream {
         }
         None => quote!(__dynashard::None),
     };
+    let directory = shard.directory.is_some();
+    let directory_check = shard.directory.map(|span| {
+        let table = crate::const_check::path_text(&model.table);
+        let definition = super::definition();
+        super::table::check(&ConstCheck {
+            span,
+            name: "DirectoryTableHasSortKey",
+            holds: quote!(#definition.sort_key.is_some()),
+            message: format!("a bucket directory is kept in table `{table}`, which has no sort key"),
+            label: "the directory's items need the table's sort key".to_owned(),
+            note: Some(format!("declare a sort key on `{table}`, or remove `directory`")),
+        })
+    });
     quote! {
         #boundaries_fn
         const #ident: __dynashard::ShardSpec = __dynashard::ShardSpec {
@@ -83,7 +97,9 @@ pub fn statics(model: &Entity, position: usize, shard: &Shard) -> TokenStream {
             strategy: __dynashard::ShardStrategy::#strategy,
             by: &[#(#by),*],
             bucket: #bucket,
+            directory: #directory,
         };
+        #directory_check
     }
 }
 

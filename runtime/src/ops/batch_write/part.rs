@@ -9,7 +9,7 @@ use crate::entity::Entity;
 use crate::error::{Error, Result};
 use crate::item::{key_item, table_of};
 use crate::reshard::ReshardGuard;
-use crate::write::{Draft, Layouts};
+use crate::write::{Buckets, Draft, Layouts};
 use aws_sdk_dynamodb::types::{AttributeValue, DeleteRequest, PutRequest, WriteRequest};
 use futures::future::BoxFuture;
 use futures::stream::{self, StreamExt};
@@ -25,8 +25,10 @@ impl<E: Entity> Part for BatchWrite<'_, E> {
             let layouts = Layouts::resolve(self.db).await?;
             // Every put picks its shard from the counts read here; retries keep their shard.
             let mut requests = Vec::with_capacity(self.puts.len() + self.owned.len() + self.deletes.len());
+            let mut buckets = Buckets::default();
             for entity in self.entities() {
                 let mut item = Draft::new(entity)?.build(&layouts).await?.item;
+                buckets.extend(Buckets::of_item::<E>(&item));
                 if let Some((attribute, Some(BatchVersions::FirstVersion))) = versions {
                     item.insert(attribute.to_owned(), AttributeValue::N("1".to_owned()));
                 }
@@ -40,6 +42,8 @@ impl<E: Entity> Part for BatchWrite<'_, E> {
                 let delete = delete.map_err(|error| Error::from_build(OPERATION, error))?;
                 requests.push((key.clone(), WriteRequest::builder().delete_request(delete).build()));
             }
+            // Every partition the batch puts an item in is in its directory before any is sent.
+            self.db.record_buckets(&buckets).await?;
             let alone = match (layouts.frozen(), versions) {
                 (Some(index), _) => Some(Alone::Frozen(index)),
                 (None, Some((_, Some(BatchVersions::Checked)))) => Some(Alone::Checked),

@@ -12,7 +12,7 @@ use crate::field_value::FieldValue;
 use crate::item::{from_item, key_item, table_of};
 use crate::key_fields::DecodeKeyFields;
 use crate::sets::SetField;
-use crate::write::{Guards, Layouts, UpdateAction, WriteRequest};
+use crate::write::{Buckets, Guards, Layouts, UpdateAction, WriteRequest};
 use actions::Actions;
 pub use arithmetic::Headroom;
 use arithmetic::LARGEST_EXACT;
@@ -314,6 +314,7 @@ impl<'a, E: Entity> Update<'a, E> {
         self.actions.check_ttl(E::TTL)?;
         let index_updates = E::index_key_updates(&self.key, self.actions.changes())?;
         crate::index_key_limits::check_updates(table_of::<E>(), &index_updates)?;
+        let buckets = Buckets::of_updates::<E>(&index_updates);
         let condition = self.actions.guard(self.condition.take());
         // A list element missing, or a stored number without room for the change: say which.
         let (arithmetic, elements) = (self.actions.arithmetic().to_vec(), self.actions.elements());
@@ -326,13 +327,15 @@ impl<'a, E: Entity> Update<'a, E> {
             missing.or_else(|| arithmetic.iter().find_map(|change| change.refusal(stored)))
         };
         let request = WriteRequest::new::<E>(self.db, key, action, placeholders, self.guards, condition)?;
-        Ok(request.refused_by(std::sync::Arc::new(refusal)))
+        Ok(request.refused_by(std::sync::Arc::new(refusal)).recording(buckets))
     }
 
     async fn execute(self) -> Result<E> {
         let db = self.db;
         let layouts = Layouts::resolve(db).await?;
-        let item = self.request_for(&layouts)?.send(db, ReturnValue::AllNew).await?;
+        let request = self.request_for(&layouts)?;
+        db.record_buckets(&request.buckets).await?;
+        let item = request.send(db, ReturnValue::AllNew).await?;
         layouts.follow_update(&item).await?;
         from_item(item)
     }

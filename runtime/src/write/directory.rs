@@ -1,0 +1,141 @@
+//! Recording a write's time-bucket partitions in their index's directory (see
+//! [`crate::shard::directory_partition`]) before the write is sent.
+//!
+//! **Invariant** (what lets a reader skip every partition its directory does not list): an item
+//! that a dynashard write puts in a partition of a `directory` index was sent only after that
+//! partition's shard was in the directory, acknowledged by DynamoDB. Directory items are only ever
+//! added to (`ADD` to a number set, which repeats harmlessly) and never removed by dynashard, so
+//! a process that recorded a partition once may skip recording it again: its cache can only be
+//! missing entries, never hold false ones, and a missing entry costs one more idempotent write.
+//! Nothing here depends on timing: a reader that sees an item (or that runs after a write was
+//! acknowledged) reads the directory strongly consistent, after the entry was acknowledged.
+
+use crate::db::Db;
+use crate::entity::Entity;
+use crate::error::{Error, Item, Result};
+use crate::index_keys::IndexKeyUpdate;
+use crate::item::table_of;
+use crate::shard::{directory_partition, directory_sort_key, BucketPartition, DIRECTORY_SHARDS};
+use crate::table::TableDefinition;
+use aws_sdk_dynamodb::types::AttributeValue;
+use std::collections::HashSet;
+use std::sync::{Mutex, PoisonError};
+
+/// The most directory entries a `Db` remembers having recorded; past it, it forgets them all
+/// and records each again once (an `ADD` that changes nothing).
+const REMEMBERED: usize = 100_000;
+
+/// The directory entries a `Db` (and its clones) recorded: `(table name, partition)`.
+#[derive(Debug, Default)]
+pub(crate) struct RecordedBuckets {
+    recorded: Mutex<HashSet<(String, BucketPartition)>>,
+}
+
+impl RecordedBuckets {
+    fn contains(&self, entry: &(String, BucketPartition)) -> bool {
+        self.recorded.lock().unwrap_or_else(PoisonError::into_inner).contains(entry)
+    }
+
+    fn insert(&self, entry: (String, BucketPartition)) {
+        let mut recorded = self.recorded.lock().unwrap_or_else(PoisonError::into_inner);
+        if recorded.len() >= REMEMBERED {
+            recorded.clear();
+        }
+        recorded.insert(entry);
+    }
+}
+
+/// The directory partitions a write puts an item in, to record before it is sent.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Buckets {
+    table: Option<&'static TableDefinition>,
+    partitions: Vec<BucketPartition>,
+}
+
+impl Buckets {
+    /// The partitions an item of `E` lands in: one per `directory` index it is in.
+    pub fn of_item<E: Entity>(item: &Item) -> Self {
+        Self::of::<E>(|attribute| item.get(attribute))
+    }
+
+    /// The partitions an update of `E` moves its item into.
+    pub fn of_updates<E: Entity>(updates: &[IndexKeyUpdate]) -> Self {
+        Self::of::<E>(|attribute| {
+            updates.iter().find_map(|update| match update {
+                IndexKeyUpdate::Set(name, value) if *name == attribute => Some(value),
+                _ => None,
+            })
+        })
+    }
+
+    fn of<'a, E: Entity>(value_of: impl Fn(&str) -> Option<&'a AttributeValue>) -> Self {
+        if !E::SHARDS.iter().any(|spec| spec.directory) {
+            return Self::default();
+        }
+        let table = table_of::<E>();
+        let partitions = E::SHARDS
+            .iter()
+            .filter(|spec| spec.directory)
+            .filter_map(|spec| {
+                let bucket = spec.bucket?;
+                let index = table.indexes.iter().find(|index| index.name == spec.index)?;
+                let attribute = index.partition_key.first()?.name;
+                let key = value_of(attribute)?.as_s().ok()?;
+                BucketPartition::of_key(spec.index, bucket, key)
+            })
+            .collect();
+        Buckets { table: Some(table), partitions }
+    }
+
+    /// Adds the partitions of `other` (of the same table).
+    pub fn extend(&mut self, other: Buckets) {
+        self.table = self.table.or(other.table);
+        self.partitions.extend(other.partitions);
+    }
+}
+
+impl Db {
+    /// Records `buckets` in their directories, those this `Db` has not recorded yet, before a
+    /// write puts items there.
+    pub(crate) async fn record_buckets(&self, buckets: &Buckets) -> Result<()> {
+        let Some(table) = buckets.table else { return Ok(()) };
+        let name = self.name_of(table.name).to_owned();
+        for partition in &buckets.partitions {
+            let entry = (name.clone(), partition.clone());
+            if self.buckets.contains(&entry) {
+                continue;
+            }
+            self.record_bucket(table, &entry.0, &entry.1).await?;
+            self.buckets.insert(entry);
+        }
+        Ok(())
+    }
+
+    async fn record_bucket(
+        &self,
+        table: &'static TableDefinition,
+        name: &str,
+        partition: &BucketPartition,
+    ) -> Result<()> {
+        let Some(sort_key) = table.sort_key else {
+            // The derive refuses `directory` on a table without a sort key.
+            let reason = format!("table `{}` has no sort key to keep a bucket directory in", table.name);
+            return Err(Error::InvalidQuery { reason });
+        };
+        let pk = directory_partition(partition.index, &partition.partition);
+        let sk = directory_sort_key(partition.start);
+        let send = || {
+            self.client()
+                .update_item()
+                .table_name(name)
+                .key(table.partition_key, AttributeValue::S(pk.clone()))
+                .key(sort_key, AttributeValue::S(sk.clone()))
+                .update_expression("ADD #shards :shard")
+                .expression_attribute_names("#shards", DIRECTORY_SHARDS)
+                .expression_attribute_values(":shard", AttributeValue::Ns(vec![partition.shard.to_string()]))
+                .send()
+        };
+        let attempt = || async { send().await.map(|_| ()).map_err(|error| Error::from_sdk("UpdateItem", error)) };
+        crate::retry::retrying_throttled(self.retry_policy(), attempt).await
+    }
+}
