@@ -7,4 +7,5 @@ mod model;
 
 mod buckets;
 mod costs;
+mod directory;
 mod writers;

@@ -1,6 +1,6 @@
 //! Notes of about 470 bytes behind four copies of one index: hash shards, random shards, and
 //! one unsharded partition, all sorted by title; and minute buckets over four random shards,
-//! sorted by time. Every test writes under a group of its own.
+//! sorted by time, twice: without and with a bucket directory. Every test writes under a group of its own.
 
 use dynashard::{Db, Entity, Table};
 use serde::{Deserialize, Serialize};
@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 #[gsi(name = "Scattered", pk = "scattered_pk", sk = "scattered_sk")]
 #[gsi(name = "Plain", pk = "plain_pk", sk = "plain_sk")]
 #[gsi(name = "Feed", pk = "feed_pk", sk = "feed_sk")]
+#[gsi(name = "Listed", pk = "listed_pk", sk = "listed_sk")]
 pub struct Floor;
 
 /// One note; `n` tells notes of one group apart. The title mappings repeat one template, which
@@ -25,6 +26,8 @@ pub struct Floor;
 #[gsi(Plain, pk = "{group}", sk = "{title}#{n}")]
 #[gsi(Feed, pk = "{group}", sk = "{at}#{n}")]
 #[shard(Feed, random = 4, bucket = "minute", at = at)]
+#[gsi(Listed, pk = "{group}", sk = "{at}#{n}")]
+#[shard(Listed, random = 4, bucket = "minute", at = at, directory)]
 pub struct Note {
     pub group: String,
     pub n: u32,

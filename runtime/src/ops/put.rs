@@ -6,7 +6,8 @@ use crate::error::{Error, Item, Result};
 use crate::expression::{Condition, Placeholders};
 use crate::retry::{retrying, Attempt};
 use crate::write::{
-    keeping_created, next_version, Buckets, Built, Draft, Guards, Layouts, PutAction, UpdateAction, WriteRequest,
+    keeping_created, next_version, Buckets, Built, Draft, Guards, Layouts, PutAction, UpdateAction,
+    WriteRequest,
 };
 use aws_sdk_dynamodb::operation::put_item::PutItemError;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue, ReturnValuesOnConditionCheckFailure};

@@ -106,6 +106,7 @@ impl<E> Query<E, Done> {
             mode: if in_order { ShardMode::InOrder } else { ShardMode::Merge },
             layout,
             dynamic: None,
+            directory: false,
         });
         merged.keys = parts.into_iter().map(|part| part.key).collect();
         merged.error = error;

@@ -53,7 +53,7 @@ fn key(pairs: &[(&str, &str)]) -> Item {
 
 fn shards(layout: ShardLayout, mode: ShardMode, count: u32) -> Shards {
     let partitions = (0..count).map(|shard| format!("album#{shard}")).collect();
-    Shards { partitions, window: None, mode, layout, dynamic: None }
+    Shards { partitions, window: None, mode, layout, dynamic: None, directory: false }
 }
 
 #[test]

@@ -36,6 +36,8 @@ struct Counters {
     items_read: AtomicUsize,
     /// `BatchGetItem` requests of a hydrated query.
     hydration_requests: AtomicUsize,
+    /// Query requests to a time window's bucket directory.
+    directory_requests: AtomicUsize,
     /// Items read that did not decode.
     undecodable: AtomicUsize,
     /// Requests per shard; grows when a query's shards are known only once it runs (dynamic
@@ -55,6 +57,9 @@ pub struct StatsSnapshot {
     /// `BatchGetItem` requests a [hydrated](super::Query::hydrate) query sent for the full
     /// items (their capacity is in `capacity_units`).
     pub hydration_requests: usize,
+    /// Query requests of a time window to its bucket directory (also counted in `requests`,
+    /// not under a shard).
+    pub directory_requests: usize,
     /// Items read that did not decode as the type asked for, each reported as
     /// [`Error::Undecodable`](crate::Error::Undecodable) and gone past.
     pub undecodable: usize,
@@ -71,6 +76,7 @@ impl QueryStats {
             capacity_bits: AtomicU64::new(0f64.to_bits()),
             items_read: AtomicUsize::new(0),
             hydration_requests: AtomicUsize::new(0),
+            directory_requests: AtomicUsize::new(0),
             undecodable: AtomicUsize::new(0),
             per_shard: Mutex::new(vec![0; shards.max(1)]),
         }))
@@ -111,6 +117,18 @@ impl QueryStats {
     pub(crate) fn record_hydration(&self, capacity_units: f64) {
         self.0.hydration_requests.fetch_add(1, Ordering::Relaxed);
         self.record_response(0, capacity_units);
+    }
+
+    /// Counts a request to a bucket directory, when it is sent.
+    pub(crate) fn record_directory_request(&self) {
+        self.0.requests.fetch_add(1, Ordering::Relaxed);
+        self.0.directory_requests.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Requests sent so far to a time window's bucket directory (also counted in
+    /// [`requests`](Self::requests)).
+    pub fn directory_requests(&self) -> usize {
+        self.0.directory_requests.load(Ordering::Relaxed)
     }
 
     /// Counts an item read that did not decode.
@@ -156,6 +174,7 @@ impl QueryStats {
             capacity_units: self.capacity_units(),
             items_read: self.items_read(),
             hydration_requests: self.hydration_requests(),
+            directory_requests: self.directory_requests(),
             undecodable: self.undecodable(),
             per_shard_requests: self.per_shard_requests(),
         }

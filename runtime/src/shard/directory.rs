@@ -27,7 +27,8 @@ pub fn directory_partition(index: &str, partition: &str) -> String {
     if key.len() <= MAX_PARTITION_KEY_BYTES {
         return key;
     }
-    let digest: String = Sha256::digest(partition.as_bytes()).iter().map(|byte| format!("{byte:02x}")).collect();
+    let digest: String =
+        Sha256::digest(partition.as_bytes()).iter().map(|byte| format!("{byte:02x}")).collect();
     format!("\u{10FFFF}buckets#{index}#\u{10FFFF}sha256#{digest}")
 }
 
@@ -126,7 +127,9 @@ mod tests {
                 }
             }
         }
-        for key in ["reading#2023-10-27T15", "reading#x#2023-10-27T15", "reading#7#2023-10-27", "r#-1#2023-10-27T15"] {
+        for key in
+            ["reading#2023-10-27T15", "reading#x#2023-10-27T15", "reading#7#2023-10-27", "r#-1#2023-10-27T15"]
+        {
             assert_eq!(BucketPartition::of_key("I", TimeBucket::Hour, key), None, "{key}");
         }
     }

@@ -39,6 +39,9 @@ pub struct Shards {
     /// For a dynamic-sharded index, its maximum shard count: the partitions are read from the
     /// shard metadata when the query runs.
     pub dynamic: Option<u32>,
+    /// For a time-bucketed index declared with `directory`: the window's partitions are read
+    /// only where the index's bucket directory lists them.
+    pub directory: bool,
 }
 
 impl Shards {
@@ -57,7 +60,7 @@ impl Shards {
     /// The partitions of a time window, named when the query runs. Generated code calls this.
     #[doc(hidden)]
     pub fn bucketed(window: BucketWindow, mode: ShardMode, layout: ShardLayout) -> Self {
-        Shards { partitions: Vec::new(), window: Some(window), mode, layout, dynamic: None }
+        Shards { partitions: Vec::new(), window: Some(window), mode, layout, dynamic: None, directory: false }
     }
 }
 

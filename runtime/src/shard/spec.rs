@@ -220,6 +220,7 @@ impl ShardSpec {
             mode,
             layout,
             dynamic: None,
+            directory: false,
         };
         if let Some(bucket) = self.bucket {
             let (count, random) = match self.strategy {
@@ -234,7 +235,8 @@ impl ShardSpec {
                 None => (0..count, ShardMode::Merge),
             };
             let layout = ShardLayout::Bucketed { bucket, shards: count, random };
-            return Shards::bucketed(BucketWindow::new(partition, range, bucket, from, to), mode, layout);
+            let window = BucketWindow::new(partition, range, bucket, from, to);
+            return Shards { directory: self.directory, ..Shards::bucketed(window, mode, layout) };
         }
         let every = |count: u32| (0..count).map(|shard| shard_partition(partition, shard)).collect();
         match self.strategy {
@@ -316,7 +318,7 @@ mod tests {
     }
 
     const fn spec(strategy: ShardStrategy, bucket: Option<TimeBucket>) -> ShardSpec {
-        ShardSpec { index: "ByTitle", strategy, by: &["title"], bucket }
+        ShardSpec { index: "ByTitle", strategy, by: &["title"], bucket, directory: false }
     }
 
     const HASH: ShardSpec = spec(ShardStrategy::Hash { shards: 21 }, None);

@@ -135,7 +135,8 @@ impl Db {
                 .expression_attribute_values(":shard", AttributeValue::Ns(vec![partition.shard.to_string()]))
                 .send()
         };
-        let attempt = || async { send().await.map(|_| ()).map_err(|error| Error::from_sdk("UpdateItem", error)) };
+        let attempt =
+            || async { send().await.map(|_| ()).map_err(|error| Error::from_sdk("UpdateItem", error)) };
         crate::retry::retrying_throttled(self.retry_policy(), attempt).await
     }
 }

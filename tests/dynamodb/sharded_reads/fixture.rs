@@ -63,7 +63,7 @@ impl Dataset {
     /// The partitions of the data set, laid out as `layout` says.
     pub fn layout(&self, layout: ShardLayout) -> Shards {
         let partitions = (0..SHARDS).map(|shard| format!("{}#{shard}", self.bucket)).collect();
-        Shards { partitions, mode: self.mode, layout, window: None, dynamic: None }
+        Shards { partitions, mode: self.mode, layout, window: None, dynamic: None, directory: false }
     }
 
     /// A query over every shard of the data set.

@@ -117,8 +117,19 @@ impl Strategy {
     }
 }
 
-const SHARD_KEYS: &[&str] =
-    &["hash", "random", "range", "dynamic", "max", "by", "normalize", "bucket", "at", "overflow", "directory"];
+const SHARD_KEYS: &[&str] = &[
+    "hash",
+    "random",
+    "range",
+    "dynamic",
+    "max",
+    "by",
+    "normalize",
+    "bucket",
+    "at",
+    "overflow",
+    "directory",
+];
 
 /// The default most shards of a dynamic count.
 const DEFAULT_DYNAMIC_MAX: u32 = 64;

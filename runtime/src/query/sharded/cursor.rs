@@ -188,6 +188,7 @@ mod tests {
             layout: ShardLayout::Hash { shards },
             window: None,
             dynamic: None,
+            directory: false,
         }
     }
 

@@ -5,7 +5,7 @@
 
 use super::heap::Groups;
 use crate::query::{QueryPlan, ShardMode};
-use crate::shard::BucketWindow;
+use crate::shard::{directory_partition, directory_sort_key, BucketWindow};
 
 /// The lanes of one read.
 #[derive(Clone, Debug)]
@@ -19,8 +19,9 @@ pub(crate) struct Lanes {
 enum Kind {
     /// The plan's own partition, or its named partitions (merged, or one after another).
     Named,
-    /// The buckets of a time window, named as they are reached.
-    Window(BucketWindow),
+    /// The buckets of a time window, named as they are reached; with the partition key of the
+    /// index's bucket directory when it keeps one.
+    Window(BucketWindow, Option<String>),
 }
 
 impl Lanes {
@@ -36,10 +37,16 @@ impl Lanes {
             (ShardMode::Buckets, Some(window)) => {
                 let width = window.shards.end.saturating_sub(window.shards.start).max(1) as usize;
                 let at_once = (concurrency / width as u64).max(1);
+                let directory = (shards.directory)
+                    .then(|| plan.index.map(|index| directory_partition(index.name, &window.partition)))
+                    .flatten();
+                // Buckets a directory lists are those that hold items, as many as the data put in
+                // each: like range shards, not taken to hold about as many as each other.
+                let even = directory.is_none();
                 Lanes {
-                    kind: Kind::Window(window.clone()),
+                    kind: Kind::Window(window.clone(), directory),
                     descending,
-                    groups: Groups { even: true, ..groups(window.buckets(), width, at_once) },
+                    groups: Groups { even, ..groups(window.buckets(), width, at_once) },
                 }
             }
             (ShardMode::InOrder | ShardMode::Buckets, _) => {
@@ -88,7 +95,7 @@ impl Lanes {
     pub(crate) fn partition(&self, plan: &QueryPlan, lane: usize) -> String {
         let natural = self.natural(lane);
         match &self.kind {
-            Kind::Window(window) => window.partition(u128::from(natural)).unwrap_or_default(),
+            Kind::Window(window, _) => window.partition(u128::from(natural)).unwrap_or_default(),
             Kind::Named => plan.partition(usize::try_from(natural).unwrap_or(usize::MAX)).to_owned(),
         }
     }
@@ -97,10 +104,70 @@ impl Lanes {
     /// partition, or its shard within the bucket for a time window.
     pub(crate) fn shard(&self, lane: usize) -> usize {
         match &self.kind {
-            Kind::Window(_) => lane % self.groups.width,
+            Kind::Window(..) => lane % self.groups.width,
             Kind::Named => usize::try_from(self.natural(lane)).unwrap_or(usize::MAX),
         }
     }
+}
+
+/// A bucket directory's part to read: its partition key, and the sort keys of the first and last
+/// buckets wanted (in time order; read backwards when the read is descending).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct DirectorySpan {
+    pub partition: String,
+    pub low: String,
+    pub high: String,
+}
+
+impl Lanes {
+    /// The part of the bucket directory that lists group `from` and every group after it, when
+    /// the read's groups are listed by one.
+    pub(crate) fn directory_span(&self, from: u64) -> Option<DirectorySpan> {
+        let Kind::Window(window, Some(partition)) = &self.kind else { return None };
+        let last = self.groups.count.checked_sub(1)?;
+        let bucket = |group: u64| if self.descending { last.saturating_sub(group) } else { group };
+        let (low, high) = if self.descending { (0, bucket(from)) } else { (bucket(from), last) };
+        let start = |n: u64| bucket_start(window, n).map(directory_sort_key);
+        Some(DirectorySpan { partition: partition.clone(), low: start(low)?, high: start(high)? })
+    }
+
+    /// The groups, and their lanes (positions in the group), of directory entries: bucket
+    /// starts and the shards written in each. Entries outside the window are left out.
+    pub(crate) fn listed_groups(&self, entries: Vec<(i64, Vec<u32>)>) -> Vec<(u64, Vec<usize>)> {
+        let Kind::Window(window, _) = &self.kind else { return Vec::new() };
+        let width = i128::from(window.bucket.seconds());
+        let first = i128::from(window.from).div_euclid(width);
+        let last = self.groups.count.saturating_sub(1);
+        entries
+            .into_iter()
+            .filter_map(|(start, shards)| {
+                let bucket = u64::try_from(i128::from(start).div_euclid(width) - first).ok()?;
+                let group = if self.descending { last.checked_sub(bucket)? } else { bucket };
+                let lanes = shards
+                    .into_iter()
+                    .filter(|shard| window.shards.contains(shard))
+                    .map(|shard| (shard - window.shards.start) as usize)
+                    .collect();
+                (bucket <= last).then_some((group, lanes))
+            })
+            .collect()
+    }
+
+    /// The group after the one of the bucket starting at `start`: how far a part of the
+    /// directory that ends there reaches.
+    pub(crate) fn group_after(&self, start: i64) -> u64 {
+        self.listed_groups(vec![(start, Vec::new())])
+            .first()
+            .map_or(self.groups.count, |(group, _)| group + 1)
+    }
+}
+
+/// The start of bucket `n` of `window` (the first may start before `i64::MIN`: `i64::MIN`, as
+/// the directory records it).
+fn bucket_start(window: &BucketWindow, n: u64) -> Option<i64> {
+    let width = i128::from(window.bucket.seconds());
+    let start = (i128::from(window.from).div_euclid(width) + i128::from(n)) * width;
+    i64::try_from(start.max(i128::from(i64::MIN))).ok()
 }
 
 fn groups(count: u64, width: usize, open_at_once: u64) -> Groups {

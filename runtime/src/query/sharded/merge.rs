@@ -7,6 +7,7 @@
 //! it emitted, which is where a cursor resumes. Reaching the limit, or dropping the reader,
 //! cancels the requests in flight.
 
+use super::directory;
 use super::heap::{Continuation, Merger, Step};
 use super::lanes::Lanes;
 use super::place::just_after;
@@ -42,7 +43,12 @@ pub(crate) struct Merge {
     /// The ties a page end from another layout carried, while the items emitted share its sort
     /// key: the cursors of those items carry them on.
     ties: Option<(String, Ties)>,
+    /// Whether a request for a part of the bucket directory is in flight.
+    listing: bool,
 }
+
+/// The lane number a bucket directory's request answers under.
+const DIRECTORY: usize = usize::MAX;
 
 impl Merge {
     /// A reader starting at `start`, with items of about `item_bytes` when known; it can report
@@ -93,6 +99,7 @@ impl Merge {
             }
             None => (Merger::new(plan.descending, groups, 0, Vec::<Continuation<Item>>::new()), None),
         };
+        let merger = if lanes.directory_span(0).is_some() { merger.listed() } else { merger };
         Merge {
             db,
             plan,
@@ -105,6 +112,7 @@ impl Merge {
             end: Arc::new(start),
             remaining,
             ties,
+            listing: false,
         }
     }
 
@@ -145,6 +153,17 @@ impl Merge {
     /// Hands a finished request's page to the merge.
     fn accept(&mut self, joined: Joined) -> Result<()> {
         let (lane, page) = joined.map_err(|join| Error::Background { message: join.to_string() })?;
+        if lane == DIRECTORY {
+            self.listing = false;
+            let page = page?;
+            let entries = directory::entries(&self.plan, &page);
+            let through = match (&page.last_evaluated_key, entries.last()) {
+                (Some(_), Some((start, _))) => self.lanes.group_after(*start),
+                _ => self.lanes.groups().count,
+            };
+            self.merger.list(self.lanes.listed_groups(entries), through);
+            return Ok(());
+        }
         let page = page?;
         if self.remaining.is_some() && !page.items.is_empty() {
             let bytes = page.items.iter().map(|item| item_size(item) as u64).sum();
@@ -186,6 +205,26 @@ impl Merge {
 
     /// Sends the requests the merge wants, up to the concurrency cap.
     fn dispatch(&mut self) {
+        self.dispatch_lanes();
+        self.dispatch_listing();
+    }
+
+    /// Sends a request for the next part of the bucket directory when the merge waits on it.
+    fn dispatch_listing(&mut self) {
+        if self.listing || self.tasks.len() >= self.plan.concurrency {
+            return;
+        }
+        let Some(span) = self.merger.unlisted().and_then(|from| self.lanes.directory_span(from)) else {
+            return;
+        };
+        self.listing = true;
+        let limit = directory::entries_wanted(self.remaining);
+        let (db, plan, stats) = (self.db.clone(), Arc::clone(&self.plan), self.stats.clone());
+        self.tasks.spawn(async move { (DIRECTORY, directory::read(&db, &plan, span, limit, &stats).await) });
+    }
+
+    /// Sends the lane requests the merge wants, up to the concurrency cap.
+    fn dispatch_lanes(&mut self) {
         let slots = self.plan.concurrency.saturating_sub(self.tasks.len());
         if slots == 0 {
             return;

@@ -8,6 +8,7 @@
 
 pub(crate) mod crossing;
 pub(crate) mod cursor;
+mod directory;
 mod heap;
 pub(crate) mod lanes;
 pub(crate) mod merge;

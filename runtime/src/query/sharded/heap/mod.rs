@@ -18,6 +18,7 @@
 //! share of the shortfall; without one, every lane is kept one page ahead.
 
 mod horizon;
+mod listing;
 mod requests;
 
 pub(crate) use requests::Demand;
@@ -112,6 +113,8 @@ pub(crate) struct Merger<T, C> {
     finished_items: usize,
     /// Items emitted so far, per open group.
     emitted: BTreeMap<u64, usize>,
+    /// Which lanes of which groups can hold items, when a directory says (see [`listing`]).
+    listing: Option<listing::Listing>,
 }
 
 impl<T, C: Clone> Merger<T, C> {
@@ -134,6 +137,7 @@ impl<T, C: Clone> Merger<T, C> {
             finished: 0,
             finished_items: 0,
             emitted: BTreeMap::new(),
+            listing: None,
         };
         if first < groups.count {
             merger.blocked.insert(merger.unopened(first));
@@ -196,12 +200,16 @@ impl<T, C: Clone> Merger<T, C> {
         if group >= self.groups.count || self.open.len() as u64 >= self.groups.open_at_once {
             return false;
         }
+        if !self.may_open(group) {
+            return false;
+        }
         self.blocked.remove(&self.unopened(group));
         self.next_group = group + 1;
         if self.next_group < self.groups.count {
             self.blocked.insert(self.unopened(self.next_group));
         }
-        let starts = std::mem::take(&mut self.first_starts);
+        let mut starts = std::mem::take(&mut self.first_starts);
+        self.listed_starts(group, &mut starts);
         let mut starts = starts.into_iter();
         let mut floors = std::mem::take(&mut self.first_floors).into_iter();
         let width = self.groups.width;
@@ -234,6 +242,7 @@ impl<T, C: Clone> Merger<T, C> {
         if live > 0 {
             self.open.insert(group, live);
         }
+        self.pass_unlisted();
         true
     }
 

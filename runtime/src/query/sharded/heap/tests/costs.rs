@@ -30,6 +30,7 @@ fn merge_of(partitions: Vec<Partition>, concurrency: usize) -> Setup {
         open_at_once: 1,
         sizing: RequestSizing::Floor,
         even: false,
+        listed: None,
     }
 }
 
@@ -157,6 +158,7 @@ fn groups_are_opened_lazily_and_at_most_a_few_at_once() {
         open_at_once: 2,
         sizing: RequestSizing::Floor,
         even: true,
+        listed: None,
     };
     let page = run(&setup, None, Some(20), &[0]);
     assert_eq!(page.output, setup.expected()[..20]);
@@ -228,6 +230,7 @@ fn a_range_page_reads_the_shards_that_hold_it_and_no_further() {
         open_at_once: 32,
         sizing: RequestSizing::Floor,
         even: false,
+        listed: None,
     };
     let expected = setup.expected();
     let mut end = None;
@@ -242,4 +245,55 @@ fn a_range_page_reads_the_shards_that_hold_it_and_no_further() {
     // Taken as even, the empty shards would have the read open every shard at once.
     let even = run(&Setup { even: true, ..setup.clone() }, None, Some(100), &[1]);
     assert!(even.requests > 10, "{} requests", even.requests);
+}
+
+/// A window of 3,000 buckets over 4 shards holding 60 items in a few buckets: with a directory,
+/// a page reads the partitions that hold items and the directory, and nothing else, however far
+/// apart the buckets are; without one, every empty bucket before the first item costs a request
+/// per shard.
+#[test]
+fn a_listed_window_reads_only_its_partitions_that_hold_items() {
+    let (groups, width) = (3_000usize, 4usize);
+    let full = [5usize, 6, 1_200, 2_999];
+    let partitions: Vec<Partition> = (0..groups * width)
+        .map(|lane| {
+            let (group, shard) = (lane / width, lane % width);
+            let count = if full.contains(&group) && shard != 3 { 5 } else { 0 };
+            let keys = (0..count).map(|i| format!("{group:05}#{i:02}#{shard}")).collect();
+            Partition { keys, page: 2_000 }
+        })
+        .collect();
+    for descending in [false, true] {
+        let mut partitions = partitions.clone();
+        if descending {
+            // Group `g` of a descending read is the window's bucket `groups - 1 - g`.
+            partitions = partitions.chunks(width).rev().flatten().cloned().collect();
+        }
+        let setup = Setup {
+            partitions,
+            width,
+            descending,
+            concurrency: 32,
+            open_at_once: 8,
+            sizing: RequestSizing::Floor,
+            even: true,
+            listed: Some((20, Vec::new())),
+        };
+        let expected = setup.expected();
+        assert_eq!(expected.len(), 60);
+        let (mut output, mut end) = (Vec::new(), None);
+        for page in 0..4 {
+            let read = run(&setup, end, Some(20), &[1]);
+            assert_eq!(read.output, expected[page * 20..((page + 1) * 20).min(60)], "page {page}");
+            // Items of at most two buckets of three shards each, and one part of the directory.
+            assert!(read.requests <= 2 * 3 + 1, "page {page}: {} requests", read.requests);
+            assert_eq!(read.listings, 1);
+            end = read.output.last().copied();
+            output.extend(read.output);
+        }
+        assert_eq!(output, expected);
+        let unlisted = run(&Setup { listed: None, ..setup.clone() }, None, Some(20), &[1]);
+        assert_eq!(unlisted.output, expected[..20]);
+        assert!(unlisted.requests > 20, "{} requests", unlisted.requests);
+    }
 }

@@ -65,6 +65,9 @@ struct Setup {
     sizing: RequestSizing,
     /// Whether the groups are taken to hold about as many items each.
     even: bool,
+    /// Whether a directory lists the groups' non-empty lanes, read this many groups at a time
+    /// (see `heap::listing`), and the empty lanes it lists all the same (items since deleted).
+    listed: Option<(usize, Vec<usize>)>,
 }
 
 impl Setup {
@@ -96,6 +99,29 @@ impl Setup {
     fn key(&self, (lane, index): Id) -> &str {
         &self.partitions[lane].keys[index]
     }
+
+    /// The directory's next part from group `from`: the listed lanes of up to `page` groups
+    /// that have some, and the group it reaches.
+    fn directory(&self, from: u64) -> (Vec<(u64, Vec<usize>)>, u64) {
+        let Some((page, stale)) = &self.listed else { return (Vec::new(), u64::MAX) };
+        let count = self.groups().count;
+        let mut groups = Vec::new();
+        for group in from..count {
+            let lanes: Vec<usize> = (0..self.width)
+                .filter(|&offset| {
+                    let lane = group as usize * self.width + offset;
+                    !self.partitions[lane].keys.is_empty() || stale.contains(&lane)
+                })
+                .collect();
+            if !lanes.is_empty() {
+                groups.push((group, lanes));
+                if groups.len() == *page {
+                    return (groups, group + 1);
+                }
+            }
+        }
+        (groups, count)
+    }
 }
 
 struct Run {
@@ -109,6 +135,8 @@ struct Run {
     rounds: usize,
     /// The horizon the merge knew at the end, for a next page as large as this one.
     horizon: Option<Horizon>,
+    /// Parts of the directory read (also counted in `requests`).
+    listings: usize,
 }
 
 /// A horizon as the merge gives it: a sort key, and the lanes that may hold items before it.
@@ -161,6 +189,9 @@ fn run_parked(
     };
     let mut merger: Merger<Id, At> =
         Merger::new(descending, setup.groups(), first, starts).with_floors(floors);
+    if setup.listed.is_some() {
+        merger = merger.listed();
+    }
     let sizes = ItemSizes::starting_at(Some(500));
     let mut pending: Vec<(usize, usize, Option<usize>, usize)> = Vec::new();
     let mut run = Run {
@@ -171,6 +202,7 @@ fn run_parked(
         first_round: 0,
         rounds: 0,
         horizon: None,
+        listings: 0,
     };
     let mut depth = 0usize;
     let mut choice = choices.iter().cycle();
@@ -179,6 +211,12 @@ fn run_parked(
         if remaining == Some(0) {
             run.horizon = limit.and_then(|limit| merger.horizon(limit));
             return run;
+        }
+        if let Some(from) = merger.unlisted() {
+            let (groups, through) = setup.directory(from);
+            merger.list(groups, through);
+            run.listings += 1;
+            run.requests += 1;
         }
         let slots = setup.concurrency - pending.len();
         let mode = setup.sizing;
@@ -207,6 +245,7 @@ fn run_parked(
                 assert!(pending.is_empty(), "done with requests pending");
                 return run;
             }
+            Step::Blocked if pending.is_empty() && merger.unlisted().is_some() => {}
             Step::Blocked => {
                 assert!(!pending.is_empty(), "blocked with nothing pending");
                 let pick = choice.next().copied().unwrap_or(0) % pending.len();
@@ -256,8 +295,9 @@ fn grouped(groups: usize, width: usize, descending: bool) -> impl Strategy<Value
 }
 
 fn setup_strategy() -> impl Strategy<Value = Setup> {
-    (1usize..5, 1usize..6, any::<bool>(), 1usize..8, 1u64..4, any::<bool>(), any::<bool>()).prop_flat_map(
-        |(groups, width, descending, concurrency, open, one_round, even)| {
+    let listed = prop::option::of((1usize..4, prop::collection::vec(0usize..30, 0..3)));
+    (1usize..5, 1usize..6, any::<bool>(), 1usize..8, 1u64..4, any::<bool>(), any::<bool>(), listed)
+        .prop_flat_map(|(groups, width, descending, concurrency, open, one_round, even, listed)| {
             let sizing = if one_round { RequestSizing::OneRoundTrip } else { RequestSizing::Floor };
             grouped(groups, width, descending).prop_map(move |partitions| Setup {
                 partitions,
@@ -267,9 +307,9 @@ fn setup_strategy() -> impl Strategy<Value = Setup> {
                 open_at_once: open,
                 sizing,
                 even,
+                listed: listed.clone(),
             })
-        },
-    )
+        })
 }
 
 /// One group of lanes merged (a merged read's horizon covers one group).
@@ -285,6 +325,7 @@ fn merge_strategy() -> impl Strategy<Value = Setup> {
                 open_at_once: 1,
                 sizing,
                 even: false,
+                listed: None,
             })
         },
     )

@@ -1,0 +1,80 @@
+//! Reading a time window's bucket directory (see [`crate::shard::directory_partition`]): the
+//! part of it from the next group the merge needs, in the read's order.
+//!
+//! Read strongly consistent: a write is sent only after its partition's entry was acknowledged
+//! (`write::directory`), so every item a reader can see, and every write acknowledged before the
+//! read, has its entry in what this returns.
+
+use super::lanes::DirectorySpan;
+use crate::db::Db;
+use crate::error::{Error, Result};
+use crate::query::request::RawPage;
+use crate::query::{QueryPlan, QueryStats};
+use crate::shard::{bucket_of_directory_key, DIRECTORY_SHARDS};
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
+
+/// The most directory entries one request asks for when the read has no limit.
+const WHOLE_READ_ENTRIES: usize = 1_000;
+
+/// How many entries to ask for when `remaining` items are still wanted: each listed bucket
+/// holds at least one item unless it was deleted, so about as many as the items (at least 8,
+/// since a small request costs as much as a read unit holds).
+pub(crate) fn entries_wanted(remaining: Option<usize>) -> usize {
+    remaining.map_or(WHOLE_READ_ENTRIES, |remaining| remaining.saturating_add(1).clamp(8, WHOLE_READ_ENTRIES))
+}
+
+/// Sends one request for the entries of `span`, at most `limit` of them.
+pub(crate) async fn read(
+    db: &Db,
+    plan: &QueryPlan,
+    span: DirectorySpan,
+    limit: usize,
+    stats: &QueryStats,
+) -> Result<RawPage> {
+    let table = plan.table;
+    let Some(sort_key) = table.sort_key else {
+        let reason = format!("table `{}` has no sort key to keep a bucket directory in", table.name);
+        return Err(Error::InvalidQuery { reason });
+    };
+    stats.record_directory_request();
+    let output = db
+        .client()
+        .query()
+        .table_name(db.name_of(table.name))
+        .key_condition_expression("#pk = :pk AND #sk BETWEEN :low AND :high")
+        .expression_attribute_names("#pk", table.partition_key)
+        .expression_attribute_names("#sk", sort_key)
+        .expression_attribute_values(":pk", AttributeValue::S(span.partition))
+        .expression_attribute_values(":low", AttributeValue::S(span.low))
+        .expression_attribute_values(":high", AttributeValue::S(span.high))
+        .scan_index_forward(!plan.descending)
+        .consistent_read(true)
+        .return_consumed_capacity(ReturnConsumedCapacity::Total)
+        .limit(limit.clamp(1, i32::MAX as usize) as i32)
+        .send()
+        .await
+        .map_err(|error| Error::from_sdk("Query", error))?;
+    let items = output.items.unwrap_or_default();
+    let capacity = output.consumed_capacity.and_then(|consumed| consumed.capacity_units).unwrap_or(0.0);
+    stats.record_response(0, capacity);
+    Ok(RawPage { items, last_evaluated_key: output.last_evaluated_key, capacity_units: capacity })
+}
+
+/// The entries of a page of the directory of `plan`'s table: each bucket's start and the shards
+/// written in it. An item that is not an entry is left out.
+pub(crate) fn entries(plan: &QueryPlan, page: &RawPage) -> Vec<(i64, Vec<u32>)> {
+    let Some(sort_key) = plan.table.sort_key else { return Vec::new() };
+    page.items
+        .iter()
+        .filter_map(|item| {
+            let start = bucket_of_directory_key(item.get(sort_key)?.as_s().ok()?)?;
+            let shards = match item.get(DIRECTORY_SHARDS) {
+                Some(AttributeValue::Ns(shards)) => {
+                    shards.iter().filter_map(|shard| shard.parse().ok()).collect()
+                }
+                _ => Vec::new(),
+            };
+            Some((start, shards))
+        })
+        .collect()
+}
