@@ -65,3 +65,51 @@ async fn a_sparse_window_costs_the_partitions_that_hold_its_items() {
     let unlisted = unlisted.expect("a page without a directory");
     assert!(unlisted.stats.requests > 200, "{:?}", unlisted.stats);
 }
+
+/// Every write path records the partitions it puts an item in before the item: a put, a put in
+/// a transaction, an update and an upsert that move an item to another bucket, a batch, each from
+/// a `Db` of its own (no cache shared with the reader's). The window reads only what the
+/// directory lists, so a path that did not record would lose its item.
+#[tokio::test]
+async fn every_write_path_records_its_buckets_first() {
+    let db = db().await;
+    floor(&db).await;
+    let group = group("paths");
+    let mut random = Lcg(11);
+    let hour = 3_600;
+    let fresh = || Db::new(db.client().clone());
+    let at = |n: i64| START + n * hour;
+    let mut expected = Vec::new();
+
+    fresh().put(&note(&group, 0, &mut random, at(1))).await.expect("a put");
+    expected.push((0, at(1)));
+    let in_transaction = note(&group, 1, &mut random, at(5));
+    fresh().transaction().put(&in_transaction).await.expect("a transaction");
+    expected.push((1, at(5)));
+    let batch: Vec<Note> = (2..5).map(|n| note(&group, n, &mut random, at(9) + i64::from(n))).collect();
+    fresh().batch_put(&batch).await.expect("a batch");
+    expected.extend(batch.iter().map(|note| (note.n, note.at)));
+    // Moved: written at hour 2, updated to hour 20.
+    let moved = note(&group, 5, &mut random, at(2));
+    db.put(&moved).await.expect("the note to move");
+    let fields = Note::fields();
+    let key = Note::key(&group, 5).expect("a key");
+    fresh().update(key).set(fields.at, at(20)).await.expect("an update moving the note");
+    expected.push((5, at(20)));
+    // Created by an upsert at hour 30.
+    let key = Note::key(&group, 6).expect("a key");
+    let upserted = fresh()
+        .upsert(key)
+        .set(fields.title, "upserted".to_owned())
+        .set(fields.body, String::new())
+        .set(fields.at, at(30))
+        .await;
+    upserted.expect("an upsert");
+    expected.push((6, at(30)));
+
+    expected.sort_by_key(|&(_, at)| at);
+    let window = Note::query_listed(&group, START, START + 3 * 86_400 - 1);
+    let read: Vec<Note> = fresh().stream(window).try_collect().await.expect("the window");
+    let read: Vec<(u32, i64)> = read.iter().map(|note| (note.n, note.at)).collect();
+    assert_eq!(read, expected);
+}
