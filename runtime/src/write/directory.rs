@@ -140,3 +140,64 @@ impl Db {
         crate::retry::retrying_throttled(self.retry_policy(), attempt).await
     }
 }
+
+impl Db {
+    /// Records in the bucket directory of `E`'s index `index` every partition that holds an
+    /// item of it, read with a scan of the index: for items put before the index declared
+    /// `directory`, or put by other means than dynashard. Returns how many partitions the
+    /// directory lists for them. Writes running meanwhile record their own.
+    ///
+    /// ```no_run
+    /// # use dynashard::{Entity, Table};
+    /// # use serde::{Deserialize, Serialize};
+    /// # #[derive(Table)] #[table(name = "Sensors", pk = "pk", sk = "sk")] #[gsi(name = "Readings", pk = "rpk", sk = "rsk")] struct Sensors;
+    /// # #[derive(Entity, Serialize, Deserialize)]
+    /// # #[entity(table = Sensors, pk = "sensor#{sensor}", sk = "at#{at}")]
+    /// # #[gsi(Readings, pk = "reading", sk = "{at}#{sensor}")]
+    /// # #[shard(Readings, hash = 4, by = sensor, bucket = "hour", at = at, directory)]
+    /// # struct Reading { sensor: String, at: i64 }
+    /// # async fn example(db: dynashard::Db) -> dynashard::Result<()> {
+    /// let listed = db.record_bucket_directory::<Reading>("Readings").await?;
+    /// println!("{listed} partitions listed");
+    /// # Ok(()) }
+    /// ```
+    pub async fn record_bucket_directory<E: Entity>(&self, index: &str) -> Result<u64> {
+        let table = table_of::<E>();
+        let declared = E::SHARDS.iter().filter(|spec| spec.directory && spec.index == index);
+        let found = declared.filter_map(|spec| {
+            let definition = table.indexes.iter().find(|definition| definition.name == spec.index)?;
+            Some((spec.index, spec.bucket?, definition.partition_key.first()?.name))
+        });
+        let Some((index, bucket, attribute)) = found.last() else {
+            let reason = format!("`{}` maps no index `{index}` with a bucket directory", E::TYPE_NAME);
+            return Err(Error::InvalidQuery { reason });
+        };
+        let name = self.name_of(table.name).to_owned();
+        let (mut start, mut listed) = (None, HashSet::new());
+        loop {
+            let scan = || {
+                self.client()
+                    .scan()
+                    .table_name(&name)
+                    .index_name(index)
+                    .projection_expression("#pk")
+                    .expression_attribute_names("#pk", attribute)
+                    .set_exclusive_start_key(start.clone())
+                    .send()
+            };
+            let attempt = || async { scan().await.map_err(|error| Error::from_sdk("Scan", error)) };
+            let output = crate::retry::retrying_throttled(self.retry_policy(), attempt).await?;
+            let partitions: Vec<BucketPartition> = output
+                .items()
+                .iter()
+                .filter_map(|item| BucketPartition::of_key(index, bucket, item.get(attribute)?.as_s().ok()?))
+                .filter(|partition| listed.insert(partition.clone()))
+                .collect();
+            self.record_buckets(&Buckets { table: Some(table), partitions }).await?;
+            start = output.last_evaluated_key;
+            if start.is_none() {
+                return Ok(listed.len() as u64);
+            }
+        }
+    }
+}

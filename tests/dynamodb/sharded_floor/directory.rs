@@ -4,6 +4,7 @@
 
 use super::model::{floor, group, note, Lcg, Note};
 use crate::db;
+use aws_sdk_dynamodb::types::AttributeValue;
 use dynashard::Db;
 use futures::TryStreamExt;
 use std::collections::BTreeSet;
@@ -112,4 +113,82 @@ async fn every_write_path_records_its_buckets_first() {
     let read: Vec<Note> = fresh().stream(window).try_collect().await.expect("the window");
     let read: Vec<(u32, i64)> = read.iter().map(|note| (note.n, note.at)).collect();
     assert_eq!(read, expected);
+}
+
+/// Windows at the bound of 100,000 partitions and at both ends of time: reading them whole costs
+/// the partitions that hold notes and a request or two of the directory, in both directions.
+#[tokio::test]
+async fn wide_and_extreme_windows_read_only_what_holds_items() {
+    let db = db().await;
+    floor(&db).await;
+    let group = group("edges");
+    let mut random = Lcg(5);
+    // 25,000 minutes over 4 shards: the default bound.
+    let last = START + 25_000 * 60 - 1;
+    let times = [START, START + 12_345 * 60 + 7, last, i64::MIN, i64::MIN + 61, i64::MAX, i64::MAX - 61];
+    let notes: Vec<Note> = times.iter().zip(0..).map(|(&at, n)| note(&group, n, &mut random, at)).collect();
+    db.batch_put(&notes).await.expect("the notes are written");
+    let windows = [
+        (START, last, vec![0, 1, 2]),
+        (i64::MIN, i64::MIN + 600, vec![3, 4]),
+        (i64::MAX - 600, i64::MAX, vec![6, 5]),
+    ];
+    for (from, to, expected) in windows {
+        for descending in [false, true] {
+            let query = Note::query_listed(&group, from, to);
+            let query = if descending { query.descending() } else { query };
+            let stream = db.stream(query);
+            let stats = stream.stats().clone();
+            let read: Vec<Note> = stream.try_collect().await.expect("the window");
+            let mut expected = expected.clone();
+            if descending {
+                expected.reverse();
+            }
+            assert_eq!(read.iter().map(|note| note.n).collect::<Vec<_>>(), expected, "{from}..={to}");
+            let stats = stats.snapshot();
+            assert!(stats.requests <= expected.len() + 2, "{from}..={to} {descending}: {stats:?}");
+        }
+    }
+}
+
+/// Items the directory does not list (put before it was declared, or by other means) are not
+/// read, until `record_bucket_directory` lists them from a scan of the index.
+#[tokio::test]
+async fn recording_the_directory_lists_items_put_without_it() {
+    let db = db().await;
+    floor(&db).await;
+    let group = group("unlisted");
+    let notes = bursts(&db, &group).await;
+    // Take the directory away, as if the notes were put before `directory` was declared.
+    let client = db.client();
+    let partition = dynashard::shard::directory_partition("Listed", &group);
+    let entries = client
+        .query()
+        .table_name("ShardedFloor")
+        .key_condition_expression("pk = :pk")
+        .expression_attribute_values(":pk", AttributeValue::S(partition.clone()))
+        .consistent_read(true)
+        .send()
+        .await
+        .expect("the directory");
+    assert!(!entries.items().is_empty());
+    for entry in entries.items() {
+        let key = [("pk", entry["pk"].clone()), ("sk", entry["sk"].clone())];
+        let key = key.into_iter().map(|(name, value)| (name.to_owned(), value)).collect();
+        client.delete_item().table_name("ShardedFloor").set_key(Some(key)).send().await.expect("deleted");
+    }
+    let window = || Note::query_listed(&group, START, START + 3 * 86_400 - 1);
+    let fresh = || Db::new(db.client().clone());
+    let unlisted: Vec<Note> = fresh().stream(window()).try_collect().await.expect("the window");
+    assert!(unlisted.is_empty(), "{} notes read", unlisted.len());
+
+    let listed = fresh().record_bucket_directory::<Note>("Listed").await.expect("recorded");
+    assert!(listed >= 50, "{listed} partitions");
+    let read: Vec<Note> = fresh().stream(window()).try_collect().await.expect("the window");
+    assert_eq!(
+        read.iter().map(|note| note.n).collect::<Vec<_>>(),
+        notes.iter().map(|note| note.n).collect::<Vec<_>>()
+    );
+    let error = db.record_bucket_directory::<Note>("Feed").await.expect_err("Feed keeps no directory");
+    assert!(matches!(error, dynashard::Error::InvalidQuery { .. }), "{error:?}");
 }

@@ -1,0 +1,18 @@
+use dynashard::{Entity, Table};
+use serde::{Deserialize, Serialize};
+
+#[derive(Table)]
+#[table(name = "Sensors", pk = "pk")]
+#[gsi(name = "Readings", pk = "reading_pk", sk = "reading_sk")]
+struct Sensors;
+
+#[derive(Entity, Serialize, Deserialize)]
+#[entity(table = Sensors, pk = "sensor#{sensor}#{taken_at}")]
+#[gsi(Readings, pk = "reading", sk = "{taken_at}#{sensor}")]
+#[shard(Readings, hash = 16, by = sensor, bucket = "hour", at = taken_at, directory)]
+struct Reading {
+    sensor: String,
+    taken_at: i64,
+}
+
+fn main() {}
