@@ -192,3 +192,59 @@ async fn recording_the_directory_lists_items_put_without_it() {
     let error = db.record_bucket_directory::<Note>("Feed").await.expect_err("Feed keeps no directory");
     assert!(matches!(error, dynashard::Error::InvalidQuery { .. }), "{error:?}");
 }
+
+/// A reader pages a listed window forwards while a writer puts notes all over it, then back
+/// through `previous` once the writer is done: never backwards, nothing repeated, every note
+/// written before a pass began is in it, in both directions.
+#[tokio::test]
+async fn a_listed_window_pages_both_ways_while_writers_run() {
+    let db = db().await;
+    floor(&db).await;
+    let group = group("listed-writers");
+    let notes = bursts(&db, &group).await;
+    let window = || Note::query_listed(&group, START, START + 3 * 86_400 - 1).page_size(20);
+    let writer = {
+        let (db, group) = (Db::new(db.client().clone()), group.clone());
+        tokio::spawn(async move {
+            let mut random = Lcg(99);
+            let mut written = Vec::new();
+            for n in 1_000..1_040 {
+                let at = START + random.below(3 * 86_400) as i64;
+                let note = note(&group, n, &mut random, at);
+                db.put(&note).await.expect("a write while the reader pages");
+                written.push(note);
+            }
+            written
+        })
+    };
+    let key = |note: &Note| (note.at, note.n);
+    let (mut forwards, mut page) = (Vec::new(), db.page(&window(), None).await.expect("the first page"));
+    loop {
+        forwards.extend(page.items.iter().map(key));
+        let Some(cursor) = page.cursor.clone() else { break };
+        let next = db.page(&window(), Some(&cursor)).await.expect("a next page");
+        if next.items.is_empty() {
+            break;
+        }
+        page = next;
+    }
+    assert!(forwards.windows(2).all(|pair| pair[0] < pair[1]), "forwards, in order and never repeated");
+    for note in &notes {
+        assert!(forwards.contains(&key(note)), "{:?} read forwards", key(note));
+    }
+    let written = writer.await.expect("the writer");
+    // Backwards from the last page, every note before it is read: all were written by now.
+    let end = page.items.first().map(key).expect("a last page");
+    let mut backwards: Vec<(i64, u32)> = Vec::new();
+    while let Some(previous) = page.previous.clone() {
+        page = db.page(&window(), Some(&previous)).await.expect("a previous page");
+        let keys: Vec<(i64, u32)> = page.items.iter().map(key).collect();
+        assert!(keys.windows(2).all(|pair| pair[0] < pair[1]), "a page in the query's order");
+        if let (Some(last), Some(first)) = (keys.last(), backwards.first()) {
+            assert!(last < first, "never backwards");
+        }
+        backwards.splice(0..0, keys);
+    }
+    let all: BTreeSet<(i64, u32)> = notes.iter().chain(&written).map(key).filter(|&at| at < end).collect();
+    assert_eq!(backwards, all.into_iter().collect::<Vec<_>>(), "every note before the last page, once");
+}
