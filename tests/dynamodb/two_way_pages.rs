@@ -160,3 +160,48 @@ async fn writers_between_pages_in_both_directions_never_turn_a_page_backwards() 
         assert!(seen.contains(&song.title), "{} present throughout", song.title);
     }
 }
+
+/// A previous page of a merge over many keys asks only the keys the page before held items of
+/// (its cursor carries them, as a next page's cursor carries its horizon): about what a next page
+/// asks, where a first page asks every key. Both directions.
+#[tokio::test]
+async fn a_previous_page_of_a_merge_asks_the_keys_of_the_page_before() {
+    let db = db().await;
+    db.create_table::<Social>().await.expect("create MergedTests");
+    let run = unique("back-horizon");
+    let authors: Vec<String> = (0..100).map(|a| format!("{run}-a{a:03}")).collect();
+    let posts: Vec<Post> = authors
+        .iter()
+        .enumerate()
+        .flat_map(|(a, author)| {
+            (0..3u32).map(move |n| Post {
+                author: author.clone(),
+                at: n * 1_000 + a as u32,
+                id: n,
+                body: "b".into(),
+            })
+        })
+        .collect();
+    db.batch_put(&posts).await.expect("put posts");
+    for descending in [false, true] {
+        let query =
+            Query::merge(authors.iter().map(|author| directed(Post::query(author.as_str()), descending)))
+                .page_size(10);
+        let mut pages = vec![db.page(&query, None).await.expect("a first page")];
+        assert!(pages[0].stats.requests >= 100, "{:?}", pages[0].stats);
+        for _ in 0..4 {
+            let cursor = pages.last().and_then(|page| page.cursor.clone()).expect("more pages");
+            pages.push(db.page(&query, Some(&cursor)).await.expect("a next page"));
+        }
+        for at in 1..pages.len() {
+            let previous = pages[at].previous.clone().expect("a previous page");
+            let back = db.page(&query, Some(&previous)).await.expect("the page before");
+            assert_eq!(
+                back.items,
+                pages[at - 1].items,
+                "page {at}'s previous page, descending: {descending}"
+            );
+            assert!(back.stats.requests <= 10 + 2, "page {at}'s previous page: {:?}", back.stats);
+        }
+    }
+}

@@ -62,7 +62,8 @@ impl Db {
     /// [`crate::Error::InvalidCursor`]. A page read after a cursor also has a
     /// [`previous`](Page::previous) cursor: the page before it, the same way, in the query's
     /// order, with its own `cursor` back to this page (a previous page costs what a next page
-    /// does: the same requests, the other way).
+    /// does: the same requests, the other way; a merge's previous page asks only the shards or
+    /// keys the page before held items of, when its cursor names them).
     ///
     /// A sharded query's cursor holds the page's last item and its shard, and a fingerprint of
     /// the shard layout. It resumes after a raise of a dynamic count and across a resharding's
@@ -149,7 +150,7 @@ impl Db {
         let opening = Reader::open_resolved(self, &declared, plan, cursor, Some(limit), &stats);
         let mut reader = opening.boxed().await?;
         let mut entries = Vec::with_capacity(limit.min(1_000));
-        let (mut after_first, mut after_size) = (None, None);
+        let (mut after_first, mut after_size, mut known_more) = (None, None, None);
         while let Some(entry) = reader.next::<E>().await {
             match entry {
                 Err(error) if !matches!(error, Error::Undecodable(_)) => return Err(error),
@@ -161,9 +162,18 @@ impl Db {
             // Taken before the peek moves the merge on: its horizon is the page's.
             if entries.len() == size {
                 after_size = reader.position();
+                // The peek reads on only when the merge cannot tell without it.
+                if let Some(more) = reader.more_known().filter(|_| peek) {
+                    known_more = Some(more);
+                    break;
+                }
             }
         }
-        let more = if peek { entries.len() > size } else { entries.len() == size };
+        let more = match known_more {
+            Some(more) => more,
+            None if peek => entries.len() > size,
+            None => entries.len() == size,
+        };
         entries.truncate(size);
         let after_last = after_size.filter(|_| more);
         let beginning = reader.beginning();

@@ -21,12 +21,15 @@ impl Position {
     }
 
     /// The same position in the read of the query in the other direction (a page end resumes
-    /// the same way both ways), without the horizon of this direction.
+    /// the same way both ways), without the horizon of this direction: with the page before's,
+    /// when it is right after a page's first item and knows it.
     pub(crate) fn reversed(&self) -> Position {
         let mut plan = (*self.plan).clone();
         plan.descending = !plan.descending;
         let start = match self.start.as_ref() {
-            Start::After(end) => Arc::new(Start::After(PageEnd { horizon: None, ..end.clone() })),
+            Start::After(end) => {
+                Arc::new(Start::After(PageEnd { horizon: end.back.clone(), back: None, ..end.clone() }))
+            }
             Start::Beginning => Arc::new(Start::Beginning),
         };
         Position { plan: Arc::new(plan), start, item_bytes: self.item_bytes }

@@ -241,6 +241,16 @@ impl Reader {
         Some(Position::new(Arc::clone(&self.plan), start, reader.item_bytes()))
     }
 
+    /// Whether more items are known to follow the last one read without reading on (see
+    /// [`Merge::more_known`]); `None` when only reading on can tell, or items fetched for
+    /// hydration wait.
+    pub(crate) fn more_known(&self) -> Option<bool> {
+        if self.hydration.is_some() {
+            return None;
+        }
+        self.source.as_ref()?.more_known()
+    }
+
     /// The position at the beginning of the read.
     pub(crate) fn beginning(&self) -> Position {
         Position::new(Arc::clone(&self.plan), Arc::new(Start::Beginning), None)
@@ -336,7 +346,9 @@ fn decode_start(db: &Db, plan: &QueryPlan, cursor: Option<&str>) -> Result<Decod
             let (start, item_bytes) = lane_start(plan, opened)?;
             // A raise added lanes the horizon knows nothing of.
             match start {
-                Start::After(end) if raised => (Start::After(PageEnd { horizon: None, ..end }), item_bytes),
+                Start::After(end) if raised => {
+                    (Start::After(PageEnd { horizon: None, back: None, ..end }), item_bytes)
+                }
                 start => (start, item_bytes),
             }
         }

@@ -68,7 +68,7 @@ pub(crate) async fn cross(
     if let Some(attribute) = new.sort_attribute {
         key.insert(attribute.to_owned(), aws_sdk_dynamodb::types::AttributeValue::S(sort_key));
     }
-    Ok(Start::After(PageEnd { lane: None, key, ties: Ties::new(ties), horizon: None }))
+    Ok(Start::After(PageEnd { lane: None, key, ties: Ties::new(ties), horizon: None, back: None }))
 }
 
 /// Whether items of `plan` can share a sort key across lanes: not in range layouts, whose sort

@@ -50,6 +50,10 @@ struct EndRecord {
     /// Its horizon (see [`Horizon`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     h: Option<HorizonRecord>,
+    /// The horizon of the page it ends, for the page after it to hand its previous page (see
+    /// [`PageEnd::back`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    b: Option<HorizonRecord>,
 }
 
 /// A horizon as a cursor stores it.
@@ -59,6 +63,32 @@ struct HorizonRecord {
     k: String,
     /// The lanes to read, by natural number, ascending.
     r: Vec<u64>,
+    /// The lane of the first item of the page before (see [`Horizon::first`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    i: Option<u64>,
+    /// Whether the page before began at the read's beginning (see [`Horizon::beginning`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    z: bool,
+}
+
+impl HorizonRecord {
+    fn of(horizon: &Horizon) -> Self {
+        HorizonRecord {
+            k: horizon.key.clone(),
+            r: horizon.read.iter().copied().collect(),
+            i: horizon.first,
+            z: horizon.beginning,
+        }
+    }
+
+    fn into_horizon(self) -> Arc<Horizon> {
+        Arc::new(Horizon {
+            key: self.k,
+            read: self.r.into_iter().collect(),
+            first: self.i,
+            beginning: self.z,
+        })
+    }
 }
 
 /// What a layout fingerprint is computed from.
@@ -91,11 +121,9 @@ pub(crate) fn encode(
         Start::After(end) => {
             let mut key = key_record(&end.key);
             key.remove(partition_attribute);
-            let h = end.horizon.as_ref().map(|horizon| HorizonRecord {
-                k: horizon.key.clone(),
-                r: horizon.read.iter().copied().collect(),
-            });
-            Some(EndRecord { n: end.lane, k: key, t: end.ties.iter().cloned().collect(), h })
+            let h = end.horizon.as_deref().map(HorizonRecord::of);
+            let b = end.back.as_deref().map(HorizonRecord::of);
+            Some(EndRecord { n: end.lane, k: key, t: end.ties.iter().cloned().collect(), h, b })
         }
     };
     let payload = ShardedCursor {
@@ -148,11 +176,11 @@ impl Opened {
         }
         let ties = Ties::new(end.t.into_iter().collect());
         // A horizon names lanes of the end's own layout: it means nothing without one.
-        let horizon = end
-            .h
-            .filter(|_| end.n.is_some())
-            .map(|horizon| Arc::new(Horizon { key: horizon.k, read: horizon.r.into_iter().collect() }));
-        Ok((Start::After(PageEnd { lane: end.n, key, ties, horizon }), item_bytes))
+        let own = |horizon: Option<HorizonRecord>| {
+            horizon.filter(|_| end.n.is_some()).map(HorizonRecord::into_horizon)
+        };
+        let (horizon, back) = (own(end.h), own(end.b));
+        Ok((Start::After(PageEnd { lane: end.n, key, ties, horizon, back }), item_bytes))
     }
 }
 
@@ -226,7 +254,7 @@ mod tests {
         let mut key = key(0, "m");
         key.remove("pk");
         let ties = Ties::new(["0011223344556677".to_owned()].into_iter().collect());
-        let end = Start::After(PageEnd { lane: None, key, ties, horizon: None });
+        let end = Start::After(PageEnd { lane: None, key, ties, horizon: None, back: None });
         let cursor = encode("fp", &merge, "pk", (&end, None), None);
         assert_eq!(decode(&cursor, "fp", &merge, "pk", partition, None), Ok((end, None)));
     }

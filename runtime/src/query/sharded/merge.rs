@@ -10,7 +10,7 @@
 use super::directory;
 use super::heap::{Continuation, Merger, Step};
 use super::lanes::Lanes;
-use super::place::just_after;
+use super::place::{just_after, ties_before};
 use super::request_limit;
 use super::resume::{identity, Horizon, PageEnd, Resumed, Start, Ties};
 use super::sizing::{self, ItemSizes};
@@ -20,6 +20,7 @@ use crate::item_size::item_size;
 use crate::query::request::{fetch, resume_key, sort_key_of, RawPage, Request};
 use crate::query::SortRange;
 use crate::query::{QueryPlan, QueryStats};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 use tokio::task::{JoinError, JoinSet};
 
@@ -45,6 +46,17 @@ pub(crate) struct Merge {
     ties: Option<(String, Ties)>,
     /// Whether a request for a part of the bucket directory is in flight.
     listing: bool,
+    /// What the page before held, from the page end the read resumed at: the end right after
+    /// the first item emitted carries it, for a previous page from there.
+    back: Option<Arc<Horizon>>,
+    /// The sort key and lane of the first item emitted, and the lanes (natural numbers) of
+    /// every item emitted: what a page end of this read tells the page after it of this one.
+    emitted: Option<(String, u64, BTreeSet<u64>)>,
+    /// Whether the read began at the beginning of the query.
+    from_beginning: bool,
+    /// For a previous page's read, whether its cursor says it is the query's first page (the
+    /// page it reads again began at the beginning); `None` for other reads.
+    first_page: Option<bool>,
 }
 
 /// The lane number a bucket directory's request answers under.
@@ -85,6 +97,17 @@ impl Merge {
             let sort_key = resumed.sort_key.clone()?;
             (!resumed.ties.is_empty()).then(|| (sort_key, Arc::clone(&resumed.ties)))
         });
+        let back = match &start {
+            Start::After(end) => end.back.clone(),
+            Start::Beginning => None,
+        };
+        let from_beginning = matches!(start, Start::Beginning);
+        let first_page = match &start {
+            Start::After(PageEnd { horizon: Some(horizon), .. }) if horizon.first.is_some() => {
+                Some(horizon.beginning)
+            }
+            _ => None,
+        };
         let floors = match &start {
             Start::After(end) => parked(&lanes, end),
             Start::Beginning => Vec::new(),
@@ -113,7 +136,22 @@ impl Merge {
             remaining,
             ties,
             listing: false,
+            back,
+            emitted: None,
+            from_beginning,
+            first_page,
         }
+    }
+
+    /// Whether more items are known to follow the last one emitted, without reading more:
+    /// when a lane holds some already, or for a previous page, whether its cursor says a page
+    /// came before it (the page it reads again did not begin at the beginning); `None` when
+    /// only reading on can tell.
+    pub(crate) fn more_known(&self) -> Option<bool> {
+        if self.merger.buffers_any() {
+            return Some(true);
+        }
+        self.first_page.map(|first| !first)
     }
 
     /// The next raw item in the read's order; `None` at the end.
@@ -133,8 +171,14 @@ impl Merge {
                         self.ties = None;
                     }
                     let ties = self.ties.as_ref().map(|(_, ties)| Arc::clone(ties)).unwrap_or_default();
-                    let lane = Some(self.lanes.natural(lane));
-                    self.end = Arc::new(Start::After(PageEnd { lane, key, ties, horizon: None }));
+                    let natural = self.lanes.natural(lane);
+                    // Only the end right after the first item follows the page the read resumed after.
+                    let back = if self.emitted.is_none() { self.back.take() } else { None };
+                    let first = || (sort_key.unwrap_or_default().to_owned(), natural, BTreeSet::new());
+                    let (_, _, lanes) = self.emitted.get_or_insert_with(first);
+                    lanes.insert(natural);
+                    let lane = Some(natural);
+                    self.end = Arc::new(Start::After(PageEnd { lane, key, ties, horizon: None, back }));
                     return Some(Ok(item));
                 }
                 Step::Done => return None,
@@ -282,16 +326,25 @@ impl Merge {
     /// `items` (see `heap::horizon`), when the merge knows one.
     pub(crate) fn page_end(&self, items: usize) -> Option<Arc<Start>> {
         let start = self.position()?;
-        let with_horizon = match start.as_ref() {
-            Start::After(end) if end.lane.is_some() => self.merger.horizon(items).and_then(|(key, read)| {
-                let key = String::from_utf8(key).ok()?;
-                let read = read.into_iter().map(|lane| self.lanes.natural(lane)).collect();
-                let horizon = Some(Arc::new(Horizon { key, read }));
-                Some(Arc::new(Start::After(PageEnd { horizon, ..end.clone() })))
-            }),
-            _ => None,
-        };
-        Some(with_horizon.unwrap_or_else(|| Arc::clone(start)))
+        let Start::After(end) = start.as_ref() else { return Some(Arc::clone(start)) };
+        // Horizons name lanes of one merged group (see `parked`).
+        if end.lane.is_none() || self.lanes.groups().count != 1 {
+            return Some(Arc::clone(start));
+        }
+        let horizon = self.merger.horizon(items).and_then(|(key, read)| {
+            let key = String::from_utf8(key).ok()?;
+            let read = read.into_iter().map(|lane| self.lanes.natural(lane)).collect();
+            Some(Arc::new(Horizon { key, read, first: None, beginning: false }))
+        });
+        // Parking no more than half the lanes saves no more than half a previous page's
+        // requests: the cursor says nothing of a page whose items came from more.
+        let width = self.lanes.groups().width;
+        let few = |(_, _, read): &&(String, u64, BTreeSet<u64>)| 2 * read.len() <= width;
+        let back = self.emitted.as_ref().filter(few).map(|(key, first, read)| {
+            let (key, read, first) = (key.clone(), read.clone(), Some(*first));
+            Arc::new(Horizon { key, read, first, beginning: self.from_beginning })
+        });
+        Some(Arc::new(Start::After(PageEnd { horizon, back, ..end.clone() })))
     }
 
     /// The mean size of the items read so far, if any were measured.
@@ -332,9 +385,18 @@ fn parked(lanes: &Lanes, end: &PageEnd) -> Vec<Option<Vec<u8>>> {
     if groups.count != 1 {
         return Vec::new();
     }
-    let Some(floor) = just_after(horizon.key.as_bytes(), lanes.descending()) else { return Vec::new() };
+    let descending = lanes.descending();
+    let Some(after) = just_after(horizon.key.as_bytes(), descending) else { return Vec::new() };
+    let at = horizon.key.as_bytes().to_vec();
+    let first = horizon.first.and_then(|first| lanes.lane(first));
     (0..groups.width)
-        .map(|lane| (!horizon.read.contains(&lanes.natural(lane))).then(|| floor.clone()))
+        .map(|lane| {
+            let parked = !horizon.read.contains(&lanes.natural(lane));
+            // A lane after the page before's first item among equal keys (read this way) may
+            // hold items with its key, which earlier pages had.
+            let at_key = first.is_some_and(|first| !ties_before(lane, first, descending));
+            parked.then(|| if at_key { at.clone() } else { after.clone() })
+        })
         .collect()
 }
 

@@ -39,6 +39,10 @@ pub(crate) struct PageEnd {
     pub ties: Ties,
     /// Where the next page ends at the latest, and the lanes that may hold items before it.
     pub horizon: Option<Arc<Horizon>>,
+    /// For the end right after a page's first item: what the page before it held, its first
+    /// sort key and the lanes of its items, so that a previous page from here asks only those
+    /// (see [`Horizon::first`]).
+    pub back: Option<Arc<Horizon>>,
 }
 
 /// What a page end knows of the next page (see `heap::horizon`): every lane of the end's
@@ -48,12 +52,20 @@ pub(crate) struct Horizon {
     pub key: String,
     /// Lanes, by natural number.
     pub read: BTreeSet<u64>,
+    /// For a previous page's horizon (the first sort key of the page before, and the lanes of
+    /// its items): the lane of the page before's first item. The lanes that come before it among
+    /// equal keys may hold items with `key`, on pages before that one: they are parked at `key`,
+    /// behind that item, and every other lane right after `key`.
+    pub first: Option<u64>,
+    /// For a previous page's horizon: whether the page before began at the read's beginning,
+    /// so that nothing precedes it.
+    pub beginning: bool,
 }
 
 impl PageEnd {
     /// The end at `key`, in lane `lane`, with no ties carried.
     pub(crate) fn at(lane: u64, key: Item) -> Self {
-        PageEnd { lane: Some(lane), key, ties: Ties::default(), horizon: None }
+        PageEnd { lane: Some(lane), key, ties: Ties::default(), horizon: None, back: None }
     }
 }
 
@@ -170,6 +182,7 @@ mod tests {
             key: key(),
             ties: Arc::new(ties.iter().map(|tie| (*tie).to_owned()).collect()),
             horizon: None,
+            back: None,
         }
     }
 

@@ -304,6 +304,11 @@ impl<T, C: Clone> Merger<T, C> {
         }
     }
 
+    /// Whether some lane holds an item not emitted yet.
+    pub(crate) fn buffers_any(&self) -> bool {
+        !self.heads.is_empty()
+    }
+
     /// Whether nothing is buffered, pending or left to read.
     pub(crate) fn is_exhausted(&self) -> bool {
         self.heads.is_empty()

@@ -297,3 +297,25 @@ fn a_listed_window_reads_only_its_partitions_that_hold_items() {
         assert!(unlisted.requests > 20, "{} requests", unlisted.requests);
     }
 }
+
+#[test]
+fn a_previous_page_asks_only_the_lanes_of_the_page_before() {
+    // 500 keys, pages of 20: read from the second page's first item the other way, with the
+    // lanes that held none of the first page parked at its first sort key (what a previous
+    // page's cursor carries), a page asks about as many keys as the first page's items came
+    // from; parked nowhere, every key.
+    let setup = merge_of(uniform(500, 40, 7), 32);
+    let expected = setup.expected();
+    let back = Setup { descending: true, ..setup.clone() };
+    let (before, first) = (&expected[..20], expected[20]);
+    let floors = back_floors(&back, before);
+    let lanes = floors.iter().filter(|floor| floor.is_none()).count();
+    let read = run_with_floors(&back, resumption(&back, Some(first)), floors, Some(20), &[1]);
+    let mut want = before.to_vec();
+    want.reverse();
+    assert_eq!(read.output, want);
+    assert!(read.requests <= lanes + 4, "{} requests for {lanes} lanes", read.requests);
+    let unparked = run(&back, Some(first), Some(20), &[1]);
+    assert_eq!(unparked.output, want);
+    assert!(unparked.requests >= 500, "{} requests", unparked.requests);
+}

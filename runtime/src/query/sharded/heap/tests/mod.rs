@@ -157,7 +157,36 @@ fn run_parked(
     choices: &[usize],
 ) -> Run {
     let descending = setup.descending;
-    let (first, starts, drop) = match end {
+    let (first, starts, drop) = resumption(setup, end);
+    let floor = horizon.and_then(|(key, _)| just_after(key, descending));
+    let floors = match (horizon, &drop, floor) {
+        (Some((_, read)), Some((group, ..)), Some(floor)) => (0..setup.width)
+            .map(|offset| (!read.contains(&(group * setup.width + offset))).then(|| floor.clone()))
+            .collect(),
+        _ => Vec::new(),
+    };
+    run_with_floors(setup, (first, starts, drop), floors, limit, choices)
+}
+
+/// The floors a previous page's cursor parks the lanes of `back` (a read the other way) at, when
+/// the page before held `before`: the lanes it held no item of, at its first sort key when they
+/// may hold items with it (behind its first item among equal keys), else right after it.
+fn back_floors(back: &Setup, before: &[Id]) -> Vec<Option<Vec<u8>>> {
+    let key = back.key(before[0]).as_bytes();
+    let after = just_after(key, back.descending);
+    (0..back.width)
+        .map(|lane| {
+            let parked = !before.iter().any(|&(held, _)| held == lane);
+            let at_key = !ties_before(lane, before[0].0, back.descending);
+            parked.then(|| if at_key { key.to_vec() } else { after.clone().unwrap_or_default() })
+        })
+        .collect()
+}
+
+/// How a read of `setup` resumes after `end` (the previous page's last item).
+fn resumption(setup: &Setup, end: Option<Id>) -> Resumption {
+    let descending = setup.descending;
+    match end {
         None => (0, Vec::new(), None),
         Some((end_lane, index)) => {
             // The page end: its lane resumes right after it, the others of its group at its key.
@@ -179,14 +208,22 @@ fn run_parked(
                 .collect();
             (group as u64, starts, Some((group, place, key)))
         }
-    };
-    let floor = horizon.and_then(|(key, _)| just_after(key, descending));
-    let floors = match (horizon, &drop, floor) {
-        (Some((_, read)), Some((group, ..)), Some(floor)) => (0..setup.width)
-            .map(|offset| (!read.contains(&(group * setup.width + offset))).then(|| floor.clone()))
-            .collect(),
-        _ => Vec::new(),
-    };
+    }
+}
+
+/// Where a read starts: its first group, the starts of that group's lanes, and the page end
+/// whose ties it drops (group, place, key).
+type Resumption = (u64, Vec<Continuation<At>>, Option<(usize, usize, String)>);
+
+/// [`run`], resumed as `resumption` says, with the first group's lanes parked at `floors`.
+fn run_with_floors(
+    setup: &Setup,
+    (first, starts, drop): Resumption,
+    floors: Vec<Option<Vec<u8>>>,
+    limit: Option<usize>,
+    choices: &[usize],
+) -> Run {
+    let descending = setup.descending;
     let mut merger: Merger<Id, At> =
         Merger::new(descending, setup.groups(), first, starts).with_floors(floors);
     if setup.listed.is_some() {
@@ -362,6 +399,38 @@ proptest! {
             output.extend(read.output);
         }
         prop_assert_eq!(output, expected);
+    }
+
+    #[test]
+    fn previous_pages_read_back_exactly_the_lanes_of_the_page_before(setup in merge_strategy(), page in 1usize..12, choices in prop::collection::vec(0usize..64, 1..16)) {
+        let mut pages: Vec<Vec<Id>> = Vec::new();
+        let (mut end, mut horizon) = (None, None);
+        for _ in 0..=setup.expected().len() {
+            let read = run_parked(&setup, end, horizon.as_ref(), Some(page), &choices);
+            if read.output.is_empty() {
+                break;
+            }
+            end = read.output.last().copied();
+            horizon = read.horizon;
+            pages.push(read.output);
+        }
+        // From each page's first item, the other way: the lanes the page before held no item
+        // of are parked at its first sort key, as a previous page's cursor parks them.
+        // Read a few more than the page before held too, as when some of its items were deleted
+        // since: the parked lanes are then read, in order.
+        let back = Setup { descending: !setup.descending, ..setup.clone() };
+        let all = setup.expected();
+        for (at, pair) in pages.windows(2).enumerate() {
+            let (before, first) = (&pair[0], pair[1][0]);
+            for more in [0, 3] {
+                let floors = back_floors(&back, before);
+                let limit = before.len() + more;
+                let read = run_with_floors(&back, resumption(&back, Some(first)), floors, Some(limit), &choices);
+                let earlier = &all[..(at + 1) * page];
+                let expected: Vec<Id> = earlier.iter().rev().take(limit).copied().collect();
+                prop_assert_eq!(read.output, expected);
+            }
+        }
     }
 
     #[test]

@@ -25,10 +25,12 @@
 //! cargo bench --bench feeds
 //! ```
 
-#[path = "support/ratio.rs"]
+mod buckets;
+
+#[path = "../support/ratio.rs"]
 mod ratio;
 
-#[path = "support/machine.rs"]
+#[path = "../support/machine.rs"]
 #[allow(dead_code)] // the delaying proxy is not used here
 mod machine;
 
@@ -48,6 +50,8 @@ const FAN_OUT: usize = 32;
 #[derive(Table)]
 #[table(name = "FeedsBench", pk = "pk", sk = "sk")]
 #[gsi(name = "ByTopic", pk = "topic_pk", sk = "topic_sk")]
+#[gsi(name = "Windowed", pk = "win_pk", sk = "win_sk")]
+#[gsi(name = "Flat", pk = "flat_pk", sk = "flat_sk")]
 struct Social;
 
 /// A post, and its topic in an index of 21 hash shards by topic.
@@ -265,6 +269,8 @@ fn main() {
     let in_list_requests = in_page.stats.requests;
     println!("a page of {PAGE} of three topics over 21 hash shards: {in_list_requests} requests");
 
+    let bucket = runtime.block_on(buckets::measure(&db, PAGE, PAGES));
+
     let (by_hand, hand_units) = runtime.block_on(fan_out(&client, &table, &accounts));
     let by_hand: Vec<(u64, u32)> = by_hand.iter().map(|post| (post.at, post.id)).collect();
     assert_eq!(by_hand, expected[..PAGE].to_vec(), "the fan-out's page is the merge's");
@@ -284,11 +290,16 @@ fn main() {
 
     println!(
         "feeds: keys={ACCOUNTS} first_page_requests={} first_page_units_vs_floor={:.2} later_page_requests={later_requests} \
-         pages_1_to_{PAGES}_units_vs_floor<={:.2} prev_page_requests_vs_next={back_ratio} in_list_requests={in_list_requests} fan_out_units_vs_merge={:.2} \
-         first_page_time_vs_fan_out={:.2}",
+         pages_1_to_{PAGES}_units_vs_floor<={:.2} prev_page_requests_vs_next={back_ratio} in_list_requests={in_list_requests} \
+         bucket_page_requests<={} bucket_page_requests_beyond_partitions<={} bucket_page_units_vs_unsharded<={:.2} \
+         bucket_page_units_vs_floor<={:.2} fan_out_units_vs_merge={:.2} first_page_time_vs_fan_out={:.2}",
         stats[0].requests,
         ratios[0],
         max(&ratios),
+        bucket.requests,
+        bucket.requests_beyond_partitions,
+        bucket.units_vs_unsharded,
+        bucket.units_vs_floor,
         hand_units / stats[0].capacity_units,
         time.value(),
     );
