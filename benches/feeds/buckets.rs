@@ -3,15 +3,17 @@
 //!
 //! 250 readings of 300 B to 700 B in a 3-day window (4,320 minute buckets over 4 random shards:
 //! 17,280 partitions), arriving in 10 bursts of 25 a few minutes long. The floor of a page: for
-//! every partition (bucket and shard) holding some of its items, those items and the next one of
-//! the partition, rounded up to 4 KB, at least a unit each, as eventually consistent reads.
+//! every partition (bucket and shard) that holds items in a bucket the page has items of (a
+//! bucket's shards are merged, so each is read to know where its next item falls), its items in
+//! the page and the next one, rounded up to 4 KB, at least a unit each, as eventually consistent
+//! reads.
 
 use super::Social;
 use aws_sdk_dynamodb::types::AttributeValue;
 use aws_sdk_dynamodb::Client;
 use dynashard::{item_size, Db, Entity, Page};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// 2023-10-27T00:00:00Z.
 const START: i64 = 1_698_364_800;
@@ -35,7 +37,7 @@ struct Reading {
 pub struct Costs {
     /// Requests of the costliest of the pages.
     pub requests: usize,
-    /// Requests of each page beyond the partitions holding its items, at the most.
+    /// Requests of each page beyond the partitions of the buckets holding its items, at the most.
     pub requests_beyond_partitions: usize,
     /// Read units of each page against the unsharded index's page, at the most.
     pub units_vs_unsharded: f64,
@@ -89,9 +91,17 @@ async fn partitions(client: &Client, table: &str) -> BTreeMap<i64, String> {
     }
 }
 
+/// The partitions holding items in the buckets `page` has items of.
+fn touched<'a>(page: &[Reading], placed: &'a BTreeMap<i64, String>) -> BTreeSet<&'a str> {
+    let buckets: BTreeSet<i64> = page.iter().map(|reading| reading.at.div_euclid(60)).collect();
+    let in_buckets = placed.iter().filter(|(at, _)| buckets.contains(&at.div_euclid(60)));
+    in_buckets.map(|(_, partition)| partition.as_str()).collect()
+}
+
 /// The floor of `page`: see the module's documentation.
 fn floor(page: &[Reading], all: &[Reading], placed: &BTreeMap<i64, String>) -> f64 {
-    let mut per_partition: BTreeMap<&str, u64> = BTreeMap::new();
+    let mut per_partition: BTreeMap<&str, u64> =
+        touched(page, placed).into_iter().map(|partition| (partition, 0)).collect();
     for reading in page {
         *per_partition.entry(placed[&reading.at].as_str()).or_default() += bytes(reading);
     }
@@ -123,8 +133,7 @@ pub async fn measure(db: &Db, size: usize, pages: usize) -> Costs {
         assert_eq!(page.items, unsharded.items, "the same page both ways");
         let expected = &all[(number - 1) * size..number * size];
         assert_eq!(page.items, expected, "page {number} in time order");
-        let held: std::collections::BTreeSet<&str> =
-            page.items.iter().map(|reading| placed[&reading.at].as_str()).collect();
+        let held = touched(&page.items, &placed);
         let floor = floor(&page.items, &all, &placed);
         let stats = &page.stats;
         println!(

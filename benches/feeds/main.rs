@@ -26,6 +26,7 @@
 //! ```
 
 mod buckets;
+mod skewed;
 
 #[path = "../support/ratio.rs"]
 mod ratio;
@@ -52,6 +53,8 @@ const FAN_OUT: usize = 32;
 #[gsi(name = "ByTopic", pk = "topic_pk", sk = "topic_sk")]
 #[gsi(name = "Windowed", pk = "win_pk", sk = "win_sk")]
 #[gsi(name = "Flat", pk = "flat_pk", sk = "flat_sk")]
+#[gsi(name = "Hashed", pk = "hashed_pk", sk = "hashed_sk")]
+#[gsi(name = "Ranged", pk = "ranged_pk", sk = "ranged_sk")]
 struct Social;
 
 /// A post, and its topic in an index of 21 hash shards by topic.
@@ -270,6 +273,7 @@ fn main() {
     println!("a page of {PAGE} of three topics over 21 hash shards: {in_list_requests} requests");
 
     let bucket = runtime.block_on(buckets::measure(&db, PAGE, PAGES));
+    let skew = runtime.block_on(skewed::measure(&db));
 
     let (by_hand, hand_units) = runtime.block_on(fan_out(&client, &table, &accounts));
     let by_hand: Vec<(u64, u32)> = by_hand.iter().map(|post| (post.at, post.id)).collect();
@@ -292,7 +296,8 @@ fn main() {
         "feeds: keys={ACCOUNTS} first_page_requests={} first_page_units_vs_floor={:.2} later_page_requests={later_requests} \
          pages_1_to_{PAGES}_units_vs_floor<={:.2} prev_page_requests_vs_next={back_ratio} in_list_requests={in_list_requests} \
          bucket_page_requests<={} bucket_page_requests_beyond_partitions<={} bucket_page_units_vs_unsharded<={:.2} \
-         bucket_page_units_vs_floor<={:.2} fan_out_units_vs_merge={:.2} first_page_time_vs_fan_out={:.2}",
+         bucket_page_units_vs_floor<={:.2} skewed_merged_page_units_vs_floor<={:.2} range_page_units_vs_floor<={:.2} \
+         range_page_requests_beyond_shards<={} fan_out_units_vs_merge={:.2} first_page_time_vs_fan_out={:.2}",
         stats[0].requests,
         ratios[0],
         max(&ratios),
@@ -300,6 +305,9 @@ fn main() {
         bucket.requests_beyond_partitions,
         bucket.units_vs_unsharded,
         bucket.units_vs_floor,
+        skew.hash_vs_floor,
+        skew.range_vs_floor,
+        skew.range_requests_beyond,
         hand_units / stats[0].capacity_units,
         time.value(),
     );

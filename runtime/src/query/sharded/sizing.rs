@@ -4,7 +4,8 @@
 //! DynamoDB charges a query for the items it reads, rounded up to 4 KB per request, and at least
 //! one unit per request: a request for three items of 500 bytes costs what eight cost. So a
 //! request asks for its share of the shortfall, then for as many more as fit in the units that
-//! share pays for anyway. Before a partition was read, its share is an even one; after, it is
+//! share pays for anyway (before any item's size is known, at least the share and one more).
+//! Before a partition was read, its share is an even one; after, it is
 //! one and a half times the share of the output it supplied so far, so a skewed shard is asked
 //! for what it holds. With [`RequestSizing::OneRoundTrip`], a shard that supplied nothing yet is
 //! asked instead for a binomial quantile of the page, so that a second round is rare.
@@ -14,9 +15,10 @@ use super::heap::Demand;
 /// The bytes DynamoDB reads per unit of a query.
 pub(crate) const READ_UNIT_BYTES: u64 = 4_096;
 
-/// The item size assumed before any item was seen: eight items fill a read unit, with the spare
-/// [`fill_units`] keeps.
-pub(crate) const ASSUMED_ITEM_BYTES: u64 = 500;
+/// The item size assumed before any item was seen: five items fill a read unit, with the spare
+/// [`fill_units`] keeps. Larger than most items on purpose: a unit filled with items taken as
+/// 500 bytes costs two for items of 560, where one taken too large costs a few items more.
+pub(crate) const ASSUMED_ITEM_BYTES: u64 = 680;
 
 /// How a merge sizes its first request to each shard of a page.
 ///
@@ -119,7 +121,8 @@ pub(crate) fn limit(
     if demand.need == 0 {
         return cap;
     }
-    let mean = sizes.mean().unwrap_or(ASSUMED_ITEM_BYTES);
+    let known = sizes.mean();
+    let mean = known.unwrap_or(ASSUMED_ITEM_BYTES);
     let capped = |items: usize| match cap {
         Some(cap) => items.min(cap.max(1)),
         None => items,
@@ -141,6 +144,11 @@ pub(crate) fn limit(
     // share is a guess, so it fills the units it pays for.
     let filled = match demand.competing {
         0 | 1 => share.max(1),
+        // Items of a size not known yet: the share and the item after it (what the page needs of
+        // the lane), at least, filling a unit of items taken as `ASSUMED_ITEM_BYTES`.
+        _ if known.is_none() && demand.supplied.is_none() => {
+            fill_units(share.max(1), mean).max(share.saturating_add(1))
+        }
         // A lane believed to hold all that is missing is asked for all of it.
         _ if share >= demand.need => fill_started_units(share.max(1), mean),
         _ => fill_units(share.max(1), mean),
@@ -297,7 +305,11 @@ mod tests {
     fn sizes_are_learnt() {
         let mut sizes = ItemSizes::default();
         assert_eq!(sizes.mean(), None);
-        assert_eq!(limit_floor(&demand(100, 21), &sizes, None), Some(8), "500 bytes assumed");
+        // Sizes unknown: the share and the item after it, which cost a unit whatever their size
+        // up to about 680 bytes (filling the unit with items taken as 500 bytes would cost two
+        // for items of 560); a small share fills a unit of items taken as 680 bytes.
+        assert_eq!(limit_floor(&demand(100, 21), &sizes, None), Some(6), "the share and one more");
+        assert_eq!(limit_floor(&demand(10, 21), &sizes, None), Some(5), "a unit of 680-byte items");
         sizes.record(4, 400, None);
         assert_eq!(limit_floor(&demand(100, 21), &sizes, None), Some(40), "100-byte items: 40 a unit");
         // DynamoDB charged two units for eight items of 505 bytes: they count as more than 512.
