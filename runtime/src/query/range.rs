@@ -162,11 +162,19 @@ impl SortRange {
         below(&low_a, &high_b) && below(&low_b, &high_a)
     }
 
-    /// The order of two ranges by where they start (no lower bound first).
+    /// Whether no two of `ranges` may hold a key in common: ordered by where they start, each
+    /// must end before the next starts.
+    pub(crate) fn disjoint<'a>(ranges: impl IntoIterator<Item = &'a SortRange>) -> bool {
+        let mut ranges: Vec<&SortRange> = ranges.into_iter().filter(|range| !range.is_empty()).collect();
+        ranges.sort_by(|a, b| a.start_cmp(b));
+        ranges.windows(2).all(|pair| !pair[0].may_overlap(pair[1]))
+    }
+
+    /// The order of two ranges by where they start: no lower bound first, and of two starting
+    /// at one key, the one that includes it.
     pub(crate) fn start_cmp(&self, other: &SortRange) -> std::cmp::Ordering {
-        let (low, _) = self.bounds();
-        let (other_low, _) = other.bounds();
-        low.map(|(key, _)| key).cmp(&other_low.map(|(key, _)| key))
+        let start = |range: &SortRange| range.bounds().0.map(|(key, included)| (key, !included));
+        start(self).cmp(&start(other))
     }
 
     /// The lowest and highest keys of the range, each with whether it is included.
@@ -251,6 +259,41 @@ pub(crate) fn reversed_between() -> crate::Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ranges_sorted_by_start_tell_disjointness_as_every_pair_does() {
+        let ranges = [
+            SortRange::all(),
+            SortRange::equals("a"),
+            SortRange::equals("a"),
+            SortRange::equals("b"),
+            SortRange::begins_with("a"),
+            SortRange::above("", "a".into(), false),
+            SortRange::above("", "a".into(), true),
+            SortRange::below("", "a".into(), false),
+            SortRange::below("", "b".into(), true),
+            SortRange::between("a".into(), "b".into()),
+            SortRange::between("b".into(), "c".into()),
+            SortRange::between("c".into(), "a".into()),
+            SortRange::equals("c"),
+        ];
+        let every_pair = |chosen: &[&SortRange]| {
+            chosen.iter().enumerate().all(|(at, a)| chosen[at + 1..].iter().all(|b| !a.may_overlap(b)))
+        };
+        // Every choice of up to four, in every order given.
+        let count = ranges.len();
+        for mask in 0u32..(1 << count) {
+            if mask.count_ones() > 4 {
+                continue;
+            }
+            let mut chosen: Vec<&SortRange> =
+                (0..count).filter(|at| mask & (1 << at) != 0).map(|at| &ranges[at]).collect();
+            for _ in 0..chosen.len() {
+                assert_eq!(SortRange::disjoint(chosen.iter().copied()), every_pair(&chosen), "{chosen:?}");
+                chosen.rotate_left(1);
+            }
+        }
+    }
 
     #[test]
     fn a_range_from_a_key_holds_exactly_its_keys_at_and_after_the_key() {
