@@ -20,7 +20,9 @@ const START: i64 = 1_698_364_800;
 const WINDOW: i64 = 3 * 86_400;
 const STREAM: &str = "plant";
 
-/// One reading, in a bucketed index with a directory and in an unsharded one.
+/// One reading, in a bucketed index with a directory and in an unsharded one. The mappings
+/// repeat one template, which clippy's `duplicated_attributes` reads as repeated arguments.
+#[allow(clippy::duplicated_attributes)]
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[entity(table = Social, pk = "reading#{sensor}", sk = "{at}")]
 #[gsi(Windowed, pk = "{stream}", sk = "{at}#{sensor}")]

@@ -164,11 +164,11 @@ impl Db {
     pub async fn record_bucket_directory<E: Entity>(&self, index: &str) -> Result<u64> {
         let table = table_of::<E>();
         let declared = E::SHARDS.iter().filter(|spec| spec.directory && spec.index == index);
-        let found = declared.filter_map(|spec| {
+        let mut found = declared.filter_map(|spec| {
             let definition = table.indexes.iter().find(|definition| definition.name == spec.index)?;
             Some((spec.index, spec.bucket?, definition.partition_key.first()?.name))
         });
-        let Some((index, bucket, attribute)) = found.last() else {
+        let Some((index, bucket, attribute)) = found.next_back() else {
             let reason = format!("`{}` maps no index `{index}` with a bucket directory", E::TYPE_NAME);
             return Err(Error::InvalidQuery { reason });
         };
