@@ -80,6 +80,9 @@ struct Lane<T, C> {
     /// Whether its pending request asked for all that is still wanted: the lane is believed to
     /// hold the rest of the output, and lanes after its floor wait for it.
     covers: bool,
+    /// Whether it is parked at a floor from a page end's horizon and was not asked anything
+    /// since: it holds nothing before its floor, so it does not share in what is wanted there.
+    parked: bool,
 }
 
 impl<T, C> Lane<T, C> {
@@ -220,6 +223,7 @@ impl<T, C: Clone> Merger<T, C> {
         for offset in 0..width {
             let next = starts.next().unwrap_or(Continuation::Start(None));
             let floor = floors.next().flatten();
+            let parked = floor.is_some();
             let fresh = matches!(next, Continuation::Start(None));
             let Some(lane) = base.checked_add(offset).filter(|_| !matches!(next, Continuation::Done)) else {
                 continue;
@@ -234,6 +238,7 @@ impl<T, C: Clone> Merger<T, C> {
                 supplied: 0,
                 fresh,
                 covers: false,
+                parked,
             };
             self.lanes.insert(lane, state);
             self.index(lane);

@@ -1,7 +1,7 @@
 //! Which lanes a merge reads next, and what it knows when it asks: the items known to come
 //! before a lane, and the demand a request is sized for.
 
-use super::{Continuation, Merger, Place};
+use super::{Continuation, Lane, Merger, Place};
 use std::ops::Bound::{Excluded, Unbounded};
 
 /// What the merge knows when it asks a lane for items, for sizing the request.
@@ -140,8 +140,10 @@ impl<T, C: Clone> Merger<T, C> {
                         break;
                     }
                     let group = state.group;
-                    let competing =
-                        self.lanes.values().filter(|lane| lane.group == group && lane.has_more()).count();
+                    // Lanes parked past the place hold none of it (the place's own lane counts
+                    // once it is asked).
+                    let sharing = |lane: &&Lane<T, C>| lane.group == group && lane.has_more() && !lane.parked;
+                    let competing = self.lanes.values().filter(sharing).count() + usize::from(state.parked);
                     // Its share of its own group's output: earlier groups are not its business.
                     let rank = self.emitted.get(&state.group).copied().unwrap_or(0) + known.in_group;
                     let supplied = (state.floor.is_some() && rank > 0).then_some((state.supplied, rank));
@@ -162,6 +164,7 @@ impl<T, C: Clone> Merger<T, C> {
             self.unindex(place.lane);
             if let Some(state) = self.lanes.get_mut(&place.lane) {
                 state.pending = Some(limit.unwrap_or(usize::MAX));
+                state.parked = false;
                 // Only a lane read before is believed to hold what it was asked for: a first
                 // request as large as the page is a guess, and the other lanes' first requests
                 // go out with it.
