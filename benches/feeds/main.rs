@@ -18,6 +18,10 @@
 //!   nothing before a page.
 //! - Time of a first page against a hand-written fan-out (a query of 20 to each account, 32 at a
 //!   time, sorted together), the pattern a team writes without a merge; and their read units.
+//! - A time window of minute buckets with a bucket directory, against an unsharded index and the
+//!   layout's floor ([`buckets`]).
+//! - Hash and range pages on skewed and unique titles at three item sizes, against their floors
+//!   ([`skewed`]).
 //!
 //! The last line sums it up for scripts: `feeds: ...`.
 //!

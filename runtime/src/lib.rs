@@ -170,7 +170,7 @@ pub use dynashard_macros::Table;
 /// | `#[shard(Index, hash = N, by = field)]` | by a hash of `by` (or `by = (a, b)`) |
 /// | `#[shard(Index, random = N)]` | at random |
 /// | `#[shard(Index, range = "file.json", by = field)]` | ordered ranges cut at the file's boundaries; `normalize = "nfkd-lower" \| "lower" \| "none"`, `overflow = K` |
-/// | `#[shard(Index, hash = N, by = field, bucket = "minute" \| "hour" \| "day", at = field)]` | time buckets, each hashed |
+/// | `#[shard(Index, hash = N, by = field, bucket = "minute" \| "hour" \| "day", at = field)]` | time buckets, each hashed; with `, directory`, windows read only the buckets that hold items |
 /// | `#[shard(Index, dynamic, max = N)]` | a count that grows under throttling, up to `N` |
 ///
 /// Generated: `Song::key(...)`, `Song::fields()`, `Song::query(...)`, one query method per

@@ -10,7 +10,6 @@
 use super::directory;
 use super::heap::{Continuation, Merger, Step};
 use super::lanes::Lanes;
-use super::place::{just_after, ties_before};
 use super::request_limit;
 use super::resume::{identity, Horizon, PageEnd, Resumed, Start, Ties};
 use super::sizing::{self, ItemSizes};
@@ -109,7 +108,7 @@ impl Merge {
             _ => None,
         };
         let floors = match &start {
-            Start::After(end) => parked(&lanes, end),
+            Start::After(end) => end.parked(&lanes),
             Start::Beginning => Vec::new(),
         };
         let (merger, resumed) = match resumption {
@@ -374,30 +373,6 @@ fn finish_passed_lanes(
             *start = Continuation::Done;
         }
     }
-}
-
-/// The floors of the lanes of a page end's group that its horizon parks (by position in the
-/// group; `None`: read as usual): the lanes it does not name, at its sort key. A read of one
-/// group only, the one that made the horizon.
-fn parked(lanes: &Lanes, end: &PageEnd) -> Vec<Option<Vec<u8>>> {
-    let (Some(horizon), Some(_)) = (&end.horizon, end.lane) else { return Vec::new() };
-    let groups = lanes.groups();
-    if groups.count != 1 {
-        return Vec::new();
-    }
-    let descending = lanes.descending();
-    let Some(after) = just_after(horizon.key.as_bytes(), descending) else { return Vec::new() };
-    let at = horizon.key.as_bytes().to_vec();
-    let first = horizon.first.and_then(|first| lanes.lane(first));
-    (0..groups.width)
-        .map(|lane| {
-            let parked = !horizon.read.contains(&lanes.natural(lane));
-            // A lane after the page before's first item among equal keys (read this way) may
-            // hold items with its key, which earlier pages had.
-            let at_key = first.is_some_and(|first| !ties_before(lane, first, descending));
-            parked.then(|| if at_key { at.clone() } else { after.clone() })
-        })
-        .collect()
 }
 
 /// The index a plan reads, `""` for the table itself.

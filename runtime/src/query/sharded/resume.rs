@@ -16,7 +16,8 @@
 //! sort key.
 
 use super::heap::Continuation;
-use super::place::ties_before;
+use super::lanes::Lanes;
+use super::place::{just_after, ties_before};
 use crate::error::Item;
 use crate::fingerprint::fingerprint;
 use crate::key_record::key_record;
@@ -63,6 +64,30 @@ pub(crate) struct Horizon {
 }
 
 impl PageEnd {
+    /// The floors of the lanes of the end's group that its horizon parks (by position in the
+    /// group; `None`: read as usual): the lanes it does not name, at its sort key or right after
+    /// it (see [`Horizon::first`]). A read of one group only, the one that made the horizon.
+    pub(crate) fn parked(&self, lanes: &Lanes) -> Vec<Option<Vec<u8>>> {
+        let (Some(horizon), Some(_)) = (&self.horizon, self.lane) else { return Vec::new() };
+        let groups = lanes.groups();
+        if groups.count != 1 {
+            return Vec::new();
+        }
+        let descending = lanes.descending();
+        let Some(after) = just_after(horizon.key.as_bytes(), descending) else { return Vec::new() };
+        let at = horizon.key.as_bytes().to_vec();
+        let first = horizon.first.and_then(|first| lanes.lane(first));
+        (0..groups.width)
+            .map(|lane| {
+                let parked = !horizon.read.contains(&lanes.natural(lane));
+                // A lane after the page before's first item among equal keys (read this way) may
+                // hold items with its key, which earlier pages had.
+                let at_key = first.is_some_and(|first| !ties_before(lane, first, descending));
+                parked.then(|| if at_key { at.clone() } else { after.clone() })
+            })
+            .collect()
+    }
+
     /// The end at `key`, in lane `lane`, with no ties carried.
     pub(crate) fn at(lane: u64, key: Item) -> Self {
         PageEnd { lane: Some(lane), key, ties: Ties::default(), horizon: None, back: None }

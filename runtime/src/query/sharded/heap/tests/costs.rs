@@ -1,6 +1,7 @@
 //! What a merge asks of DynamoDB: requests, items read and round trips per page, on uniform
 //! shards of the simulation, and when it opens groups and sends its first requests.
 
+use super::back::back_floors;
 use super::*;
 
 /// Uniform keys over `lanes` lanes, `per_lane` each, distinct.
