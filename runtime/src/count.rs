@@ -38,7 +38,8 @@ impl Db {
     /// nothing is sent back.
     ///
     /// A query counts every shard it would read (a dynamic count's readable shards, a
-    /// resharding's target after its cut-over, a time window's buckets) with its sort-key
+    /// resharding's target after its cut-over, a time window's buckets, only those its bucket
+    /// directory lists when the index keeps one) with its sort-key
     /// conditions and filter, up to its [`limit`](Query::limit); items of entity types other
     /// than the query's are not counted. A query that
     /// [starts after a key](Query::start_after) is refused: a count covers the whole query. So

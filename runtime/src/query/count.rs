@@ -31,9 +31,12 @@ pub(crate) async fn count<E: FromItem, F>(db: &Db, query: &Query<E, F>) -> Resul
         return Ok(0);
     }
     let plan = db.resolve_plan(Arc::new(plan)).await?;
-    let partitions = match &plan.shards {
-        Some(shards) => shards.partition_keys(plan.max_partitions)?,
-        None => vec![plan.partition_value.clone()],
+    // A window of an index with a bucket directory counts the partitions it lists.
+    let listed = super::sharded::directory::listed_partitions(db, &plan).await?;
+    let partitions = match (&plan.shards, listed) {
+        (_, Some(listed)) => listed,
+        (Some(shards), None) => shards.partition_keys(plan.max_partitions)?,
+        (None, None) => vec![plan.partition_value.clone()],
     };
     let plan = &plan;
     let total = stream::iter(partitions.into_iter().enumerate())

@@ -171,6 +171,9 @@ async fn wide_and_extreme_windows_read_only_what_holds_items() {
             let stats = stats.snapshot();
             assert!(stats.requests <= expected.len() + 2, "{from}..={to} {descending}: {stats:?}");
         }
+        // A count sends a request to each listed partition, not to the window's 100,000.
+        let counted = db.count(&Note::query_listed(&group, from, to)).await.expect("a count");
+        assert_eq!(counted, expected.len() as u64, "{from}..={to}");
     }
 }
 
@@ -204,6 +207,7 @@ async fn recording_the_directory_lists_items_put_without_it() {
     let fresh = || Db::new(db.client().clone());
     let unlisted: Vec<Note> = fresh().stream(window()).try_collect().await.expect("the window");
     assert!(unlisted.is_empty(), "{} notes read", unlisted.len());
+    assert_eq!(fresh().count(&window()).await.expect("a count"), 0, "a count follows the directory too");
 
     let listed = fresh().record_bucket_directory::<Note>("Listed").await.expect("recorded");
     assert!(listed >= 50, "{listed} partitions");
@@ -212,6 +216,7 @@ async fn recording_the_directory_lists_items_put_without_it() {
         read.iter().map(|note| note.n).collect::<Vec<_>>(),
         notes.iter().map(|note| note.n).collect::<Vec<_>>()
     );
+    assert_eq!(fresh().count(&window()).await.expect("a count"), notes.len() as u64);
     let error = db.record_bucket_directory::<Note>("Feed").await.expect_err("Feed keeps no directory");
     assert!(matches!(error, dynashard::Error::InvalidQuery { .. }), "{error:?}");
 }

@@ -10,7 +10,9 @@ use crate::db::Db;
 use crate::error::{Error, Result};
 use crate::query::request::RawPage;
 use crate::query::{QueryPlan, QueryStats};
-use crate::shard::{bucket_of_directory_key, DIRECTORY_SHARDS};
+use crate::shard::{
+    bucket_of_directory_key, bucket_partition, directory_partition, directory_sort_key, DIRECTORY_SHARDS,
+};
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 
 /// The most directory entries one request asks for when the read has no limit.
@@ -77,4 +79,37 @@ pub(crate) fn entries(plan: &QueryPlan, page: &RawPage) -> Vec<(i64, Vec<u32>)> 
             Some((start, shards))
         })
         .collect()
+}
+
+/// The partition keys of `plan`'s time window that its bucket directory lists, in time order:
+/// every part of the directory the window covers, read strongly consistent. `None` when the
+/// plan's index keeps no directory.
+pub(crate) async fn listed_partitions(db: &Db, plan: &QueryPlan) -> Result<Option<Vec<String>>> {
+    let Some(shards) = plan.shards.as_ref().filter(|shards| shards.directory) else { return Ok(None) };
+    let (Some(window), Some(index)) = (&shards.window, plan.index) else { return Ok(None) };
+    if window.from > window.to {
+        return Ok(Some(Vec::new()));
+    }
+    let partition = directory_partition(index.name, &window.partition);
+    let last = directory_sort_key(window.bucket.start(window.to));
+    let mut low = directory_sort_key(window.bucket.start(window.from));
+    let ascending = QueryPlan { descending: false, ..plan.clone() };
+    let stats = QueryStats::new(1);
+    let mut listed = Vec::new();
+    loop {
+        let span = DirectorySpan { partition: partition.clone(), low, high: last.clone() };
+        let page = read(db, &ascending, span, WHOLE_READ_ENTRIES, &stats).await?;
+        let entries = entries(plan, &page);
+        for (start, written) in &entries {
+            let within = written.iter().filter(|shard| window.shards.contains(shard));
+            listed.extend(
+                within.map(|&shard| bucket_partition(&window.partition, shard, window.bucket, *start)),
+            );
+        }
+        let next = entries.last().and_then(|(start, _)| start.checked_add(1));
+        match (page.last_evaluated_key, next) {
+            (Some(_), Some(next)) => low = directory_sort_key(next),
+            _ => return Ok(Some(listed)),
+        }
+    }
 }

@@ -8,7 +8,7 @@
 
 pub(crate) mod crossing;
 pub(crate) mod cursor;
-mod directory;
+pub(crate) mod directory;
 mod heap;
 pub(crate) mod lanes;
 pub(crate) mod merge;
