@@ -118,7 +118,9 @@ async fn every_write_path_records_its_buckets_first() {
     db.put(&moved).await.expect("the note to move");
     let fields = Note::fields();
     let key = Note::key(&group, 5).expect("a key");
-    fresh().update(key).set(fields.at, at(20)).await.expect("an update moving the note");
+    let mover = fresh();
+    let update = mover.update(key).set(fields.at, at(20)).set(fields.title, moved.title.clone());
+    update.await.expect("an update moving the note");
     expected.push((5, at(20)));
     // Created by an upsert at hour 30.
     let key = Note::key(&group, 6).expect("a key");
@@ -275,4 +277,33 @@ async fn a_listed_window_pages_both_ways_while_writers_run() {
     }
     let all: BTreeSet<(i64, u32)> = notes.iter().chain(&written).map(key).filter(|&at| at < end).collect();
     assert_eq!(backwards, all.into_iter().collect::<Vec<_>>(), "every note before the last page, once");
+}
+
+/// A window of an index sorted by title merges its partitions as one: with a directory, only the
+/// partitions it lists, read after the whole directory of the window.
+#[tokio::test]
+async fn a_window_merged_as_one_reads_the_partitions_its_directory_lists() {
+    let db = db().await;
+    floor(&db).await;
+    let group = group("listed-titles");
+    let notes = bursts(&db, &group).await;
+    let listed: BTreeSet<(i64, String)> =
+        notes.iter().map(|note| (note.at.div_euclid(60), String::new())).collect();
+    let window = || Note::query_listed_titles(&group, START, START + 3 * DAY - 1);
+    let mut sorted: Vec<&Note> = notes.iter().collect();
+    sorted.sort_by_key(|note| (note.title.clone(), note.at, note.n));
+    let want: Vec<(String, u32)> = sorted.iter().map(|note| (note.title.clone(), note.n)).collect();
+    let stream = db.stream(window());
+    let stats = stream.stats().clone();
+    let all: Vec<Note> = stream.try_collect().await.expect("the window");
+    assert_eq!(all.iter().map(|note| (note.title.clone(), note.n)).collect::<Vec<_>>(), want);
+    let stats = stats.snapshot();
+    // Four shards at most in each of the buckets holding notes, and the directory (a part).
+    assert!(stats.requests <= 4 * listed.len() + 2, "{stats:?} for {} buckets", listed.len());
+    assert_eq!(stats.directory_requests, 1, "{stats:?}");
+    let page = db.page(&window().page_size(20), None).await.expect("a page");
+    assert_eq!(page.items.iter().map(|note| (note.title.clone(), note.n)).collect::<Vec<_>>(), want[..20]);
+    let next = db.page(&window().page_size(20), page.cursor.as_deref()).await.expect("a next page");
+    assert_eq!(next.items.iter().map(|note| (note.title.clone(), note.n)).collect::<Vec<_>>(), want[20..40]);
+    assert!(next.stats.requests <= 4 * listed.len() + 2, "{:?}", next.stats);
 }

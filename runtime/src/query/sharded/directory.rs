@@ -25,6 +25,12 @@ pub(crate) fn entries_wanted(remaining: Option<usize>) -> usize {
     remaining.map_or(WHOLE_READ_ENTRIES, |remaining| remaining.saturating_add(1).clamp(8, WHOLE_READ_ENTRIES))
 }
 
+/// The sort key after the last of `entries`, where the next part of a directory read in time
+/// order starts; `None` when there is none.
+pub(crate) fn after_last(entries: &[(i64, Vec<u32>)]) -> Option<String> {
+    entries.last().and_then(|(start, _)| start.checked_add(1)).map(directory_sort_key)
+}
+
 /// Sends one request for the entries of `span`, at most `limit` of them.
 pub(crate) async fn read(
     db: &Db,
@@ -49,7 +55,7 @@ pub(crate) async fn read(
         .expression_attribute_values(":pk", AttributeValue::S(span.partition))
         .expression_attribute_values(":low", AttributeValue::S(span.low))
         .expression_attribute_values(":high", AttributeValue::S(span.high))
-        .scan_index_forward(!plan.descending)
+        .scan_index_forward(span.forward)
         .consistent_read(true)
         .return_consumed_capacity(ReturnConsumedCapacity::Total)
         .limit(limit.clamp(1, i32::MAX as usize) as i32)
@@ -93,12 +99,11 @@ pub(crate) async fn listed_partitions(db: &Db, plan: &QueryPlan) -> Result<Optio
     let partition = directory_partition(index.name, &window.partition);
     let last = directory_sort_key(window.bucket.start(window.to));
     let mut low = directory_sort_key(window.bucket.start(window.from));
-    let ascending = QueryPlan { descending: false, ..plan.clone() };
     let stats = QueryStats::new(1);
     let mut listed = Vec::new();
     loop {
-        let span = DirectorySpan { partition: partition.clone(), low, high: last.clone() };
-        let page = read(db, &ascending, span, WHOLE_READ_ENTRIES, &stats).await?;
+        let span = DirectorySpan { partition: partition.clone(), low, high: last.clone(), forward: true };
+        let page = read(db, plan, span, WHOLE_READ_ENTRIES, &stats).await?;
         let entries = entries(plan, &page);
         for (start, written) in &entries {
             let within = written.iter().filter(|shard| window.shards.contains(shard));
@@ -106,9 +111,8 @@ pub(crate) async fn listed_partitions(db: &Db, plan: &QueryPlan) -> Result<Optio
                 within.map(|&shard| bucket_partition(&window.partition, shard, window.bucket, *start)),
             );
         }
-        let next = entries.last().and_then(|(start, _)| start.checked_add(1));
-        match (page.last_evaluated_key, next) {
-            (Some(_), Some(next)) => low = directory_sort_key(next),
+        match (page.last_evaluated_key, after_last(&entries)) {
+            (Some(_), Some(next)) => low = next,
             _ => return Ok(Some(listed)),
         }
     }

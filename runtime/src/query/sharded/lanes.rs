@@ -13,6 +13,9 @@ pub(crate) struct Lanes {
     kind: Kind,
     descending: bool,
     groups: Groups,
+    /// For a window merged as one whose index keeps a bucket directory: the window, and the
+    /// directory's partition key.
+    merged_window: Option<(BucketWindow, String)>,
 }
 
 #[derive(Clone, Debug)]
@@ -30,16 +33,14 @@ impl Lanes {
         let descending = plan.descending;
         let concurrency = plan.concurrency.max(1) as u64;
         let Some(shards) = &plan.shards else {
-            return Lanes { kind: Kind::Named, descending, groups: groups(1, 1, 1) };
+            return Lanes { kind: Kind::Named, descending, groups: groups(1, 1, 1), merged_window: None };
         };
         let named = shards.partitions.len().max(1);
         match (shards.mode, &shards.window) {
             (ShardMode::Buckets, Some(window)) => {
                 let width = window.shards.end.saturating_sub(window.shards.start).max(1) as usize;
                 let at_once = (concurrency / width as u64).max(1);
-                let directory = (shards.directory)
-                    .then(|| plan.index.map(|index| directory_partition(index.name, &window.partition)))
-                    .flatten();
+                let directory = directory_of(plan, window);
                 // Buckets a directory lists are those that hold items, as many as the data put in
                 // each: like range shards, not taken to hold about as many as each other.
                 let even = directory.is_none();
@@ -47,12 +48,20 @@ impl Lanes {
                     kind: Kind::Window(window.clone(), directory),
                     descending,
                     groups: Groups { even, ..groups(window.buckets(), width, at_once) },
+                    merged_window: None,
                 }
             }
             (ShardMode::InOrder | ShardMode::Buckets, _) => {
-                Lanes { kind: Kind::Named, descending, groups: groups(named as u64, 1, concurrency) }
+                let groups = groups(named as u64, 1, concurrency);
+                Lanes { kind: Kind::Named, descending, groups, merged_window: None }
             }
-            (ShardMode::Merge, _) => Lanes { kind: Kind::Named, descending, groups: groups(1, named, 1) },
+            (ShardMode::Merge, window) => {
+                let merged_window = window
+                    .as_ref()
+                    .and_then(|window| Some((window.clone(), directory_of(plan, window)?)))
+                    .filter(|(window, _)| window.partitions() == named as u128);
+                Lanes { kind: Kind::Named, descending, groups: groups(1, named, 1), merged_window }
+            }
         }
     }
 
@@ -110,13 +119,14 @@ impl Lanes {
     }
 }
 
-/// A bucket directory's part to read: its partition key, and the sort keys of the first and last
-/// buckets wanted (in time order; read backwards when the read is descending).
+/// A bucket directory's part to read: its partition key, the sort keys of the first and last
+/// buckets wanted (in time order), and whether it is read in time order or backwards.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct DirectorySpan {
     pub partition: String,
     pub low: String,
     pub high: String,
+    pub forward: bool,
 }
 
 impl Lanes {
@@ -128,7 +138,46 @@ impl Lanes {
         let bucket = |group: u64| if self.descending { last.saturating_sub(group) } else { group };
         let (low, high) = if self.descending { (0, bucket(from)) } else { (bucket(from), last) };
         let start = |n: u64| bucket_start(window, n).map(directory_sort_key);
-        Some(DirectorySpan { partition: partition.clone(), low: start(low)?, high: start(high)? })
+        let forward = !self.descending;
+        Some(DirectorySpan { partition: partition.clone(), low: start(low)?, high: start(high)?, forward })
+    }
+
+    /// For a window merged as one whose index keeps a bucket directory: the whole directory of
+    /// the window, in time order (its lanes are listed at once, as one group).
+    pub(crate) fn window_span(&self) -> Option<DirectorySpan> {
+        let (window, partition) = self.merged_window.as_ref()?;
+        let last = window.buckets().checked_sub(1)?;
+        let start = |n: u64| bucket_start(window, n).map(directory_sort_key);
+        Some(DirectorySpan {
+            partition: partition.clone(),
+            low: start(0)?,
+            high: start(last)?,
+            forward: true,
+        })
+    }
+
+    /// The lanes of a window merged as one (bucket after bucket, shard after shard, as its
+    /// partitions are named) that directory entries list.
+    pub(crate) fn window_lanes(&self, entries: &[(i64, Vec<u32>)]) -> Vec<usize> {
+        let Some((window, _)) = &self.merged_window else { return Vec::new() };
+        let width = u64::from(window.shards.end.saturating_sub(window.shards.start));
+        let step = i128::from(window.bucket.seconds());
+        let first = i128::from(window.from).div_euclid(step);
+        entries
+            .iter()
+            .filter_map(|(start, shards)| {
+                u64::try_from(i128::from(*start).div_euclid(step) - first).ok().map(|b| (b, shards))
+            })
+            .filter(|(bucket, _)| *bucket < window.buckets())
+            .flat_map(|(bucket, shards)| {
+                let within = shards.iter().filter(|shard| window.shards.contains(shard));
+                within.filter_map(move |shard| {
+                    let lane =
+                        bucket.checked_mul(width)?.checked_add(u64::from(shard - window.shards.start))?;
+                    usize::try_from(lane).ok()
+                })
+            })
+            .collect()
     }
 
     /// The groups, and their lanes (positions in the group), of directory entries: bucket
@@ -160,6 +209,12 @@ impl Lanes {
             .first()
             .map_or(self.groups.count, |(group, _)| group + 1)
     }
+}
+
+/// The partition key of the bucket directory of `plan`'s window, when its index keeps one.
+fn directory_of(plan: &QueryPlan, window: &BucketWindow) -> Option<String> {
+    plan.shards.as_ref().filter(|shards| shards.directory)?;
+    plan.index.map(|index| directory_partition(index.name, &window.partition))
 }
 
 /// The start of bucket `n` of `window` (the first may start before `i64::MIN`: `i64::MIN`, as

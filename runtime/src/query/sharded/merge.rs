@@ -9,7 +9,7 @@
 
 use super::directory;
 use super::heap::{Continuation, Merger, Step};
-use super::lanes::Lanes;
+use super::lanes::{DirectorySpan, Lanes};
 use super::request_limit;
 use super::resume::{identity, Horizon, PageEnd, Resumed, Start, Ties};
 use super::sizing::{self, ItemSizes};
@@ -45,6 +45,9 @@ pub(crate) struct Merge {
     ties: Option<(String, Ties)>,
     /// Whether a request for a part of the bucket directory is in flight.
     listing: bool,
+    /// For a window merged as one whose index keeps a bucket directory: the lanes its parts
+    /// read so far list, and where the next part starts (`None`: at the window's start).
+    window_listing: Option<(Vec<usize>, Option<String>)>,
     /// What the page before held, from the page end the read resumed at: the end right after
     /// the first item emitted carries it, for a previous page from there.
     back: Option<Arc<Horizon>>,
@@ -121,7 +124,9 @@ impl Merge {
             }
             None => (Merger::new(plan.descending, groups, 0, Vec::<Continuation<Item>>::new()), None),
         };
-        let merger = if lanes.directory_span(0).is_some() { merger.listed() } else { merger };
+        let window_listing = lanes.window_span().map(|_| (Vec::new(), None));
+        let listed = lanes.directory_span(0).is_some() || window_listing.is_some();
+        let merger = if listed { merger.listed() } else { merger };
         Merge {
             db,
             plan,
@@ -135,6 +140,7 @@ impl Merge {
             remaining,
             ties,
             listing: false,
+            window_listing,
             back,
             emitted: None,
             from_beginning,
@@ -200,6 +206,16 @@ impl Merge {
             self.listing = false;
             let page = page?;
             let entries = directory::entries(&self.plan, &page);
+            if let Some((lanes, next)) = self.window_listing.as_mut() {
+                // A window merged as one is listed whole, once every part is read.
+                lanes.extend(self.lanes.window_lanes(&entries));
+                *next = directory::after_last(&entries);
+                if page.last_evaluated_key.is_none() || next.is_none() {
+                    let lanes = std::mem::take(lanes);
+                    self.merger.list([(0, lanes)], 1);
+                }
+                return Ok(());
+            }
             let through = match (&page.last_evaluated_key, entries.last()) {
                 (Some(_), Some((start, _))) => self.lanes.group_after(*start),
                 _ => self.lanes.groups().count,
@@ -257,11 +273,18 @@ impl Merge {
         if self.listing || self.tasks.len() >= self.plan.concurrency {
             return;
         }
-        let Some(span) = self.merger.unlisted().and_then(|from| self.lanes.directory_span(from)) else {
-            return;
+        let span = match &self.window_listing {
+            Some((_, next)) => self.merger.unlisted().and_then(|_| {
+                let span = self.lanes.window_span()?;
+                Some(DirectorySpan { low: next.clone().unwrap_or(span.low), ..span })
+            }),
+            None => self.merger.unlisted().and_then(|from| self.lanes.directory_span(from)),
         };
+        let Some(span) = span else { return };
         self.listing = true;
-        let limit = directory::entries_wanted(self.remaining);
+        // A window merged as one needs every entry before it can start.
+        let wanted = if self.window_listing.is_some() { None } else { self.remaining };
+        let limit = directory::entries_wanted(wanted);
         let (db, plan, stats) = (self.db.clone(), Arc::clone(&self.plan), self.stats.clone());
         self.tasks.spawn(async move { (DIRECTORY, directory::read(&db, &plan, span, limit, &stats).await) });
     }
