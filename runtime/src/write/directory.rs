@@ -18,12 +18,16 @@ use crate::item::table_of;
 use crate::shard::{directory_partition, directory_sort_key, BucketPartition, DIRECTORY_SHARDS};
 use crate::table::TableDefinition;
 use aws_sdk_dynamodb::types::AttributeValue;
-use std::collections::HashSet;
+use futures::stream::{self, StreamExt, TryStreamExt};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::sync::{Mutex, PoisonError};
 
 /// The most directory entries a `Db` remembers having recorded; past it, it forgets them all
 /// and records each again once (an `ADD` that changes nothing).
 const REMEMBERED: usize = 100_000;
+
+/// Directory items a write records at once.
+const RECORDED_AT_ONCE: usize = 16;
 
 /// The directory entries a `Db` (and its clones) recorded: `(table name, partition)`.
 #[derive(Debug, Default)]
@@ -100,39 +104,56 @@ impl Db {
     pub(crate) async fn record_buckets(&self, buckets: &Buckets) -> Result<()> {
         let Some(table) = buckets.table else { return Ok(()) };
         let name = self.name_of(table.name).to_owned();
+        // The partitions not recorded yet, by directory item: one `ADD` of every shard a bucket
+        // gets, the items recorded a few at a time.
+        let mut items: BTreeMap<(&str, &str, i64), Vec<BucketPartition>> = BTreeMap::new();
         for partition in &buckets.partitions {
-            let entry = (name.clone(), partition.clone());
-            if self.buckets.contains(&entry) {
-                continue;
+            if !self.buckets.contains(&(name.clone(), partition.clone())) {
+                let item = (partition.index, partition.partition.as_str(), partition.start);
+                items.entry(item).or_default().push(partition.clone());
             }
-            self.record_bucket(table, &entry.0, &entry.1).await?;
-            self.buckets.insert(entry);
+        }
+        let mut sends = Vec::with_capacity(items.len());
+        for partitions in items.into_values() {
+            let name = name.as_str();
+            sends
+                .push(async move { self.record_bucket(table, name, &partitions).await.map(|()| partitions) });
+        }
+        let mut recorded = stream::iter(sends).buffer_unordered(RECORDED_AT_ONCE);
+        while let Some(partitions) = recorded.try_next().await? {
+            for partition in partitions {
+                self.buckets.insert((name.clone(), partition));
+            }
         }
         Ok(())
     }
 
+    /// Records `partitions` (of one bucket of one logical partition) in their directory item.
     async fn record_bucket(
         &self,
         table: &'static TableDefinition,
         name: &str,
-        partition: &BucketPartition,
+        partitions: &[BucketPartition],
     ) -> Result<()> {
+        let Some(first) = partitions.first() else { return Ok(()) };
         let Some(sort_key) = table.sort_key else {
             // The derive refuses `directory` on a table without a sort key.
             let reason = format!("table `{}` has no sort key to keep a bucket directory in", table.name);
             return Err(Error::InvalidQuery { reason });
         };
-        let pk = directory_partition(partition.index, &partition.partition);
-        let sk = directory_sort_key(partition.start);
+        let pk = directory_partition(first.index, &first.partition);
+        let sk = directory_sort_key(first.start);
+        let shards: BTreeSet<u32> = partitions.iter().map(|partition| partition.shard).collect();
+        let shards: Vec<String> = shards.iter().map(u32::to_string).collect();
         let send = || {
             self.client()
                 .update_item()
                 .table_name(name)
                 .key(table.partition_key, AttributeValue::S(pk.clone()))
                 .key(sort_key, AttributeValue::S(sk.clone()))
-                .update_expression("ADD #shards :shard")
+                .update_expression("ADD #shards :shards")
                 .expression_attribute_names("#shards", DIRECTORY_SHARDS)
-                .expression_attribute_values(":shard", AttributeValue::Ns(vec![partition.shard.to_string()]))
+                .expression_attribute_values(":shards", AttributeValue::Ns(shards.clone()))
                 .send()
         };
         let attempt =
