@@ -62,7 +62,7 @@ impl Reader {
             Decoded::Elsewhere(opened) => {
                 let item_bytes = opened.item_bytes;
                 // Boxed: a rare path, kept out of the size and type depth of every page's future.
-                (crossed(db, declared, &plan, opened, stats).boxed().await?, item_bytes)
+                (crossed(db, declared, &plan, *opened, stats).boxed().await?, item_bytes)
             }
         };
         Ok(Reader::at(db, plan, start, (item_bytes, limit), stats))
@@ -273,7 +273,7 @@ enum Decoded {
     /// In the plan's own layout (or one whose lanes it has): the start, and the item size.
     Here(Start, Option<u64>),
     /// In another layout of the query.
-    Elsewhere(sharded_cursor::Opened),
+    Elsewhere(Box<sharded_cursor::Opened>),
 }
 
 fn invalid(reason: CursorError) -> Error {
@@ -341,7 +341,7 @@ fn decode_start(db: &Db, plan: &QueryPlan, cursor: Option<&str>) -> Result<Decod
                     layout_fingerprint(&before) == opened.layout
                 });
             if !here && !raised {
-                return Ok(Decoded::Elsewhere(opened));
+                return Ok(Decoded::Elsewhere(Box::new(opened)));
             }
             let (start, item_bytes) = lane_start(plan, opened)?;
             // A raise added lanes the horizon knows nothing of.

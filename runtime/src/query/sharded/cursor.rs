@@ -14,6 +14,8 @@ use crate::key_record::{key_from_record, key_record, KeyRecord};
 use crate::query::cursor::{open, seal, CursorError, Kind};
 use crate::query::{ShardLayout, ShardMode, Shards};
 use aws_sdk_dynamodb::types::AttributeValue;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -69,6 +71,12 @@ struct HorizonRecord {
     /// Whether the page before began at the read's beginning (see [`Horizon::beginning`]).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     z: bool,
+    /// The edges after `k` (see [`Horizon::further`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    e: Vec<String>,
+    /// Each lane's edge, four bits a lane (see [`Horizon::codes`]), base64url.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    c: String,
 }
 
 impl HorizonRecord {
@@ -78,6 +86,8 @@ impl HorizonRecord {
             r: horizon.read.iter().copied().collect(),
             i: horizon.first,
             z: horizon.beginning,
+            e: horizon.further.clone(),
+            c: pack(&horizon.codes),
         }
     }
 
@@ -87,8 +97,30 @@ impl HorizonRecord {
             read: self.r.into_iter().collect(),
             first: self.i,
             beginning: self.z,
+            further: self.e,
+            codes: unpack(&self.c),
         })
     }
+}
+
+/// Lanes' edges, four bits each, two to a byte, as base64url.
+fn pack(codes: &[u8]) -> String {
+    let bytes: Vec<u8> = codes
+        .chunks(2)
+        .map(|pair| (pair[0] & 0x0F) << 4 | pair.get(1).map_or(0, |code| code & 0x0F))
+        .collect();
+    URL_SAFE_NO_PAD.encode(bytes)
+}
+
+/// The edges [`pack`] packed, without trailing zeros (a lane past the end has edge `0`); none
+/// when unreadable.
+fn unpack(text: &str) -> Vec<u8> {
+    let bytes = URL_SAFE_NO_PAD.decode(text).unwrap_or_default();
+    let mut codes: Vec<u8> = bytes.iter().flat_map(|byte| [byte >> 4, byte & 0x0F]).collect();
+    while codes.last() == Some(&0) {
+        codes.pop();
+    }
+    codes
 }
 
 /// What a layout fingerprint is computed from.
@@ -287,6 +319,27 @@ mod tests {
         let smuggled = Start::After(PageEnd::at(0, key(0, "a")));
         let smuggled = encode("fp", &merge, "other", (&smuggled, None), None);
         assert_eq!(decode(&smuggled, "fp", &merge, "pk", partition, None), Err(CursorError::Malformed));
+    }
+
+    #[test]
+    fn a_horizon_over_500_keys_round_trips_in_little_more_than_a_kilobyte() {
+        let mut merge = shards(ShardMode::Merge, 500);
+        merge.partitions = (0..500).map(|i| format!("account#{i:04}")).collect();
+        let partition = |lane: u64| (lane < 500).then(|| format!("account#{lane:04}"));
+        let further: Vec<String> = (1..15).map(|edge| format!("post#17000{:05}", edge * 4_000)).collect();
+        let codes: Vec<u8> = (0..499u32).map(|lane| ((lane * 7 + 3) % 15) as u8).collect();
+        let read = (0..500).step_by(25).collect();
+        let horizon =
+            Horizon { key: "post#1700001".into(), read, further, codes, first: None, beginning: false };
+        let mut at = key(7, "post#1700000123#9");
+        at.insert("pk".into(), AttributeValue::S("account#0007".into()));
+        let end = PageEnd { horizon: Some(Arc::new(horizon)), ..PageEnd::at(7, at) };
+        let end = Start::After(end);
+        let cursor = encode("0123456789abcdef01234567", &merge, "pk", (&end, Some(498)), None);
+        let decoded = decode(&cursor, "0123456789abcdef01234567", &merge, "pk", partition, None);
+        assert_eq!(decoded, Ok((end, Some(498))));
+        // About two characters a key, and the edges.
+        assert!(cursor.len() <= 1_200, "{} characters", cursor.len());
     }
 
     #[test]

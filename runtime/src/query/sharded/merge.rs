@@ -353,18 +353,15 @@ impl Merge {
         if end.lane.is_none() || self.lanes.groups().count != 1 {
             return Some(Arc::clone(start));
         }
-        let horizon = self.merger.horizon(items).and_then(|(key, read)| {
-            let key = String::from_utf8(key).ok()?;
-            let read = read.into_iter().map(|lane| self.lanes.natural(lane)).collect();
-            Some(Arc::new(Horizon { key, read, first: None, beginning: false }))
-        });
+        let bands = self.merger.horizon(items);
+        let horizon = bands.and_then(|bands| Horizon::ahead(bands, &self.lanes)).map(Arc::new);
         // Parking no more than half the lanes saves no more than half a previous page's
         // requests: the cursor says nothing of a page whose items came from more.
         let width = self.lanes.groups().width;
         let few = |(_, _, read): &&(String, u64, BTreeSet<u64>)| 2 * read.len() <= width;
         let back = self.emitted.as_ref().filter(few).map(|(key, first, read)| {
-            let (key, read, first) = (key.clone(), read.clone(), Some(*first));
-            Arc::new(Horizon { key, read, first, beginning: self.from_beginning })
+            let (key, read) = (key.clone(), read.clone());
+            Arc::new(Horizon::back(key, read, *first, self.from_beginning))
         });
         Some(Arc::new(Start::After(PageEnd { horizon, back, ..end.clone() })))
     }

@@ -6,6 +6,7 @@
 //! [`merge`], sized by [`sizing`], resumed at a page end by [`resume`], and across a layout
 //! change by [`crossing`].
 
+mod bands;
 pub(crate) mod crossing;
 pub(crate) mod cursor;
 pub(crate) mod directory;

@@ -1,33 +1,47 @@
 //! A page end's *horizon*: what the merge knows, when a page ends, about where each lane's next
-//! items lie, so that the next page asks only the lanes that can hold its items.
+//! items lie, so that the pages after it ask only the lanes that can hold their items.
 //!
-//! When a page ends, the merge holds items it read but did not emit. If at least `items` of them
-//! are buffered, the next page of `items` lies at or before the `items`-th of them, the horizon:
-//! a lane whose next item is known to come after it (its first buffered item, or the floor where
-//! its reading stopped) cannot hold any of that page. The next page parks those lanes at the
-//! horizon ([`Merger::with_floors`]): a parked lane blocks the merge right after the horizon's
-//! sort key (every lane whose next item may have that key is read), like a lane whose reading
-//! stopped there, so it is read only if the merge gets that far (items
-//! deleted meanwhile, or a longer page), and nothing before it can be skipped. Lanes whose next
-//! items are unknown (never read, or read up to the page end) are read as usual.
+//! When a page ends, each lane's next item is known to lie at or after its first buffered item,
+//! the floor where its reading stopped, or the edge it was parked at and was not read past since;
+//! or it is unknown (never read, read up to the page end, or a request in flight). These cut into
+//! bands ([`super::super::bands`]); the next page parks each lane at its band's edge
+//! ([`Merger::with_floors`]): a parked lane blocks the merge right after the edge, like a lane
+//! whose reading stopped there, so it is read only if the merge gets that far, and nothing
+//! before it can be skipped. Lanes whose next items are unknown are read as usual. A lane parked
+//! and not read keeps its edge in the next page's bands, so what a first page saw of 500 keys
+//! serves the pages after it until they reach it.
 
+use super::super::bands::{cut, Bands, Bound, Next};
 use super::{Merger, Place};
 
 impl<T, C: Clone> Merger<T, C> {
-    /// Parks the first group's lanes at `floors` (by position in the group; `None`: not parked):
-    /// each is known to hold nothing before its floor's sort key, nor at it.
-    pub(crate) fn with_floors(mut self, floors: Vec<Option<Vec<u8>>>) -> Self {
-        self.first_floors = floors;
+    /// Parks the first group's lanes at `bounds` (by position in the group; `None`: not parked):
+    /// each is known to hold nothing before its bound.
+    pub(crate) fn with_floors(mut self, bounds: Vec<Option<Bound>>) -> Self {
+        self.first_floors = bounds;
         self
     }
 
-    /// The horizon for a next page of `items`: its sort key, and the lanes that may hold items
-    /// before it (every other lane of the read holds none); `None` when fewer than `items` are
-    /// buffered, or the read has groups of lanes one after another.
-    pub(crate) fn horizon(&self, items: usize) -> Option<(Vec<u8>, Vec<usize>)> {
+    /// The bands for the pages after this one, of about `items` lanes each (pages of `items`);
+    /// `None` when no lane can be parked, or the read has groups of lanes one after another.
+    pub(crate) fn horizon(&self, items: usize) -> Option<Bands> {
         if self.groups.count != 1 || self.next_group != 1 || items == 0 {
             return None;
         }
+        let next: Vec<Next> = (0..self.groups.width)
+            .map(|lane| {
+                let Some(state) = self.lanes.get(&lane) else { return Next::Done };
+                let inclusive = |key: &Vec<u8>| Next::At(Bound { key: key.clone(), exclusive: false });
+                match (&state.parked, state.buffer.front(), &state.floor) {
+                    (Some(bound), ..) => Next::At(bound.clone()),
+                    (None, Some((key, _)), _) => inclusive(key),
+                    (None, None, _) if !state.has_more() => Next::Done,
+                    (None, None, Some(floor)) => inclusive(floor),
+                    (None, None, None) => Next::Unknown,
+                }
+            })
+            .collect();
+        // The next page ends by the `items`-th item buffered, if that many are.
         let descending = self.descending;
         let place = |key: &Vec<u8>, lane: usize| Place { group: 0, key: Some(key.clone()), lane, descending };
         let mut buffered: Vec<Place> = self
@@ -35,26 +49,10 @@ impl<T, C: Clone> Merger<T, C> {
             .iter()
             .flat_map(|(&lane, state)| state.buffer.iter().map(move |(key, _)| place(key, lane)))
             .collect();
-        if buffered.len() < items {
-            return None;
-        }
-        let (_, horizon, _) = buffered.select_nth_unstable(items - 1);
-        let horizon = horizon.clone();
-        let read = self
-            .lanes
-            .iter()
-            .filter(|(&lane, state)| {
-                // Where the lane's next item lies at the earliest; `None`: unknown.
-                let next = match state.buffer.front() {
-                    Some((key, _)) => Some(place(key, lane)),
-                    None => state.floor.as_ref().map(|floor| place(floor, lane)),
-                };
-                // A lane whose next item may have the horizon's key is read too, so that every
-                // parked lane holds only keys after it (see `place::just_after`).
-                next.is_none_or(|next| next <= horizon || next.key == horizon.key)
-            })
-            .map(|(&lane, _)| lane)
-            .collect();
-        Some((horizon.key.unwrap_or_default(), read))
+        let horizon = match items.checked_sub(1) {
+            Some(nth) if nth < buffered.len() => buffered.select_nth_unstable(nth).1.key.take(),
+            _ => None,
+        };
+        cut(&next, items, horizon.as_deref(), descending)
     }
 }

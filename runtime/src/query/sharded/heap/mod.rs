@@ -23,6 +23,7 @@ mod requests;
 
 pub(crate) use requests::Demand;
 
+use super::bands::Bound;
 use super::place::Place;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, VecDeque};
@@ -80,9 +81,9 @@ struct Lane<T, C> {
     /// Whether its pending request asked for all that is still wanted: the lane is believed to
     /// hold the rest of the output, and lanes after its floor wait for it.
     covers: bool,
-    /// Whether it is parked at a floor from a page end's horizon and was not asked anything
-    /// since: it holds nothing before its floor, so it does not share in what is wanted there.
-    parked: bool,
+    /// Where it is parked by a page end's bands, while it was not asked anything since: it
+    /// holds nothing before its floor, so it does not share in what is wanted there.
+    parked: Option<Bound>,
 }
 
 impl<T, C> Lane<T, C> {
@@ -102,9 +103,9 @@ pub(crate) struct Merger<T, C> {
     lanes: BTreeMap<usize, Lane<T, C>>,
     /// Starts of the first group's lanes (by position in the group), taken when it opens.
     first_starts: Vec<Continuation<C>>,
-    /// Floors of the first group's lanes (by position in the group): where each is known to
-    /// hold nothing before, from a page end's horizon (see [`horizon`]).
-    first_floors: Vec<Option<Vec<u8>>>,
+    /// Bounds of the first group's lanes (by position in the group): where each is known to
+    /// hold nothing before, from a page end's bands (see [`horizon`]).
+    first_floors: Vec<Option<Bound>>,
     heads: BinaryHeap<Reverse<Place>>,
     /// Lanes with an empty buffer and more to read, and the next group while unopened.
     blocked: BTreeSet<Place>,
@@ -222,8 +223,9 @@ impl<T, C: Clone> Merger<T, C> {
         let mut live = 0;
         for offset in 0..width {
             let next = starts.next().unwrap_or(Continuation::Start(None));
-            let floor = floors.next().flatten();
-            let parked = floor.is_some();
+            let parked = floors.next().flatten();
+            let floor = parked.as_ref().and_then(|bound| bound.floor(self.descending));
+            let parked = parked.filter(|_| floor.is_some());
             let fresh = matches!(next, Continuation::Start(None));
             let Some(lane) = base.checked_add(offset).filter(|_| !matches!(next, Continuation::Done)) else {
                 continue;

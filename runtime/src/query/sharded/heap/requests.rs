@@ -140,10 +140,17 @@ impl<T, C: Clone> Merger<T, C> {
                         break;
                     }
                     let group = state.group;
-                    // Lanes parked past the place hold none of it (the place's own lane counts
-                    // once it is asked).
-                    let sharing = |lane: &&Lane<T, C>| lane.group == group && lane.has_more() && !lane.parked;
-                    let competing = self.lanes.values().filter(sharing).count() + usize::from(state.parked);
+                    // Lanes parked past the place hold none of it; those parked at or before it
+                    // may (the place's own lane among them).
+                    let descending = self.descending;
+                    let reached = |lane: &Lane<T, C>| match (&lane.floor, &place.key) {
+                        (Some(floor), Some(at)) => (floor <= at) != descending || floor == at,
+                        _ => false,
+                    };
+                    let sharing = |lane: &&Lane<T, C>| {
+                        lane.group == group && lane.has_more() && (lane.parked.is_none() || reached(lane))
+                    };
+                    let competing = self.lanes.values().filter(sharing).count();
                     // Its share of its own group's output: earlier groups are not its business.
                     let rank = self.emitted.get(&state.group).copied().unwrap_or(0) + known.in_group;
                     let supplied = (state.floor.is_some() && rank > 0).then_some((state.supplied, rank));
@@ -164,7 +171,7 @@ impl<T, C: Clone> Merger<T, C> {
             self.unindex(place.lane);
             if let Some(state) = self.lanes.get_mut(&place.lane) {
                 state.pending = Some(limit.unwrap_or(usize::MAX));
-                state.parked = false;
+                state.parked = None;
                 // Only a lane read before is believed to hold what it was asked for: a first
                 // request as large as the page is a guess, and the other lanes' first requests
                 // go out with it.

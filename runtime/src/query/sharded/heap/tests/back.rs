@@ -6,14 +6,13 @@ use super::*;
 /// The floors a previous page's cursor parks the lanes of `back` (a read the other way) at, when
 /// the page before held `before`: the lanes it held no item of, at its first sort key when they
 /// may hold items with it (behind its first item among equal keys), else right after it.
-pub(super) fn back_floors(back: &Setup, before: &[Id]) -> Vec<Option<Vec<u8>>> {
+pub(super) fn back_floors(back: &Setup, before: &[Id]) -> Vec<Option<Bound>> {
     let key = back.key(before[0]).as_bytes();
-    let after = just_after(key, back.descending);
     (0..back.width)
         .map(|lane| {
             let parked = !before.iter().any(|&(held, _)| held == lane);
             let at_key = !ties_before(lane, before[0].0, back.descending);
-            parked.then(|| if at_key { key.to_vec() } else { after.clone().unwrap_or_default() })
+            parked.then(|| Bound { key: key.to_vec(), exclusive: !at_key })
         })
         .collect()
 }

@@ -2,7 +2,8 @@
 //! page sizes, completion orders and concurrency, in both directions, checked against a plain
 //! sort; pages resumed at their page end, checked against the same sort.
 
-use super::super::place::{just_after, ties_before};
+use super::super::bands::{Bands, Bound};
+use super::super::place::ties_before;
 use super::super::sizing::{self, ItemSizes, RequestSizing};
 use super::*;
 use proptest::prelude::*;
@@ -140,8 +141,8 @@ struct Run {
     listings: usize,
 }
 
-/// A horizon as the merge gives it: a sort key, and the lanes that may hold items before it.
-type Horizon = (Vec<u8>, Vec<usize>);
+/// A horizon as the merge gives it: the bands of the page end's group.
+type Horizon = Bands;
 
 /// Reads up to `limit` items (all without one) after `end` (the previous page's last item),
 /// completing requests in the order `choices` picks.
@@ -149,7 +150,7 @@ fn run(setup: &Setup, end: Option<Id>, limit: Option<usize>, choices: &[usize]) 
     run_parked(setup, end, None, limit, choices)
 }
 
-/// [`run`], with the lanes of the page end's group that `horizon` does not name parked at its key.
+/// [`run`], with the lanes of the page end's group parked at their edges in `horizon`.
 fn run_parked(
     setup: &Setup,
     end: Option<Id>,
@@ -157,12 +158,15 @@ fn run_parked(
     limit: Option<usize>,
     choices: &[usize],
 ) -> Run {
-    let descending = setup.descending;
     let (first, starts, drop) = resumption(setup, end);
-    let floor = horizon.and_then(|(key, _)| just_after(key, descending));
-    let floors = match (horizon, &drop, floor) {
-        (Some((_, read)), Some((group, ..)), Some(floor)) => (0..setup.width)
-            .map(|offset| (!read.contains(&(group * setup.width + offset))).then(|| floor.clone()))
+    let floors = match (horizon, &drop) {
+        (Some(bands), Some(_)) => bands
+            .codes
+            .iter()
+            .map(|&code| {
+                let edge = bands.edges.get(usize::from(code).checked_sub(1)?)?;
+                Some(Bound { key: edge.clone(), exclusive: true })
+            })
             .collect(),
         _ => Vec::new(),
     };
@@ -205,7 +209,7 @@ type Resumption = (u64, Vec<Continuation<At>>, Option<(usize, usize, String)>);
 fn run_with_floors(
     setup: &Setup,
     (first, starts, drop): Resumption,
-    floors: Vec<Option<Vec<u8>>>,
+    floors: Vec<Option<Bound>>,
     limit: Option<usize>,
     choices: &[usize],
 ) -> Run {
