@@ -65,6 +65,9 @@ struct HorizonRecord {
     k: String,
     /// The lanes to read, by natural number, ascending.
     r: Vec<u64>,
+    /// The items each of them holds (see [`Horizon::held`]), in the same order; `0`: unknown.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    n: Vec<usize>,
     /// The lane of the first item of the page before (see [`Horizon::first`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     i: Option<u64>,
@@ -84,6 +87,7 @@ impl HorizonRecord {
         HorizonRecord {
             k: horizon.key.clone(),
             r: horizon.read.iter().copied().collect(),
+            n: held_counts(horizon),
             i: horizon.first,
             z: horizon.beginning,
             e: horizon.further.clone(),
@@ -94,6 +98,13 @@ impl HorizonRecord {
     fn into_horizon(self) -> Arc<Horizon> {
         Arc::new(Horizon {
             key: self.k,
+            held: self
+                .r
+                .iter()
+                .zip(&self.n)
+                .filter(|(_, &held)| held > 0)
+                .map(|(&lane, &held)| (lane, held))
+                .collect(),
             read: self.r.into_iter().collect(),
             first: self.i,
             beginning: self.z,
@@ -101,6 +112,15 @@ impl HorizonRecord {
             codes: unpack(&self.c),
         })
     }
+}
+
+/// The items each lane a horizon reads holds, in the order of its lanes (`0`: unknown); none
+/// when it knows of none.
+fn held_counts(horizon: &Horizon) -> Vec<usize> {
+    if horizon.held.is_empty() {
+        return Vec::new();
+    }
+    horizon.read.iter().map(|lane| horizon.held.get(lane).copied().unwrap_or(0)).collect()
 }
 
 /// Lanes' edges, four bits each, two to a byte, as base64url.
@@ -329,8 +349,9 @@ mod tests {
         let further: Vec<String> = (1..15).map(|edge| format!("post#17000{:05}", edge * 4_000)).collect();
         let codes: Vec<u8> = (0..499u32).map(|lane| ((lane * 7 + 3) % 15) as u8).collect();
         let read = (0..500).step_by(25).collect();
+        let held = [(25, 3), (75, 1)].into_iter().collect();
         let horizon =
-            Horizon { key: "post#1700001".into(), read, further, codes, first: None, beginning: false };
+            Horizon { key: "post#1700001".into(), read, held, further, codes, first: None, beginning: false };
         let mut at = key(7, "post#1700000123#9");
         at.insert("pk".into(), AttributeValue::S("account#0007".into()));
         let end = PageEnd { horizon: Some(Arc::new(horizon)), ..PageEnd::at(7, at) };

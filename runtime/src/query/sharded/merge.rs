@@ -19,7 +19,7 @@ use crate::item_size::item_size;
 use crate::query::request::{fetch, resume_key, sort_key_of, RawPage, Request};
 use crate::query::SortRange;
 use crate::query::{QueryPlan, QueryStats};
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use tokio::task::{JoinError, JoinSet};
 
@@ -51,9 +51,9 @@ pub(crate) struct Merge {
     /// What the page before held, from the page end the read resumed at: the end right after
     /// the first item emitted carries it, for a previous page from there.
     back: Option<Arc<Horizon>>,
-    /// The sort key and lane of the first item emitted, and the lanes (natural numbers) of
-    /// every item emitted: what a page end of this read tells the page after it of this one.
-    emitted: Option<(String, u64, BTreeSet<u64>)>,
+    /// The sort key and lane of the first item emitted, and the items emitted of each lane
+    /// (by natural number): what a page end of this read tells the page after it of this one.
+    emitted: Option<(String, u64, BTreeMap<u64, usize>)>,
     /// Whether the read began at the beginning of the query.
     from_beginning: bool,
     /// For a previous page's read, whether its cursor says it is the query's first page (the
@@ -110,16 +110,18 @@ impl Merge {
             }
             _ => None,
         };
-        let floors = match &start {
-            Start::After(end) => end.parked(&lanes),
-            Start::Beginning => Vec::new(),
+        let (floors, held) = match &start {
+            Start::After(end) => (end.parked(&lanes), end.held(&lanes)),
+            Start::Beginning => (Vec::new(), Vec::new()),
         };
         let (merger, resumed) = match resumption {
             Some((resumed, mut starts)) => {
                 if !plan.lane_ranges.is_empty() {
                     finish_passed_lanes(&plan, &lanes, &resumed, &mut starts);
                 }
-                let merger = Merger::new(plan.descending, groups, resumed.group, starts).with_floors(floors);
+                let merger = Merger::new(plan.descending, groups, resumed.group, starts)
+                    .with_floors(floors)
+                    .with_held(held);
                 (merger, Some(resumed))
             }
             None => (Merger::new(plan.descending, groups, 0, Vec::<Continuation<Item>>::new()), None),
@@ -179,9 +181,9 @@ impl Merge {
                     let natural = self.lanes.natural(lane);
                     // Only the end right after the first item follows the page the read resumed after.
                     let back = if self.emitted.is_none() { self.back.take() } else { None };
-                    let first = || (sort_key.unwrap_or_default().to_owned(), natural, BTreeSet::new());
+                    let first = || (sort_key.unwrap_or_default().to_owned(), natural, BTreeMap::new());
                     let (_, _, lanes) = self.emitted.get_or_insert_with(first);
-                    lanes.insert(natural);
+                    *lanes.entry(natural).or_default() += 1;
                     let lane = Some(natural);
                     self.end = Arc::new(Start::After(PageEnd { lane, key, ties, horizon: None, back }));
                     return Some(Ok(item));
@@ -353,15 +355,14 @@ impl Merge {
         if end.lane.is_none() || self.lanes.groups().count != 1 {
             return Some(Arc::clone(start));
         }
-        let bands = self.merger.horizon(items);
-        let horizon = bands.and_then(|bands| Horizon::ahead(bands, &self.lanes)).map(Arc::new);
+        let ahead = self.merger.horizon(items);
+        let horizon = ahead.and_then(|(bands, held)| Horizon::ahead(bands, &held, &self.lanes)).map(Arc::new);
         // Parking no more than half the lanes saves no more than half a previous page's
         // requests: the cursor says nothing of a page whose items came from more.
         let width = self.lanes.groups().width;
-        let few = |(_, _, read): &&(String, u64, BTreeSet<u64>)| 2 * read.len() <= width;
-        let back = self.emitted.as_ref().filter(few).map(|(key, first, read)| {
-            let (key, read) = (key.clone(), read.clone());
-            Arc::new(Horizon::back(key, read, *first, self.from_beginning))
+        let few = |(_, _, held): &&(String, u64, BTreeMap<u64, usize>)| 2 * held.len() <= width;
+        let back = self.emitted.as_ref().filter(few).map(|(key, first, held)| {
+            Arc::new(Horizon::back(key.clone(), held.clone(), *first, self.from_beginning))
         });
         Some(Arc::new(Start::After(PageEnd { horizon, back, ..end.clone() })))
     }

@@ -56,7 +56,7 @@ impl RequestSizing {
     /// assert_eq!(RequestSizing::Floor.first_request(100, 1, 500), 100);
     /// ```
     pub fn first_request(self, page: usize, shards: usize, item_bytes: u64) -> usize {
-        let demand = Demand { need: page, competing: shards.max(1), supplied: None };
+        let demand = Demand { need: page, competing: shards.max(1), supplied: None, held: None };
         let sizes = ItemSizes::starting_at(Some(item_bytes));
         limit(&demand, &sizes, Some(page), self).unwrap_or(page)
     }
@@ -127,6 +127,11 @@ pub(crate) fn limit(
         Some(cap) => items.min(cap.max(1)),
         None => items,
     };
+    // What a page end knows the lane holds of the page, and the item after them, so that the
+    // lane does not block the merge inside it.
+    if let Some(held) = demand.held {
+        return Some(capped(fill_started_units(held.saturating_add(1), mean)));
+    }
     if sizing == RequestSizing::OneRoundTrip && demand.supplied.is_none() && demand.competing > 1 {
         return Some(capped(fill_started_units(one_round_share(demand.need, demand.competing), mean)));
     }
@@ -227,7 +232,7 @@ mod tests {
     use super::*;
 
     fn demand(need: usize, competing: usize) -> Demand {
-        Demand { need, competing, supplied: None }
+        Demand { need, competing, supplied: None, held: None }
     }
 
     fn limit_floor(demand: &Demand, sizes: &ItemSizes, cap: Option<usize>) -> Option<usize> {
@@ -280,7 +285,7 @@ mod tests {
         // Thirteen items of 485 bytes start a second unit, which holds sixteen.
         assert_eq!(one_round(&demand(100, 21)), Some(16));
         assert_eq!(one_round(&demand(100, 1)), Some(100), "alone: exactly what is missing");
-        let again = Demand { need: 60, competing: 21, supplied: Some((5, 100)) };
+        let again = Demand { need: 60, competing: 21, supplied: Some((5, 100)), held: None };
         assert_eq!(one_round(&again), limit_floor(&again, &sizes, Some(100)), "later rounds as the floor");
         assert_eq!(limit(&demand(0, 21), &sizes, Some(7), RequestSizing::OneRoundTrip), Some(7));
     }
@@ -346,14 +351,14 @@ mod tests {
     fn a_shard_once_read_is_asked_for_its_share_of_the_output() {
         let sizes = ItemSizes::starting_at(Some(500));
         // It supplied all 8 of the first 8 items: it holds everything, so it gets the shortfall.
-        let skewed = Demand { need: 92, competing: 21, supplied: Some((8, 8)) };
+        let skewed = Demand { need: 92, competing: 21, supplied: Some((8, 8)), held: None };
         assert_eq!(limit_floor(&skewed, &sizes, Some(100)), Some(98));
         // One twentieth of the output: 1.5 times a twentieth of the shortfall, filling its unit.
-        let even = Demand { need: 60, competing: 21, supplied: Some((5, 100)) };
+        let even = Demand { need: 60, competing: 21, supplied: Some((5, 100)), held: None };
         assert_eq!(limit_floor(&even, &sizes, Some(100)), Some(8));
-        let dense = Demand { need: 80, competing: 21, supplied: Some((8, 60)) };
+        let dense = Demand { need: 80, competing: 21, supplied: Some((8, 60)), held: None };
         assert_eq!(limit_floor(&dense, &sizes, Some(100)), Some(16), "two units for sixteen");
-        let alone = Demand { need: 10, competing: 1, supplied: Some((3, 12)) };
+        let alone = Demand { need: 10, competing: 1, supplied: Some((3, 12)), held: None };
         assert_eq!(limit_floor(&alone, &sizes, Some(100)), Some(4), "alone: exactly its share");
     }
 

@@ -11,7 +11,7 @@
 //! and not read keeps its edge in the next page's bands, so what a first page saw of 500 keys
 //! serves the pages after it until they reach it.
 
-use super::super::bands::{cut, Bands, Bound, Next};
+use super::super::bands::{cut, parks, Bands, Bound, Next};
 use super::{Merger, Place};
 
 impl<T, C: Clone> Merger<T, C> {
@@ -22,9 +22,18 @@ impl<T, C: Clone> Merger<T, C> {
         self
     }
 
-    /// The bands for the pages after this one, of about `items` lanes each (pages of `items`);
-    /// `None` when no lane can be parked, or the read has groups of lanes one after another.
-    pub(crate) fn horizon(&self, items: usize) -> Option<Bands> {
+    /// Tells the first group's lanes how many items of the page each holds (by position in the
+    /// group; `None`: unknown), so that each is asked for those and the one after them.
+    pub(crate) fn with_held(mut self, held: Vec<Option<usize>>) -> Self {
+        self.first_held = held;
+        self
+    }
+
+    /// The bands for the pages after this one, of about `items` lanes each (pages of `items`),
+    /// and the items each lane read as usual holds up to the first edge, when all of them are
+    /// buffered (by position); `None` when no lane can be parked, or the read has groups of
+    /// lanes one after another.
+    pub(crate) fn horizon(&self, items: usize) -> Option<(Bands, Vec<Option<usize>>)> {
         if self.groups.count != 1 || self.next_group != 1 || items == 0 {
             return None;
         }
@@ -53,6 +62,21 @@ impl<T, C: Clone> Merger<T, C> {
             Some(nth) if nth < buffered.len() => buffered.select_nth_unstable(nth).1.key.take(),
             _ => None,
         };
-        cut(&next, items, horizon.as_deref(), descending)
+        let bands = cut(&next, items, horizon.as_deref(), descending)?;
+        let edge = &bands.edges[0];
+        let held = bands
+            .codes
+            .iter()
+            .enumerate()
+            .map(|(lane, &code)| {
+                let state = self.lanes.get(&lane).filter(|_| code == 0)?;
+                let after =
+                    |key: &Vec<u8>| parks(edge, &Bound { key: key.clone(), exclusive: false }, descending);
+                // Every item up to the edge is buffered when one after it is, or none is left.
+                let complete = state.buffer.back().is_some_and(|(key, _)| after(key)) || !state.has_more();
+                complete.then(|| state.buffer.iter().take_while(|(key, _)| !after(key)).count())
+            })
+            .collect();
+        Some((bands, held))
     }
 }

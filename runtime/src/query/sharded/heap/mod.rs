@@ -84,6 +84,9 @@ struct Lane<T, C> {
     /// Where it is parked by a page end's bands, while it was not asked anything since: it
     /// holds nothing before its floor, so it does not share in what is wanted there.
     parked: Option<Bound>,
+    /// The items a page end knows it holds of the page, until it is asked (see
+    /// `resume::Horizon::held`).
+    held: Option<usize>,
 }
 
 impl<T, C> Lane<T, C> {
@@ -106,6 +109,8 @@ pub(crate) struct Merger<T, C> {
     /// Bounds of the first group's lanes (by position in the group): where each is known to
     /// hold nothing before, from a page end's bands (see [`horizon`]).
     first_floors: Vec<Option<Bound>>,
+    /// Items the first group's lanes are known to hold of the page (by position in the group).
+    first_held: Vec<Option<usize>>,
     heads: BinaryHeap<Reverse<Place>>,
     /// Lanes with an empty buffer and more to read, and the next group while unopened.
     blocked: BTreeSet<Place>,
@@ -135,6 +140,7 @@ impl<T, C: Clone> Merger<T, C> {
             lanes: BTreeMap::new(),
             first_starts: starts,
             first_floors: Vec::new(),
+            first_held: Vec::new(),
             heads: BinaryHeap::new(),
             blocked: BTreeSet::new(),
             frontier: BTreeSet::new(),
@@ -216,6 +222,7 @@ impl<T, C: Clone> Merger<T, C> {
         self.listed_starts(group, &mut starts);
         let mut starts = starts.into_iter();
         let mut floors = std::mem::take(&mut self.first_floors).into_iter();
+        let mut held = std::mem::take(&mut self.first_held).into_iter();
         let width = self.groups.width;
         let Some(base) = usize::try_from(group).ok().and_then(|group| group.checked_mul(width)) else {
             return true;
@@ -226,6 +233,7 @@ impl<T, C: Clone> Merger<T, C> {
             let parked = floors.next().flatten();
             let floor = parked.as_ref().and_then(|bound| bound.floor(self.descending));
             let parked = parked.filter(|_| floor.is_some());
+            let held = held.next().flatten();
             let fresh = matches!(next, Continuation::Start(None));
             let Some(lane) = base.checked_add(offset).filter(|_| !matches!(next, Continuation::Done)) else {
                 continue;
@@ -241,6 +249,7 @@ impl<T, C: Clone> Merger<T, C> {
                 fresh,
                 covers: false,
                 parked,
+                held,
             };
             self.lanes.insert(lane, state);
             self.index(lane);

@@ -14,6 +14,9 @@ pub(crate) struct Demand {
     /// What the lane supplied so far, and how many items of the output come before its floor:
     /// its share of the output, once it was read.
     pub supplied: Option<(usize, usize)>,
+    /// The items a page end knows the lane holds of the page, when it says (see
+    /// `resume::Horizon::held`).
+    pub held: Option<usize>,
 }
 
 /// A request the merge wants sent: a lane, the key to start after, and its `Limit`.
@@ -154,13 +157,13 @@ impl<T, C: Clone> Merger<T, C> {
                     // Its share of its own group's output: earlier groups are not its business.
                     let rank = self.emitted.get(&state.group).copied().unwrap_or(0) + known.in_group;
                     let supplied = (state.floor.is_some() && rank > 0).then_some((state.supplied, rank));
-                    Demand { need: wanted - before, competing: competing.max(1), supplied }
+                    Demand { need: wanted - before, competing: competing.max(1), supplied, held: state.held }
                 }
                 None if !state.buffer.is_empty() && state.buffer.len() > state.last_fill => {
                     after = Some(place);
                     continue;
                 }
-                None => Demand { need: 0, competing: 1, supplied: None },
+                None => Demand { need: 0, competing: 1, supplied: None, held: None },
             };
             let start = match &state.next {
                 Continuation::Start(start) => start.clone(),
@@ -172,6 +175,7 @@ impl<T, C: Clone> Merger<T, C> {
             if let Some(state) = self.lanes.get_mut(&place.lane) {
                 state.pending = Some(limit.unwrap_or(usize::MAX));
                 state.parked = None;
+                state.held = None;
                 // Only a lane read before is believed to hold what it was asked for: a first
                 // request as large as the page is a guess, and the other lanes' first requests
                 // go out with it.

@@ -44,7 +44,7 @@ proptest! {
             for more in [0, 3] {
                 let floors = back_floors(&back, before);
                 let limit = before.len() + more;
-                let read = run_with_floors(&back, resumption(&back, Some(first)), floors, Some(limit), &choices);
+                let read = run_with_floors(&back, resumption(&back, Some(first)), (floors, Vec::new()), Some(limit), &choices);
                 let earlier = &all[..(at + 1) * page];
                 let expected: Vec<Id> = earlier.iter().rev().take(limit).copied().collect();
                 prop_assert_eq!(read.output, expected);

@@ -308,7 +308,7 @@ fn a_previous_page_asks_only_the_lanes_of_the_page_before() {
     let (before, first) = (&expected[..20], expected[20]);
     let floors = back_floors(&back, before);
     let lanes = floors.iter().filter(|floor| floor.is_none()).count();
-    let read = run_with_floors(&back, resumption(&back, Some(first)), floors, Some(20), &[1]);
+    let read = run_with_floors(&back, resumption(&back, Some(first)), (floors, Vec::new()), Some(20), &[1]);
     let mut want = before.to_vec();
     want.reverse();
     assert_eq!(read.output, want);
@@ -316,4 +316,41 @@ fn a_previous_page_asks_only_the_lanes_of_the_page_before() {
     let unparked = run(&back, Some(first), Some(20), &[1]);
     assert_eq!(unparked.output, want);
     assert!(unparked.requests >= 500, "{} requests", unparked.requests);
+}
+
+#[test]
+fn a_previous_page_asks_each_lane_for_the_items_it_held_in_one_round() {
+    // One key posts every second, 99 others every ten minutes, one of them every six seconds:
+    // the page before (20 items) is mostly the busy key's. Told how many items of it each lane
+    // held (what a previous page's cursor carries), the previous page asks each of those lanes
+    // once, all at once; told only which lanes, the busy one is asked for a share and again.
+    let busy =
+        Partition { keys: (0..2_000).map(|second| format!("{second:06}#busy")).collect(), page: 2_000 };
+    let quiet = (0..99).map(|lane| {
+        let keys = (0..4).map(|tenth| format!("{:06}#{lane:02}", tenth * 600 + lane * 6 + 3)).collect();
+        Partition { keys, page: 2_000 }
+    });
+    let setup = merge_of(std::iter::once(busy).chain(quiet).collect(), 32);
+    let expected = setup.expected();
+    let back = Setup { descending: true, ..setup.clone() };
+    for at in [1, 4] {
+        let (before, first) = (&expected[(at - 1) * 20..at * 20], expected[at * 20]);
+        let mut held = vec![None; setup.width];
+        for &(lane, _) in before {
+            *held[lane].get_or_insert(0) += 1;
+        }
+        let lanes = held.iter().flatten().count();
+        let mut want = before.to_vec();
+        want.reverse();
+        let told = |held: Vec<Option<usize>>| {
+            let parking = (back_floors(&back, before), held);
+            run_with_floors(&back, resumption(&back, Some(first)), parking, Some(20), &[1])
+        };
+        let counted = told(held);
+        assert_eq!(counted.output, want);
+        assert_eq!((counted.requests, counted.rounds), (lanes, 1), "page {at}: {lanes} lanes");
+        let named = told(Vec::new());
+        assert_eq!(named.output, want);
+        assert!(named.requests > lanes, "page {at}: {} requests for {lanes} lanes", named.requests);
+    }
 }

@@ -141,8 +141,9 @@ struct Run {
     listings: usize,
 }
 
-/// A horizon as the merge gives it: the bands of the page end's group.
-type Horizon = Bands;
+/// A horizon as the merge gives it: the bands of the page end's group, and the items each lane
+/// read as usual holds up to the first edge.
+type Horizon = (Bands, Vec<Option<usize>>);
 
 /// Reads up to `limit` items (all without one) after `end` (the previous page's last item),
 /// completing requests in the order `choices` picks.
@@ -160,7 +161,7 @@ fn run_parked(
 ) -> Run {
     let (first, starts, drop) = resumption(setup, end);
     let floors = match (horizon, &drop) {
-        (Some(bands), Some(_)) => bands
+        (Some((bands, _)), Some(_)) => bands
             .codes
             .iter()
             .map(|&code| {
@@ -170,7 +171,8 @@ fn run_parked(
             .collect(),
         _ => Vec::new(),
     };
-    run_with_floors(setup, (first, starts, drop), floors, limit, choices)
+    let held = horizon.map(|(_, held)| held.clone()).unwrap_or_default();
+    run_with_floors(setup, (first, starts, drop), (floors, held), limit, choices)
 }
 
 /// How a read of `setup` resumes after `end` (the previous page's last item).
@@ -209,13 +211,13 @@ type Resumption = (u64, Vec<Continuation<At>>, Option<(usize, usize, String)>);
 fn run_with_floors(
     setup: &Setup,
     (first, starts, drop): Resumption,
-    floors: Vec<Option<Bound>>,
+    (floors, held): (Vec<Option<Bound>>, Vec<Option<usize>>),
     limit: Option<usize>,
     choices: &[usize],
 ) -> Run {
     let descending = setup.descending;
     let mut merger: Merger<Id, At> =
-        Merger::new(descending, setup.groups(), first, starts).with_floors(floors);
+        Merger::new(descending, setup.groups(), first, starts).with_floors(floors).with_held(held);
     if setup.listed.is_some() {
         merger = merger.listed();
     }
