@@ -51,6 +51,8 @@ const ACCOUNTS: usize = 500;
 const PAGE: usize = 20;
 const PAGES: usize = 5;
 const FAN_OUT: usize = 32;
+/// Pages read in a row to see what later pages ask once the first page's bands run out.
+const LONG_RUN: usize = 60;
 
 #[derive(Table)]
 #[table(name = "FeedsBench", pk = "pk", sk = "sk")]
@@ -241,6 +243,22 @@ fn main() {
     let later_requests =
         format!("{}..{}", later.iter().min().unwrap_or(&0), later.iter().max().unwrap_or(&0));
 
+    // Pages 2 to 60 in a row: what a later page asks, on average and at most.
+    let long = runtime.block_on(read_pages(&db, &query, LONG_RUN));
+    let long_read: Vec<(u64, u32)> =
+        long.iter().flat_map(|page| page.items.iter().map(|post| (post.at, post.id))).collect();
+    let long_want: Vec<(u64, u32)> =
+        want.iter().take(PAGE * LONG_RUN).map(|post| (post.at, post.id)).collect();
+    assert_eq!(long_read, long_want, "{LONG_RUN} pages in a row are the newest posts in order");
+    let long_requests: Vec<usize> = long[1..].iter().map(|page| page.stats.requests).collect();
+    let long_mean = long_requests.iter().sum::<usize>() as f64 / long_requests.len() as f64;
+    let long_max = long_requests.iter().max().copied().unwrap_or(0);
+    let over_100 = long_requests.iter().filter(|&&requests| requests > 100).count();
+    println!(
+        "pages 2 to {LONG_RUN}: {long_mean:.1} requests a page on average, at most {long_max}; \
+         {over_100} pages asked more than 100 accounts"
+    );
+
     // Previous pages: from each of pages 2 to 5, the page before it read backwards, against the
     // page after it read forwards (the same position, the other way).
     let mut back_ratios: Vec<String> = Vec::new();
@@ -298,6 +316,7 @@ fn main() {
 
     println!(
         "feeds: keys={ACCOUNTS} first_page_requests={} first_page_units_vs_floor={:.2} later_page_requests={later_requests} \
+         pages_2_to_{LONG_RUN}_requests_mean={long_mean:.1} pages_2_to_{LONG_RUN}_requests_max={long_max} \
          pages_1_to_{PAGES}_units_vs_floor<={:.2} prev_page_requests_vs_next={back_ratio} in_list_requests={in_list_requests} \
          bucket_page_requests<={} bucket_page_requests_beyond_partitions<={} bucket_page_units_vs_unsharded<={:.2} \
          bucket_page_units_vs_floor<={:.2} skewed_merged_page_units_vs_floor<={:.2} range_page_units_vs_floor<={:.2} \

@@ -12,10 +12,9 @@ use crate::expression::Placeholders;
 use crate::shard::{ShardLayout, ShardMode, Shards};
 
 /// The partition keys a merged query reads at most unless told otherwise
-/// ([`Query::max_keys`]). Every page of a merged query asks every key that may hold its items,
-/// so a page costs at least a request (half a read unit) a key: 1,000 keys is 1,000 requests
-/// and 500 read units for a first page, about as far as a read at request time should go; past
-/// it, a feed written ahead (one item per reader) costs less.
+/// ([`Query::max_keys`]). A first page asks every key, so it costs at least a request (half a
+/// read unit) a key: 1,000 keys is 1,000 requests and 500 read units, about as far as a read at
+/// request time should go; past it, a feed written ahead (one item per reader) costs less.
 pub const DEFAULT_MAX_KEYS: usize = 1_000;
 
 impl<E> Query<E, Done> {
@@ -38,7 +37,10 @@ impl<E> Query<E, Done> {
     /// of time-bucketed or dynamic-sharded queries is not supported (an `InvalidQuery`).
     ///
     /// Each key is first asked for its share of a page, filled to whole read units, and asked
-    /// again only when the merge runs out of its items before the page is full.
+    /// again only when the merge runs out of its items before the page is full. A page's cursor
+    /// remembers where every key's next item lies, in bands of about a page's worth of keys
+    /// (about a byte per key), so later pages ask only the keys whose band they reach, and
+    /// each key they ask for the items it is known to hold of them and one more.
     ///
     /// ```no_run
     /// # use dynashard::{Db, Entity, Query, Table};

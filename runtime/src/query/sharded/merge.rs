@@ -11,7 +11,7 @@ use super::directory;
 use super::heap::{Continuation, Merger, Step};
 use super::lanes::{DirectorySpan, Lanes};
 use super::request_limit;
-use super::resume::{identity, Horizon, PageEnd, Resumed, Start, Ties};
+use super::resume::{finish_passed_lanes, identity, Horizon, PageEnd, Resumed, Start, Ties};
 use super::sizing::{self, ItemSizes};
 use crate::db::Db;
 use crate::error::{Error, Item, Result};
@@ -375,24 +375,6 @@ impl Merge {
     /// Cancels every request in flight, keeping the position.
     pub(crate) fn stop(&mut self) {
         self.tasks.abort_all();
-    }
-}
-
-/// Marks done the lanes of a merge whose own range lies wholly before the page end `resumed`
-/// resumes at: nothing of theirs is left.
-fn finish_passed_lanes(
-    plan: &QueryPlan,
-    lanes: &Lanes,
-    resumed: &Resumed,
-    starts: &mut [Continuation<Item>],
-) {
-    let Some(key) = resumed.sort_key.as_deref() else { return };
-    let base = usize::try_from(resumed.group).unwrap_or(0).saturating_mul(lanes.groups().width);
-    for (offset, start) in starts.iter_mut().enumerate() {
-        let natural = lanes.natural(base + offset);
-        if plan.range_of(natural).part_from(key, plan.descending).is_none() {
-            *start = Continuation::Done;
-        }
     }
 }
 

@@ -20,11 +20,12 @@ mod horizon;
 pub(crate) use horizon::Horizon;
 
 use super::heap::Continuation;
+use super::lanes::Lanes;
 use super::place::ties_before;
 use crate::error::Item;
 use crate::fingerprint::fingerprint;
 use crate::key_record::key_record;
-use crate::query::SortRange;
+use crate::query::{QueryPlan, SortRange};
 use crate::table::TableDefinition;
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -151,6 +152,24 @@ impl Resumed {
         }
         let before_end = self.end.is_some_and(|end| ties_before(lane, end, self.descending));
         before_end || (!self.ties.is_empty() && self.ties.contains(&identity()))
+    }
+}
+
+/// Marks done the lanes of a merge whose own range lies wholly before the page end `resumed`
+/// resumes at: nothing of theirs is left.
+pub(crate) fn finish_passed_lanes(
+    plan: &QueryPlan,
+    lanes: &Lanes,
+    resumed: &Resumed,
+    starts: &mut [Continuation<Item>],
+) {
+    let Some(key) = resumed.sort_key.as_deref() else { return };
+    let base = usize::try_from(resumed.group).unwrap_or(0).saturating_mul(lanes.groups().width);
+    for (offset, start) in starts.iter_mut().enumerate() {
+        let natural = lanes.natural(base + offset);
+        if plan.range_of(natural).part_from(key, plan.descending).is_none() {
+            *start = Continuation::Done;
+        }
     }
 }
 
