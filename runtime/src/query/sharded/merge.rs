@@ -110,18 +110,16 @@ impl Merge {
             }
             _ => None,
         };
-        let (floors, held) = match &start {
-            Start::After(end) => (end.parked(&lanes), end.held(&lanes)),
-            Start::Beginning => (Vec::new(), Vec::new()),
+        let told = match &start {
+            Start::After(end) => end.told(&lanes),
+            Start::Beginning => Vec::new(),
         };
         let (merger, resumed) = match resumption {
             Some((resumed, mut starts)) => {
                 if !plan.lane_ranges.is_empty() {
                     finish_passed_lanes(&plan, &lanes, &resumed, &mut starts);
                 }
-                let merger = Merger::new(plan.descending, groups, resumed.group, starts)
-                    .with_floors(floors)
-                    .with_held(held);
+                let merger = Merger::new(plan.descending, groups, resumed.group, starts).told(told);
                 (merger, Some(resumed))
             }
             None => (Merger::new(plan.descending, groups, 0, Vec::<Continuation<Item>>::new()), None),

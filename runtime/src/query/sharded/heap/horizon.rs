@@ -5,7 +5,7 @@
 //! the floor where its reading stopped, or the edge it was parked at and was not read past since;
 //! or it is unknown (never read, read up to the page end, or a request in flight). These cut into
 //! bands ([`super::super::bands`]); the next page parks each lane at its band's edge
-//! ([`Merger::with_floors`]): a parked lane blocks the merge right after the edge, like a lane
+//! ([`Merger::told`]): a parked lane blocks the merge right after the edge, like a lane
 //! whose reading stopped there, so it is read only if the merge gets that far, and nothing
 //! before it can be skipped. Lanes whose next items are unknown are read as usual. A lane parked
 //! and not read keeps its edge in the next page's bands, so what a first page saw of 500 keys
@@ -14,18 +14,19 @@
 use super::super::bands::{cut, parks, Bands, Bound, Next};
 use super::{Merger, Place};
 
-impl<T, C: Clone> Merger<T, C> {
-    /// Parks the first group's lanes at `bounds` (by position in the group; `None`: not parked):
-    /// each is known to hold nothing before its bound.
-    pub(crate) fn with_floors(mut self, bounds: Vec<Option<Bound>>) -> Self {
-        self.first_floors = bounds;
-        self
-    }
+/// What a page end tells a lane of the page that follows it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Told {
+    /// Where it is parked: it holds nothing before this bound.
+    pub parked: Option<Bound>,
+    /// How many items of the page it holds: it is asked for those and the one after them.
+    pub held: Option<usize>,
+}
 
-    /// Tells the first group's lanes how many items of the page each holds (by position in the
-    /// group; `None`: unknown), so that each is asked for those and the one after them.
-    pub(crate) fn with_held(mut self, held: Vec<Option<usize>>) -> Self {
-        self.first_held = held;
+impl<T, C: Clone> Merger<T, C> {
+    /// Tells the first group's lanes (by position in the group) what a page end knows of them.
+    pub(crate) fn told(mut self, told: Vec<Told>) -> Self {
+        self.first_told = told;
         self
     }
 

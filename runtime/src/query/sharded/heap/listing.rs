@@ -90,8 +90,7 @@ impl<T, C: Clone> Merger<T, C> {
         self.blocked.remove(&self.unopened(from));
         // The starts and floors of a resumed read are its first group's, which holds nothing.
         self.first_starts.clear();
-        self.first_floors.clear();
-        self.first_held.clear();
+        self.first_told.clear();
         self.next_group = next;
         if next < self.groups.count {
             self.blocked.insert(self.unopened(next));

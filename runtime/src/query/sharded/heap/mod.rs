@@ -21,6 +21,7 @@ mod horizon;
 mod listing;
 mod requests;
 
+pub(crate) use horizon::Told;
 pub(crate) use requests::Demand;
 
 use super::bands::Bound;
@@ -106,11 +107,9 @@ pub(crate) struct Merger<T, C> {
     lanes: BTreeMap<usize, Lane<T, C>>,
     /// Starts of the first group's lanes (by position in the group), taken when it opens.
     first_starts: Vec<Continuation<C>>,
-    /// Bounds of the first group's lanes (by position in the group): where each is known to
-    /// hold nothing before, from a page end's bands (see [`horizon`]).
-    first_floors: Vec<Option<Bound>>,
-    /// Items the first group's lanes are known to hold of the page (by position in the group).
-    first_held: Vec<Option<usize>>,
+    /// What a page end tells the first group's lanes (by position in the group; see
+    /// [`horizon`]).
+    first_told: Vec<Told>,
     heads: BinaryHeap<Reverse<Place>>,
     /// Lanes with an empty buffer and more to read, and the next group while unopened.
     blocked: BTreeSet<Place>,
@@ -139,8 +138,7 @@ impl<T, C: Clone> Merger<T, C> {
             open: BTreeMap::new(),
             lanes: BTreeMap::new(),
             first_starts: starts,
-            first_floors: Vec::new(),
-            first_held: Vec::new(),
+            first_told: Vec::new(),
             heads: BinaryHeap::new(),
             blocked: BTreeSet::new(),
             frontier: BTreeSet::new(),
@@ -221,8 +219,7 @@ impl<T, C: Clone> Merger<T, C> {
         let mut starts = std::mem::take(&mut self.first_starts);
         self.listed_starts(group, &mut starts);
         let mut starts = starts.into_iter();
-        let mut floors = std::mem::take(&mut self.first_floors).into_iter();
-        let mut held = std::mem::take(&mut self.first_held).into_iter();
+        let mut told = std::mem::take(&mut self.first_told).into_iter();
         let width = self.groups.width;
         let Some(base) = usize::try_from(group).ok().and_then(|group| group.checked_mul(width)) else {
             return true;
@@ -230,10 +227,9 @@ impl<T, C: Clone> Merger<T, C> {
         let mut live = 0;
         for offset in 0..width {
             let next = starts.next().unwrap_or(Continuation::Start(None));
-            let parked = floors.next().flatten();
+            let Told { parked, held } = told.next().unwrap_or_default();
             let floor = parked.as_ref().and_then(|bound| bound.floor(self.descending));
             let parked = parked.filter(|_| floor.is_some());
-            let held = held.next().flatten();
             let fresh = matches!(next, Continuation::Start(None));
             let Some(lane) = base.checked_add(offset).filter(|_| !matches!(next, Continuation::Done)) else {
                 continue;

@@ -1,6 +1,7 @@
 //! What a page end knows of the pages after it, or of the page before it: its [`Horizon`].
 
 use super::super::bands::{Bands, Bound};
+use super::super::heap::Told;
 use super::super::lanes::Lanes;
 use super::super::place::ties_before;
 use super::PageEnd;
@@ -82,34 +83,30 @@ impl Horizon {
 }
 
 impl PageEnd {
-    /// The bounds of the lanes of the end's group that its horizon parks (by position in the
-    /// group; `None`: read as usual): the lanes it does not name, right after their edges, or at
-    /// the key (see [`Horizon::first`]). A read of one group only, the one that made the horizon.
-    pub(crate) fn parked(&self, lanes: &Lanes) -> Vec<Option<Bound>> {
-        let (Some(horizon), Some(_)) = (&self.horizon, self.lane) else { return Vec::new() };
+    /// What the end's horizon tells each lane of its group (by position in the group): where it
+    /// is parked (the lanes the horizon does not name, right after their edges, or at the key:
+    /// see [`Horizon::first`]), and how many items of the next page it holds. A read of one group
+    /// only, the one that made the horizon.
+    pub(crate) fn told(&self, lanes: &Lanes) -> Vec<Told> {
         let groups = lanes.groups();
-        if groups.count != 1 {
+        if groups.count != 1 || self.lane.is_none() {
             return Vec::new();
         }
         let descending = lanes.descending();
+        let Some(horizon) = self.horizon.as_deref() else { return Vec::new() };
         let first = horizon.first.and_then(|first| lanes.lane(first));
         (0..groups.width)
             .map(|lane| {
-                let edge = horizon.edge(lanes.natural(lane))?;
-                // A lane after the page before's first item among equal keys (read this way) may
-                // hold items with its key, which earlier pages had.
-                let at_key = first.is_some_and(|first| !ties_before(lane, first, descending));
-                Some(Bound { key: edge.as_bytes().to_vec(), exclusive: !at_key })
+                let natural = lanes.natural(lane);
+                let parked = horizon.edge(natural).map(|edge| {
+                    // A lane after the page before's first item among equal keys (read this
+                    // way) may hold items with its key, which earlier pages had.
+                    let at_key = first.is_some_and(|first| !ties_before(lane, first, descending));
+                    Bound { key: edge.as_bytes().to_vec(), exclusive: !at_key }
+                });
+                let held = horizon.held.get(&natural).copied();
+                Told { parked, held }
             })
             .collect()
-    }
-
-    /// The items each lane of the end's group is known to hold of the next page (by position in
-    /// the group; `None`: unknown), from its horizon.
-    pub(crate) fn held(&self, lanes: &Lanes) -> Vec<Option<usize>> {
-        let Some(horizon) = self.horizon.as_ref().filter(|_| lanes.groups().count == 1) else {
-            return Vec::new();
-        };
-        (0..lanes.groups().width).map(|lane| horizon.held.get(&lanes.natural(lane)).copied()).collect()
     }
 }

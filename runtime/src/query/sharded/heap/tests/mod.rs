@@ -178,6 +178,13 @@ fn run_parked(
     run_with_floors(setup, (first, starts, drop), (floors, held), limit, choices)
 }
 
+/// What a page end tells each lane: where it is parked, and how many items of the page it holds.
+fn told(floors: Vec<Option<Bound>>, held: Vec<Option<usize>>) -> Vec<Told> {
+    let lanes = floors.len().max(held.len());
+    let (mut floors, mut held) = (floors.into_iter(), held.into_iter());
+    (0..lanes).map(|_| Told { parked: floors.next().flatten(), held: held.next().flatten() }).collect()
+}
+
 /// How a read of `setup` resumes after `end` (the previous page's last item).
 fn resumption(setup: &Setup, end: Option<Id>) -> Resumption {
     let descending = setup.descending;
@@ -220,7 +227,7 @@ fn run_with_floors(
 ) -> Run {
     let descending = setup.descending;
     let mut merger: Merger<Id, At> =
-        Merger::new(descending, setup.groups(), first, starts).with_floors(floors).with_held(held);
+        Merger::new(descending, setup.groups(), first, starts).told(told(floors, held));
     if setup.listed.is_some() {
         merger = merger.listed();
     }
