@@ -282,6 +282,47 @@ async fn a_later_page_asks_only_the_keys_that_can_hold_its_items() {
 }
 
 #[tokio::test]
+async fn later_pages_keep_asking_only_the_keys_their_bands_reach() {
+    let db = db().await;
+    let run = unique("merge-bands");
+    // 120 authors of 4 posts each, no two at the same time: a page of 5 holds five authors'.
+    let written: Vec<Post> = (0..120u32)
+        .flat_map(|a| {
+            let author = format!("{run}-a{a:03}");
+            (0..4u32).map(move |n| Post { author: author.clone(), at: n * 120 + a, id: n, body: "x".into() })
+        })
+        .collect();
+    db.batch_put(&written).await.expect("put posts");
+    let keys: Vec<String> = (0..120).map(|a| format!("{run}-a{a:03}")).collect();
+    for descending in [false, true] {
+        let query = Query::merge(keys.iter().map(|author| {
+            let query = Post::query(author.as_str());
+            if descending {
+                query.descending()
+            } else {
+                query
+            }
+        }))
+        .page_size(5);
+        let (mut read, mut requests, mut cursor) = (Vec::new(), Vec::new(), None::<String>);
+        for _ in 0..24 {
+            let page = db.page(&query, cursor.as_deref()).await.expect("page");
+            read.extend(page.items.iter().map(identity));
+            requests.push(page.stats.requests);
+            cursor = page.cursor;
+        }
+        assert_eq!(read, expected(&written, descending)[..120].to_vec(), "descending: {descending}");
+        assert!(requests[0] >= 120, "a first page asks every key: {requests:?}");
+        // Each page ends with the bands of every key it did not ask: most later pages ask the
+        // five keys of their posts, a page reaching the last band (every key past the fifteenth
+        // band) asks those at once, and no later page asks every key.
+        let context = format!("descending: {descending}: {requests:?}");
+        assert!(requests[1..].iter().all(|&asked| asked <= 60), "{context}");
+        assert!(requests[1..].iter().filter(|&&asked| asked > 10).count() <= 2, "{context}");
+    }
+}
+
+#[tokio::test]
 async fn is_in_on_a_hash_shard_field_reads_only_the_shards_its_values_route_to() {
     use crate::sharded_album::{ShardedAlbum, ShardedMusic};
     let db = db().await;
