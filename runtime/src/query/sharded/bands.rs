@@ -22,6 +22,10 @@ use std::cmp::Ordering;
 /// Edges a page end keeps at most: each lane's band fits in four bits, none meaning read.
 pub(crate) const MAX_EDGES: usize = 15;
 
+/// The bytes of edges a page end keeps at most besides its first (a cursor carries them): keys
+/// of 1 KB that differ only at their end would otherwise make a cursor of 15 KB.
+pub(crate) const EDGE_BYTES: usize = 512;
+
 /// Where a lane's next item lies at the earliest: at or after `key`, or after it when
 /// `exclusive` (a lane parked at an edge holds nothing at it).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -99,6 +103,12 @@ pub(crate) fn cut(next: &[Next], per_band: usize, horizon: Option<&[u8]>, descen
             later.then_some((at, edge))
         });
         let Some((at, edge)) = found else { break };
+        // Keys sharing long prefixes make long edges: past the cursor's budget, the lanes left
+        // share the last edge.
+        let bytes: usize = edges.iter().map(Vec::len).sum();
+        if !edges.is_empty() && bytes - edges[0].len() + edge.len() > EDGE_BYTES {
+            break;
+        }
         edges.push(edge);
         cut_at = at + per_band;
     }

@@ -37,6 +37,23 @@ fn the_first_band_is_read_and_the_others_hold_per_band_lanes() {
 }
 
 #[test]
+fn long_keys_alike_but_at_their_end_keep_the_edges_short_in_all() {
+    // Sort keys of a kilobyte that differ in their last bytes: every edge is nearly a whole
+    // key, so a page end keeps as many as fit its budget, and the lanes past them share the
+    // last one.
+    let prefix = "p".repeat(1_000);
+    let keys: Vec<String> = (0..200).map(|lane| format!("{prefix}{lane:04}")).collect();
+    let next: Vec<Next> = keys.iter().map(|key| at(key)).collect();
+    let bands = cut(&next, 5, None, false).expect("bands");
+    let further: usize = bands.edges[1..].iter().map(Vec::len).sum();
+    assert!(further <= EDGE_BYTES, "{further} bytes of edges");
+    assert_eq!(bands.codes.iter().filter(|&&code| code == bands.edges.len() as u8).count(), 200 - 5);
+    // Short keys keep every edge.
+    let short: Vec<Next> = (0..200).map(|lane| at(&format!("{lane:04}"))).collect();
+    assert_eq!(cut(&short, 5, None, false).map(|bands| bands.edges.len()), Some(MAX_EDGES));
+}
+
+#[test]
 fn done_lanes_park_at_the_last_edge_and_nothing_parks_without_bounds() {
     let next = [at("b"), at("c"), Next::Done, Next::Unknown];
     assert_eq!(cut(&next, 1, None, false).map(|bands| bands.codes), Some(vec![0, 1, 1, 0]));
