@@ -161,20 +161,12 @@ impl Lanes {
     pub(crate) fn window_lanes(&self, entries: &[(i64, Vec<u32>)]) -> Vec<usize> {
         let Some((window, _)) = &self.merged_window else { return Vec::new() };
         let width = u64::from(window.shards.end.saturating_sub(window.shards.start));
-        let step = i128::from(window.bucket.seconds());
-        let first = i128::from(window.from).div_euclid(step);
         entries
             .iter()
-            .filter_map(|(start, shards)| {
-                u64::try_from(i128::from(*start).div_euclid(step) - first).ok().map(|b| (b, shards))
-            })
-            .filter(|(bucket, _)| *bucket < window.buckets())
+            .filter_map(|(start, shards)| Some((bucket_of(window, *start)?, shards)))
             .flat_map(|(bucket, shards)| {
-                let within = shards.iter().filter(|shard| window.shards.contains(shard));
-                within.filter_map(move |shard| {
-                    let lane =
-                        bucket.checked_mul(width)?.checked_add(u64::from(shard - window.shards.start))?;
-                    usize::try_from(lane).ok()
+                shard_offsets(window, shards).filter_map(move |offset| {
+                    usize::try_from(bucket.checked_mul(width)?.checked_add(offset as u64)?).ok()
                 })
             })
             .collect()
@@ -184,20 +176,13 @@ impl Lanes {
     /// starts and the shards written in each. Entries outside the window are left out.
     pub(crate) fn listed_groups(&self, entries: Vec<(i64, Vec<u32>)>) -> Vec<(u64, Vec<usize>)> {
         let Kind::Window(window, _) = &self.kind else { return Vec::new() };
-        let width = i128::from(window.bucket.seconds());
-        let first = i128::from(window.from).div_euclid(width);
         let last = self.groups.count.saturating_sub(1);
         entries
             .into_iter()
             .filter_map(|(start, shards)| {
-                let bucket = u64::try_from(i128::from(start).div_euclid(width) - first).ok()?;
+                let bucket = bucket_of(window, start).filter(|&bucket| bucket <= last)?;
                 let group = if self.descending { last.checked_sub(bucket)? } else { bucket };
-                let lanes = shards
-                    .into_iter()
-                    .filter(|shard| window.shards.contains(shard))
-                    .map(|shard| (shard - window.shards.start) as usize)
-                    .collect();
-                (bucket <= last).then_some((group, lanes))
+                Some((group, shard_offsets(window, &shards).collect()))
             })
             .collect()
     }
@@ -215,6 +200,21 @@ impl Lanes {
 fn directory_of(plan: &QueryPlan, window: &BucketWindow) -> Option<String> {
     plan.shards.as_ref().filter(|shards| shards.directory)?;
     plan.index.map(|index| directory_partition(index.name, &window.partition))
+}
+
+/// The number within `window` of the bucket starting at `start`; `None` outside it.
+fn bucket_of(window: &BucketWindow, start: i64) -> Option<u64> {
+    let width = i128::from(window.bucket.seconds());
+    let bucket = i128::from(start).div_euclid(width) - i128::from(window.from).div_euclid(width);
+    u64::try_from(bucket).ok().filter(|&bucket| bucket < window.buckets())
+}
+
+/// The places within a bucket of the `shards` of `window` among them.
+fn shard_offsets<'a>(window: &'a BucketWindow, shards: &'a [u32]) -> impl Iterator<Item = usize> + 'a {
+    shards
+        .iter()
+        .filter(|shard| window.shards.contains(shard))
+        .map(|shard| (shard - window.shards.start) as usize)
 }
 
 /// The start of bucket `n` of `window` (the first may start before `i64::MIN`: `i64::MIN`, as
