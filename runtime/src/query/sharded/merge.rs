@@ -12,7 +12,7 @@ use super::heap::{Continuation, Merger, Step};
 use super::lanes::{DirectorySpan, Lanes};
 use super::request_limit;
 use super::resume::{finish_passed_lanes, identity, Horizon, PageEnd, Resumed, Start, Ties};
-use super::sizing::{self, ItemSizes};
+use super::sizing::{self, LaneSizes};
 use crate::db::Db;
 use crate::error::{Error, Item, Result};
 use crate::item_size::item_size;
@@ -33,7 +33,7 @@ pub(crate) struct Merge {
     lanes: Lanes,
     merger: Merger<Item, Item>,
     resumed: Option<Resumed>,
-    sizes: ItemSizes,
+    sizes: LaneSizes,
     tasks: JoinSet<(usize, Result<RawPage>)>,
     /// Right after the last item emitted, else where the read began; shared, so a stream can
     /// hold on to it while the next item is read.
@@ -134,7 +134,7 @@ impl Merge {
             lanes,
             merger,
             resumed,
-            sizes: ItemSizes::starting_at(item_bytes),
+            sizes: LaneSizes::starting_at(item_bytes),
             tasks: JoinSet::new(),
             end: Arc::new(start),
             remaining,
@@ -225,13 +225,13 @@ impl Merge {
         }
         let page = page?;
         if self.remaining.is_some() && !page.items.is_empty() {
-            let bytes = page.items.iter().map(|item| item_size(item) as u64).sum();
+            let sizes: Vec<u64> = page.items.iter().map(|item| item_size(item) as u64).collect();
             // A unit is 4 KB, charged half when eventually consistent; with a filter, the units
             // paid for items that were not returned too.
             let per_unit = if self.plan.consistent { 1.0 } else { 0.5 };
             let units = ((self.plan.filter.is_none() && !self.plan.unexpired) && page.capacity_units > 0.0)
                 .then(|| (page.capacity_units / per_unit).round() as u64);
-            self.sizes.record(page.items.len(), bytes, units);
+            self.sizes.record(lane, &sizes, units);
             if let Some(mean) = self.sizes.mean() {
                 self.db.item_sizes.remember(self.plan.table.name, index_name(&self.plan), mean);
             }
@@ -298,9 +298,10 @@ impl Merge {
         let cap = request_limit(&self.plan, self.remaining);
         let wanted =
             self.remaining.map(|remaining| remaining.saturating_add(usize::from(self.plan.excludes_any())));
-        let sizes = self.sizes;
-        let mode = self.plan.sizing;
-        let requests = self.merger.requests(wanted, slots, |demand| sizing::limit(demand, &sizes, cap, mode));
+        let (sizes, mode) = (&self.sizes, self.plan.sizing);
+        let requests = self
+            .merger
+            .requests(wanted, slots, |lane, demand| sizing::limit(demand, &sizes.of(lane), cap, mode));
         for request in requests {
             let (group, _) = self.lanes.split(request.lane);
             let range = self.lane_range(request.lane, group);
@@ -365,9 +366,10 @@ impl Merge {
         Some(Arc::new(Start::After(PageEnd { horizon, back, ..end.clone() })))
     }
 
-    /// The mean size of the items read so far, if any were measured.
+    /// The size the next page's requests take items to have, if any were measured: the largest
+    /// mean of a lane (see [`LaneSizes::fitting`]).
     pub(crate) fn item_bytes(&self) -> Option<u64> {
-        self.sizes.mean()
+        self.sizes.fitting()
     }
 
     /// Cancels every request in flight, keeping the position.

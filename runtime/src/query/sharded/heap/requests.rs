@@ -110,12 +110,12 @@ impl<T, C: Clone> Merger<T, C> {
     /// Picks up to `slots` requests to send and marks their lanes pending. With `wanted` (items
     /// still wanted), a lane is read only while fewer are known to come before it; without, every
     /// blocked lane is read, and every other one read ahead by a page, earliest first. `size`
-    /// turns a [`Demand`] into a request's `Limit`.
+    /// turns a lane and its [`Demand`] into a request's `Limit`.
     pub(crate) fn requests(
         &mut self,
         wanted: Option<usize>,
         slots: usize,
-        size: impl Fn(&Demand) -> Option<usize>,
+        size: impl Fn(usize, &Demand) -> Option<usize>,
     ) -> Vec<Request<C>> {
         let mut requests = Vec::new();
         let mut after: Option<Place> = None;
@@ -170,7 +170,7 @@ impl<T, C: Clone> Merger<T, C> {
                 Continuation::After(key) => Some(key.clone()),
                 Continuation::Done => break,
             };
-            let limit = size(&demand);
+            let limit = size(place.lane, &demand);
             self.unindex(place.lane);
             if let Some(state) = self.lanes.get_mut(&place.lane) {
                 state.pending = Some(limit.unwrap_or(usize::MAX));

@@ -172,9 +172,12 @@ fn the_first_requests_go_out_together() {
     for wanted in [Some(100), None] {
         let mut merger: Merger<Id, At> =
             Merger::new(false, Groups { count: 1, width: 21, open_at_once: 1, even: false }, 0, Vec::new());
-        let requests = merger.requests(wanted, 32, |_| Some(8));
+        let requests = merger.requests(wanted, 32, |_, _| Some(8));
         assert_eq!(requests.len(), 21, "every shard at once ({wanted:?})");
-        assert!(merger.requests(wanted, 32, |_| Some(8)).is_empty(), "and nothing more before they answer");
+        assert!(
+            merger.requests(wanted, 32, |_, _| Some(8)).is_empty(),
+            "and nothing more before they answer"
+        );
     }
 }
 

@@ -260,7 +260,7 @@ fn run_with_floors(
         let slots = setup.concurrency - pending.len();
         let mode = setup.sizing;
         for request in
-            merger.requests(remaining, slots, |demand| sizing::limit(demand, &sizes, remaining, mode))
+            merger.requests(remaining, slots, |_, demand| sizing::limit(demand, &sizes, remaining, mode))
         {
             let start = request.start.map_or(0, |At(position)| position);
             pending.push((request.lane, start, request.limit, depth + 1));
