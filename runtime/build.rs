@@ -39,6 +39,7 @@ const CHAPTERS: &[(&str, &str)] = &[
     ("Item collections", "collections"),
     ("Change feeds (DynamoDB Streams)", "change_feeds"),
     ("Partition limits, emulated", "partition_limits"),
+    ("Hot keys", "hot_keys"),
     ("Testing your own code against failures", "faults"),
     ("Errors", "errors"),
 ];

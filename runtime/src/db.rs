@@ -2,6 +2,7 @@
 
 use crate::entity::Entity;
 use crate::error::{Error, Result};
+use crate::hot_keys::{HotKeyTracking, HotKeys, Tracker};
 use crate::metadata::ShardMetadata;
 use crate::retry::RetryPolicy;
 use crate::table::Table;
@@ -27,6 +28,8 @@ pub struct Db {
     pub(crate) buckets: Arc<crate::write::RecordedBuckets>,
     /// The client of the tables' streams, made from `client` on first use unless given.
     streams: Arc<tokio::sync::OnceCell<aws_sdk_dynamodbstreams::Client>>,
+    /// What it consumed and was throttled on, key by key, shared by its clones; `None` when off.
+    hot: Option<Arc<Tracker>>,
 }
 
 impl Db {
@@ -41,7 +44,40 @@ impl Db {
             item_sizes: Arc::default(),
             buckets: Arc::default(),
             streams: Arc::default(),
+            hot: Some(Tracker::new(HotKeyTracking::default())),
         }
+    }
+
+    /// Tracks hot keys as `tracking` says, from now on (the counts so far are dropped).
+    pub fn with_hot_key_tracking(mut self, tracking: HotKeyTracking) -> Self {
+        self.hot = Some(Tracker::new(tracking));
+        self
+    }
+
+    /// Tracks no hot keys: [`Db::hot_keys`] is then empty.
+    pub fn without_hot_key_tracking(mut self) -> Self {
+        self.hot = None;
+        self
+    }
+
+    /// The `n` keys this `Db` and its clones consumed the most units on, and were throttled on
+    /// the most, over the tracking window (the last minute by default; see [`HotKeyTracking`]).
+    ///
+    /// ```no_run
+    /// # async fn example(db: dynashard::Db) {
+    /// for key in db.hot_keys(10).consumed {
+    ///     let place = &key.place;
+    ///     println!("{} {:?} {}: {:.0} units ({:.0}%)", place.table, place.index, place.partition_key, key.count, 100.0 * key.share);
+    /// }
+    /// # }
+    /// ```
+    pub fn hot_keys(&self, n: usize) -> HotKeys {
+        self.hot().map_or_else(HotKeys::empty, |tracker| tracker.top(n))
+    }
+
+    /// Where its requests count what they consumed, when it tracks hot keys.
+    pub(crate) fn hot(&self) -> Option<&Tracker> {
+        self.hot.as_deref()
     }
 
     /// Reads the tables' streams (change feeds, the catch-up of a resharding) through `client`.

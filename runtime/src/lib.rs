@@ -56,6 +56,7 @@ mod field_value;
 mod fingerprint;
 #[cfg(all(feature = "local", feature = "fault-injection"))]
 pub mod guide;
+pub mod hot_keys;
 mod index;
 pub(crate) mod index_key_limits;
 pub mod index_keys;
@@ -290,6 +291,7 @@ pub use expression::{
     AttributeSize, AttributeType, Condition, FieldPath, Nested, NestedField, Placeholders, RawExpression,
 };
 pub use field_value::FieldValue;
+pub use hot_keys::{HotKeyTracking, HotKeys};
 pub use index::Index;
 pub use item_size::{item_size, MAX_ITEM_BYTES};
 pub use key::KeyPart;

@@ -3,5 +3,6 @@
 
 mod batches;
 mod dynamic;
+mod hot_keys;
 mod model;
 mod throttling;

@@ -4,10 +4,11 @@ use crate::db::Db;
 use crate::entity::{Entity, Key};
 use crate::error::{Error, Result};
 use crate::expression::{Condition, Placeholders};
+use crate::hot_keys::{count_write, index_keys};
 use crate::item::{from_item, key_item, table_of};
 use crate::write::{DeleteAction, Guards, Layouts, WriteRequest};
 use aws_sdk_dynamodb::operation::delete_item::DeleteItemError;
-use aws_sdk_dynamodb::types::{ReturnValue, ReturnValuesOnConditionCheckFailure};
+use aws_sdk_dynamodb::types::{ReturnConsumedCapacity, ReturnValue, ReturnValuesOnConditionCheckFailure};
 use futures::future::BoxFuture;
 use std::future::IntoFuture;
 
@@ -72,27 +73,32 @@ impl<'a, E: Entity> Delete<'a, E> {
         let layouts = Layouts::resolve(db).await?;
         let request = self.request_for(&layouts)?;
         let explain = request.explain;
+        let (table, pk) = (request.table, request.key.pk);
         let result = db
             .client()
             .delete_item()
-            .table_name(request.table)
+            .table_name(&table)
             .set_key(Some(request.action.key))
             .set_condition_expression(request.condition)
             .set_expression_attribute_names(request.names)
             .set_expression_attribute_values(request.values)
             .return_values(ReturnValue::AllOld)
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
             .send()
-            .await;
-        match result {
-            Ok(output) => output.attributes.map(from_item).transpose(),
-            Err(error) => match error.as_service_error() {
+            .await
+            .map_err(|error| match error.as_service_error() {
                 Some(DeleteItemError::ConditionalCheckFailedException(failed)) => {
-                    Err(explain.failure(failed.item().cloned()))
+                    explain.failure(failed.item().cloned())
                 }
-                _ => Err(Error::from_sdk("DeleteItem", error)),
-            },
-        }
+                _ => Error::from_sdk("DeleteItem", error),
+            });
+        // The old item says which index keys the delete took units on.
+        let old = result.as_ref().ok().and_then(|output| output.attributes.as_ref());
+        let indexes = index_keys(db.hot(), table_of::<E>(), old);
+        let consumed = result.as_ref().map(|output| output.consumed_capacity.as_ref());
+        count_write(db.hot(), (&table, &pk), &indexes, consumed);
+        result?.attributes.map(from_item).transpose()
     }
 }
 

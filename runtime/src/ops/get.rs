@@ -3,7 +3,10 @@
 use crate::db::Db;
 use crate::entity::{Entity, Key};
 use crate::error::{Error, Result};
+use crate::hot_keys::count_read;
 use crate::item::{from_item, key_item, table_of};
+use aws_sdk_dynamodb::operation::get_item::GetItemOutput;
+use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
 use futures::future::BoxFuture;
 use std::future::IntoFuture;
 
@@ -50,16 +53,24 @@ impl<'a, E: Entity> Get<'a, E> {
     }
 
     async fn execute(self) -> Result<Option<E>> {
-        let output = self
+        let table = self.db.table_of::<E>();
+        let result = self
             .db
             .client()
             .get_item()
-            .table_name(self.db.table_of::<E>())
+            .table_name(table)
             .set_key(Some(key_item(table_of::<E>(), self.key.primary())))
             .consistent_read(self.consistent)
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
             .send()
             .await
-            .map_err(|error| Error::from_sdk("GetItem", error))?;
+            .map_err(|error| Error::from_sdk("GetItem", error));
+        let units = |output: &GetItemOutput| {
+            output.consumed_capacity.as_ref().and_then(|consumed| consumed.capacity_units)
+        };
+        let place = (table, None, self.key.primary().pk.as_str());
+        count_read(self.db.hot(), place, result.as_ref().map(|output| units(output).unwrap_or(0.0)));
+        let output = result?;
         let now = crate::metadata::now_ms() / 1_000;
         let expired = |item: &crate::error::Item| {
             let ttl = E::TTL.and_then(|attribute| item.get(attribute)?.as_n().ok()?.parse::<f64>().ok());

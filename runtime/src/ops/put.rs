@@ -4,13 +4,17 @@ use crate::db::Db;
 use crate::entity::Entity;
 use crate::error::{Error, Item, Result};
 use crate::expression::{Condition, Placeholders};
+use crate::hot_keys::{count_write, index_keys};
+use crate::item::table_of;
 use crate::retry::{retrying, Attempt};
 use crate::write::{
     keeping_created, next_version, Buckets, Built, Draft, Guards, Layouts, PutAction, UpdateAction,
     WriteRequest,
 };
 use aws_sdk_dynamodb::operation::put_item::PutItemError;
-use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue, ReturnValuesOnConditionCheckFailure};
+use aws_sdk_dynamodb::types::{
+    AttributeValue, ReturnConsumedCapacity, ReturnValue, ReturnValuesOnConditionCheckFailure,
+};
 use futures::future::BoxFuture;
 use std::future::IntoFuture;
 
@@ -184,27 +188,29 @@ impl<'a, E: Entity> Put<'a, E> {
     async fn send_put(&self, request: WriteRequest<PutAction>) -> Result<Item> {
         let explain = request.explain;
         let timestamps = timestamps::<E>(&request.action.item);
+        let indexes = index_keys(self.db.hot(), table_of::<E>(), Some(&request.action.item));
         let result = self
             .db
             .client()
             .put_item()
-            .table_name(request.table)
+            .table_name(&request.table)
             .set_item(Some(request.action.item))
             .set_condition_expression(request.condition)
             .set_expression_attribute_names(request.names)
             .set_expression_attribute_values(request.values)
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
             .send()
-            .await;
-        match result {
-            Ok(_) => Ok(timestamps),
-            Err(error) => match error.as_service_error() {
+            .await
+            .map_err(|error| match error.as_service_error() {
                 Some(PutItemError::ConditionalCheckFailedException(failed)) => {
-                    Err(explain.failure(failed.item().cloned()))
+                    explain.failure(failed.item().cloned())
                 }
-                _ => Err(Error::from_sdk("PutItem", error)),
-            },
-        }
+                _ => Error::from_sdk("PutItem", error),
+            });
+        let consumed = result.as_ref().map(|output| output.consumed_capacity.as_ref());
+        count_write(self.db.hot(), (&request.table, &request.key.pk), &indexes, consumed);
+        result.map(|_| timestamps)
     }
 
     /// Sends the `UpdateItem` a put keeping `#[created_at]` is; returns the timestamps stored.

@@ -4,6 +4,8 @@ use super::{NativeCondition, QueryPlan, QueryStats, SortRange};
 use crate::db::Db;
 use crate::error::{Error, Item, Result};
 use crate::expression::Placeholders;
+use crate::hot_keys::count_read;
+use aws_sdk_dynamodb::operation::query::QueryOutput;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 
 /// One page as DynamoDB returned it: the items and the key to continue after, if any.
@@ -102,9 +104,14 @@ pub(crate) async fn fetch(
         .set_limit(request.limit.map(|limit| limit.clamp(1, i32::MAX as usize) as i32))
         .set_exclusive_start_key(request.start);
     stats.record_request(request.shard);
-    let output = query.send().await.map_err(|error| query_error(plan, error))?;
+    let result = query.send().await.map_err(|error| query_error(plan, error));
+    let capacity =
+        |output: &QueryOutput| output.consumed_capacity.as_ref().and_then(|consumed| consumed.capacity_units);
+    let place = (db.name_of(plan.table.name), plan.index.map(|index| index.name), request.partition.as_str());
+    count_read(db.hot(), place, result.as_ref().map(|output| capacity(output).unwrap_or(0.0)));
+    let output = result?;
+    let capacity = capacity(&output).unwrap_or(0.0);
     let items = output.items.unwrap_or_default();
-    let capacity = output.consumed_capacity.and_then(|consumed| consumed.capacity_units).unwrap_or(0.0);
     stats.record_response(items.len(), capacity);
     Ok(RawPage { items, last_evaluated_key: output.last_evaluated_key, capacity_units: capacity })
 }

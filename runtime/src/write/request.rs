@@ -7,9 +7,11 @@ use crate::db::Db;
 use crate::entity::{Entity, Key, PrimaryKey};
 use crate::error::{Error, Item, Result};
 use crate::expression::{Condition, Placeholders};
+use crate::hot_keys::{count_write, index_keys};
 use crate::item::{key_item, table_of};
+use crate::table::TableDefinition;
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
-use aws_sdk_dynamodb::types::{ReturnValue, ReturnValuesOnConditionCheckFailure};
+use aws_sdk_dynamodb::types::{ReturnConsumedCapacity, ReturnValue, ReturnValuesOnConditionCheckFailure};
 use std::collections::HashMap;
 
 /// A put: the complete item to store.
@@ -38,6 +40,8 @@ pub(crate) struct CheckAction {
 pub(crate) struct WriteRequest<A> {
     /// The real table name.
     pub table: String,
+    /// The table's definition.
+    pub definition: &'static TableDefinition,
     /// The item's primary key.
     pub key: PrimaryKey,
     /// What the write does.
@@ -71,6 +75,7 @@ impl<A> WriteRequest<A> {
             .transpose()?;
         Ok(Self {
             table: db.table_of::<E>().to_owned(),
+            definition: table_of::<E>(),
             key,
             action,
             condition,
@@ -129,7 +134,7 @@ impl WriteRequest<UpdateAction> {
         let result = db
             .client()
             .update_item()
-            .table_name(self.table)
+            .table_name(&self.table)
             .set_key(Some(self.action.key))
             .set_update_expression(self.action.expression)
             .set_condition_expression(self.condition)
@@ -137,17 +142,22 @@ impl WriteRequest<UpdateAction> {
             .set_expression_attribute_values(self.values)
             .return_values(return_values)
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
             .send()
-            .await;
-        match result {
-            Ok(output) => Ok(output.attributes.unwrap_or_default()),
-            Err(error) => match error.as_service_error() {
+            .await
+            .map_err(|error| match error.as_service_error() {
                 Some(UpdateItemError::ConditionalCheckFailedException(failed)) => {
-                    Err(explain.failure(failed.item().cloned()))
+                    explain.failure(failed.item().cloned())
                 }
-                _ => Err(Error::from_sdk("UpdateItem", error)),
-            },
-        }
+                _ => Error::from_sdk("UpdateItem", error),
+            });
+        // The attributes returned name the index keys the update took units on, when they hold
+        // them.
+        let returned = result.as_ref().ok().and_then(|output| output.attributes.as_ref());
+        let indexes = index_keys(db.hot(), self.definition, returned);
+        let consumed = result.as_ref().map(|output| output.consumed_capacity.as_ref());
+        count_write(db.hot(), (&self.table, &self.key.pk), &indexes, consumed);
+        Ok(result?.attributes.unwrap_or_default())
     }
 }
 
