@@ -14,7 +14,7 @@
 //! The last line is for scripts:
 //!
 //! ```text
-//! hot_keys: keys=10000 s=1.1 puts=20000 recall_top10=<r> throttled_recall_top10=<r> held_keys=<n> memory_bytes<=<b> put_time_on_vs_off=<x>
+//! hot_keys: keys=10000 s=1.1 puts=20000 recall_top10=<r> throttled_recall_top10=<r> held_keys=<n> memory_bytes=<b> put_time_on_vs_off=<x>
 //! ```
 //!
 //! ```text
@@ -174,7 +174,7 @@ fn main() {
     );
     ratio::report("a put with hot-key tracking against one without", &ratio, 1.03);
     println!(
-        "hot_keys: keys={USERS} s={EXPONENT} puts={PUTS} recall_top10={top_recall:.2} throttled_recall_top10={throttled_recall:.2} held_keys={} memory_bytes<={memory} put_time_on_vs_off={:.3}",
+        "hot_keys: keys={USERS} s={EXPONENT} puts={PUTS} recall_top10={top_recall:.2} throttled_recall_top10={throttled_recall:.2} held_keys={} memory_bytes={memory} put_time_on_vs_off={:.3}",
         hot.held,
         ratio.value()
     );
