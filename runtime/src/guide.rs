@@ -76,6 +76,11 @@ pub mod change_feeds {}
 #[doc = include_str!(concat!(env!("OUT_DIR"), "/guide/partition_limits.md"))]
 pub mod partition_limits {}
 
+/// The partition keys a `Db` consumed the most on and was throttled on the most.
+///
+#[doc = include_str!(concat!(env!("OUT_DIR"), "/guide/hot_keys.md"))]
+pub mod hot_keys {}
+
 /// Injecting throttling, unprocessed items and server errors into your own tests.
 ///
 #[doc = include_str!(concat!(env!("OUT_DIR"), "/guide/faults.md"))]
