@@ -156,17 +156,22 @@ impl HotKeys {
 const PER_UNIT: f64 = 1_000.0;
 
 /// The two windows of a `Db`, behind one lock held for a few map operations at a time.
-#[derive(Debug)]
 pub(crate) struct Tracker {
     tracking: HotKeyTracking,
     started: Instant,
     windows: Mutex<Windows>,
 }
 
-#[derive(Debug)]
 struct Windows {
     consumed: Window<KeyPlace>,
     throttled: Window<KeyPlace>,
+}
+
+/// Its configuration only: a `Db`'s `Debug` does not list thousands of keys.
+impl std::fmt::Debug for Tracker {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.debug_struct("Tracker").field("tracking", &self.tracking).finish_non_exhaustive()
+    }
 }
 
 impl Tracker {
