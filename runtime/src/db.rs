@@ -1,8 +1,8 @@
 //! The `Db` handle: a DynamoDB client plus the table names it addresses.
 
+use crate::consumption::{Consumed, HotKeyTracking, HotKeys, Meter};
 use crate::entity::Entity;
 use crate::error::{Error, Result};
-use crate::hot_keys::{HotKeyTracking, HotKeys, Tracker};
 use crate::metadata::ShardMetadata;
 use crate::retry::RetryPolicy;
 use crate::table::Table;
@@ -28,8 +28,8 @@ pub struct Db {
     pub(crate) buckets: Arc<crate::write::RecordedBuckets>,
     /// The client of the tables' streams, made from `client` on first use unless given.
     streams: Arc<tokio::sync::OnceCell<aws_sdk_dynamodbstreams::Client>>,
-    /// What it consumed and was throttled on, key by key, shared by its clones; `None` when off.
-    hot: Option<Arc<Tracker>>,
+    /// What it consumed and was throttled on, shared by its clones.
+    meter: Meter,
 }
 
 impl Db {
@@ -44,19 +44,19 @@ impl Db {
             item_sizes: Arc::default(),
             buckets: Arc::default(),
             streams: Arc::default(),
-            hot: Some(Tracker::new(HotKeyTracking::default())),
+            meter: Meter::default(),
         }
     }
 
     /// Tracks hot keys as `tracking` says, from now on (the counts so far are dropped).
     pub fn with_hot_key_tracking(mut self, tracking: HotKeyTracking) -> Self {
-        self.hot = Some(Tracker::new(tracking));
+        self.meter.hot = Some(crate::consumption::Tracker::new(tracking));
         self
     }
 
     /// Tracks no hot keys: [`Db::hot_keys`] is then empty.
     pub fn without_hot_key_tracking(mut self) -> Self {
-        self.hot = None;
+        self.meter.hot = None;
         self
     }
 
@@ -72,12 +72,26 @@ impl Db {
     /// # }
     /// ```
     pub fn hot_keys(&self, n: usize) -> HotKeys {
-        self.hot().map_or_else(HotKeys::empty, |tracker| tracker.top(n))
+        self.meter.hot.as_ref().map_or_else(HotKeys::empty, |tracker| tracker.top(n))
     }
 
-    /// Where its requests count what they consumed, when it tracks hot keys.
-    pub(crate) fn hot(&self) -> Option<&Tracker> {
-        self.hot.as_deref()
+    /// The read and write units this `Db` and its clones consumed since it was made, per table or
+    /// index and entity type (gets, queries, puts, updates and deletes).
+    ///
+    /// ```no_run
+    /// # async fn example(db: dynashard::Db) {
+    /// for total in db.consumed() {
+    ///     println!("{} {:?} {}: {} read, {} write units", total.table, total.index, total.entity, total.read_units, total.write_units);
+    /// }
+    /// # }
+    /// ```
+    pub fn consumed(&self) -> Vec<Consumed> {
+        self.meter.totals.all()
+    }
+
+    /// Where its requests count what they consumed.
+    pub(crate) fn meter(&self) -> &Meter {
+        &self.meter
     }
 
     /// Reads the tables' streams (change feeds, the catch-up of a resharding) through `client`.

@@ -76,10 +76,10 @@ pub mod change_feeds {}
 #[doc = include_str!(concat!(env!("OUT_DIR"), "/guide/partition_limits.md"))]
 pub mod partition_limits {}
 
-/// The partition keys a `Db` consumed the most on and was throttled on the most.
+/// What a `Db` consumed, in all and by partition key: totals and hot keys.
 ///
-#[doc = include_str!(concat!(env!("OUT_DIR"), "/guide/hot_keys.md"))]
-pub mod hot_keys {}
+#[doc = include_str!(concat!(env!("OUT_DIR"), "/guide/consumption.md"))]
+pub mod consumption {}
 
 /// Injecting throttling, unprocessed items and server errors into your own tests.
 ///

@@ -42,6 +42,7 @@ mod boundaries;
 pub mod changes;
 mod client;
 mod collection;
+pub mod consumption;
 mod count;
 mod db;
 mod dynamic;
@@ -56,7 +57,6 @@ mod field_value;
 mod fingerprint;
 #[cfg(all(feature = "local", feature = "fault-injection"))]
 pub mod guide;
-pub mod hot_keys;
 mod index;
 pub(crate) mod index_key_limits;
 pub mod index_keys;
@@ -94,6 +94,7 @@ pub use client::{
     is_loopback_endpoint, streams_client_for_endpoint, Timeouts, ENDPOINT_VARIABLE,
 };
 pub use collection::Collection;
+pub use consumption::{HotKeyTracking, HotKeys};
 pub use count::Countable;
 pub use db::Db;
 /// Declares a DynamoDB table: `#[derive(Table)]` on a unit struct.
@@ -291,7 +292,6 @@ pub use expression::{
     AttributeSize, AttributeType, Condition, FieldPath, Nested, NestedField, Placeholders, RawExpression,
 };
 pub use field_value::FieldValue;
-pub use hot_keys::{HotKeyTracking, HotKeys};
 pub use index::Index;
 pub use item_size::{item_size, MAX_ITEM_BYTES};
 pub use key::KeyPart;

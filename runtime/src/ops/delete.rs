@@ -1,10 +1,10 @@
 //! Deleting one entity by key.
 
+use crate::consumption::{count_write, index_keys};
 use crate::db::Db;
 use crate::entity::{Entity, Key};
 use crate::error::{Error, Result};
 use crate::expression::{Condition, Placeholders};
-use crate::hot_keys::{count_write, index_keys};
 use crate::item::{from_item, key_item, table_of};
 use crate::write::{DeleteAction, Guards, Layouts, WriteRequest};
 use aws_sdk_dynamodb::operation::delete_item::DeleteItemError;
@@ -95,9 +95,9 @@ impl<'a, E: Entity> Delete<'a, E> {
             });
         // The old item says which index keys the delete took units on.
         let old = result.as_ref().ok().and_then(|output| output.attributes.as_ref());
-        let indexes = index_keys(db.hot(), table_of::<E>(), old);
+        let indexes = index_keys(db.meter(), table_of::<E>(), old);
         let consumed = result.as_ref().map(|output| output.consumed_capacity.as_ref());
-        count_write(db.hot(), (&table, &pk), &indexes, consumed);
+        count_write(db.meter(), (&table, &pk), E::TYPE_NAME, &indexes, consumed);
         result?.attributes.map(from_item).transpose()
     }
 }

@@ -1,9 +1,9 @@
 //! Reading one entity by key.
 
+use crate::consumption::count_read;
 use crate::db::Db;
 use crate::entity::{Entity, Key};
 use crate::error::{Error, Result};
-use crate::hot_keys::count_read;
 use crate::item::{from_item, key_item, table_of};
 use aws_sdk_dynamodb::operation::get_item::GetItemOutput;
 use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
@@ -69,7 +69,12 @@ impl<'a, E: Entity> Get<'a, E> {
             output.consumed_capacity.as_ref().and_then(|consumed| consumed.capacity_units)
         };
         let place = (table, None, self.key.primary().pk.as_str());
-        count_read(self.db.hot(), place, result.as_ref().map(|output| units(output).unwrap_or(0.0)));
+        count_read(
+            self.db.meter(),
+            place,
+            E::TYPE_NAME,
+            result.as_ref().map(|output| units(output).unwrap_or(0.0)),
+        );
         let output = result?;
         let now = crate::metadata::now_ms() / 1_000;
         let expired = |item: &crate::error::Item| {

@@ -1,10 +1,10 @@
 //! Putting entities: plain, create-only, conditional and version-checked.
 
+use crate::consumption::{count_write, index_keys};
 use crate::db::Db;
 use crate::entity::Entity;
 use crate::error::{Error, Item, Result};
 use crate::expression::{Condition, Placeholders};
-use crate::hot_keys::{count_write, index_keys};
 use crate::item::table_of;
 use crate::retry::{retrying, Attempt};
 use crate::write::{
@@ -188,7 +188,7 @@ impl<'a, E: Entity> Put<'a, E> {
     async fn send_put(&self, request: WriteRequest<PutAction>) -> Result<Item> {
         let explain = request.explain;
         let timestamps = timestamps::<E>(&request.action.item);
-        let indexes = index_keys(self.db.hot(), table_of::<E>(), Some(&request.action.item));
+        let indexes = index_keys(self.db.meter(), table_of::<E>(), Some(&request.action.item));
         let result = self
             .db
             .client()
@@ -209,7 +209,7 @@ impl<'a, E: Entity> Put<'a, E> {
                 _ => Error::from_sdk("PutItem", error),
             });
         let consumed = result.as_ref().map(|output| output.consumed_capacity.as_ref());
-        count_write(self.db.hot(), (&request.table, &request.key.pk), &indexes, consumed);
+        count_write(self.db.meter(), (&request.table, &request.key.pk), E::TYPE_NAME, &indexes, consumed);
         result.map(|_| timestamps)
     }
 

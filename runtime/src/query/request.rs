@@ -1,10 +1,10 @@
 //! One Query request of a query plan, and the checks that run before the first one.
 
 use super::{NativeCondition, QueryPlan, QueryStats, SortRange};
+use crate::consumption::count_read;
 use crate::db::Db;
 use crate::error::{Error, Item, Result};
 use crate::expression::Placeholders;
-use crate::hot_keys::count_read;
 use aws_sdk_dynamodb::operation::query::QueryOutput;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 
@@ -108,7 +108,12 @@ pub(crate) async fn fetch(
     let capacity =
         |output: &QueryOutput| output.consumed_capacity.as_ref().and_then(|consumed| consumed.capacity_units);
     let place = (db.name_of(plan.table.name), plan.index.map(|index| index.name), request.partition.as_str());
-    count_read(db.hot(), place, result.as_ref().map(|output| capacity(output).unwrap_or(0.0)));
+    count_read(
+        db.meter(),
+        place,
+        plan.type_name,
+        result.as_ref().map(|output| capacity(output).unwrap_or(0.0)),
+    );
     let output = result?;
     let capacity = capacity(&output).unwrap_or(0.0);
     let items = output.items.unwrap_or_default();

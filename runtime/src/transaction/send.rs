@@ -63,12 +63,32 @@ impl TransactAction for UpdateAction {
     /// An update without changes (possible for entities without a version) only checks its
     /// condition, which always includes the must-exist guard.
     fn transact_item(request: WriteRequest<Self>) -> Result<TransactWriteItem, BuildError> {
-        let WriteRequest { table, definition, key, action, condition, names, values, explain, buckets } =
-            request;
+        let WriteRequest {
+            table,
+            definition,
+            entity,
+            key,
+            action,
+            condition,
+            names,
+            values,
+            explain,
+            buckets,
+        } = request;
         let Some(expression) = action.expression else {
             let action = CheckAction { key: action.key };
-            let check =
-                WriteRequest { table, definition, key, action, condition, names, values, explain, buckets };
+            let check = WriteRequest {
+                table,
+                definition,
+                entity,
+                key,
+                action,
+                condition,
+                names,
+                values,
+                explain,
+                buckets,
+            };
             return CheckAction::transact_item(check);
         };
         let update = types::Update::builder()

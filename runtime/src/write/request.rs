@@ -3,11 +3,11 @@
 //! `DeleteItem`) or as one action of a transaction.
 
 use super::guards::Guards;
+use crate::consumption::{count_write, index_keys};
 use crate::db::Db;
 use crate::entity::{Entity, Key, PrimaryKey};
 use crate::error::{Error, Item, Result};
 use crate::expression::{Condition, Placeholders};
-use crate::hot_keys::{count_write, index_keys};
 use crate::item::{key_item, table_of};
 use crate::table::TableDefinition;
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
@@ -42,6 +42,8 @@ pub(crate) struct WriteRequest<A> {
     pub table: String,
     /// The table's definition.
     pub definition: &'static TableDefinition,
+    /// The entity type written.
+    pub entity: &'static str,
     /// The item's primary key.
     pub key: PrimaryKey,
     /// What the write does.
@@ -76,6 +78,7 @@ impl<A> WriteRequest<A> {
         Ok(Self {
             table: db.table_of::<E>().to_owned(),
             definition: table_of::<E>(),
+            entity: E::TYPE_NAME,
             key,
             action,
             condition,
@@ -154,9 +157,9 @@ impl WriteRequest<UpdateAction> {
         // The attributes returned name the index keys the update took units on, when they hold
         // them.
         let returned = result.as_ref().ok().and_then(|output| output.attributes.as_ref());
-        let indexes = index_keys(db.hot(), self.definition, returned);
+        let indexes = index_keys(db.meter(), self.definition, returned);
         let consumed = result.as_ref().map(|output| output.consumed_capacity.as_ref());
-        count_write(db.hot(), (&self.table, &self.key.pk), &indexes, consumed);
+        count_write(db.meter(), (&self.table, &self.key.pk), self.entity, &indexes, consumed);
         Ok(result?.attributes.unwrap_or_default())
     }
 }

@@ -1,9 +1,9 @@
-//! A `Db`'s hot keys against what the emulator charged and throttled itself.
+//! A `Db`'s running totals and hot keys against what the emulator charged and throttled itself.
 
 use super::model::{client, emulator, Access};
 use crate::unique;
+use dynashard::consumption::{HotKey, KeyPlace};
 use dynashard::emulator::PartitionLimits;
-use dynashard::hot_keys::{HotKey, KeyPlace};
 use dynashard::{Db, Error};
 use futures::TryStreamExt;
 
@@ -64,6 +64,19 @@ async fn units_are_counted_on_the_keys_the_emulator_charged() -> Result<(), Erro
         hot.memory_bytes
     );
     assert!(hot.throttled.is_empty());
+    // The running totals: every unit the emulator charged, on the table and each index.
+    let consumed = db.consumed();
+    for index in [None, Some("ByFile"), Some("ByUser")] {
+        let total = consumed.iter().find(|total| total.index.as_deref() == index).expect("a total");
+        let charged = usage.total("EmulatorTests", index);
+        assert_eq!((total.table.as_str(), total.entity), ("EmulatorTests", "Access"));
+        assert_eq!(
+            (total.read_units, total.write_units),
+            (charged.read_units, charged.write_units),
+            "{index:?}"
+        );
+    }
+    assert_eq!(consumed.len(), 3, "{consumed:#?}");
     Ok(())
 }
 

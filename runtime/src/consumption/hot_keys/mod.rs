@@ -14,7 +14,6 @@
 //! 3,072 keys: about 1 MB when table and key names take 40 bytes together, half of it while
 //! nothing is throttled.
 
-mod count;
 mod sketch;
 mod window;
 
@@ -25,12 +24,10 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use window::Window;
 
-pub(crate) use count::{count_read, count_write, index_keys};
-
 /// How a `Db` tracks hot keys: counters per period, periods per window, a period's length.
 ///
 /// ```
-/// use dynashard::HotKeyTracking;
+/// use dynashard::consumption::HotKeyTracking;
 /// use std::time::Duration;
 ///
 /// // The last five minutes, a minute at a time, 1,024 keys a minute.

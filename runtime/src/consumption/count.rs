@@ -1,20 +1,42 @@
-//! Counting what DynamoDB charged, and what it throttled, against the partition keys a request
-//! went to.
+//! Counting what DynamoDB charged, and what it throttled, in a `Db`'s totals and against the
+//! partition keys a request went to.
 
-use super::{KeyPlace, Tracker};
+use super::hot_keys::{HotKeyTracking, KeyPlace, Tracker};
+use super::totals::{Kind, Totals};
 use crate::error::{Error, Item};
 use crate::table::TableDefinition;
 use aws_sdk_dynamodb::types::{AttributeValue, ConsumedCapacity};
 use base64::Engine;
+use std::sync::Arc;
 
-/// Counts in `hot` (when a `Db` tracks hot keys) a read of one partition: `units` charged on `partition_key` of `index` (`None`: the
-/// table) of the table named `table`, or a throttle when `outcome` is a throttling error.
+/// Where a `Db`'s requests count what they consumed: its totals, and its hot keys when it tracks
+/// them (`hot`). Shared by the `Db`'s clones.
+#[derive(Clone, Debug)]
+pub(crate) struct Meter {
+    pub(crate) totals: Arc<Totals>,
+    pub(crate) hot: Option<Arc<Tracker>>,
+}
+
+impl Default for Meter {
+    /// Totals, and hot keys tracked as [`HotKeyTracking::default`] says.
+    fn default() -> Self {
+        Meter { totals: Arc::default(), hot: Some(Tracker::new(HotKeyTracking::default())) }
+    }
+}
+
+/// Counts a read of one partition for `entity`: `units` charged on `partition_key` of `index`
+/// (`None`: the table) of the table named `table`, or a throttle when `outcome` is a throttling
+/// error.
 pub(crate) fn count_read(
-    hot: Option<&Tracker>,
+    meter: &Meter,
     (table, index, partition_key): (&str, Option<&str>, &str),
+    entity: &'static str,
     outcome: Result<f64, &Error>,
 ) {
-    let Some(tracker) = hot else { return };
+    if let Ok(units) = outcome {
+        meter.totals.add((table, index, entity), Kind::Read, units);
+    }
+    let Some(tracker) = &meter.hot else { return };
     let place = || KeyPlace {
         table: table.to_owned(),
         index: index.map(str::to_owned),
@@ -32,13 +54,9 @@ pub(crate) fn count_read(
 pub(crate) type IndexKeys = Vec<(&'static str, String)>;
 
 /// The partition keys of `item` in the global indexes of `definition` it is in (none when the
-/// `Db` tracks no hot keys, `hot` being `None`: nothing is spent on them then).
-pub(crate) fn index_keys(
-    hot: Option<&Tracker>,
-    definition: &TableDefinition,
-    item: Option<&Item>,
-) -> IndexKeys {
-    let (Some(_), Some(item)) = (hot, item) else { return IndexKeys::new() };
+/// `Db` tracks no hot keys: nothing is spent on them then).
+pub(crate) fn index_keys(meter: &Meter, definition: &TableDefinition, item: Option<&Item>) -> IndexKeys {
+    let (Some(_), Some(item)) = (&meter.hot, item) else { return IndexKeys::new() };
     definition
         .indexes
         .iter()
@@ -47,17 +65,29 @@ pub(crate) fn index_keys(
         .collect()
 }
 
-/// Counts in `hot` (when a `Db` tracks hot keys) a write of one item: what `consumed` says the table took on `partition_key` (of the
-/// table named `table`), and each global index on the item's key in it (`indexes`, from
-/// [`index_keys`]); or a throttle on the key of the table or index that `outcome`'s reasons
-/// name.
+/// Counts a write of one item of `entity`: what `consumed` says the table took on
+/// `partition_key` (of the table named `table`), and each global index on the item's key in it
+/// (`indexes`, from [`index_keys`]); or a throttle on the key of the table or index that
+/// `outcome`'s reasons name.
 pub(crate) fn count_write(
-    hot: Option<&Tracker>,
+    meter: &Meter,
     (table, partition_key): (&str, &str),
+    entity: &'static str,
     indexes: &IndexKeys,
     outcome: Result<Option<&ConsumedCapacity>, &Error>,
 ) {
-    let Some(tracker) = hot else { return };
+    if let Ok(Some(consumed)) = outcome {
+        let own = consumed.table.as_ref().and_then(|table| table.capacity_units);
+        let by_index = consumed.global_secondary_indexes.iter().flatten();
+        if let Some(units) = own.or(consumed.capacity_units) {
+            meter.totals.add((table, None, entity), Kind::Write, units);
+        }
+        for (index, capacity) in by_index {
+            let units = capacity.capacity_units.unwrap_or(0.0);
+            meter.totals.add((table, Some(index), entity), Kind::Write, units);
+        }
+    }
+    let Some(tracker) = &meter.hot else { return };
     let place = |index: Option<&str>, partition_key: &str| KeyPlace {
         table: table.to_owned(),
         index: index.map(str::to_owned),

@@ -1,0 +1,18 @@
+//! What a [`Db`](crate::Db) consumed: running totals of read and write units per table or
+//! index and entity type ([`Db::consumed`](crate::Db::consumed)), and the partition keys it
+//! consumed the most on and was throttled on the most over a sliding window
+//! ([`Db::hot_keys`](crate::Db::hot_keys)).
+//!
+//! Every get, query request (each shard of a merge on its own), put, update and delete asks
+//! DynamoDB for the units it consumed, per index for writes, and counts them here.
+
+mod count;
+mod hot_keys;
+mod totals;
+
+pub use hot_keys::{HotKey, HotKeyTracking, HotKeys, KeyPlace};
+
+pub(crate) use hot_keys::Tracker;
+pub use totals::Consumed;
+
+pub(crate) use count::{count_read, count_write, index_keys, Meter};
