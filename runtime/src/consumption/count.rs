@@ -76,18 +76,6 @@ pub(crate) fn count_write(
     indexes: &IndexKeys,
     outcome: Result<Option<&ConsumedCapacity>, &Error>,
 ) {
-    if let Ok(Some(consumed)) = outcome {
-        let own = consumed.table.as_ref().and_then(|table| table.capacity_units);
-        let by_index = consumed.global_secondary_indexes.iter().flatten();
-        if let Some(units) = own.or(consumed.capacity_units) {
-            meter.totals.add((table, None, entity), Kind::Write, units);
-        }
-        for (index, capacity) in by_index {
-            let units = capacity.capacity_units.unwrap_or(0.0);
-            meter.totals.add((table, Some(index), entity), Kind::Write, units);
-        }
-    }
-    let Some(tracker) = &meter.hot else { return };
     let place = |index: Option<&str>, partition_key: &str| KeyPlace {
         table: table.to_owned(),
         index: index.map(str::to_owned),
@@ -95,20 +83,27 @@ pub(crate) fn count_write(
     };
     let index_key =
         |index: &str| indexes.iter().find(|(name, _)| *name == index).map(|(_, key)| key.as_str());
+    let hot = meter.hot.as_deref();
     match outcome {
         Ok(Some(consumed)) => {
             let own = consumed.table.as_ref().and_then(|table| table.capacity_units);
             if let Some(units) = own.or(consumed.capacity_units) {
-                tracker.consumed(&place(None, partition_key), units);
+                meter.totals.add((table, None, entity), Kind::Write, units);
+                if let Some(tracker) = hot {
+                    tracker.consumed(&place(None, partition_key), units);
+                }
             }
             for (index, capacity) in consumed.global_secondary_indexes.iter().flatten() {
-                if let (Some(units), Some(key)) = (capacity.capacity_units, index_key(index)) {
+                let Some(units) = capacity.capacity_units else { continue };
+                meter.totals.add((table, Some(index), entity), Kind::Write, units);
+                if let (Some(tracker), Some(key)) = (hot, index_key(index)) {
                     tracker.consumed(&place(Some(index), key), units);
                 }
             }
         }
         Ok(None) => {}
         Err(error) if error.is_throttled() => {
+            let Some(tracker) = hot else { return };
             let mut counted = false;
             for index in error.throttling_reasons().iter().filter_map(|reason| reason.index()) {
                 if let Some(key) = index_key(index) {

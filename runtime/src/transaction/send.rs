@@ -62,35 +62,12 @@ impl TransactAction for PutAction {
 impl TransactAction for UpdateAction {
     /// An update without changes (possible for entities without a version) only checks its
     /// condition, which always includes the must-exist guard.
-    fn transact_item(request: WriteRequest<Self>) -> Result<TransactWriteItem, BuildError> {
-        let WriteRequest {
-            table,
-            definition,
-            entity,
-            key,
-            action,
-            condition,
-            names,
-            values,
-            explain,
-            buckets,
-        } = request;
-        let Some(expression) = action.expression else {
-            let action = CheckAction { key: action.key };
-            let check = WriteRequest {
-                table,
-                definition,
-                entity,
-                key,
-                action,
-                condition,
-                names,
-                values,
-                explain,
-                buckets,
-            };
-            return CheckAction::transact_item(check);
+    fn transact_item(mut request: WriteRequest<Self>) -> Result<TransactWriteItem, BuildError> {
+        let Some(expression) = request.action.expression.take() else {
+            let key = std::mem::take(&mut request.action.key);
+            return CheckAction::transact_item(request.with_action(CheckAction { key }));
         };
+        let WriteRequest { table, action, condition, names, values, .. } = request;
         let update = types::Update::builder()
             .table_name(table)
             .set_key(Some(action.key))

@@ -122,6 +122,14 @@ impl Explain {
 }
 
 impl<A> WriteRequest<A> {
+    /// The same request doing `action` instead.
+    pub fn with_action<B>(self, action: B) -> WriteRequest<B> {
+        let WriteRequest {
+            table, definition, entity, key, condition, names, values, explain, buckets, ..
+        } = self;
+        WriteRequest { table, definition, entity, key, action, condition, names, values, explain, buckets }
+    }
+
     /// Explains a failed condition the guards do not explain with `refusal` too.
     pub fn refused_by(mut self, refusal: Refusal) -> Self {
         self.explain.refusal = Some(refusal);
