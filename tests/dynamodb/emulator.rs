@@ -4,5 +4,6 @@
 mod batches;
 mod dynamic;
 mod hot_keys;
+mod measured;
 mod model;
 mod throttling;

@@ -3,11 +3,14 @@
 //! [`Error::BatchIncomplete`], never silently.
 
 use super::{key_of, Attempts, Failure, RetryPolicy, Tally, Unprocessed, MAX_GET_KEYS};
+use crate::consumption::{BatchItem, BatchItems, Kind};
 use crate::db::Db;
 use crate::entity::PrimaryKey;
 use crate::error::{Error, Item, Result};
 use crate::item::key_item;
+use crate::item_size::item_size;
 use crate::table::TableDefinition;
+use aws_sdk_dynamodb::operation::batch_get_item::BatchGetItemOutput;
 use aws_sdk_dynamodb::types::{KeysAndAttributes, ReturnConsumedCapacity};
 use futures::stream::{self, StreamExt};
 use std::collections::HashMap;
@@ -28,6 +31,8 @@ pub(crate) struct KeyRead<'a> {
     pub concurrency: usize,
     pub retry: RetryPolicy,
     pub on_request: Option<OnRequest<'a>>,
+    /// The entity types read: the `Db`'s totals and hot keys count the reads under them.
+    pub entities: &'a [&'static str],
 }
 
 /// The outcome of one request and its retries.
@@ -132,20 +137,20 @@ impl KeyRead<'_> {
     /// One `BatchGetItem` request: the items read and the keys left unprocessed.
     async fn send(&self, table: &str, keys: Vec<Item>) -> Result<(Vec<Item>, Vec<Item>), Failure> {
         let request = KeysAndAttributes::builder()
-            .set_keys(Some(keys))
+            .set_keys(Some(keys.clone()))
             .consistent_read(self.consistent)
             .build()
             .map_err(|error| Failure::fatal(Error::from_build(OPERATION, error)))?;
-        let capacity = self.on_request.map(|_| ReturnConsumedCapacity::Total);
         let output = self
             .db
             .client()
             .batch_get_item()
             .request_items(table, request)
-            .set_return_consumed_capacity(capacity)
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
             .send()
             .await
             .map_err(|error| Failure::from_sdk(OPERATION, error))?;
+        self.count(table, &keys, &output);
         if let Some(on_request) = self.on_request {
             let consumed = output.consumed_capacity.iter().flatten();
             on_request(consumed.filter_map(|consumed| consumed.capacity_units).sum());
@@ -157,6 +162,28 @@ impl KeyRead<'_> {
             .map(|request| request.keys)
             .unwrap_or_default();
         Ok((items, unprocessed))
+    }
+}
+
+impl KeyRead<'_> {
+    /// Counts what a request for `keys` consumed, and the keys it left unprocessed as
+    /// throttled, in the `Db`'s totals and hot keys.
+    fn count(&self, table: &str, keys: &[Item], output: &BatchGetItemOutput) {
+        let batch = BatchItems { definition: self.table, table, entities: self.entities, kind: Kind::Read };
+        let found = output.responses.as_ref().and_then(|responses| responses.get(table));
+        let found: HashMap<PrimaryKey, &Item> =
+            found.into_iter().flatten().filter_map(|item| Some((key_of(self.table, item)?, item))).collect();
+        let read = |key: &Item| found.get(&key_of(self.table, key)?).copied();
+        let items: Vec<BatchItem<'_>> = keys
+            .iter()
+            .map(|key| match read(key) {
+                Some(item) => BatchItem { item, bytes: Some(item_size(item)), entity: None },
+                None => BatchItem { item: key, bytes: None, entity: None },
+            })
+            .collect();
+        batch.count(self.db.meter(), &items, output.consumed_capacity.as_deref().unwrap_or_default());
+        let unprocessed = output.unprocessed_keys.as_ref().and_then(|unprocessed| unprocessed.get(table));
+        batch.throttled(self.db.meter(), unprocessed.into_iter().flat_map(|request| &request.keys));
     }
 }
 

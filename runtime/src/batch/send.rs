@@ -3,9 +3,11 @@
 
 use super::attempts::{Attempts, Failure, Tally};
 use super::{RetryPolicy, Unprocessed};
+use crate::consumption::{BatchItem, BatchItems, Kind};
 use crate::db::Db;
 use crate::error::{Error, Result};
-use aws_sdk_dynamodb::types::WriteRequest;
+use crate::table::TableDefinition;
+use aws_sdk_dynamodb::types::{ReturnConsumedCapacity, WriteRequest};
 use futures::future::BoxFuture;
 use futures::stream::{self, StreamExt};
 use std::sync::atomic::AtomicBool;
@@ -108,6 +110,9 @@ pub(crate) struct Sender<'a> {
     pub before_retry: Option<&'a dyn BeforeRetry>,
     /// Told of every request sent, with the write capacity it consumed.
     pub on_request: Option<super::get::OnRequest<'a>>,
+    /// The table's declaration and the entity types written, when the `Db`'s totals and hot
+    /// keys count the writes.
+    pub counted: Option<(&'static TableDefinition, &'a [&'static str])>,
 }
 
 impl Sender<'_> {
@@ -116,7 +121,7 @@ impl Sender<'_> {
         let total = pending.len();
         let mut attempts = Attempts::new(OPERATION, self.retry, stop, total);
         while attempts.begin() {
-            match self.send(table, pending.clone()).await {
+            match self.send(table, &pending).await {
                 Ok(unprocessed) => pending = unprocessed,
                 Err(failure) => {
                     if !attempts.failed(failure) {
@@ -142,17 +147,29 @@ impl Sender<'_> {
     }
 
     /// One `BatchWriteItem` request; returns the writes DynamoDB left unprocessed.
-    async fn send(&self, table: &str, requests: Vec<WriteRequest>) -> Result<Vec<WriteRequest>, Failure> {
-        let capacity = self.on_request.map(|_| aws_sdk_dynamodb::types::ReturnConsumedCapacity::Total);
+    async fn send(&self, table: &str, requests: &[WriteRequest]) -> Result<Vec<WriteRequest>, Failure> {
+        let capacity = match (self.counted, self.on_request) {
+            (Some(_), _) => Some(ReturnConsumedCapacity::Indexes),
+            (None, Some(_)) => Some(ReturnConsumedCapacity::Total),
+            (None, None) => None,
+        };
         let output = self
             .db
             .client()
             .batch_write_item()
-            .request_items(table, requests)
+            .request_items(table, requests.to_vec())
             .set_return_consumed_capacity(capacity)
             .send()
             .await
             .map_err(|error| Failure::from_sdk(OPERATION, error))?;
+        let unprocessed = output.unprocessed_items.as_ref().and_then(|unprocessed| unprocessed.get(table));
+        if let Some((definition, entities)) = self.counted {
+            let batch = BatchItems { definition, table, entities, kind: Kind::Write };
+            let items: Vec<BatchItem<'_>> = requests.iter().filter_map(BatchItem::of_write).collect();
+            batch.count(self.db.meter(), &items, output.consumed_capacity.as_deref().unwrap_or_default());
+            let left = unprocessed.into_iter().flatten().filter_map(BatchItem::of_write);
+            batch.throttled(self.db.meter(), left.map(|item| item.item));
+        }
         if let Some(on_request) = self.on_request {
             on_request(
                 output

@@ -24,6 +24,15 @@ impl Default for Meter {
     }
 }
 
+impl Meter {
+    /// Adds `units` of `kind` on `place` (table, index, entity type) to the totals and to the
+    /// scope the work runs in.
+    pub(crate) fn add(&self, place: (&str, Option<&str>, &'static str), kind: Kind, units: f64) {
+        self.totals.add(place, kind, units);
+        super::scope::add(place, kind, units);
+    }
+}
+
 /// Counts a read of one partition for `entity`: `units` charged on `partition_key` of `index`
 /// (`None`: the table) of the table named `table`, or a throttle when `outcome` is a throttling
 /// error.
@@ -34,7 +43,7 @@ pub(crate) fn count_read(
     outcome: Result<f64, &Error>,
 ) {
     if let Ok(units) = outcome {
-        meter.totals.add((table, index, entity), Kind::Read, units);
+        meter.add((table, index, entity), Kind::Read, units);
     }
     let Some(tracker) = &meter.hot else { return };
     let place = || KeyPlace {
@@ -57,12 +66,22 @@ pub(crate) type IndexKeys = Vec<(&'static str, String)>;
 /// `Db` tracks no hot keys: nothing is spent on them then).
 pub(crate) fn index_keys(meter: &Meter, definition: &TableDefinition, item: Option<&Item>) -> IndexKeys {
     let (Some(_), Some(item)) = (&meter.hot, item) else { return IndexKeys::new() };
+    item_index_keys(definition, item)
+}
+
+/// The partition keys of `item` in the global indexes of `definition` it is in.
+pub(crate) fn item_index_keys(definition: &TableDefinition, item: &Item) -> IndexKeys {
     definition
         .indexes
         .iter()
         .filter(|index| !index.local)
         .filter_map(|index| Some((index.name, index_partition_key(definition, index.name, item)?)))
         .collect()
+}
+
+/// The value of `item`'s attribute `name` (a partition key) as text.
+pub(crate) fn partition_key_text(name: &str, item: &Item) -> Option<String> {
+    item.get(name).and_then(scalar)
 }
 
 /// Counts a write of one item of `entity`: what `consumed` says the table took on
@@ -88,14 +107,14 @@ pub(crate) fn count_write(
         Ok(Some(consumed)) => {
             let own = consumed.table.as_ref().and_then(|table| table.capacity_units);
             if let Some(units) = own.or(consumed.capacity_units) {
-                meter.totals.add((table, None, entity), Kind::Write, units);
+                meter.add((table, None, entity), Kind::Write, units);
                 if let Some(tracker) = hot {
                     tracker.consumed(&place(None, partition_key), units);
                 }
             }
             for (index, capacity) in consumed.global_secondary_indexes.iter().flatten() {
                 let Some(units) = capacity.capacity_units else { continue };
-                meter.totals.add((table, Some(index), entity), Kind::Write, units);
+                meter.add((table, Some(index), entity), Kind::Write, units);
                 if let (Some(tracker), Some(key)) = (hot, index_key(index)) {
                     tracker.consumed(&place(Some(index), key), units);
                 }

@@ -6,13 +6,20 @@
 //! Every get, query request (each shard of a merge on its own), put, update and delete asks
 //! DynamoDB for the units it consumed, per index for writes, and counts them here.
 
+mod batch;
 mod count;
 mod hot_keys;
+mod scope;
 mod totals;
 
 pub use hot_keys::{HotKey, HotKeyTracking, HotKeys, KeyPlace};
 
 pub(crate) use hot_keys::Tracker;
+pub use scope::{Measure, Measured, Measuring};
 pub use totals::Consumed;
 
+pub(crate) use scope::carry;
+
+pub(crate) use batch::{count_actions, Action, BatchItem, BatchItems};
 pub(crate) use count::{count_read, count_write, index_keys, Meter};
+pub(crate) use totals::Kind;

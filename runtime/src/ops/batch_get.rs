@@ -36,6 +36,8 @@ pub struct BatchGet<'a, T> {
     consistent: bool,
     concurrency: usize,
     retry: RetryPolicy,
+    /// The entity types read, for the `Db`'s totals.
+    entities: &'static [&'static str],
 }
 
 /// How a read item becomes the output (`Ok(None)`: never, for the types read here).
@@ -66,7 +68,7 @@ impl Db {
     pub fn batch_get<E: Entity>(&self, keys: impl IntoIterator<Item = Key<E>>) -> BatchGet<'_, E> {
         let keys = keys.into_iter().map(|key| key.primary().clone()).collect();
         let decode: Decode<E> = |item| from_item::<E>(item).map(Some);
-        self.batch_read(table_of::<E>(), keys, decode)
+        self.batch_read(table_of::<E>(), keys, (decode, const { &[E::TYPE_NAME] }))
     }
 
     /// Reads items of the entity types of collection `C`, each decoded as its variant, aligned
@@ -83,14 +85,18 @@ impl Db {
     /// ```
     pub fn batch_get_members<C: Collection>(&self) -> BatchGet<'_, C> {
         let decode: Decode<C> = |item| C::from_item(item, false);
-        self.batch_read(<C::Table as Table>::DEFINITION_REF, Vec::new(), decode)
+        self.batch_read(
+            <C::Table as Table>::DEFINITION_REF,
+            Vec::new(),
+            (decode, <C as crate::query::FromItem>::TYPE_NAMES),
+        )
     }
 
     fn batch_read<T>(
         &self,
         table: &'static TableDefinition,
         keys: Vec<PrimaryKey>,
-        decode: Decode<T>,
+        (decode, entities): (Decode<T>, &'static [&'static str]),
     ) -> BatchGet<'_, T> {
         BatchGet {
             db: self,
@@ -100,6 +106,7 @@ impl Db {
             consistent: false,
             concurrency: DEFAULT_CONCURRENCY,
             retry: self.retry_policy(),
+            entities,
         }
     }
 }
@@ -185,6 +192,7 @@ impl<'a, T> BatchGet<'a, T> {
             concurrency: self.concurrency,
             retry: self.retry,
             on_request: None,
+            entities: self.entities,
         };
         let decode = self.decode;
         let decoded = |item: Option<Item>| Ok(item.map(decode).transpose()?.flatten());

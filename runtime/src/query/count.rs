@@ -3,10 +3,12 @@
 
 use super::request::{check, key_condition};
 use super::{FromItem, Query, QueryPlan, SortRange};
+use crate::consumption::count_read;
 use crate::db::Db;
 use crate::error::{Error, Result};
 use crate::expression::Placeholders;
-use aws_sdk_dynamodb::types::{AttributeValue, Select};
+use aws_sdk_dynamodb::operation::query::QueryOutput;
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity, Select};
 use futures::stream::{self, StreamExt, TryStreamExt};
 use std::sync::Arc;
 
@@ -105,11 +107,23 @@ async fn count_range(
             .set_expression_attribute_values(values.clone())
             .consistent_read(plan.consistent)
             .select(Select::Count)
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
             .set_limit(plan.page_size.map(|size| size.clamp(1, i32::MAX as usize) as i32))
             .set_exclusive_start_key(start)
             .send()
             .await
-            .map_err(|error| super::request::query_error(plan, error))?;
+            .map_err(|error| super::request::query_error(plan, error));
+        let units = |output: &QueryOutput| {
+            output.consumed_capacity.as_ref().and_then(|consumed| consumed.capacity_units)
+        };
+        let place = (db.name_of(plan.table.name), plan.index.map(|index| index.name), partition);
+        count_read(
+            db.meter(),
+            place,
+            plan.type_name,
+            output.as_ref().map(|output| units(output).unwrap_or(0.0)),
+        );
+        let output = output?;
         total += u64::try_from(output.count).unwrap_or(0);
         start = output.last_evaluated_key.filter(|key| !key.is_empty());
         if start.is_none() {

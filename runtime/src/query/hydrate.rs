@@ -114,6 +114,7 @@ impl Hydration {
             concurrency: 1,
             retry: db.retry_policy(),
             on_request: Some(&record),
+            entities: std::slice::from_ref(&plan.type_name),
         };
         let items = fetch.run().await?;
         self.taken = start;

@@ -28,6 +28,7 @@ impl Db {
             concurrency: 4,
             retry: self.retry_policy(),
             on_request: meter.map(|_| &on_request as crate::batch::OnRequest),
+            entities: &[E::TYPE_NAME],
         };
         read.run().await
     }

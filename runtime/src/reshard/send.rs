@@ -70,6 +70,7 @@ impl Db {
             retry: self.retry_policy(),
             before_retry: Some(&deadline),
             on_request: meter.map(|_| &on_request as crate::batch::OnRequest),
+            counted: None,
         };
         crate::batch::send_requests(&sender, table, chunks, in_flight).await?;
         Ok(written)

@@ -29,6 +29,8 @@ pub(crate) async fn count<T>(db: &Db, scan: &Scan<T>) -> Result<u64> {
                     .send()
                     .await
                     .map_err(|error| Error::from_sdk("Scan", error))?;
+                let consumed = output.consumed_capacity.as_ref().and_then(|consumed| consumed.capacity_units);
+                request.count(db, consumed.unwrap_or(0.0));
                 total += u64::try_from(output.count).unwrap_or(0);
                 start = output.last_evaluated_key.filter(|key| !key.is_empty());
                 if start.is_none() {

@@ -1,6 +1,7 @@
 //! Running a scan: one page stream per segment, read with bounded concurrency and merged.
 
 use super::{Decode, ScanPlan, DEFAULT_CONCURRENCY};
+use crate::consumption::Kind;
 use crate::db::Db;
 use crate::error::{Error, Item, Result};
 use crate::expression::{Condition, Placeholders};
@@ -24,6 +25,8 @@ pub(super) struct ScanRequest {
     pub consistent: bool,
     pub limit: Option<i32>,
     pub segments: i32,
+    /// The entity type its units count under (a collection's first).
+    pub entity: &'static str,
 }
 
 /// The scan as a stream of items; a plan that cannot run yields its error alone.
@@ -68,6 +71,13 @@ impl ScanRequest {
             .segment(segment)
             .total_segments(self.segments)
             .set_exclusive_start_key(start)
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+    }
+
+    /// Counts the read `units` of one of its requests in the `Db`'s totals (a scan reads no
+    /// partition key in particular: none is hot for it).
+    pub(super) fn count(&self, db: &Db, units: f64) {
+        db.meter().add((&self.table, self.index.as_deref(), self.entity), Kind::Read, units);
     }
 }
 
@@ -134,6 +144,7 @@ pub(super) fn prepare(db: &Db, plan: &ScanPlan) -> Result<ScanRequest> {
         consistent: plan.consistent,
         limit: limit.map(|limit| limit.clamp(1, i32::MAX as usize) as i32),
         segments: plan.segments as i32,
+        entity: plan.type_names.first().copied().unwrap_or_default(),
     })
 }
 
@@ -170,11 +181,11 @@ async fn fetch(
     let output = request
         .scan(db, segment, start)
         .set_limit(request.limit)
-        .return_consumed_capacity(ReturnConsumedCapacity::Total)
         .send()
         .await
         .map_err(|error| Error::from_sdk("Scan", error))?;
     let capacity = output.consumed_capacity.and_then(|consumed| consumed.capacity_units).unwrap_or(0.0);
+    request.count(db, capacity);
     let items = output.items.unwrap_or_default();
     stats.record_response(items.len(), capacity);
     let next = output.last_evaluated_key.filter(|key| !key.is_empty());

@@ -3,12 +3,14 @@
 
 use super::MAX_TRANSACTION_ACTIONS;
 use crate::collection::Collection;
+use crate::consumption::{count_actions, Action, Kind};
 use crate::db::Db;
 use crate::entity::{Entity, Key, PrimaryKey};
 use crate::error::{CancellationReason, Error, Item, ReasonCode, Result};
 use crate::item::{from_item, key_item, table_of};
+use crate::table::TableDefinition;
 use aws_sdk_dynamodb::operation::transact_get_items::TransactGetItemsError;
-use aws_sdk_dynamodb::types::{self, TransactGetItem};
+use aws_sdk_dynamodb::types::{self, ReturnConsumedCapacity, TransactGetItem};
 use futures::future::BoxFuture;
 use std::collections::HashSet;
 use std::future::IntoFuture;
@@ -46,6 +48,8 @@ struct Read {
     table: String,
     key: PrimaryKey,
     get: TransactGetItem,
+    /// The table's declaration and the entity type read, for the `Db`'s totals.
+    place: (&'static TableDefinition, &'static str),
 }
 
 impl<T> std::fmt::Debug for TransactGet<'_, T> {
@@ -96,7 +100,8 @@ impl<'a, T> TransactGet<'a, T> {
         match get {
             Ok(get) => {
                 let get = TransactGetItem::builder().get(get).build();
-                self.reads.push(Read { table, key: key.primary().clone(), get });
+                let place = (table_of::<E>(), E::TYPE_NAME);
+                self.reads.push(Read { table, key: key.primary().clone(), get, place });
             }
             Err(error) => {
                 self.error.get_or_insert(Error::Service {
@@ -135,14 +140,37 @@ impl<'a, T> TransactGet<'a, T> {
         }
         let mut gets = Vec::with_capacity(self.reads.len());
         let mut targets = Vec::with_capacity(self.reads.len());
+        let mut places = Vec::with_capacity(self.reads.len());
         for read in self.reads {
             gets.push(read.get);
             targets.push((read.table, read.key));
+            places.push(read.place);
         }
-        let result = self.db.client().transact_get_items().set_transact_items(Some(gets)).send().await;
+        let result = self
+            .db
+            .client()
+            .transact_get_items()
+            .set_transact_items(Some(gets))
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .send()
+            .await;
         match result {
             Ok(output) => {
                 let responses = output.responses.unwrap_or_default();
+                let counted: Vec<Action> = targets
+                    .iter()
+                    .zip(&places)
+                    .enumerate()
+                    .map(|(read, ((table, key), (definition, entity)))| {
+                        let place = (table.as_str(), *definition, *entity);
+                        match responses.get(read).and_then(|response| response.item.as_ref()) {
+                            Some(item) if !item.is_empty() => Action::new(place, item, true),
+                            _ => Action::new(place, &key_item(definition, key), false),
+                        }
+                    })
+                    .collect();
+                let consumed = output.consumed_capacity.as_deref().unwrap_or_default();
+                count_actions(self.db.meter(), Kind::Read, &counted, consumed);
                 let items = (0..targets.len())
                     .map(|read| responses.get(read).and_then(|response| response.item.clone()))
                     .map(|item| item.filter(|item| !item.is_empty()))

@@ -2,15 +2,19 @@
 //! sending it, and explaining a cancellation per action.
 
 use super::{MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES};
+use crate::consumption::{count_actions, Action, Kind};
 use crate::db::Db;
 use crate::entity::PrimaryKey;
 use crate::error::{CancellationReason, ReasonCode};
 use crate::error::{Error, Result};
+use crate::item::key_item;
 use crate::item_size::{item_size, value_size};
 use crate::write::{Buckets, CheckAction, DeleteAction, Explain, PutAction, UpdateAction, WriteRequest};
 use aws_sdk_dynamodb::error::BuildError;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
-use aws_sdk_dynamodb::types::{self, ConditionCheck, ReturnValuesOnConditionCheckFailure, TransactWriteItem};
+use aws_sdk_dynamodb::types::{
+    self, ConditionCheck, ReturnConsumedCapacity, ReturnValuesOnConditionCheckFailure, TransactWriteItem,
+};
 use std::collections::HashSet;
 
 const ALL_OLD: ReturnValuesOnConditionCheckFailure = ReturnValuesOnConditionCheckFailure::AllOld;
@@ -25,16 +29,23 @@ pub(crate) struct Pending {
     bytes: usize,
     /// The time-bucket partitions it puts an item in.
     buckets: Buckets,
+    /// What counting its units needs.
+    counted: Action,
 }
 
 impl Pending {
     /// Converts the parts of a single-item write into a transaction action.
     pub fn new<A: TransactAction>(request: WriteRequest<A>) -> Result<Self> {
         let (table, key, explain) = (request.table.clone(), request.key.clone(), request.explain.clone());
-        let buckets = request.buckets.clone();
+        let (buckets, place) = (request.buckets.clone(), (request.definition, request.entity));
         let item = A::transact_item(request).map_err(build_error)?;
         let bytes = action_bytes(&item);
-        Ok(Self { table, key, item, explain, bytes, buckets })
+        let place = (table.as_str(), place.0, place.1);
+        let counted = match &item.put {
+            Some(put) => Action::new(place, &put.item, true),
+            None => Action::new(place, &key_item(place.1, &key), false),
+        };
+        Ok(Self { table, key, item, explain, bytes, buckets, counted })
     }
 }
 
@@ -179,19 +190,26 @@ pub(crate) async fn send(db: &Db, actions: Vec<Pending>, token: Option<String>) 
     }
     let mut items = Vec::with_capacity(actions.len());
     let mut targets = Vec::with_capacity(actions.len());
+    let mut counted = Vec::with_capacity(actions.len());
     for action in actions {
         items.push(action.item);
         targets.push((action.table, action.key, action.explain));
+        counted.push(action.counted);
     }
     let result = db
         .client()
         .transact_write_items()
         .set_transact_items(Some(items))
         .set_client_request_token(token)
+        .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
         .send()
         .await;
     match result {
-        Ok(_) => Ok(()),
+        Ok(output) => {
+            let consumed = output.consumed_capacity.as_deref().unwrap_or_default();
+            count_actions(db.meter(), Kind::Write, &counted, consumed);
+            Ok(())
+        }
         Err(error) => match error.as_service_error() {
             Some(TransactWriteItemsError::TransactionCanceledException(canceled)) => {
                 Err(canceled_error(targets, canceled.cancellation_reasons()))

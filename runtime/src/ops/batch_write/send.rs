@@ -80,6 +80,8 @@ pub(super) async fn run(
         let deletes = part.requests.iter().filter(|(_, request)| request.delete_request.is_some());
         left.tags.deletes.extend(deletes.map(|(key, _)| (key.clone(), entity)));
     }
+    let entities: Vec<&'static str> = prepared.iter().map(|part| part.entity.0).collect();
+    let definition = prepared.first().map(|part| part.entity.1);
     let (mut together, mut guards) = (Vec::new(), Guards(Vec::new()));
     for (part, prepared) in parts.iter().zip(prepared) {
         let requests: Vec<WriteRequest> = prepared.requests.into_iter().map(|(_, request)| request).collect();
@@ -101,6 +103,7 @@ pub(super) async fn run(
             retry,
             before_retry: (!guards.0.is_empty()).then_some(&guards as &dyn BeforeRetry),
             on_request: None,
+            counted: definition.map(|definition| (definition, entities.as_slice())),
         };
         left.add(count, send_requests(&sender, table, chunks(together), concurrency).await)?;
     }

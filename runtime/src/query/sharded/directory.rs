@@ -6,6 +6,7 @@
 //! read, has its entry in what this returns.
 
 use super::lanes::DirectorySpan;
+use crate::consumption::count_read;
 use crate::db::Db;
 use crate::error::{Error, Result};
 use crate::query::request::RawPage;
@@ -13,6 +14,7 @@ use crate::query::{QueryPlan, QueryStats};
 use crate::shard::{
     bucket_of_directory_key, bucket_partition, directory_partition, directory_sort_key, DIRECTORY_SHARDS,
 };
+use aws_sdk_dynamodb::operation::query::QueryOutput;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 
 /// The most directory entries one request asks for when the read has no limit.
@@ -45,6 +47,7 @@ pub(crate) async fn read(
         return Err(Error::InvalidQuery { reason });
     };
     stats.record_directory_request();
+    let partition = span.partition;
     let output = db
         .client()
         .query()
@@ -52,7 +55,7 @@ pub(crate) async fn read(
         .key_condition_expression("#pk = :pk AND #sk BETWEEN :low AND :high")
         .expression_attribute_names("#pk", table.partition_key)
         .expression_attribute_names("#sk", sort_key)
-        .expression_attribute_values(":pk", AttributeValue::S(span.partition))
+        .expression_attribute_values(":pk", AttributeValue::S(partition.clone()))
         .expression_attribute_values(":low", AttributeValue::S(span.low))
         .expression_attribute_values(":high", AttributeValue::S(span.high))
         .scan_index_forward(span.forward)
@@ -61,9 +64,14 @@ pub(crate) async fn read(
         .limit(limit.clamp(1, i32::MAX as usize) as i32)
         .send()
         .await
-        .map_err(|error| Error::from_sdk("Query", error))?;
+        .map_err(|error| Error::from_sdk("Query", error));
+    let units =
+        |output: &QueryOutput| output.consumed_capacity.as_ref().and_then(|consumed| consumed.capacity_units);
+    let place = (db.name_of(table.name), None, partition.as_str());
+    count_read(db.meter(), place, plan.type_name, output.as_ref().map(|output| units(output).unwrap_or(0.0)));
+    let output = output?;
+    let capacity = units(&output).unwrap_or(0.0);
     let items = output.items.unwrap_or_default();
-    let capacity = output.consumed_capacity.and_then(|consumed| consumed.capacity_units).unwrap_or(0.0);
     stats.record_response(0, capacity);
     Ok(RawPage { items, last_evaluated_key: output.last_evaluated_key, capacity_units: capacity })
 }

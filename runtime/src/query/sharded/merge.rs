@@ -13,6 +13,7 @@ use super::lanes::{DirectorySpan, Lanes};
 use super::request_limit;
 use super::resume::{finish_passed_lanes, identity, Horizon, PageEnd, Resumed, Start, Ties};
 use super::sizing::{self, LaneSizes};
+use crate::consumption::carry;
 use crate::db::Db;
 use crate::error::{Error, Item, Result};
 use crate::item_size::item_size;
@@ -286,7 +287,8 @@ impl Merge {
         let wanted = if self.window_listing.is_some() { None } else { self.remaining };
         let limit = directory::entries_wanted(wanted);
         let (db, plan, stats) = (self.db.clone(), Arc::clone(&self.plan), self.stats.clone());
-        self.tasks.spawn(async move { (DIRECTORY, directory::read(&db, &plan, span, limit, &stats).await) });
+        self.tasks
+            .spawn(carry(async move { (DIRECTORY, directory::read(&db, &plan, span, limit, &stats).await) }));
     }
 
     /// Sends the lane requests the merge wants, up to the concurrency cap.
@@ -314,7 +316,7 @@ impl Merge {
                 limit: request.limit,
             };
             let (db, plan, stats) = (self.db.clone(), Arc::clone(&self.plan), self.stats.clone());
-            self.tasks.spawn(async move { (lane, fetch(&db, &plan, request, &stats).await) });
+            self.tasks.spawn(carry(async move { (lane, fetch(&db, &plan, request, &stats).await) }));
         }
     }
 
