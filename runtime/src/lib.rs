@@ -80,6 +80,7 @@ pub mod sets;
 pub mod shard;
 mod stream;
 mod table;
+pub mod telemetry;
 pub mod throttling;
 mod timestamp;
 mod transaction;

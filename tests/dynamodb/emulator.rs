@@ -6,4 +6,5 @@ mod dynamic;
 mod hot_keys;
 mod measured;
 mod model;
+mod spans;
 mod throttling;

@@ -4,7 +4,7 @@
 //! counts; and sensor readings in hourly buckets across midnight.
 
 #[path = "sharded_e2e_model.rs"]
-mod model;
+pub(crate) mod model;
 
 mod buckets;
 mod costs;

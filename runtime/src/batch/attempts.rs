@@ -17,6 +17,12 @@ pub(crate) struct Failure {
     pub(crate) unknown: bool,
 }
 
+impl AsRef<Error> for Failure {
+    fn as_ref(&self) -> &Error {
+        &self.error
+    }
+}
+
 impl Failure {
     /// Converts an SDK error; throttling, 5xx and connection failures are retryable.
     ///

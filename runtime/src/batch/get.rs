@@ -10,6 +10,7 @@ use crate::error::{Error, Item, Result};
 use crate::item::key_item;
 use crate::item_size::item_size;
 use crate::table::TableDefinition;
+use crate::telemetry::{Reported, Request as Traced};
 use aws_sdk_dynamodb::operation::batch_get_item::BatchGetItemOutput;
 use aws_sdk_dynamodb::types::{KeysAndAttributes, ReturnConsumedCapacity};
 use futures::stream::{self, StreamExt};
@@ -141,15 +142,21 @@ impl KeyRead<'_> {
             .consistent_read(self.consistent)
             .build()
             .map_err(|error| Failure::fatal(Error::from_build(OPERATION, error)))?;
-        let output = self
+        let request = self
             .db
             .client()
             .batch_get_item()
             .request_items(table, request)
-            .return_consumed_capacity(ReturnConsumedCapacity::Total)
-            .send()
-            .await
-            .map_err(|error| Failure::from_sdk(OPERATION, error))?;
+            .return_consumed_capacity(ReturnConsumedCapacity::Total);
+        let sent = async { request.send().await.map_err(|error| Failure::from_sdk(OPERATION, error)) };
+        let traced = Traced { sends: OPERATION, table };
+        let span = traced.span();
+        span.record("aws.dynamodb.consistent_read", self.consistent);
+        let output = traced.send(span, sent, |output: &BatchGetItemOutput| Reported {
+            consumed: output.consumed_capacity.iter().flatten().collect(),
+            ..Reported::default()
+        });
+        let output = output.await?;
         self.count(table, &keys, &output);
         if let Some(on_request) = self.on_request {
             let consumed = output.consumed_capacity.iter().flatten();

@@ -7,6 +7,8 @@ use crate::consumption::{BatchItem, BatchItems, Kind};
 use crate::db::Db;
 use crate::error::{Error, Result};
 use crate::table::TableDefinition;
+use crate::telemetry::{Reported, Request as Traced};
+use aws_sdk_dynamodb::operation::batch_write_item::BatchWriteItemOutput;
 use aws_sdk_dynamodb::types::{ReturnConsumedCapacity, WriteRequest};
 use futures::future::BoxFuture;
 use futures::stream::{self, StreamExt};
@@ -153,15 +155,19 @@ impl Sender<'_> {
             (None, Some(_)) => Some(ReturnConsumedCapacity::Total),
             (None, None) => None,
         };
-        let output = self
+        let request = self
             .db
             .client()
             .batch_write_item()
             .request_items(table, requests.to_vec())
-            .set_return_consumed_capacity(capacity)
-            .send()
-            .await
-            .map_err(|error| Failure::from_sdk(OPERATION, error))?;
+            .set_return_consumed_capacity(capacity);
+        let sent = async { request.send().await.map_err(|error| Failure::from_sdk(OPERATION, error)) };
+        let traced = Traced { sends: OPERATION, table };
+        let output = traced.send(traced.span(), sent, |output: &BatchWriteItemOutput| Reported {
+            consumed: output.consumed_capacity.iter().flatten().collect(),
+            ..Reported::default()
+        });
+        let output = output.await?;
         let unprocessed = output.unprocessed_items.as_ref().and_then(|unprocessed| unprocessed.get(table));
         if let Some((definition, entities)) = self.counted {
             let batch = BatchItems { definition, table, entities, kind: Kind::Write };

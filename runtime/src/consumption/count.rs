@@ -138,6 +138,17 @@ pub(crate) fn count_write(
     }
 }
 
+/// What DynamoDB charges for a write its condition refused, which no response reports: the
+/// stored item's size in write units of 1 KB (`current`, when it returned it), at least one, on
+/// the table alone.
+pub(crate) fn refused_write(current: Option<&Item>) -> ConsumedCapacity {
+    let units = current.map_or(1, |item| crate::item_size::item_size(item).div_ceil(1024).max(1)) as f64;
+    ConsumedCapacity::builder()
+        .capacity_units(units)
+        .table(aws_sdk_dynamodb::types::Capacity::builder().capacity_units(units).build())
+        .build()
+}
+
 /// The item's partition key in `index`, as stored: its one attribute's value, or the values of
 /// a multi-attribute key joined by `#`; `None` when the item is not in the index.
 fn index_partition_key(definition: &TableDefinition, index: &str, item: &Item) -> Option<String> {

@@ -18,8 +18,8 @@ pub(crate) use hot_keys::Tracker;
 pub use scope::{Measure, Measured, Measuring};
 pub use totals::Consumed;
 
-pub(crate) use scope::carry;
+pub(crate) use scope::{carry, retried, Scope};
 
 pub(crate) use batch::{count_actions, Action, BatchItem, BatchItems};
-pub(crate) use count::{count_read, count_write, index_keys, Meter};
+pub(crate) use count::{count_read, count_write, index_keys, refused_write, Meter};
 pub(crate) use totals::Kind;

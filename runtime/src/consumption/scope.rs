@@ -8,6 +8,7 @@
 use super::totals::{Consumed, Kind, Totals};
 use std::future::{Future, IntoFuture};
 use std::pin::Pin;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use tokio::task::futures::TaskLocalFuture;
@@ -20,18 +21,25 @@ tokio::task_local! {
 #[derive(Debug, Default)]
 pub(crate) struct Scope {
     totals: Totals,
+    /// Sends that failed and were sent again.
+    retries: AtomicU32,
     outer: Option<Arc<Scope>>,
 }
 
 impl Scope {
     /// A scope within the current one, if any.
     pub(crate) fn new() -> Arc<Scope> {
-        Arc::new(Scope { totals: Totals::default(), outer: current() })
+        Arc::new(Scope { totals: Totals::default(), retries: AtomicU32::new(0), outer: current() })
     }
 
     /// Everything counted in it so far.
     pub(crate) fn consumed(&self) -> Vec<Consumed> {
         self.totals.all()
+    }
+
+    /// Sends retried in it so far.
+    pub(crate) fn retries(&self) -> u32 {
+        self.retries.load(Ordering::Relaxed)
     }
 
     /// Runs `work` in this scope.
@@ -56,10 +64,22 @@ pub(crate) fn add(place: (&str, Option<&str>, &'static str), kind: Kind, units: 
     });
 }
 
-/// `work` in the scope the current task runs in (taken now, not when `work` first runs): for
-/// work spawned on a task of its own.
+/// Counts a send that failed and is sent again in the current scope and every scope around it.
+pub(crate) fn retried() {
+    let _ = SCOPE.try_with(|scope| {
+        let mut scope = Some(scope);
+        while let Some(current) = scope {
+            current.retries.fetch_add(1, Ordering::Relaxed);
+            scope = current.outer.as_ref();
+        }
+    });
+}
+
+/// `work` in the scope and the span the current task runs in (taken now, not when `work`
+/// first runs): for work spawned on a task of its own.
 pub(crate) fn carry<F: Future>(work: F) -> impl Future<Output = F::Output> {
     let scope = current();
+    let work = tracing::Instrument::instrument(work, tracing::Span::current());
     async move {
         match scope {
             Some(scope) => scope.run(work).await,
@@ -117,7 +137,7 @@ impl<F: Future> Future for Measuring<F> {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let output = std::task::ready!(self.work.as_mut().poll(cx));
-        Poll::Ready(Measured { output, consumed: self.scope.consumed() })
+        Poll::Ready(Measured { output, consumed: self.scope.consumed(), retries: self.scope.retries() })
     }
 }
 
@@ -129,6 +149,8 @@ pub struct Measured<T> {
     pub output: T,
     /// The units it consumed, per table or index and entity type, the table first.
     pub consumed: Vec<Consumed>,
+    /// The sends that failed (throttled, say) and were sent again.
+    pub retries: u32,
 }
 
 impl<T> Measured<T> {

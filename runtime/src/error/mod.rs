@@ -6,6 +6,7 @@
 mod cancel;
 mod cursor;
 mod key;
+mod kind;
 #[cfg(feature = "local")]
 mod local;
 mod predicates;
@@ -24,6 +25,12 @@ pub use unprocessed::Unprocessed;
 use crate::primary_key::PrimaryKey;
 use crate::throttling::ThrottlingReason;
 use std::error::Error as StdError;
+
+impl AsRef<Error> for Error {
+    fn as_ref(&self) -> &Error {
+        self
+    }
+}
 
 /// A DynamoDB item: attribute names to values.
 pub type Item = std::collections::HashMap<String, aws_sdk_dynamodb::types::AttributeValue>;

@@ -7,6 +7,7 @@ use crate::entity::{Entity, Key, PrimaryKey};
 use crate::error::{Item, Result};
 use crate::item::{from_item, table_of};
 use crate::table::{Table, TableDefinition};
+use crate::telemetry::Operation;
 use futures::future::BoxFuture;
 use std::future::IntoFuture;
 
@@ -199,6 +200,13 @@ impl<'a, T> BatchGet<'a, T> {
         Ok(read.run().await?.into_iter().map(decoded).collect())
     }
 
+    /// The read, as its span names it.
+    fn operation(&self) -> Operation<'a> {
+        let entity = self.entities.first().copied().unwrap_or_default();
+        let table = self.db.name_of(self.table.name);
+        Operation { name: "batch_get", sends: "BatchGetItem", table, entity, definition: Some(self.table) }
+    }
+
     async fn execute(self) -> Result<Vec<Option<T>>> {
         self.per_item().await?.into_iter().collect()
     }
@@ -220,7 +228,8 @@ impl<'a, T: Send + 'static> IntoFuture for PerKey<'a, T> {
     type IntoFuture = BoxFuture<'a, Self::Output>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.0.per_item())
+        let operation = self.0.operation();
+        Box::pin(operation.run(self.0.per_item()))
     }
 }
 
@@ -229,6 +238,7 @@ impl<'a, T: Send + 'static> IntoFuture for BatchGet<'a, T> {
     type IntoFuture = BoxFuture<'a, Result<Vec<Option<T>>>>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.execute())
+        let operation = self.operation();
+        Box::pin(operation.run(self.execute()))
     }
 }

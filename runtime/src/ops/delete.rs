@@ -1,11 +1,13 @@
 //! Deleting one entity by key.
 
+use crate::consumption::refused_write;
 use crate::consumption::{count_write, index_keys};
 use crate::db::Db;
 use crate::entity::{Entity, Key};
 use crate::error::{Error, Result};
 use crate::expression::{Condition, Placeholders};
 use crate::item::{from_item, key_item, table_of};
+use crate::telemetry::Operation;
 use crate::write::{DeleteAction, Guards, Layouts, WriteRequest};
 use aws_sdk_dynamodb::operation::delete_item::DeleteItemError;
 use aws_sdk_dynamodb::types::{ReturnConsumedCapacity, ReturnValue, ReturnValuesOnConditionCheckFailure};
@@ -74,6 +76,8 @@ impl<'a, E: Entity> Delete<'a, E> {
         let request = self.request_for(&layouts)?;
         let explain = request.explain;
         let (table, pk) = (request.table, request.key.pk);
+        // A write its condition refuses consumes units too, which no response reports.
+        let mut refused = None;
         let result = db
             .client()
             .delete_item()
@@ -89,6 +93,7 @@ impl<'a, E: Entity> Delete<'a, E> {
             .await
             .map_err(|error| match error.as_service_error() {
                 Some(DeleteItemError::ConditionalCheckFailedException(failed)) => {
+                    refused = Some(refused_write(failed.item()));
                     explain.failure(failed.item().cloned())
                 }
                 _ => Error::from_sdk("DeleteItem", error),
@@ -96,7 +101,10 @@ impl<'a, E: Entity> Delete<'a, E> {
         // The old item says which index keys the delete took units on.
         let old = result.as_ref().ok().and_then(|output| output.attributes.as_ref());
         let indexes = index_keys(db.meter(), table_of::<E>(), old);
-        let consumed = result.as_ref().map(|output| output.consumed_capacity.as_ref());
+        let consumed = match &refused {
+            Some(refused) => Ok(Some(refused)),
+            None => result.as_ref().map(|output| output.consumed_capacity.as_ref()),
+        };
         count_write(db.meter(), (&table, &pk), E::TYPE_NAME, &indexes, consumed);
         result?.attributes.map(from_item).transpose()
     }
@@ -107,6 +115,6 @@ impl<'a, E: Entity> IntoFuture for Delete<'a, E> {
     type IntoFuture = BoxFuture<'a, Result<Option<E>>>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.execute())
+        Box::pin(Operation::of::<E>(self.db, "delete", "DeleteItem").run(self.execute()))
     }
 }

@@ -5,6 +5,7 @@ use crate::db::Db;
 use crate::entity::{Entity, Key};
 use crate::error::{Error, Result};
 use crate::item::{from_item, key_item, table_of};
+use crate::telemetry::Operation;
 use aws_sdk_dynamodb::operation::get_item::GetItemOutput;
 use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
 use futures::future::BoxFuture;
@@ -53,6 +54,7 @@ impl<'a, E: Entity> Get<'a, E> {
     }
 
     async fn execute(self) -> Result<Option<E>> {
+        tracing::Span::current().record("aws.dynamodb.consistent_read", self.consistent);
         let table = self.db.table_of::<E>();
         let result = self
             .db
@@ -90,6 +92,6 @@ impl<'a, E: Entity> IntoFuture for Get<'a, E> {
     type IntoFuture = BoxFuture<'a, Result<Option<E>>>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.execute())
+        Box::pin(Operation::of::<E>(self.db, "get", "GetItem").run(self.execute()))
     }
 }

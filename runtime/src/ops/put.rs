@@ -1,5 +1,6 @@
 //! Putting entities: plain, create-only, conditional and version-checked.
 
+use crate::consumption::refused_write;
 use crate::consumption::{count_write, index_keys};
 use crate::db::Db;
 use crate::entity::Entity;
@@ -7,6 +8,7 @@ use crate::error::{Error, Item, Result};
 use crate::expression::{Condition, Placeholders};
 use crate::item::table_of;
 use crate::retry::{retrying, Attempt};
+use crate::telemetry::Operation;
 use crate::write::{
     keeping_created, next_version, Buckets, Built, Draft, Guards, Layouts, PutAction, UpdateAction,
     WriteRequest,
@@ -189,6 +191,8 @@ impl<'a, E: Entity> Put<'a, E> {
         let explain = request.explain;
         let timestamps = timestamps::<E>(&request.action.item);
         let indexes = index_keys(self.db.meter(), table_of::<E>(), Some(&request.action.item));
+        // A write its condition refuses consumes units too, which no response reports.
+        let mut refused = None;
         let result = self
             .db
             .client()
@@ -204,11 +208,15 @@ impl<'a, E: Entity> Put<'a, E> {
             .await
             .map_err(|error| match error.as_service_error() {
                 Some(PutItemError::ConditionalCheckFailedException(failed)) => {
+                    refused = Some(refused_write(failed.item()));
                     explain.failure(failed.item().cloned())
                 }
                 _ => Error::from_sdk("PutItem", error),
             });
-        let consumed = result.as_ref().map(|output| output.consumed_capacity.as_ref());
+        let consumed = match &refused {
+            Some(refused) => Ok(Some(refused)),
+            None => result.as_ref().map(|output| output.consumed_capacity.as_ref()),
+        };
         count_write(self.db.meter(), (&request.table, &request.key.pk), E::TYPE_NAME, &indexes, consumed);
         result.map(|_| timestamps)
     }
@@ -266,6 +274,7 @@ impl<'a, E: Entity> IntoFuture for Put<'a, E> {
     type IntoFuture = BoxFuture<'a, Result<()>>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(async move { self.execute().await.map(|_| ()) })
+        let operation = Operation::of::<E>(self.db, "put", "PutItem");
+        Box::pin(operation.run(async move { self.execute().await.map(|_| ()) }))
     }
 }

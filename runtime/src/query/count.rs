@@ -3,17 +3,28 @@
 
 use super::request::{check, key_condition};
 use super::{FromItem, Query, QueryPlan, SortRange};
-use crate::consumption::count_read;
 use crate::db::Db;
 use crate::error::{Error, Result};
 use crate::expression::Placeholders;
-use aws_sdk_dynamodb::operation::query::QueryOutput;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity, Select};
 use futures::stream::{self, StreamExt, TryStreamExt};
 use std::sync::Arc;
 
 /// How many items a stream of `query` would yield (see [`Db::count`](crate::Db::count)).
 pub(crate) async fn count<E: FromItem, F>(db: &Db, query: &Query<E, F>) -> Result<u64> {
+    let traced = query.plan.operation(db, "count").traced();
+    let span = traced.span().clone();
+    query.plan.record_on(&span, query.plan.limit);
+    span.record("aws.dynamodb.select", "COUNT");
+    let counted = traced.run(count_all(db, query)).await;
+    if let Ok(count) = &counted {
+        span.record("aws.dynamodb.count", crate::telemetry::int(*count));
+    }
+    counted
+}
+
+/// See [`count`].
+async fn count_all<E: FromItem, F>(db: &Db, query: &Query<E, F>) -> Result<u64> {
     let plan = query.plan.clone().with_window_named();
     check(&plan)?;
     if plan.start_after.is_some() {
@@ -96,7 +107,7 @@ async fn count_range(
     let (names, values) = (placeholders.take_names(), placeholders.take_values());
     let (mut total, mut start) = (0_u64, None);
     loop {
-        let output = db
+        let query = db
             .client()
             .query()
             .table_name(db.name_of(plan.table.name))
@@ -109,21 +120,8 @@ async fn count_range(
             .select(Select::Count)
             .return_consumed_capacity(ReturnConsumedCapacity::Total)
             .set_limit(plan.page_size.map(|size| size.clamp(1, i32::MAX as usize) as i32))
-            .set_exclusive_start_key(start)
-            .send()
-            .await
-            .map_err(|error| super::request::query_error(plan, error));
-        let units = |output: &QueryOutput| {
-            output.consumed_capacity.as_ref().and_then(|consumed| consumed.capacity_units)
-        };
-        let place = (db.name_of(plan.table.name), plan.index.map(|index| index.name), partition);
-        count_read(
-            db.meter(),
-            place,
-            plan.type_name,
-            output.as_ref().map(|output| units(output).unwrap_or(0.0)),
-        );
-        let output = output?;
+            .set_exclusive_start_key(start);
+        let output = super::request::send(db, plan, query, (partition, None)).await?;
         total += u64::try_from(output.count).unwrap_or(0);
         start = output.last_evaluated_key.filter(|key| !key.is_empty());
         if start.is_none() {

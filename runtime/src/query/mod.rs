@@ -38,6 +38,8 @@ mod shards;
 mod sort;
 mod stats;
 mod stream;
+mod traced;
+pub(crate) use traced::StreamSpan;
 
 pub use crate::shard::{Routing, ShardLayout, ShardMode, Shards};
 pub use conditions::{Narrow, PrefixCondition, RangeCondition};

@@ -92,6 +92,22 @@ impl Db {
     /// # Ok(()) }
     /// ```
     pub async fn page<E: FromItem, F>(&self, query: &Query<E, F>, cursor: Option<&str>) -> Result<Page<E>> {
+        let traced = query.plan.operation(self, "page").traced();
+        let span = traced.span().clone();
+        query.plan.record_on(&span, query.plan.page_size);
+        let page = traced.run(self.page_of(query, cursor)).await;
+        if let Some(page) = page.as_ref().ok().filter(|_| !span.is_disabled()) {
+            let stats = &page.stats;
+            span.record("aws.dynamodb.count", crate::telemetry::int(page.items.len()));
+            span.record("dynashard.requests", crate::telemetry::int(stats.requests));
+            let shards = stats.per_shard_requests.iter().filter(|requests| **requests > 0).count();
+            span.record("dynashard.shards_read", crate::telemetry::int(shards));
+        }
+        page
+    }
+
+    /// See [`Db::page`].
+    async fn page_of<E: FromItem, F>(&self, query: &Query<E, F>, cursor: Option<&str>) -> Result<Page<E>> {
         let plan = query.plan.clone().with_window_named();
         // Nothing is sent for a plan that cannot run, nor for a page of nothing.
         super::request::check(&plan)?;

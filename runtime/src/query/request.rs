@@ -5,6 +5,8 @@ use crate::consumption::count_read;
 use crate::db::Db;
 use crate::error::{Error, Item, Result};
 use crate::expression::Placeholders;
+use crate::telemetry::{Reported, Request as Traced};
+use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
 use aws_sdk_dynamodb::operation::query::QueryOutput;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 
@@ -104,21 +106,51 @@ pub(crate) async fn fetch(
         .set_limit(request.limit.map(|limit| limit.clamp(1, i32::MAX as usize) as i32))
         .set_exclusive_start_key(request.start);
     stats.record_request(request.shard);
-    let result = query.send().await.map_err(|error| query_error(plan, error));
+    let output = send(db, plan, query, (&request.partition, Some(request.shard))).await?;
+    let capacity = output.consumed_capacity.as_ref().and_then(|consumed| consumed.capacity_units);
+    let capacity = capacity.unwrap_or(0.0);
+    let items = output.items.unwrap_or_default();
+    stats.record_response(items.len(), capacity);
+    Ok(RawPage { items, last_evaluated_key: output.last_evaluated_key, capacity_units: capacity })
+}
+
+/// Sends `query`, a request of `plan` to `partition` (of shard `shard`, when it has shards), in
+/// a span of its own, and counts what it consumed in the `Db`'s totals and hot keys.
+pub(crate) async fn send(
+    db: &Db,
+    plan: &QueryPlan,
+    query: QueryFluentBuilder,
+    (partition, shard): (&str, Option<usize>),
+) -> Result<QueryOutput> {
+    let table = db.name_of(plan.table.name);
+    let traced = Traced { sends: "Query", table };
+    let span = traced.span();
+    if !span.is_disabled() {
+        plan.record_on(&span, query.get_limit().map(|limit| limit as usize));
+        if let Some(shard) = shard {
+            span.record("dynashard.shard", crate::telemetry::int(shard));
+        }
+        if let Some(select) = query.get_select() {
+            span.record("aws.dynamodb.select", select.as_str());
+        }
+    }
+    let sent = async { query.send().await.map_err(|error| query_error(plan, error)) };
+    let result = traced.send(span, sent, |output: &QueryOutput| Reported {
+        consumed: output.consumed_capacity.iter().collect(),
+        count: Some(output.count),
+        scanned: Some(output.scanned_count),
+    });
+    let result = result.await;
     let capacity =
         |output: &QueryOutput| output.consumed_capacity.as_ref().and_then(|consumed| consumed.capacity_units);
-    let place = (db.name_of(plan.table.name), plan.index.map(|index| index.name), request.partition.as_str());
+    let place = (table, plan.index.map(|index| index.name), partition);
     count_read(
         db.meter(),
         place,
         plan.type_name,
         result.as_ref().map(|output| capacity(output).unwrap_or(0.0)),
     );
-    let output = result?;
-    let capacity = capacity(&output).unwrap_or(0.0);
-    let items = output.items.unwrap_or_default();
-    stats.record_response(items.len(), capacity);
-    Ok(RawPage { items, last_evaluated_key: output.last_evaluated_key, capacity_units: capacity })
+    result
 }
 
 /// The key condition of a request of `plan` to `partition` within `range` (a query on a

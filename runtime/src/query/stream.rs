@@ -2,6 +2,7 @@
 
 use super::position::Position;
 use super::reader::Reader;
+use super::traced::StreamSpan;
 use super::{FromItem, Query, QueryPlan, QueryStats};
 use crate::db::Db;
 use crate::error::{Error, Result};
@@ -46,6 +47,7 @@ pub struct QueryStream<E> {
     db: Db,
     stats: QueryStats,
     state: State<E>,
+    span: StreamSpan,
     marker: PhantomData<fn() -> E>,
 }
 
@@ -96,6 +98,27 @@ impl<E: FromItem + Send + 'static> Stream for QueryStream<E> {
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = self.get_mut();
+        let span = this.span.span().clone();
+        let polled = span.in_scope(|| this.poll_items(cx));
+        match &polled {
+            Poll::Ready(None) => this.span.finish(&this.stats, Ok(())),
+            Poll::Ready(Some(Err(error))) => this.span.finish(&this.stats, Err(error)),
+            Poll::Ready(Some(Ok(_))) | Poll::Pending => {}
+        }
+        polled
+    }
+}
+
+impl<E> Drop for QueryStream<E> {
+    fn drop(&mut self) {
+        self.span.finish(&self.stats, Ok(()));
+    }
+}
+
+impl<E: FromItem + Send + 'static> QueryStream<E> {
+    /// The next item, read in the stream's span.
+    fn poll_items(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<E>>> {
+        let this = self;
         loop {
             match std::mem::replace(&mut this.state, State::Done) {
                 State::Opening(mut opening) => match opening.poll_unpin(cx) {
@@ -135,6 +158,8 @@ impl Db {
     /// Runs `query` ([`Db::stream`] with a query).
     pub(crate) fn stream_query<E: FromItem + Send + 'static, F>(&self, query: Query<E, F>) -> QueryStream<E> {
         let plan = Arc::new(query.plan.with_window_named());
+        let span = StreamSpan::new(plan.operation(self, "query"), plan.index.map(|index| index.name));
+        plan.record_on(span.span(), plan.limit);
         let stats = QueryStats::new(plan.shard_count());
         let limit = plan.limit;
         let state = if let Err(error) = super::request::check(&plan) {
@@ -151,7 +176,7 @@ impl Db {
                 Err(error) => State::Failed(error),
             }
         };
-        QueryStream { db: self.clone(), stats, state, marker: PhantomData }
+        QueryStream { db: self.clone(), stats, state, span, marker: PhantomData }
     }
 }
 

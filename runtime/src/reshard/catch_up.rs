@@ -40,6 +40,7 @@ use crate::error::{Item, Result};
 use crate::index::Index;
 use crate::item::table_of;
 use crate::metadata::Checked;
+use crate::telemetry::Operation;
 use aws_sdk_dynamodb::types::AttributeValue;
 use std::collections::HashMap;
 use std::future::Future;
@@ -78,7 +79,8 @@ impl Db {
     /// running ([`Db::run_catch_up`], in any number of processes) so that the log is applied
     /// within seconds, not only at the next step.
     pub async fn catch_up<E: Entity>(&self, index: Index<E::Table>) -> Result<CatchUpPass> {
-        self.catch_up_named::<E>(index.name()).await
+        let operation = Operation::of::<E>(self, "catch_up", "");
+        operation.run(async move { self.catch_up_named::<E>(index.name()).await }).await
     }
 
     /// Runs [`Db::catch_up`] every `poll` until `stop` completes (or the resharding fails).
@@ -88,14 +90,19 @@ impl Db {
         poll: Duration,
         stop: impl Future<Output = ()>,
     ) -> Result<()> {
-        let mut stop = std::pin::pin!(stop);
-        loop {
-            self.catch_up_named::<E>(index.name()).await?;
-            tokio::select! {
-                _ = &mut stop => return Ok(()),
-                _ = tokio::time::sleep(poll) => {}
-            }
-        }
+        let operation = Operation::of::<E>(self, "run_catch_up", "");
+        operation
+            .run(async move {
+                let mut stop = std::pin::pin!(stop);
+                loop {
+                    self.catch_up_named::<E>(index.name()).await?;
+                    tokio::select! {
+                        _ = &mut stop => return Ok(()),
+                        _ = tokio::time::sleep(poll) => {}
+                    }
+                }
+            })
+            .await
     }
 
     /// Catch-up passes until one reads the whole log to its current end (a shard another process

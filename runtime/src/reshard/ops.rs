@@ -8,6 +8,7 @@ use crate::error::Result;
 use crate::index::Index;
 use crate::metadata::{now_ms, refuse, CachedReshard, Checked, Phase, ReshardState, Verified};
 use crate::shard::NewLayout;
+use crate::telemetry::Operation;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -24,46 +25,51 @@ impl Db {
         target: Index<E::Table>,
         layout: NewLayout,
     ) -> Result<ReshardState> {
-        let (index, target) = (index.name(), target.name());
-        let state = ReshardState {
-            source: index.to_owned(),
-            target: target.to_owned(),
-            layout,
-            phase: Phase::DualWrites,
-            started: now_ms(),
-            segments: BTreeMap::new(),
-            frozen: false,
-            frozen_seen: 0,
-            scan: None,
-            verified: None,
-            caught_up: 0,
-        };
-        Checked::new::<E>(&state)?;
-        let shards = Reshards::<E>::of(self).metadata()?;
-        let (records, key) =
-            (Records { db: self.into(), shards: Arc::clone(&shards) }, Reshards::<E>::of(self).key(index));
-        // The catch-up's feed begins before the resharding is recorded, so that every write a
-        // writer sends without seeing the record is in the part of the log it reads.
-        if records.read(&key).await?.is_none() {
-            let feed = Reshards::<E>::of(self).feed(index)?;
-            feed.reset().await?; // what an earlier resharding of this index read
-            feed.begin().await?;
-            Reshards::<E>::of(self).checks_clear(index).await?;
-        }
-        let sent = Instant::now();
-        if !records.create(&key, &state).await? {
-            let existing = records.read(&key).await?.ok_or_else(|| refuse(index, "its record vanished"))?;
-            if (&existing.target, &existing.layout) != (&state.target, &state.layout) {
-                return Err(refuse(
-                    index,
-                    format!("another resharding (into `{}`) is under way", existing.target),
-                ));
-            }
-            return Ok(existing);
-        }
-        tracing::info!(target: "dynashard::reshard", index, into = target, layout = state.layout.describe(), "dual writes started");
-        shards.remember_reshard(&key, Some(CachedReshard::of::<E>(state.clone())), sent);
-        Ok(state)
+        let operation = Operation::of::<E>(self, "start_resharding", "");
+        operation
+            .run(async move {
+                let (index, target) = (index.name(), target.name());
+                let state = ReshardState {
+                    source: index.to_owned(),
+                    target: target.to_owned(),
+                    layout,
+                    phase: Phase::DualWrites,
+                    started: now_ms(),
+                    segments: BTreeMap::new(),
+                    frozen: false,
+                    frozen_seen: 0,
+                    scan: None,
+                    verified: None,
+                    caught_up: 0,
+                };
+                Checked::new::<E>(&state)?;
+                let shards = Reshards::<E>::of(self).metadata()?;
+                let (records, key) =
+                    (Records { db: self.into(), shards: Arc::clone(&shards) }, Reshards::<E>::of(self).key(index));
+                // The catch-up's feed begins before the resharding is recorded, so that every write a
+                // writer sends without seeing the record is in the part of the log it reads.
+                if records.read(&key).await?.is_none() {
+                    let feed = Reshards::<E>::of(self).feed(index)?;
+                    feed.reset().await?; // what an earlier resharding of this index read
+                    feed.begin().await?;
+                    Reshards::<E>::of(self).checks_clear(index).await?;
+                }
+                let sent = Instant::now();
+                if !records.create(&key, &state).await? {
+                    let existing = records.read(&key).await?.ok_or_else(|| refuse(index, "its record vanished"))?;
+                    if (&existing.target, &existing.layout) != (&state.target, &state.layout) {
+                        return Err(refuse(
+                            index,
+                            format!("another resharding (into `{}`) is under way", existing.target),
+                        ));
+                    }
+                    return Ok(existing);
+                }
+                tracing::info!(target: "dynashard::reshard", index, into = target, layout = state.layout.describe(), "dual writes started");
+                shards.remember_reshard(&key, Some(CachedReshard::of::<E>(state.clone())), sent);
+                Ok(state)
+            })
+            .await
     }
 
     /// The recorded resharding of `E`'s mapping of `index`, if any, with the progress of its
@@ -89,16 +95,21 @@ impl Db {
         index: Index<E::Table>,
         options: CutOver,
     ) -> Result<ReshardState> {
-        let name = index.name();
-        let state = Reshards::<E>::of(self).state(name).await?.ok_or_else(|| super::not_started(name))?;
-        if let Err(reason) = options.admits(state.verified, now_ms()) {
-            if !options.force {
-                return Err(refuse(name, reason));
-            }
-            tracing::warn!(target: "dynashard::reshard", index = name, reason, "cut over without a verification, as forced");
-        }
-        self.caught_up::<E>(name).await?;
-        Reshards::<E>::of(self).advance(name, Phase::Backfilled, Phase::CutOver).await
+        let operation = Operation::of::<E>(self, "cut_over_with", "");
+        operation
+            .run(async move {
+                let name = index.name();
+                let state = Reshards::<E>::of(self).state(name).await?.ok_or_else(|| super::not_started(name))?;
+                if let Err(reason) = options.admits(state.verified, now_ms()) {
+                    if !options.force {
+                        return Err(refuse(name, reason));
+                    }
+                    tracing::warn!(target: "dynashard::reshard", index = name, reason, "cut over without a verification, as forced");
+                }
+                self.caught_up::<E>(name).await?;
+                Reshards::<E>::of(self).advance(name, Phase::Backfilled, Phase::CutOver).await
+            })
+            .await
     }
 
     /// Reverses a cut-over: queries read the source layout again, while writes go on filling
@@ -106,10 +117,15 @@ impl Db {
     /// The verification is forgotten: a cut-over reversed for what was found after it is made
     /// again only after a new one.
     pub async fn reverse_cut_over<E: Entity>(&self, index: Index<E::Table>) -> Result<ReshardState> {
-        let reversed =
-            Reshards::<E>::of(self).advance(index.name(), Phase::CutOver, Phase::Backfilled).await?;
-        Reshards::<E>::of(self).forget_verification(index.name()).await?;
-        Ok(ReshardState { verified: None, ..reversed })
+        let operation = Operation::of::<E>(self, "reverse_cut_over", "");
+        operation
+            .run(async move {
+                let reversed =
+                    Reshards::<E>::of(self).advance(index.name(), Phase::CutOver, Phase::Backfilled).await?;
+                Reshards::<E>::of(self).forget_verification(index.name()).await?;
+                Ok(ReshardState { verified: None, ..reversed })
+            })
+            .await
     }
 }
 

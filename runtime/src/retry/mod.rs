@@ -31,14 +31,20 @@ impl Retry {
     }
 
     /// After a send that failed (`progressed`: it still did some of the work): how long to wait
-    /// before the next one, or `None` when the policy gives up.
+    /// before the next one, or `None` when the policy gives up. A retry counts in the scope of
+    /// the work it is part of ([`Measured::retries`](crate::consumption::Measured::retries), a
+    /// span's `dynashard.retries`).
     pub(crate) fn after_failure(&mut self, progressed: bool) -> Option<Duration> {
         self.failed = self.failed.saturating_add(1);
         if progressed {
             self.stalled = 0;
         }
         self.stalled += 1;
-        (self.stalled < self.policy.attempts()).then(|| self.policy.backoff(self.failed - 1))
+        let delay = (self.stalled < self.policy.attempts()).then(|| self.policy.backoff(self.failed - 1));
+        if delay.is_some() {
+            crate::consumption::retried();
+        }
+        delay
     }
 
     /// Sends made so far that failed.

@@ -10,6 +10,19 @@ use futures::stream::{self, StreamExt, TryStreamExt};
 
 /// How many items a stream of `scan` would yield (see [`Db::count`](crate::Db::count)).
 pub(crate) async fn count<T>(db: &Db, scan: &Scan<T>) -> Result<u64> {
+    let traced = scan.plan.operation(db, "count").traced();
+    let span = traced.span().clone();
+    scan.plan.record_on(&span);
+    span.record("aws.dynamodb.select", "COUNT");
+    let counted = traced.run(count_all(db, scan)).await;
+    if let Ok(count) = &counted {
+        span.record("aws.dynamodb.count", crate::telemetry::int(*count));
+    }
+    counted
+}
+
+/// See [`count`].
+async fn count_all<T>(db: &Db, scan: &Scan<T>) -> Result<u64> {
     let plan = &scan.plan;
     let request = prepare(db, plan)?;
     if plan.limit == Some(0) {
@@ -22,15 +35,8 @@ pub(crate) async fn count<T>(db: &Db, scan: &Scan<T>) -> Result<u64> {
         .map(|segment| async move {
             let (mut total, mut start) = (0_u64, None);
             loop {
-                let output = request
-                    .scan(db, segment, start)
-                    .select(Select::Count)
-                    .set_limit(page)
-                    .send()
-                    .await
-                    .map_err(|error| Error::from_sdk("Scan", error))?;
-                let consumed = output.consumed_capacity.as_ref().and_then(|consumed| consumed.capacity_units);
-                request.count(db, consumed.unwrap_or(0.0));
+                let scan = request.scan(db, segment, start).select(Select::Count).set_limit(page);
+                let output = request.send(db, segment, scan).await?;
                 total += u64::try_from(output.count).unwrap_or(0);
                 start = output.last_evaluated_key.filter(|key| !key.is_empty());
                 if start.is_none() {

@@ -6,7 +6,9 @@ use crate::db::Db;
 use crate::error::{Error, Item, Result};
 use crate::expression::{Condition, Placeholders};
 use crate::query::QueryStats;
+use crate::telemetry::{Reported, Request as Traced};
 use aws_sdk_dynamodb::operation::scan::builders::ScanFluentBuilder;
+use aws_sdk_dynamodb::operation::scan::ScanOutput;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 use futures::stream::{self, BoxStream, StreamExt};
 use std::collections::{HashMap, VecDeque};
@@ -74,10 +76,36 @@ impl ScanRequest {
             .return_consumed_capacity(ReturnConsumedCapacity::Total)
     }
 
-    /// Counts the read `units` of one of its requests in the `Db`'s totals (a scan reads no
-    /// partition key in particular: none is hot for it).
-    pub(super) fn count(&self, db: &Db, units: f64) {
-        db.meter().add((&self.table, self.index.as_deref(), self.entity), Kind::Read, units);
+    /// Sends `scan` (a request of `segment`) in a span of its own, and counts the units it
+    /// consumed in the `Db`'s totals (a scan reads no partition key in particular: none is hot
+    /// for it).
+    pub(super) async fn send(&self, db: &Db, segment: i32, scan: ScanFluentBuilder) -> Result<ScanOutput> {
+        let traced = Traced { sends: "Scan", table: &self.table };
+        let span = traced.span();
+        if !span.is_disabled() {
+            if let Some(index) = &self.index {
+                span.record("aws.dynamodb.index_name", index.as_str());
+            }
+            span.record("aws.dynamodb.segment", segment);
+            span.record("aws.dynamodb.total_segments", self.segments);
+            span.record("aws.dynamodb.consistent_read", self.consistent);
+            if let Some(limit) = scan.get_limit() {
+                span.record("aws.dynamodb.limit", limit);
+            }
+            if let Some(select) = scan.get_select() {
+                span.record("aws.dynamodb.select", select.as_str());
+            }
+        }
+        let sent = async { scan.send().await.map_err(|error| Error::from_sdk("Scan", error)) };
+        let output = traced.send(span, sent, |output: &ScanOutput| Reported {
+            consumed: output.consumed_capacity.iter().collect(),
+            count: Some(output.count),
+            scanned: Some(output.scanned_count),
+        });
+        let output = output.await?;
+        let units = output.consumed_capacity.as_ref().and_then(|consumed| consumed.capacity_units);
+        db.meter().add((&self.table, self.index.as_deref(), self.entity), Kind::Read, units.unwrap_or(0.0));
+        Ok(output)
     }
 }
 
@@ -178,14 +206,9 @@ async fn fetch(
     start: Option<Item>,
 ) -> Result<(Vec<Item>, Option<Item>)> {
     stats.record_request(segment as usize);
-    let output = request
-        .scan(db, segment, start)
-        .set_limit(request.limit)
-        .send()
-        .await
-        .map_err(|error| Error::from_sdk("Scan", error))?;
+    let scan = request.scan(db, segment, start).set_limit(request.limit);
+    let output = request.send(db, segment, scan).await?;
     let capacity = output.consumed_capacity.and_then(|consumed| consumed.capacity_units).unwrap_or(0.0);
-    request.count(db, capacity);
     let items = output.items.unwrap_or_default();
     stats.record_response(items.len(), capacity);
     let next = output.last_evaluated_key.filter(|key| !key.is_empty());

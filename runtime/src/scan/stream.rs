@@ -1,12 +1,15 @@
 //! The stream of a running scan.
 
-use super::{run, Scan};
+use super::{run, Scan, ScanPlan};
 use crate::db::Db;
 use crate::error::Result;
 use crate::query::QueryStats;
+use crate::query::StreamSpan;
+use crate::telemetry::Operation;
 use futures::stream::{BoxStream, Stream};
 use std::pin::Pin;
 use std::task::{Context, Poll};
+use tracing::Span;
 
 /// The items of a [`Scan`] run with [`Db::stream`], in no particular order, and what reading
 /// them has cost so far ([`ScanStream::stats`]: requests per segment, read units, items
@@ -29,6 +32,7 @@ use std::task::{Context, Poll};
 pub struct ScanStream<T> {
     items: BoxStream<'static, Result<T>>,
     stats: QueryStats,
+    span: StreamSpan,
 }
 
 impl<T> std::fmt::Debug for ScanStream<T> {
@@ -41,8 +45,10 @@ impl<T: Send + 'static> ScanStream<T> {
     /// Starts `scan` through `db` (nothing is sent before the first poll).
     pub(crate) fn new(db: &Db, scan: Scan<T>) -> Self {
         let stats = QueryStats::new(scan.plan.segments as usize);
+        let span = StreamSpan::new(scan.plan.operation(db, "scan"), scan.plan.index.as_deref());
+        scan.plan.record_on(span.span());
         let items = run::run(db.clone(), scan.plan, scan.decode, stats.clone());
-        ScanStream { items, stats }
+        ScanStream { items, stats, span }
     }
 }
 
@@ -56,7 +62,42 @@ impl<T> ScanStream<T> {
 impl<T> Stream for ScanStream<T> {
     type Item = Result<T>;
 
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        self.items.as_mut().poll_next(cx)
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        let span = this.span.span().clone();
+        let polled = span.in_scope(|| this.items.as_mut().poll_next(cx));
+        match &polled {
+            Poll::Ready(None) => this.span.finish(&this.stats, Ok(())),
+            Poll::Ready(Some(Err(error))) => this.span.finish(&this.stats, Err(error)),
+            Poll::Ready(Some(Ok(_))) | Poll::Pending => {}
+        }
+        polled
+    }
+}
+
+impl<T> Drop for ScanStream<T> {
+    fn drop(&mut self) {
+        self.span.finish(&self.stats, Ok(()));
+    }
+}
+
+impl ScanPlan {
+    /// The read `name` (`scan`, `count`) of this plan, as its span names it.
+    pub(crate) fn operation<'a>(&self, db: &'a Db, name: &'static str) -> Operation<'a> {
+        let (table, entity) =
+            (db.name_of(self.table.name), self.type_names.first().copied().unwrap_or_default());
+        Operation { name, sends: "Scan", table, entity, definition: Some(self.table) }
+    }
+
+    /// Records on `span` how the plan reads: its index, consistency, limit and segments.
+    pub(crate) fn record_on(&self, span: &Span) {
+        if let Some(index) = &self.index {
+            span.record("aws.dynamodb.index_name", index.as_str());
+        }
+        span.record("aws.dynamodb.consistent_read", self.consistent);
+        if let Some(limit) = self.limit {
+            span.record("aws.dynamodb.limit", crate::telemetry::int(limit));
+        }
+        span.record("aws.dynamodb.total_segments", crate::telemetry::int(self.segments));
     }
 }

@@ -9,6 +9,7 @@ use crate::entity::{Entity, Key, PrimaryKey};
 use crate::error::{CancellationReason, Error, Item, ReasonCode, Result};
 use crate::item::{from_item, key_item, table_of};
 use crate::table::TableDefinition;
+use crate::telemetry::Operation;
 use aws_sdk_dynamodb::operation::transact_get_items::TransactGetItemsError;
 use aws_sdk_dynamodb::types::{self, ReturnConsumedCapacity, TransactGetItem};
 use futures::future::BoxFuture;
@@ -209,7 +210,16 @@ impl<'a, T: TransactReads + Send + 'a> IntoFuture for TransactGet<'a, T> {
     type IntoFuture = BoxFuture<'a, Result<T>>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(async move { T::decode(self.fetch().await?) })
+        let first = self.reads.first();
+        let traced = Operation {
+            name: "transact_get",
+            sends: "TransactGetItems",
+            table: first.map(|read| read.table.as_str()).unwrap_or_default(),
+            entity: first.map(|read| read.place.1).unwrap_or_default(),
+            definition: first.map(|read| read.place.0),
+        }
+        .traced();
+        Box::pin(traced.run(async move { T::decode(self.fetch().await?) }))
     }
 }
 

@@ -256,6 +256,7 @@ impl<'a> IntoFuture for Transaction<'a> {
     type IntoFuture = BoxFuture<'a, Result<()>>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.execute())
+        let traced = Pending::operation(&self.actions).traced();
+        Box::pin(traced.run(self.execute()))
     }
 }

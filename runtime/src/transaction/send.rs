@@ -9,6 +9,7 @@ use crate::error::{CancellationReason, ReasonCode};
 use crate::error::{Error, Result};
 use crate::item::key_item;
 use crate::item_size::{item_size, value_size};
+use crate::telemetry::Operation;
 use crate::write::{Buckets, CheckAction, DeleteAction, Explain, PutAction, UpdateAction, WriteRequest};
 use aws_sdk_dynamodb::error::BuildError;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
@@ -46,6 +47,21 @@ impl Pending {
             None => Action::new(place, &key_item(place.1, &key), false),
         };
         Ok(Self { table, key, item, explain, bytes, buckets, counted })
+    }
+}
+
+impl Pending {
+    /// The transaction of `actions`, as its span names it: by its first action's table and
+    /// entity type.
+    pub(crate) fn operation(actions: &[Pending]) -> Operation<'_> {
+        let first = actions.first().map(|action| &action.counted);
+        Operation {
+            name: "transaction",
+            sends: "TransactWriteItems",
+            table: first.map(|action| action.table.as_str()).unwrap_or_default(),
+            entity: first.map(|action| action.entity).unwrap_or_default(),
+            definition: first.map(|action| action.definition),
+        }
     }
 }
 

@@ -3,6 +3,7 @@
 //! `DeleteItem`) or as one action of a transaction.
 
 use super::guards::Guards;
+use crate::consumption::refused_write;
 use crate::consumption::{count_write, index_keys};
 use crate::db::Db;
 use crate::entity::{Entity, Key, PrimaryKey};
@@ -142,6 +143,8 @@ impl WriteRequest<UpdateAction> {
     /// precise error for a failed condition.
     pub async fn send(self, db: &Db, return_values: ReturnValue) -> Result<Item> {
         let explain = self.explain;
+        // A write its condition refuses consumes units too, which no response reports.
+        let mut refused = None;
         let result = db
             .client()
             .update_item()
@@ -158,6 +161,7 @@ impl WriteRequest<UpdateAction> {
             .await
             .map_err(|error| match error.as_service_error() {
                 Some(UpdateItemError::ConditionalCheckFailedException(failed)) => {
+                    refused = Some(refused_write(failed.item()));
                     explain.failure(failed.item().cloned())
                 }
                 _ => Error::from_sdk("UpdateItem", error),
@@ -166,7 +170,10 @@ impl WriteRequest<UpdateAction> {
         // them.
         let returned = result.as_ref().ok().and_then(|output| output.attributes.as_ref());
         let indexes = index_keys(db.meter(), self.definition, returned);
-        let consumed = result.as_ref().map(|output| output.consumed_capacity.as_ref());
+        let consumed = match &refused {
+            Some(refused) => Ok(Some(refused)),
+            None => result.as_ref().map(|output| output.consumed_capacity.as_ref()),
+        };
         count_write(db.meter(), (&self.table, &self.key.pk), self.entity, &indexes, consumed);
         Ok(result?.attributes.unwrap_or_default())
     }

@@ -6,10 +6,12 @@ use super::{ChangeFeed, ChangePage};
 use crate::changes::ChangeRecord;
 use crate::error::{Error, Result};
 use crate::metadata::lease::{Lease, Leases};
+use crate::telemetry::{record_outcome, Operation};
 use aws_sdk_dynamodb::error::ProvideErrorMetadata;
 use aws_sdk_dynamodbstreams::types::ShardIteratorType;
 use std::future::Future;
 use std::time::Instant;
+use tracing::Instrument;
 
 /// Empty pages in a row after which an open shard counts as read to what it holds now: the
 /// Streams API can answer an empty page before records further on. A closed shard is read until
@@ -59,16 +61,17 @@ impl ChangeFeed {
             let Some(current) = iterator.take() else {
                 return self.end(&leases, lease, None).await.map(|read| (read, records_read));
             };
-            let page = match self
-                .db
-                .streams()
-                .await
-                .get_records()
-                .shard_iterator(current)
-                .limit(self.page)
-                .send()
-                .await
-            {
+            let operation = Operation {
+                name: "stream_page",
+                sends: "GetRecords",
+                table: &self.table,
+                entity: "",
+                definition: None,
+            };
+            let span = operation.span();
+            span.record("aws.dynamodb.limit", self.page);
+            let request = self.db.streams().await.get_records().shard_iterator(current).limit(self.page);
+            let page = match request.send().instrument(span.clone()).await {
                 Ok(page) => page,
                 Err(error) if error.code() == Some("ExpiredIteratorException") => {
                     iterator = self.iterator(arn, shard, lease).await?;
@@ -77,9 +80,14 @@ impl ChangeFeed {
                 Err(error) if error.code() == Some("TrimmedDataAccessException") => {
                     return Err(self.gap(format!("shard {shard} was trimmed past its checkpoint")));
                 }
-                Err(error) => return Err(Error::from_sdk("GetRecords", error)),
+                Err(error) => {
+                    let error = Error::from_sdk("GetRecords", error);
+                    record_outcome(&span, Err(&error));
+                    return Err(error);
+                }
             };
             let records = page.records().iter().map(ChangeRecord::try_from).collect::<Result<Vec<_>>>()?;
+            span.record("aws.dynamodb.count", crate::telemetry::int(records.len()));
             let bytes: i64 = page.records().iter().filter_map(|record| record.dynamodb()?.size_bytes()).sum();
             let next = page.next_shard_iterator;
             if !records.is_empty() {

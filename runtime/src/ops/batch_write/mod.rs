@@ -11,6 +11,7 @@ use crate::batch::{RetryPolicy, DEFAULT_CONCURRENCY};
 use crate::db::Db;
 use crate::entity::{Entity, Key};
 use crate::error::Result;
+use crate::telemetry::Operation;
 use futures::future::BoxFuture;
 use std::future::IntoFuture;
 
@@ -189,9 +190,10 @@ impl<'a, E: Entity> IntoFuture for BatchWrite<'a, E> {
     type IntoFuture = BoxFuture<'a, Result<()>>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(async move {
+        let operation = Operation::of::<E>(self.db, "batch_write", "BatchWriteItem");
+        Box::pin(operation.run(async move {
             let (db, concurrency, retry) = (self.db, self.concurrency, self.retry);
             send::run(db, db.table_of::<E>(), &[&self], None, (concurrency, retry)).await
-        })
+        }))
     }
 }

@@ -8,6 +8,7 @@ use crate::db::Db;
 use crate::entity::{Entity, Key};
 use crate::error::{Error, Result};
 use crate::table::Table;
+use crate::telemetry::Operation;
 use futures::future::BoxFuture;
 use std::future::IntoFuture;
 use std::marker::PhantomData;
@@ -146,11 +147,18 @@ impl<'a, T: Table> IntoFuture for TableBatch<'a, T> {
     type IntoFuture = BoxFuture<'a, Result<()>>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(async move {
+        let (table, definition) = (self.db.table_name::<T>(), T::DEFINITION_REF);
+        let operation = Operation {
+            name: "batch_write",
+            sends: "BatchWriteItem",
+            table,
+            entity: definition.name,
+            definition: Some(definition),
+        };
+        Box::pin(operation.run(async move {
             let parts: Vec<&dyn Part> = self.parts.iter().map(|part| part.as_ref()).collect();
-            let table = self.db.table_name::<T>();
             send::run(self.db, table, &parts, self.versions, (self.concurrency, self.retry)).await
-        })
+        }))
     }
 }
 

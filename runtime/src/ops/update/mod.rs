@@ -12,6 +12,7 @@ use crate::field_value::FieldValue;
 use crate::item::{from_item, key_item, table_of};
 use crate::key_fields::DecodeKeyFields;
 use crate::sets::SetField;
+use crate::telemetry::Operation;
 use crate::write::{Buckets, Guards, Layouts, UpdateAction, WriteRequest};
 use actions::Actions;
 pub use arithmetic::Headroom;
@@ -346,6 +347,7 @@ impl<'a, E: Entity> IntoFuture for Update<'a, E> {
     type IntoFuture = BoxFuture<'a, Result<E>>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.execute())
+        let name = if self.creates.is_some() { "upsert" } else { "update" };
+        Box::pin(Operation::of::<E>(self.db, name, "UpdateItem").run(self.execute()))
     }
 }

@@ -14,6 +14,7 @@ use crate::query::{QueryPlan, QueryStats};
 use crate::shard::{
     bucket_of_directory_key, bucket_partition, directory_partition, directory_sort_key, DIRECTORY_SHARDS,
 };
+use crate::telemetry::{Reported, Request as Traced};
 use aws_sdk_dynamodb::operation::query::QueryOutput;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 
@@ -48,7 +49,7 @@ pub(crate) async fn read(
     };
     stats.record_directory_request();
     let partition = span.partition;
-    let output = db
+    let query = db
         .client()
         .query()
         .table_name(db.name_of(table.name))
@@ -61,10 +62,18 @@ pub(crate) async fn read(
         .scan_index_forward(span.forward)
         .consistent_read(true)
         .return_consumed_capacity(ReturnConsumedCapacity::Total)
-        .limit(limit.clamp(1, i32::MAX as usize) as i32)
-        .send()
-        .await
-        .map_err(|error| Error::from_sdk("Query", error));
+        .limit(limit.clamp(1, i32::MAX as usize) as i32);
+    let traced = Traced { sends: "Query", table: db.name_of(table.name) };
+    let span = traced.span();
+    span.record("aws.dynamodb.consistent_read", true);
+    span.record("aws.dynamodb.limit", crate::telemetry::int(limit));
+    let sent = async { query.send().await.map_err(|error| Error::from_sdk("Query", error)) };
+    let output = traced.send(span, sent, |output: &QueryOutput| Reported {
+        consumed: output.consumed_capacity.iter().collect(),
+        count: Some(output.count),
+        scanned: Some(output.scanned_count),
+    });
+    let output = output.await;
     let units =
         |output: &QueryOutput| output.consumed_capacity.as_ref().and_then(|consumed| consumed.capacity_units);
     let place = (db.name_of(table.name), None, partition.as_str());

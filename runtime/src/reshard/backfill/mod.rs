@@ -21,6 +21,7 @@ use crate::entity::Entity;
 use crate::error::{Error, Result};
 use crate::index::Index;
 use crate::metadata::{Phase, ReshardState, ScanKind};
+use crate::telemetry::Operation;
 pub use options::Backfill;
 use plan::Wanted;
 pub(super) use plan::{progress_of, segment_keys};
@@ -40,23 +41,28 @@ impl Db {
         index: Index<E::Table>,
         options: Backfill,
     ) -> Result<ReshardState> {
-        let index = index.name();
-        let state = Reshards::<E>::of(self).state(index).await?.ok_or_else(|| not_started(index))?;
-        if state.phase >= Phase::Backfilled {
-            return Ok(state);
-        }
-        let freeze = self.set_frozen::<E>(&state, &options).await?;
-        let wanted = Wanted { kind: ScanKind::Backfill, scan_table: options.batched, again: false };
-        self.sweep::<E>(&state, &options, wanted, freeze.as_deref()).await?;
-        self.caught_up::<E>(index).await?;
-        let reshards = Reshards::<E>::of(self);
-        let state = reshards.state(index).await?.ok_or_else(|| not_started(index))?;
-        if state.phase < Phase::Backfilled {
-            reshards.forget_verification(index).await?;
-            reshards.advance_shared(index, Phase::DualWrites, Phase::Backfilled).await?;
-        }
-        let state = reshards.state(index).await?.ok_or_else(|| not_started(index))?;
-        self.with_progress::<E>(state).await
+        let operation = Operation::of::<E>(self, "backfill", "");
+        operation
+            .run(async move {
+                let index = index.name();
+                let state = Reshards::<E>::of(self).state(index).await?.ok_or_else(|| not_started(index))?;
+                if state.phase >= Phase::Backfilled {
+                    return Ok(state);
+                }
+                let freeze = self.set_frozen::<E>(&state, &options).await?;
+                let wanted = Wanted { kind: ScanKind::Backfill, scan_table: options.batched, again: false };
+                self.sweep::<E>(&state, &options, wanted, freeze.as_deref()).await?;
+                self.caught_up::<E>(index).await?;
+                let reshards = Reshards::<E>::of(self);
+                let state = reshards.state(index).await?.ok_or_else(|| not_started(index))?;
+                if state.phase < Phase::Backfilled {
+                    reshards.forget_verification(index).await?;
+                    reshards.advance_shared(index, Phase::DualWrites, Phase::Backfilled).await?;
+                }
+                let state = reshards.state(index).await?.ok_or_else(|| not_started(index))?;
+                self.with_progress::<E>(state).await
+            })
+            .await
     }
 
     /// Ends a cut-over resharding: writes stop filling the source index, and a scan removes the
@@ -68,24 +74,32 @@ impl Db {
         index: Index<E::Table>,
         options: Backfill,
     ) -> Result<ReshardState> {
-        let index = index.name();
-        let reshards = Reshards::<E>::of(self);
-        let mut state = reshards.state(index).await?.ok_or_else(|| not_started(index))?;
-        if state.phase == Phase::CutOver {
-            self.caught_up::<E>(index).await?;
-            state = reshards.advance_shared(index, Phase::CutOver, Phase::Done).await?;
-        } else if state.phase != Phase::Done {
-            return Err(Error::Resharding { index: index.to_owned(), reason: "cut over first".into() });
-        }
-        // Writers that read the record before the finish may still fill the source places: the
-        // cleanup begins once they have re-read it (every worker waits, not knowing since when
-        // the phase is recorded).
-        self.wait_for_writers(&*reshards.metadata()?, crate::metadata::now_ms()).await?;
-        let wanted = Wanted { kind: ScanKind::Cleanup, scan_table: false, again: false };
-        let options = Backfill { batched: false, ..options };
-        self.sweep::<E>(&state, &options, wanted, None).await?;
-        let state = reshards.state(index).await?.ok_or_else(|| not_started(index))?;
-        self.with_progress::<E>(state).await
+        let operation = Operation::of::<E>(self, "finish_resharding", "");
+        operation
+            .run(async move {
+                let index = index.name();
+                let reshards = Reshards::<E>::of(self);
+                let mut state = reshards.state(index).await?.ok_or_else(|| not_started(index))?;
+                if state.phase == Phase::CutOver {
+                    self.caught_up::<E>(index).await?;
+                    state = reshards.advance_shared(index, Phase::CutOver, Phase::Done).await?;
+                } else if state.phase != Phase::Done {
+                    return Err(Error::Resharding {
+                        index: index.to_owned(),
+                        reason: "cut over first".into(),
+                    });
+                }
+                // Writers that read the record before the finish may still fill the source places: the
+                // cleanup begins once they have re-read it (every worker waits, not knowing since when
+                // the phase is recorded).
+                self.wait_for_writers(&*reshards.metadata()?, crate::metadata::now_ms()).await?;
+                let wanted = Wanted { kind: ScanKind::Cleanup, scan_table: false, again: false };
+                let options = Backfill { batched: false, ..options };
+                self.sweep::<E>(&state, &options, wanted, None).await?;
+                let state = reshards.state(index).await?.ok_or_else(|| not_started(index))?;
+                self.with_progress::<E>(state).await
+            })
+            .await
     }
 
     /// After the catch-up failed with [`Error::ChangeFeedGap`] (it was stopped for longer than
@@ -97,20 +111,25 @@ impl Db {
         index: Index<E::Table>,
         options: Backfill,
     ) -> Result<ReshardState> {
-        let index = index.name();
-        let reshards = Reshards::<E>::of(self);
-        let state = reshards.state(index).await?.ok_or_else(|| not_started(index))?;
-        if state.phase == Phase::Done {
-            return Err(Error::Resharding { index: index.to_owned(), reason: "it finished".into() });
-        }
-        reshards.forget_verification(index).await?; // verify again after it
-        let feed = reshards.feed(index)?;
-        feed.reset().await?;
-        feed.begin().await?;
-        let options = Backfill { batched: false, ..options };
-        let wanted = Wanted { kind: ScanKind::Backfill, scan_table: false, again: true };
-        self.sweep::<E>(&state, &options, wanted, None).await?;
-        self.caught_up::<E>(index).await?;
-        reshards.state(index).await?.ok_or_else(|| not_started(index))
+        let operation = Operation::of::<E>(self, "restart_catch_up", "");
+        operation
+            .run(async move {
+                let index = index.name();
+                let reshards = Reshards::<E>::of(self);
+                let state = reshards.state(index).await?.ok_or_else(|| not_started(index))?;
+                if state.phase == Phase::Done {
+                    return Err(Error::Resharding { index: index.to_owned(), reason: "it finished".into() });
+                }
+                reshards.forget_verification(index).await?; // verify again after it
+                let feed = reshards.feed(index)?;
+                feed.reset().await?;
+                feed.begin().await?;
+                let options = Backfill { batched: false, ..options };
+                let wanted = Wanted { kind: ScanKind::Backfill, scan_table: false, again: true };
+                self.sweep::<E>(&state, &options, wanted, None).await?;
+                self.caught_up::<E>(index).await?;
+                reshards.state(index).await?.ok_or_else(|| not_started(index))
+            })
+            .await
     }
 }

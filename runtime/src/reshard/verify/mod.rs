@@ -20,6 +20,7 @@ use crate::entity::Entity;
 use crate::error::{Error, Result};
 use crate::index::Index;
 use crate::metadata::{now_ms, Checked, Phase, Verified};
+use crate::telemetry::Operation;
 use futures::stream::{self, StreamExt};
 
 /// How a verification runs. `Verify::default()`: 8 segments per scan, DynamoDB's 1 MB pages, no
@@ -93,46 +94,51 @@ impl Db {
         index: Index<E::Table>,
         options: Verify,
     ) -> Result<Verification> {
-        let index = index.name();
-        let reshards = Reshards::<E>::of(self);
-        let state = reshards.state(index).await?.ok_or_else(|| super::not_started(index))?;
-        if !matches!(state.phase, Phase::Backfilled | Phase::CutOver) {
-            return Err(Error::Resharding {
-                index: index.to_owned(),
-                reason: format!(
-                    "verify after the backfill and before the finish (it is in {:?})",
-                    state.phase
-                ),
-            });
-        }
-        let checked = Checked::new::<E>(&state)?;
-        let key = reshards.key(index);
-        let records =
-            checks::Checks { db: self, table: reshards.metadata()?.table().to_owned(), key: key.clone() };
-        let (mut segments, mut started) = records.read().await?;
-        if segments.is_empty() || segments.values().all(|segment| segment.done) {
-            started = now_ms();
-            segments = records.start(options.segments, started).await?;
-        }
-        let count = segments.len();
-        let per_side = (count / 2).max(1) as u32;
-        let work = segments.into_iter().map(|((side, segment), progress)| {
-            let (checked, options, records) = (&checked, &options, &records);
-            async move {
-                self.check_segment::<E>(checked, side, segment, per_side, progress, records, options).await
-            }
-        });
-        let parts: Vec<Result<Verification>> =
-            stream::iter(work).buffer_unordered(count.max(1)).collect().await;
-        let mut found = Verification::default();
-        for part in parts {
-            found.add(&part?);
-        }
-        // As old as the run's start: a resumed run vouches for nothing later.
-        let verified = Verified { at: started, clean: found.is_clean() };
-        reshards.records()?.set_verified(&key, Some(verified)).await?;
-        tracing::info!(target: "dynashard::reshard", index, found = found.found(), repaired = found.repaired, "verified");
-        Ok(found)
+        let operation = Operation::of::<E>(self, "verify_resharding", "");
+        operation
+            .run(async move {
+                let index = index.name();
+                let reshards = Reshards::<E>::of(self);
+                let state = reshards.state(index).await?.ok_or_else(|| super::not_started(index))?;
+                if !matches!(state.phase, Phase::Backfilled | Phase::CutOver) {
+                    return Err(Error::Resharding {
+                        index: index.to_owned(),
+                        reason: format!(
+                            "verify after the backfill and before the finish (it is in {:?})",
+                            state.phase
+                        ),
+                    });
+                }
+                let checked = Checked::new::<E>(&state)?;
+                let key = reshards.key(index);
+                let records =
+                    checks::Checks { db: self, table: reshards.metadata()?.table().to_owned(), key: key.clone() };
+                let (mut segments, mut started) = records.read().await?;
+                if segments.is_empty() || segments.values().all(|segment| segment.done) {
+                    started = now_ms();
+                    segments = records.start(options.segments, started).await?;
+                }
+                let count = segments.len();
+                let per_side = (count / 2).max(1) as u32;
+                let work = segments.into_iter().map(|((side, segment), progress)| {
+                    let (checked, options, records) = (&checked, &options, &records);
+                    async move {
+                        self.check_segment::<E>(checked, side, segment, per_side, progress, records, options).await
+                    }
+                });
+                let parts: Vec<Result<Verification>> =
+                    stream::iter(work).buffer_unordered(count.max(1)).collect().await;
+                let mut found = Verification::default();
+                for part in parts {
+                    found.add(&part?);
+                }
+                // As old as the run's start: a resumed run vouches for nothing later.
+                let verified = Verified { at: started, clean: found.is_clean() };
+                reshards.records()?.set_verified(&key, Some(verified)).await?;
+                tracing::info!(target: "dynashard::reshard", index, found = found.found(), repaired = found.repaired, "verified");
+                Ok(found)
+            })
+            .await
     }
 }
 
