@@ -3,8 +3,10 @@
 //! consumed the most on and was throttled on the most over a sliding window
 //! ([`Db::hot_keys`](crate::Db::hot_keys)).
 //!
-//! Every get, query request (each shard of a merge on its own), put, update and delete asks
-//! DynamoDB for the units it consumed, per index for writes, and counts them here.
+//! Every operation asks DynamoDB for the units it consumed, per index for writes, and counts
+//! them here: gets, puts, updates, deletes, each request of a query, a scan or a count, batches
+//! (their units shared among their items by what each costs alone) and transactions. What one
+//! piece of work consumed is [`Measure::measured`].
 
 mod batch;
 mod count;

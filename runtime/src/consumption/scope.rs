@@ -104,8 +104,8 @@ pub(crate) fn carry<F: Future>(work: F) -> impl Future<Output = F::Output> {
 ///
 /// # async fn example(db: Db, album: Album) -> dynashard::Result<()> {
 /// let put = db.put(&album).measured().await;
-/// put.output?;
 /// println!("{} write units", put.write_units());
+/// put.output?;
 /// # Ok(()) }
 /// ```
 pub trait Measure: IntoFuture + Sized {
