@@ -39,7 +39,7 @@ const CHAPTERS: &[(&str, &str)] = &[
     ("Item collections", "collections"),
     ("Change feeds (DynamoDB Streams)", "change_feeds"),
     ("Partition limits, emulated", "partition_limits"),
-    ("Consumed capacity, hot keys and spans", "consumption"),
+    ("Observability: capacity, hot keys, spans, heat maps", "consumption"),
     ("Testing your own code against failures", "faults"),
     ("Errors", "errors"),
 ];

@@ -36,6 +36,62 @@ pub enum Command {
     /// segments done, items read and written, workers, rate, time left, the catch-up and the
     /// verification.
     Reshard(ReshardArgs),
+    /// Show a heat map of partition keys against time, from a map a program recorded (the JSON
+    /// of a dynashard::heat::HeatMap) or from CloudWatch Contributor Insights reports; write it
+    /// as SVG or HTML.
+    Heat(HeatArgs),
+}
+
+/// Whether the terminal view is coloured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum ColorArg {
+    /// When standard output is a terminal.
+    #[default]
+    Auto,
+    /// Always (24-bit ANSI colours).
+    Always,
+    /// Never.
+    Never,
+}
+
+/// `dynashard heat`.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  dynashard heat heat.json --svg heat.svg\n  \
+    dynashard heat --table Events --consumed consumed.json --throttled throttled.json --html heat.html\n\n\
+    The reports are `aws cloudwatch get-insight-rule-report --output json` of the table's\n\
+    DynamoDBContributorInsights-PKC-... and -PKT-... rules, with --period 60.")]
+pub struct HeatArgs {
+    /// A heat map's JSON, as a program wrote it (serde_json of dynashard::heat::HeatMap).
+    #[arg(value_name = "MAP")]
+    pub map: Option<PathBuf>,
+    /// A Contributor Insights report of the keys that consumed the most (a ...-PKC-... rule's
+    /// GetInsightRuleReport, as JSON).
+    #[arg(long, value_name = "FILE")]
+    pub consumed: Option<PathBuf>,
+    /// A Contributor Insights report of the keys throttled the most (a ...-PKT-... rule's).
+    #[arg(long, value_name = "FILE")]
+    pub throttled: Option<PathBuf>,
+    /// The table the reports are of.
+    #[arg(long, value_name = "TABLE")]
+    pub table: Option<String>,
+    /// The index the reports are of, when they are an index's.
+    #[arg(long, value_name = "INDEX")]
+    pub index: Option<String>,
+    /// The reports' period in seconds (their --period).
+    #[arg(long, default_value_t = 60, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub period: u64,
+    /// Write the map as an SVG picture here.
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
+    /// Write the map as an HTML page here, with the keys over their partition's limit.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// The terminal view's width in columns (default 120).
+    #[arg(long, value_name = "COLUMNS", value_parser = clap::value_parser!(usize))]
+    pub width: Option<usize>,
+    /// Colour the terminal view.
+    #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
+    pub color: ColorArg,
 }
 
 /// How routing values are normalized before they are compared with boundaries.

@@ -1,5 +1,5 @@
 //! The `dynashard` command line: cut range boundaries, route keys, plan shard counts, inspect
-//! shard balance, follow reshardings and run DynamoDB Local. The logic lives in plain functions (boundary cutting,
+//! shard balance, follow reshardings, draw heat maps and run DynamoDB Local. The logic lives in plain functions (boundary cutting,
 //! capacity arithmetic, balance statistics); commands are thin I/O around them.
 
 #![warn(missing_docs)]
@@ -9,6 +9,7 @@ pub mod boundaries;
 pub mod dynamo;
 pub mod error;
 pub mod format;
+pub mod heat;
 pub mod input;
 pub mod inspect;
 pub mod limits;
@@ -55,5 +56,6 @@ pub fn run(command: Command) -> Result<(), CliError> {
         Command::Local(args) => local::run(args),
         Command::Inspect(args) => inspect::run(args),
         Command::Reshard(args) => reshard::run(args),
+        Command::Heat(args) => heat::run(args),
     }
 }

@@ -75,6 +75,24 @@ impl Db {
         self.meter.hot.as_ref().map_or_else(HotKeys::empty, |tracker| tracker.top(n))
     }
 
+    /// The `n` keys this `Db` and its clones consumed the most units on over the tracking
+    /// window, and the `n` throttled most, as a [heat map](crate::heat::HeatMap): a slice a
+    /// period of the window, each key's units and throttles in it (empty when it tracks no hot
+    /// keys). Reads and writes are counted together, so they are measured against what a
+    /// partition writes a second: a key hot on reads shows hotter than it is.
+    ///
+    /// ```no_run
+    /// # async fn example(db: dynashard::Db) {
+    /// println!("{}", db.heat_map(20).terminal(120, true));
+    /// # }
+    /// ```
+    pub fn heat_map(&self, n: usize) -> crate::heat::HeatMap {
+        match &self.meter.hot {
+            Some(tracker) => crate::heat::HeatMap::of_history(tracker.history(n)),
+            None => crate::heat::HeatMapBuilder::new(std::time::Duration::from_secs(1)).build(),
+        }
+    }
+
     /// The read and write units this `Db` and its clones consumed since it was made, per table or
     /// index and entity type (gets, queries, puts, updates and deletes).
     ///

@@ -57,6 +57,7 @@ mod field_value;
 mod fingerprint;
 #[cfg(all(feature = "local", feature = "fault-injection"))]
 pub mod guide;
+pub mod heat;
 mod index;
 pub(crate) mod index_key_limits;
 pub mod index_keys;

@@ -3,6 +3,7 @@
 
 mod batches;
 mod dynamic;
+mod heat;
 mod hot_keys;
 mod measured;
 mod model;

@@ -16,7 +16,7 @@ mod totals;
 
 pub use hot_keys::{HotKey, HotKeyTracking, HotKeys, KeyPlace};
 
-pub(crate) use hot_keys::Tracker;
+pub(crate) use hot_keys::{KeyHistory, Tracker};
 pub use scope::{Measure, Measured, Measuring};
 pub use totals::Consumed;
 

@@ -54,6 +54,11 @@ pub(crate) struct Meter {
 }
 
 impl Meter {
+    /// The limits it enforces.
+    pub(crate) fn limits(&self) -> &PartitionLimits {
+        &self.limits
+    }
+
     pub(crate) fn new(limits: PartitionLimits) -> Self {
         Self::with_usage(limits, Usage::default())
     }

@@ -60,6 +60,7 @@ mod batch_reads;
 mod bucket;
 mod charge;
 mod expression;
+mod heat;
 mod limits;
 mod meter;
 mod reads;
@@ -73,6 +74,7 @@ mod wire;
 mod write_plan;
 mod writes;
 
+pub use heat::HeatRecording;
 pub use limits::{PartitionLimits, TableLimit, PARTITION_READ_UNITS, PARTITION_WRITE_UNITS};
 pub use usage::{Consumption, PartitionId, Usage};
 

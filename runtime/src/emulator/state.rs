@@ -89,6 +89,15 @@ impl Shared {
         self.meter().usage()
     }
 
+    /// What a partition serves a second under the current limits.
+    pub(crate) fn rate(&self) -> crate::heat::PartitionRate {
+        let limits = self.meter().limits().clone();
+        crate::heat::PartitionRate {
+            read_units: limits.partition_read_units(),
+            write_units: limits.partition_write_units(),
+        }
+    }
+
     pub(crate) fn reset_usage(&self) {
         self.meter().reset_usage();
     }

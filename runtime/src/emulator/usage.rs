@@ -72,9 +72,44 @@ impl Usage {
         self.resources.get(&(table.to_owned(), index.map(str::to_owned))).copied().unwrap_or_default()
     }
 
+    /// What was counted since `earlier`, a snapshot taken before this one: each partition's
+    /// counters less its counters then (none below zero: counters set back in between count
+    /// from zero).
+    pub fn since(&self, earlier: &Usage) -> Usage {
+        let less = |now: &Consumption, then: Option<&Consumption>| {
+            let then = then.copied().unwrap_or_default();
+            let units = |now: f64, then: f64| if now >= then { now - then } else { now };
+            let count = |now: u64, then: u64| if now >= then { now - then } else { now };
+            Consumption {
+                read_units: units(now.read_units, then.read_units),
+                write_units: units(now.write_units, then.write_units),
+                throttled_reads: count(now.throttled_reads, then.throttled_reads),
+                throttled_writes: count(now.throttled_writes, then.throttled_writes),
+            }
+        };
+        let partitions =
+            self.partitions.iter().map(|(id, now)| (id.clone(), less(now, earlier.partitions.get(id))));
+        let resources =
+            self.resources.iter().map(|(id, now)| (id.clone(), less(now, earlier.resources.get(id))));
+        Usage {
+            partitions: partitions.filter(|(_, used)| *used != Consumption::default()).collect(),
+            resources: resources.collect(),
+            throttled_requests: count_since(self.throttled_requests, earlier.throttled_requests),
+        }
+    }
+
     /// Requests with anything refused: a request refused whole, or a batch with refused
     /// entries (once).
     pub fn throttled_requests(&self) -> u64 {
         self.throttled_requests
+    }
+}
+
+/// A counter less its earlier value; a counter set back in between counts from zero.
+fn count_since(now: u64, then: u64) -> u64 {
+    if now >= then {
+        now - then
+    } else {
+        now
     }
 }

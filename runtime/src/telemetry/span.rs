@@ -107,19 +107,25 @@ impl Traced {
     }
 
     /// See [`Operation::run`].
-    pub(crate) async fn run<T>(self, work: impl Future<Output = Result<T>>) -> Result<T> {
+    pub(crate) fn run<T>(self, work: impl Future<Output = Result<T>>) -> impl Future<Output = Result<T>> {
+        // On the heap before anything holds it: an operation's future can be deep (a resharding
+        // step's), and wrapped in a scope and a span it would be deeper still on the stack that
+        // polls it.
+        let work = Box::pin(work);
         let Traced { span, definition } = self;
-        if span.is_disabled() {
-            return work.await;
+        async move {
+            if span.is_disabled() {
+                return work.await;
+            }
+            let scope = Scope::new();
+            let result = Arc::clone(&scope).run(work).instrument(span.clone()).await;
+            record_counted(&span, &scope, definition);
+            if scope.retries() > 0 {
+                span.record("dynashard.retries", i64::from(scope.retries()));
+            }
+            record_outcome(&span, result.as_ref().map(|_| ()));
+            result
         }
-        let scope = Scope::new();
-        let result = Arc::clone(&scope).run(work).instrument(span.clone()).await;
-        record_counted(&span, &scope, definition);
-        if scope.retries() > 0 {
-            span.record("dynashard.retries", i64::from(scope.retries()));
-        }
-        record_outcome(&span, result.as_ref().map(|_| ()));
-        result
     }
 }
 

@@ -76,7 +76,7 @@ impl HotKeyTracking {
 
 /// Where a hot key lives: a table, or one of its indexes, and the partition key's value as
 /// stored (with its shard suffix).
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
 pub struct KeyPlace {
     /// The table's name.
     pub table: String,
@@ -149,6 +149,17 @@ impl HotKeys {
     }
 }
 
+/// What the hottest keys took in each period of a window ([`Tracker::history`]).
+#[derive(Debug)]
+pub(crate) struct KeyHistory {
+    /// When the window's first period started, in milliseconds since the Unix epoch.
+    pub start_ms: u64,
+    /// The length of a period.
+    pub period: Duration,
+    /// When each period started, the key, the units it took in it, the requests throttled.
+    pub cells: Vec<(u64, KeyPlace, f64, u64)>,
+}
+
 /// Units are counted in thousandths, so that half units and transaction doubles stay exact.
 const PER_UNIT: f64 = 1_000.0;
 
@@ -156,6 +167,8 @@ const PER_UNIT: f64 = 1_000.0;
 pub(crate) struct Tracker {
     tracking: HotKeyTracking,
     started: Instant,
+    /// When it started, in milliseconds since the Unix epoch: where a heat map's time begins.
+    started_ms: u64,
     windows: Mutex<Windows>,
 }
 
@@ -178,7 +191,10 @@ impl Tracker {
             consumed: Window::new(tracking.counters, u64::from(tracking.periods)),
             throttled: Window::new(tracking.counters, u64::from(tracking.periods)),
         };
-        Arc::new(Tracker { tracking, started: Instant::now(), windows: Mutex::new(windows) })
+        let started_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |since| u64::try_from(since.as_millis()).unwrap_or(u64::MAX));
+        Arc::new(Tracker { tracking, started: Instant::now(), started_ms, windows: Mutex::new(windows) })
     }
 
     fn period(&self) -> u64 {
@@ -204,6 +220,33 @@ impl Tracker {
     pub(crate) fn throttled(&self, place: &KeyPlace) {
         let period = self.period();
         self.windows().throttled.add(period, place, 1);
+    }
+
+    /// The `n` keys that took the most units over the window ending now and the `n` throttled
+    /// most, with what each took in each period of the window.
+    pub(crate) fn history(&self, n: usize) -> KeyHistory {
+        let period = self.period();
+        let period_ms = u64::try_from(self.tracking.period.as_millis()).unwrap_or(u64::MAX).max(1);
+        let windows = self.windows();
+        let mut keys: Vec<KeyPlace> =
+            windows.consumed.top(period, n).keys.into_iter().map(|estimate| estimate.key).collect();
+        let throttled: Vec<KeyPlace> =
+            windows.throttled.top(period, n).keys.into_iter().map(|estimate| estimate.key).collect();
+        let more: Vec<KeyPlace> = throttled.into_iter().filter(|key| !keys.contains(key)).collect();
+        keys.extend(more);
+        let at = |period: u64| self.started_ms.saturating_add(period.saturating_mul(period_ms));
+        let mut cells = Vec::new();
+        for (at_period, counts) in windows.consumed.by_period(period, &keys) {
+            let counted = keys.iter().zip(counts).filter(|(_, count)| *count > 0);
+            cells
+                .extend(counted.map(|(key, count)| (at(at_period), key.clone(), count as f64 / PER_UNIT, 0)));
+        }
+        for (at_period, counts) in windows.throttled.by_period(period, &keys) {
+            let counted = keys.iter().zip(counts).filter(|(_, count)| *count > 0);
+            cells.extend(counted.map(|(key, count)| (at(at_period), key.clone(), 0.0, count)));
+        }
+        let start = period.saturating_sub(u64::from(self.tracking.periods) - 1);
+        KeyHistory { start_ms: at(start), period: self.tracking.period, cells }
     }
 
     /// The `n` hottest keys both ways over the window ending now.

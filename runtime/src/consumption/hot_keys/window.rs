@@ -95,6 +95,20 @@ impl<K: Clone + Eq + Hash + Ord> Window<K> {
         Top { keys, total, unlisted_at_most }
     }
 
+    /// The count of each of `keys` in each period of the window ending at `now`, the oldest
+    /// first (0 where a period's summary does not hold a key).
+    pub(crate) fn by_period(&self, now: u64, keys: &[K]) -> Vec<(u64, Vec<u64>)> {
+        self.summaries
+            .iter()
+            .filter(|(period, _)| period.saturating_add(self.periods) > now)
+            .map(|(period, summary)| {
+                let counts =
+                    keys.iter().map(|key| summary.get(key).map_or(0, |counter| counter.count)).collect();
+                (*period, counts)
+            })
+            .collect()
+    }
+
     /// Counters taken across the window's summaries.
     pub(crate) fn counters(&self) -> usize {
         self.summaries.iter().map(|(_, summary)| summary.len()).sum()
