@@ -158,6 +158,9 @@ impl HeatMap {
     }
 }
 
+/// The most slices a built map has: 10,000 (a year of hourly slices).
+pub const MAX_SLICES: usize = 10_000;
+
 /// Collects what keys took, when, into a [`HeatMap`].
 ///
 /// ```
@@ -210,26 +213,35 @@ impl HeatMapBuilder {
     }
 
     /// The map, its rows in key order (the shards of one key in shard order) and as many
-    /// slices as the latest thing added needs.
+    /// slices as the latest thing added needs: at most [`MAX_SLICES`], a longer time in
+    /// longer slices (each a whole number of the builder's).
     pub fn build(&self) -> HeatMap {
-        let slices =
-            self.cells.values().filter_map(|cells| cells.keys().next_back()).max().map_or(0, |last| last + 1);
-        let slices = usize::try_from(slices).unwrap_or(usize::MAX);
+        let span = self
+            .cells
+            .values()
+            .filter_map(|cells| cells.keys().next_back())
+            .max()
+            .map_or(0, |last| last.saturating_add(1));
+        let merged = span.div_ceil(MAX_SLICES as u64).max(1);
+        let slices = usize::try_from(span.div_ceil(merged)).unwrap_or(MAX_SLICES);
         let mut rows: Vec<HeatRow> = self
             .cells
             .iter()
             .map(|(place, cells)| {
                 let mut row = vec![HeatCell::default(); slices];
                 for (slice, cell) in cells {
-                    if let Some(target) = usize::try_from(*slice).ok().and_then(|slice| row.get_mut(slice)) {
-                        *target = *cell;
+                    if let Some(target) =
+                        usize::try_from(slice / merged).ok().and_then(|slice| row.get_mut(slice))
+                    {
+                        target.add(cell);
                     }
                 }
                 HeatRow { place: place.clone(), cells: row }
             })
             .collect();
         rows.sort_by(|a, b| key_order(&a.place, &b.place));
-        HeatMap { start_ms: self.start_ms.unwrap_or(0), slice_ms: self.slice_ms, rate: self.rate, rows }
+        let slice_ms = self.slice_ms.saturating_mul(merged);
+        HeatMap { start_ms: self.start_ms.unwrap_or(0), slice_ms, rate: self.rate, rows }
     }
 }
 
@@ -324,6 +336,19 @@ mod tests {
         assert_eq!(map.heat(&cells[0]), 1.2, "600 units in half a second: 1.2 times 1,000 a second");
         let over = map.over_limit();
         assert_eq!((over[0].slices.as_slice(), over[0].peak), ([0].as_slice(), 1.2));
+    }
+
+    #[test]
+    fn a_long_time_is_drawn_in_longer_slices() {
+        let mut builder = HeatMapBuilder::new(Duration::from_millis(1)).starting_at(0);
+        builder.add(0, place("k"), HeatCell { write_units: 1.0, ..HeatCell::default() });
+        builder.add(1, place("k"), HeatCell { write_units: 2.0, ..HeatCell::default() });
+        builder.add(u64::MAX, place("k"), HeatCell { write_units: 4.0, ..HeatCell::default() });
+        let map = builder.build();
+        assert!(map.slices() <= MAX_SLICES, "{}", map.slices());
+        assert!(map.slice_ms > 1_000_000_000_000_000, "slices of {} ms", map.slice_ms);
+        let cells = &map.rows[0].cells;
+        assert_eq!((cells[0].write_units, cells[cells.len() - 1].write_units), (3.0, 4.0));
     }
 
     #[test]

@@ -11,6 +11,9 @@
 //!   ([`HeatMapBuilder::add_insights`]);
 //! - anything else that knows units by key and time.
 //!
+//! For a range layout, [`suggest_split`] turns the shards a map shows over their limit, and the
+//! load observed on their routing values, into new boundaries for resharding.
+//!
 //! A [`HeatMap`] renders as an SVG picture ([`HeatMap::svg`]), an HTML page with the keys over
 //! their limit ([`HeatMap::html`]) or a terminal view ([`HeatMap::terminal`]); it is a serde
 //! record, so one saved as JSON renders later: `dynashard heat map.json`. No I/O here.
@@ -37,10 +40,12 @@
 mod insights;
 mod map;
 mod paint;
+mod split;
 mod svg;
 mod terminal;
 #[cfg(test)]
 mod tests;
 
 pub use insights::{Contributor, Datapoint, InsightsError, InsightsKind, InsightsReport};
-pub use map::{HeatCell, HeatMap, HeatMapBuilder, HeatRow, OverLimit, PartitionRate};
+pub use map::{HeatCell, HeatMap, HeatMapBuilder, HeatRow, OverLimit, PartitionRate, MAX_SLICES};
+pub use split::{suggest_split, ShardSplit, SplitSuggestion, ValueLoad};

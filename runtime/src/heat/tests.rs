@@ -147,3 +147,37 @@ fn contributor_insights_reports_become_heat() {
     assert!(matches!(error, Err(InsightsError::Timestamp(_))));
     assert!(InsightsReport::from_json("\"a report\"").is_err());
 }
+
+#[test]
+fn a_range_shard_over_its_limit_is_split_where_its_load_balances() {
+    use crate::shard::Boundaries;
+    let map = fixed();
+    let boundaries =
+        Boundaries::new(vec!["".into(), "f".into(), "m".into(), "s".into()]).expect("boundaries");
+    // Shard 2 (`m` to `s`) went over its limit; its load sits mostly on `night` and `pulse`.
+    let loads: Vec<ValueLoad> = [
+        ("mars", 10.0),
+        ("night", 300.0),
+        ("ocean", 40.0),
+        ("pulse", 280.0),
+        ("rain", 20.0),
+        ("apple", 999.0),
+    ]
+    .iter()
+    .map(|(value, units)| ValueLoad { value: (*value).into(), units: *units })
+    .collect();
+    let suggested =
+        suggest_split(&map, ("Music", Some("ByTitle"), "albums"), &boundaries, &loads).expect("a split");
+    assert_eq!(suggested.boundaries.values(), ["", "f", "m", "o", "s"]);
+    assert_eq!(
+        suggested.splits,
+        [ShardSplit { shard: 2, peak: suggested.splits[0].peak, cuts: vec!["o".into()] }]
+    );
+    assert!(suggested.unsplittable.is_empty());
+    // One hot value cannot be cut; a map of another index suggests nothing.
+    let one = [ValueLoad { value: "night".into(), units: 900.0 }];
+    let stuck =
+        suggest_split(&map, ("Music", Some("ByTitle"), "albums"), &boundaries, &one).expect("reported");
+    assert_eq!((stuck.unsplittable.as_slice(), stuck.boundaries.values().len()), ([2].as_slice(), 4));
+    assert!(suggest_split(&map, ("Music", Some("ByArtist"), "albums"), &boundaries, &loads).is_none());
+}

@@ -100,11 +100,7 @@ impl<E: FromItem + Send + 'static> Stream for QueryStream<E> {
         let this = self.get_mut();
         let span = this.span.span().clone();
         let polled = span.in_scope(|| this.poll_items(cx));
-        match &polled {
-            Poll::Ready(None) => this.span.finish(&this.stats, Ok(())),
-            Poll::Ready(Some(Err(error))) => this.span.finish(&this.stats, Err(error)),
-            Poll::Ready(Some(Ok(_))) | Poll::Pending => {}
-        }
+        this.span.after(&polled, &this.stats);
         polled
     }
 }

@@ -3,10 +3,11 @@
 use super::{QueryPlan, QueryStats};
 use crate::consumption::Consumed;
 use crate::db::Db;
-use crate::error::Error;
+use crate::error::{Error, Result};
 use crate::shard::ShardLayout;
 use crate::table::TableDefinition;
 use crate::telemetry::{record_consumed, record_outcome, Operation};
+use std::task::Poll;
 use tracing::Span;
 
 impl QueryPlan {
@@ -76,6 +77,15 @@ impl StreamSpan {
     /// The span, to record on or enter.
     pub(crate) fn span(&self) -> &Span {
         &self.span
+    }
+
+    /// After a poll of the stream: when it `polled` its end or an error, finishes the span.
+    pub(crate) fn after<T>(&mut self, polled: &Poll<Option<Result<T>>>, stats: &QueryStats) {
+        match polled {
+            Poll::Ready(None) => self.finish(stats, Ok(())),
+            Poll::Ready(Some(Err(error))) => self.finish(stats, Err(error)),
+            Poll::Ready(Some(Ok(_))) | Poll::Pending => {}
+        }
     }
 
     /// Records what `stats` counted and how the read ended, and closes the span; later calls do

@@ -66,11 +66,7 @@ impl<T> Stream for ScanStream<T> {
         let this = self.get_mut();
         let span = this.span.span().clone();
         let polled = span.in_scope(|| this.items.as_mut().poll_next(cx));
-        match &polled {
-            Poll::Ready(None) => this.span.finish(&this.stats, Ok(())),
-            Poll::Ready(Some(Err(error))) => this.span.finish(&this.stats, Err(error)),
-            Poll::Ready(Some(Ok(_))) | Poll::Pending => {}
-        }
+        this.span.after(&polled, &this.stats);
         polled
     }
 }
