@@ -65,8 +65,13 @@ impl BatchItems<'_> {
             self.share(meter, None, units, (items, &weights), &keys);
         }
         let indexes = consumed.global_secondary_indexes.iter().flatten();
-        let in_indexes: Vec<IndexKeys> =
-            items.iter().map(|item| item_index_keys(self.definition, item.item)).collect();
+        // Which index each item is in, read only when some index took units.
+        let in_indexes: Vec<IndexKeys> = match consumed.global_secondary_indexes.as_ref() {
+            Some(indexes) if !indexes.is_empty() => {
+                items.iter().map(|item| item_index_keys(self.definition, item.item)).collect()
+            }
+            _ => Vec::new(),
+        };
         for (index, capacity) in indexes {
             let Some(units) = capacity.capacity_units else { continue };
             let keys: Vec<Option<String>> = in_indexes

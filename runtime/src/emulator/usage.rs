@@ -79,12 +79,11 @@ impl Usage {
         let less = |now: &Consumption, then: Option<&Consumption>| {
             let then = then.copied().unwrap_or_default();
             let units = |now: f64, then: f64| if now >= then { now - then } else { now };
-            let count = |now: u64, then: u64| if now >= then { now - then } else { now };
             Consumption {
                 read_units: units(now.read_units, then.read_units),
                 write_units: units(now.write_units, then.write_units),
-                throttled_reads: count(now.throttled_reads, then.throttled_reads),
-                throttled_writes: count(now.throttled_writes, then.throttled_writes),
+                throttled_reads: count_since(now.throttled_reads, then.throttled_reads),
+                throttled_writes: count_since(now.throttled_writes, then.throttled_writes),
             }
         };
         let partitions =
