@@ -8,6 +8,7 @@ use aws_sdk_dynamodb::types::{
     AttributeDefinition, GlobalSecondaryIndex, KeySchemaElement, KeyType, Projection, ProjectionType,
     ScalarAttributeType,
 };
+use dynashard::consumption::Measure;
 use dynashard::metadata::ShardMetadata;
 use dynashard::reshard::{Backfill, NewLayout, Phase, ReshardState};
 use dynashard::{Db, Entity, Error, Table, Unprocessed};
@@ -304,9 +305,13 @@ async fn a_batched_backfill_reads_whole_items_from_the_table_whatever_the_index_
     let existing: Vec<Access> = (0..60).map(|n| access("v", n)).collect();
     db.batch_put(&existing).await.unwrap();
     db.start_resharding::<Access>(Logs::BY_FEED, Logs::BY_FEED_NEXT, NewLayout::hash(16)).await.unwrap();
-    let state = db.backfill::<Access>(Logs::BY_FEED, Backfill::default().batched()).await.unwrap();
+    let measured = db.backfill::<Access>(Logs::BY_FEED, Backfill::default().batched()).measured().await;
+    let state = measured.output.as_ref().unwrap();
     assert_eq!(state.backfill_totals(), (60, 60));
-    assert!(state.scan.is_some_and(|scan| scan.scan_table), "a batched backfill scans the table");
+    // Its scan's pages and its puts count in what it measured, under the entity type.
+    assert!(measured.read_units() > 0.0 && measured.write_units() >= 60.0, "{:#?}", measured.consumed);
+    assert!(measured.consumed.iter().all(|consumed| consumed.entity == "Access"), "{:#?}", measured.consumed);
+    assert!(state.scan.as_ref().is_some_and(|scan| scan.scan_table), "a batched backfill scans the table");
     for item in &existing {
         let stored = db.get(Access::key(&item.file, &item.at).unwrap()).await.unwrap();
         assert_eq!(stored.as_ref(), Some(item), "the keys-only index did not cost any attribute");

@@ -3,7 +3,7 @@
 //! [`Error::BatchIncomplete`], never silently.
 
 use super::{key_of, Attempts, Failure, RetryPolicy, Tally, Unprocessed, MAX_GET_KEYS};
-use crate::consumption::{BatchItem, BatchItems, Kind};
+use crate::consumption::{BatchItem, BatchItems, EntityType, Kind};
 use crate::db::Db;
 use crate::entity::PrimaryKey;
 use crate::error::{Error, Item, Result};
@@ -176,7 +176,8 @@ impl KeyRead<'_> {
     /// Counts what a request for `keys` consumed, and the keys it left unprocessed as
     /// throttled, in the `Db`'s totals and hot keys.
     fn count(&self, table: &str, keys: &[Item], output: &BatchGetItemOutput) {
-        let batch = BatchItems { definition: self.table, table, entities: self.entities, kind: Kind::Read };
+        let entities: Vec<EntityType> = self.entities.iter().map(|name| EntityType::named(name)).collect();
+        let batch = BatchItems { definition: self.table, table, entities: &entities, kind: Kind::Read };
         let found = output.responses.as_ref().and_then(|responses| responses.get(table));
         let found: HashMap<PrimaryKey, &Item> =
             found.into_iter().flatten().filter_map(|item| Some((key_of(self.table, item)?, item))).collect();

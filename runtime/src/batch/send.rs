@@ -3,7 +3,7 @@
 
 use super::attempts::{Attempts, Failure, Tally};
 use super::{RetryPolicy, Unprocessed};
-use crate::consumption::{BatchItem, BatchItems, Kind};
+use crate::consumption::{BatchItem, BatchItems, EntityType, Kind};
 use crate::db::Db;
 use crate::error::{Error, Result};
 use crate::table::TableDefinition;
@@ -114,7 +114,7 @@ pub(crate) struct Sender<'a> {
     pub on_request: Option<super::get::OnRequest<'a>>,
     /// The table's declaration and the entity types written, when the `Db`'s totals and hot
     /// keys count the writes.
-    pub counted: Option<(&'static TableDefinition, &'a [&'static str])>,
+    pub counted: Option<(&'static TableDefinition, &'a [EntityType])>,
 }
 
 impl Sender<'_> {

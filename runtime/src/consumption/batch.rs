@@ -5,6 +5,7 @@
 //! estimates. The keys DynamoDB leaves unprocessed count as throttled.
 
 use super::count::{item_index_keys, partition_key_text, IndexKeys, Meter};
+use super::routing::{count_value, range_values, EntityType, RangeValues};
 use super::totals::Kind;
 use super::KeyPlace;
 use crate::error::Item;
@@ -19,9 +20,19 @@ pub(crate) struct BatchItems<'a> {
     /// The table's name.
     pub table: &'a str,
     /// The entity types the items can be of; an item of none of them counts under the first.
-    pub entities: &'a [&'static str],
+    pub entities: &'a [EntityType],
     /// Whether the units are read units (else write units).
     pub kind: Kind,
+}
+
+/// What one item of a batch request takes of its units: its entity type, its weight (0: none),
+/// its partition key where the units went, its routing values.
+#[derive(Clone)]
+struct Share {
+    entity: EntityType,
+    weight: f64,
+    key: Option<String>,
+    values: RangeValues,
 }
 
 /// One item of a batch request: its key attributes (and its index keys, when they are known),
@@ -30,7 +41,7 @@ pub(crate) struct BatchItems<'a> {
 pub(crate) struct BatchItem<'a> {
     pub item: &'a Item,
     pub bytes: Option<usize>,
-    pub entity: Option<&'static str>,
+    pub entity: Option<EntityType>,
 }
 
 impl<'a> BatchItem<'a> {
@@ -48,21 +59,30 @@ impl<'a> BatchItem<'a> {
 
 impl BatchItems<'_> {
     /// Counts what `consumed` reports for a request of `items`: every unit in the totals, and
-    /// each item's share on its partition keys.
+    /// each item's share on its partition keys and routing values.
     pub(crate) fn count(&self, meter: &Meter, items: &[BatchItem<'_>], consumed: &[ConsumedCapacity]) {
         let Some(consumed) =
             consumed.iter().find(|consumed| consumed.table_name.as_deref() == Some(self.table))
         else {
             return;
         };
-        let weights: Vec<f64> = items.iter().map(|item| self.weight(item)).collect();
+        let tracking = meter.hot.is_some();
+        let shares: Vec<Share> = items
+            .iter()
+            .map(|item| Share {
+                entity: self.entity_of(item),
+                weight: self.weight(item),
+                key: None,
+                values: range_values(tracking, self.entity_of(item), Some(item.item)),
+            })
+            .collect();
         let own = consumed.table.as_ref().and_then(|table| table.capacity_units);
         if let Some(units) = own.or(consumed.capacity_units) {
-            let keys: Vec<Option<String>> = items
-                .iter()
-                .map(|item| partition_key_text(self.definition.partition_key, item.item))
-                .collect();
-            self.share(meter, None, units, (items, &weights), &keys);
+            let keyed = shares.iter().zip(items).map(|(share, item)| Share {
+                key: partition_key_text(self.definition.partition_key, item.item),
+                ..share.clone()
+            });
+            self.share(meter, None, units, &keyed.collect::<Vec<_>>());
         }
         let indexes = consumed.global_secondary_indexes.iter().flatten();
         // Which index each item is in, read only when some index took units.
@@ -74,16 +94,12 @@ impl BatchItems<'_> {
         };
         for (index, capacity) in indexes {
             let Some(units) = capacity.capacity_units else { continue };
-            let keys: Vec<Option<String>> = in_indexes
-                .iter()
-                .map(|keys| keys.iter().find(|(name, _)| name == index).map(|(_, key)| key.clone()))
-                .collect();
-            let weights: Vec<f64> = weights
-                .iter()
-                .zip(&keys)
-                .map(|(weight, key)| if key.is_some() { *weight } else { 0.0 })
-                .collect();
-            self.share(meter, Some(index), units, (items, &weights), &keys);
+            // An item not in the index took none of its units.
+            let keyed = shares.iter().zip(&in_indexes).map(|(share, keys)| {
+                let key = keys.iter().find(|(name, _)| name == index).map(|(_, key)| key.clone());
+                Share { weight: if key.is_some() { share.weight } else { 0.0 }, key, ..share.clone() }
+            });
+            self.share(meter, Some(index), units, &keyed.collect::<Vec<_>>());
         }
     }
 
@@ -97,31 +113,23 @@ impl BatchItems<'_> {
         }
     }
 
-    /// Shares `units` of `index` (`None`: the table) among `items` by `weights`, each in its
-    /// entity's total and on its key in `keys`.
-    fn share(
-        &self,
-        meter: &Meter,
-        index: Option<&str>,
-        units: f64,
-        (items, weights): (&[BatchItem<'_>], &[f64]),
-        keys: &[Option<String>],
-    ) {
-        let sum: f64 = weights.iter().sum();
+    /// Shares `units` of `index` (`None`: the table) among items by their weights, each in its
+    /// entity's total, on its key and on its routing values there.
+    fn share(&self, meter: &Meter, index: Option<&str>, units: f64, shares: &[Share]) {
+        let sum: f64 = shares.iter().map(|share| share.weight).sum();
         if sum <= 0.0 {
-            let first = items.first().map(|item| self.entity_of(item));
-            let entity = first.or(self.entities.first().copied()).unwrap_or_default();
+            let first = shares.first().map(|share| share.entity.name);
+            let entity = first.or(self.entities.first().map(|entity| entity.name)).unwrap_or_default();
             meter.add((self.table, index, entity), self.kind, units);
             return;
         }
-        for ((item, weight), key) in items.iter().zip(weights).zip(keys) {
-            if *weight <= 0.0 {
-                continue;
-            }
-            let part = units * weight / sum;
-            meter.add((self.table, index, self.entity_of(item)), self.kind, part);
-            if let (Some(tracker), Some(key)) = (&meter.hot, key) {
-                tracker.consumed(&self.place(index, key.clone()), part);
+        for share in shares.iter().filter(|share| share.weight > 0.0) {
+            let part = units * share.weight / sum;
+            meter.add((self.table, index, share.entity.name), self.kind, part);
+            if let (Some(tracker), Some(key)) = (&meter.hot, &share.key) {
+                let place = self.place(index, key.clone());
+                tracker.consumed(&place, part);
+                count_value(tracker, (&place, index), &share.values, part);
             }
         }
     }
@@ -137,13 +145,13 @@ impl BatchItems<'_> {
 
     /// The entity type of `item`: its own, or the one of [`Self::entities`] its type attribute
     /// names.
-    fn entity_of(&self, item: &BatchItem<'_>) -> &'static str {
+    fn entity_of(&self, item: &BatchItem<'_>) -> EntityType {
         if let Some(entity) = item.entity {
             return entity;
         }
         let named = item.item.get(self.definition.type_attribute).and_then(|value| value.as_s().ok());
-        let known = named.and_then(|name| self.entities.iter().find(|entity| **entity == name.as_str()));
-        known.or(self.entities.first()).copied().unwrap_or_default()
+        let known = named.and_then(|name| self.entities.iter().find(|entity| entity.name == name.as_str()));
+        known.or(self.entities.first()).copied().unwrap_or(EntityType::named(""))
     }
 
     fn place(&self, index: Option<&str>, partition_key: String) -> KeyPlace {
@@ -168,19 +176,22 @@ pub(crate) struct Action {
     /// The table's declaration.
     pub definition: &'static TableDefinition,
     /// The entity type.
-    pub entity: &'static str,
-    /// Its keys ([`key_attributes`]), and the size of the item it carries, if any.
+    pub entity: EntityType,
+    /// Its keys ([`key_attributes`]) and routing attributes, and the size of the item it
+    /// carries, if any.
     pub item: (Item, Option<usize>),
 }
 
 impl Action {
     /// An action on the item `item` (`whole`: the request carries it, else only its key).
     pub(crate) fn new(
-        (table, definition, entity): (&str, &'static TableDefinition, &'static str),
+        (table, definition, entity): (&str, &'static TableDefinition, EntityType),
         item: &Item,
         whole: bool,
     ) -> Self {
-        let keys = key_attributes(definition, item);
+        let mut keys = key_attributes(definition, item);
+        let routing = entity.shards.iter().flat_map(|spec| spec.by.iter());
+        keys.extend(routing.filter_map(|name| Some(((*name).to_owned(), item.get(*name)?.clone()))));
         Action { table: table.to_owned(), definition, entity, item: (keys, whole.then(|| item_size(item))) }
     }
 }

@@ -2,6 +2,7 @@
 //! partition keys a request went to.
 
 use super::hot_keys::{HotKeyTracking, KeyPlace, Tracker};
+use super::routing::{count_value, range_values, EntityType, RangeValues};
 use super::totals::{Kind, Totals};
 use crate::error::{Error, Item};
 use crate::table::TableDefinition;
@@ -30,6 +31,33 @@ impl Meter {
     pub(crate) fn add(&self, place: (&str, Option<&str>, &'static str), kind: Kind, units: f64) {
         self.totals.add(place, kind, units);
         super::scope::add(place, kind, units);
+    }
+}
+
+/// Counts what `consumed` reports for the table named `table` (and its indexes, when it names
+/// them) in the totals of `entity`, on no key: requests whose units are not an item's (a
+/// resharding's statements, a scan's pages).
+pub(crate) fn count_units(
+    meter: &Meter,
+    (table, entity): (&str, &'static str),
+    kind: Kind,
+    consumed: &[ConsumedCapacity],
+) {
+    for consumed in
+        consumed.iter().filter(|consumed| consumed.table_name.as_deref().is_none_or(|name| name == table))
+    {
+        let indexes = consumed.global_secondary_indexes.iter().flatten();
+        let mut by_index: f64 = 0.0;
+        for (index, capacity) in indexes {
+            let Some(units) = capacity.capacity_units else { continue };
+            by_index += units;
+            meter.add((table, Some(index), entity), kind, units);
+        }
+        let own = consumed.table.as_ref().and_then(|table| table.capacity_units);
+        let total = consumed.capacity_units.map(|total| total - by_index);
+        if let Some(units) = own.or(total) {
+            meter.add((table, None, entity), kind, units);
+        }
     }
 }
 
@@ -62,11 +90,23 @@ pub(crate) fn count_read(
 /// The partition keys of an item in the global indexes it is in, by index name.
 pub(crate) type IndexKeys = Vec<(&'static str, String)>;
 
-/// The partition keys of `item` in the global indexes of `definition` it is in (none when the
-/// `Db` tracks no hot keys: nothing is spent on them then).
-pub(crate) fn index_keys(meter: &Meter, definition: &TableDefinition, item: Option<&Item>) -> IndexKeys {
-    let (Some(_), Some(item)) = (&meter.hot, item) else { return IndexKeys::new() };
-    item_index_keys(definition, item)
+/// What counting a write reads of its item: the partition keys it has in the global indexes it
+/// is in, and its routing values in its type's range-sharded mappings.
+#[derive(Debug, Default)]
+pub(crate) struct ItemKeys {
+    pub indexes: IndexKeys,
+    pub values: RangeValues,
+}
+
+/// The keys of `item`, of `entity`, in `definition` (none when the `Db` tracks no hot keys:
+/// nothing is spent on them then).
+pub(crate) fn item_keys(
+    meter: &Meter,
+    (definition, entity): (&TableDefinition, EntityType),
+    item: Option<&Item>,
+) -> ItemKeys {
+    let (Some(_), Some(item)) = (&meter.hot, item) else { return ItemKeys::default() };
+    ItemKeys { indexes: item_index_keys(definition, item), values: range_values(true, entity, Some(item)) }
 }
 
 /// The partition keys of `item` in the global indexes of `definition` it is in.
@@ -86,15 +126,16 @@ pub(crate) fn partition_key_text(name: &str, item: &Item) -> Option<String> {
 
 /// Counts a write of one item of `entity`: what `consumed` says the table took on
 /// `partition_key` (of the table named `table`), and each global index on the item's key in it
-/// (`indexes`, from [`index_keys`]); or a throttle on the key of the table or index that
-/// `outcome`'s reasons name.
+/// (from `keys`, with the routing values the units went to); or a throttle on the key of the
+/// table or index that `outcome`'s reasons name.
 pub(crate) fn count_write(
     meter: &Meter,
     (table, partition_key): (&str, &str),
     entity: &'static str,
-    indexes: &IndexKeys,
+    keys: &ItemKeys,
     outcome: Result<Option<&ConsumedCapacity>, &Error>,
 ) {
+    let indexes = &keys.indexes;
     let place = |index: Option<&str>, partition_key: &str| KeyPlace {
         table: table.to_owned(),
         index: index.map(str::to_owned),
@@ -109,14 +150,18 @@ pub(crate) fn count_write(
             if let Some(units) = own.or(consumed.capacity_units) {
                 meter.add((table, None, entity), Kind::Write, units);
                 if let Some(tracker) = hot {
-                    tracker.consumed(&place(None, partition_key), units);
+                    let place = place(None, partition_key);
+                    tracker.consumed(&place, units);
+                    count_value(tracker, (&place, None), &keys.values, units);
                 }
             }
             for (index, capacity) in consumed.global_secondary_indexes.iter().flatten() {
                 let Some(units) = capacity.capacity_units else { continue };
                 meter.add((table, Some(index), entity), Kind::Write, units);
                 if let (Some(tracker), Some(key)) = (hot, index_key(index)) {
-                    tracker.consumed(&place(Some(index), key), units);
+                    let place = place(Some(index), key);
+                    tracker.consumed(&place, units);
+                    count_value(tracker, (&place, Some(index)), &keys.values, units);
                 }
             }
         }

@@ -5,12 +5,13 @@
 //!
 //! Every operation asks DynamoDB for the units it consumed, per index for writes, and counts
 //! them here: gets, puts, updates, deletes, each request of a query, a scan or a count, batches
-//! (their units shared among their items by what each costs alone) and transactions. What one
-//! piece of work consumed is [`Measure::measured`].
+//! (their units shared among their items by what each costs alone), transactions and the
+//! requests of a resharding's steps. What one piece of work consumed is [`Measure::measured`].
 
 mod batch;
 mod count;
 mod hot_keys;
+mod routing;
 mod scope;
 mod totals;
 
@@ -23,5 +24,6 @@ pub use totals::Consumed;
 pub(crate) use scope::{carry, retried, Scope};
 
 pub(crate) use batch::{count_actions, Action, BatchItem, BatchItems};
-pub(crate) use count::{count_read, count_write, index_keys, refused_write, Meter};
+pub(crate) use count::{count_read, count_units, count_write, item_keys, refused_write, Meter};
+pub(crate) use routing::EntityType;
 pub(crate) use totals::Kind;

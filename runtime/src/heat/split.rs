@@ -20,6 +20,8 @@ const HEADROOM: f64 = 1.25;
 /// Where a split of one shard cut, and why.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ShardSplit {
+    /// Its partition key (`albums#3`).
+    pub partition_key: String,
     /// The shard split (its number in the old layout).
     pub shard: u32,
     /// Its peak in the map, as a share of its partition's rate.
@@ -35,9 +37,26 @@ pub struct SplitSuggestion {
     pub boundaries: Boundaries,
     /// The shards split, and where.
     pub splits: Vec<ShardSplit>,
-    /// Shards over their limit that no boundary can split: their load is on one value (an
-    /// `overflow` sub-sharding spreads such a value).
-    pub unsplittable: Vec<u32>,
+    /// The partition keys of shards over their limit that no boundary can split: their load
+    /// is on one value (an `overflow` sub-sharding spreads such a value), or none was observed.
+    pub unsplittable: Vec<String>,
+}
+
+impl SplitSuggestion {
+    /// One suggestion of the splits of both, for the same old layout (of two logical
+    /// partitions, say): their cuts together.
+    pub fn merge(self, other: SplitSuggestion) -> SplitSuggestion {
+        let mut values: Vec<String> = self.boundaries.values().to_vec();
+        values.extend(other.boundaries.values().iter().cloned());
+        values.sort();
+        values.dedup();
+        let boundaries = Boundaries::new(values).unwrap_or(self.boundaries);
+        let mut splits = self.splits;
+        splits.extend(other.splits);
+        let mut unsplittable = self.unsplittable;
+        unsplittable.extend(other.unsplittable);
+        SplitSuggestion { boundaries, splits, unsplittable }
+    }
 }
 
 /// New boundaries for the range layout `boundaries` of the logical partition `partition` (on
@@ -95,10 +114,10 @@ pub fn suggest_split(
         within.sort_by(|a, b| a.0.cmp(b.0));
         let cuts = cuts(&within, pieces);
         if cuts.is_empty() {
-            unsplittable.push(shard);
+            unsplittable.push(key);
         } else {
             values.extend(cuts.iter().cloned());
-            splits.push(ShardSplit { shard, peak: hot.peak, cuts });
+            splits.push(ShardSplit { partition_key: key, shard, peak: hot.peak, cuts });
         }
     }
     if splits.is_empty() && unsplittable.is_empty() {

@@ -175,13 +175,26 @@ fn a_range_shard_over_its_limit_is_split_where_its_load_balances() {
     assert_eq!(suggested.boundaries.values(), ["", "f", "m", "o", "s"]);
     assert_eq!(
         suggested.splits,
-        [ShardSplit { shard: 2, peak: suggested.splits[0].peak, cuts: vec!["o".into()] }]
+        [ShardSplit {
+            partition_key: "albums#2".into(),
+            shard: 2,
+            peak: suggested.splits[0].peak,
+            cuts: vec!["o".into()]
+        }]
     );
     assert!(suggested.unsplittable.is_empty());
     // One hot value cannot be cut; a map of another index suggests nothing.
     let one = [ValueLoad { value: "night".into(), units: 900.0 }];
     let stuck =
         suggest_split(&map, ("Music", Some("ByTitle"), "albums"), &boundaries, &one).expect("reported");
-    assert_eq!((stuck.unsplittable.as_slice(), stuck.boundaries.values().len()), ([2].as_slice(), 4));
+    assert_eq!(
+        (stuck.unsplittable.as_slice(), stuck.boundaries.values().len()),
+        (["albums#2".to_owned()].as_slice(), 4)
+    );
+    let both = suggested.clone().merge(stuck);
+    assert_eq!(
+        (both.boundaries.values(), both.splits.len(), both.unsplittable.len()),
+        (suggested.boundaries.values(), 1, 1)
+    );
     assert!(suggest_split(&map, ("Music", Some("ByArtist"), "albums"), &boundaries, &loads).is_none());
 }

@@ -129,19 +129,6 @@ pub struct Placement {
     pub sort: String,
 }
 
-/// The routing text of `item` under `mapping`: its `by` attributes' texts one after another
-/// (numbers in their decimal form, as the derive routes them).
-pub(crate) fn routing_text(item: &Item, mapping: &ShardSpec) -> Option<String> {
-    let mut text = String::new();
-    for attribute in mapping.by {
-        match item.get(*attribute)? {
-            AttributeValue::S(value) | AttributeValue::N(value) => text.push_str(value),
-            _ => return None,
-        }
-    }
-    Some(text)
-}
-
 /// Where `item`, placed in the source index under `(source_pk, source_sk)`, goes in the new
 /// layout; `None` when it is not in the source index (a sparse index it does not belong to).
 pub(crate) fn place(
@@ -152,7 +139,7 @@ pub(crate) fn place(
 ) -> Option<Placement> {
     let partition = item.get(source_pk)?.as_s().ok()?;
     let sort = item.get(source_sk)?.as_s().ok()?;
-    let text = routing_text(item, mapping)?;
+    let text = mapping.item_routing_text(item)?;
     let partition = shard_partition(logical_partition(partition), router.shard(&text));
     Some(Placement { partition, sort: sort.clone() })
 }

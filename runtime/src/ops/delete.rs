@@ -1,7 +1,7 @@
 //! Deleting one entity by key.
 
 use crate::consumption::refused_write;
-use crate::consumption::{count_write, index_keys};
+use crate::consumption::{count_write, item_keys, EntityType};
 use crate::db::Db;
 use crate::entity::{Entity, Key};
 use crate::error::{Error, Result};
@@ -100,12 +100,12 @@ impl<'a, E: Entity> Delete<'a, E> {
             });
         // The old item says which index keys the delete took units on.
         let old = result.as_ref().ok().and_then(|output| output.attributes.as_ref());
-        let indexes = index_keys(db.meter(), table_of::<E>(), old);
+        let keys = item_keys(db.meter(), (table_of::<E>(), EntityType::of::<E>()), old);
         let consumed = match &refused {
             Some(refused) => Ok(Some(refused)),
             None => result.as_ref().map(|output| output.consumed_capacity.as_ref()),
         };
-        count_write(db.meter(), (&table, &pk), E::TYPE_NAME, &indexes, consumed);
+        count_write(db.meter(), (&table, &pk), E::TYPE_NAME, &keys, consumed);
         result?.attributes.map(from_item).transpose()
     }
 }

@@ -1,7 +1,7 @@
 //! Putting entities: plain, create-only, conditional and version-checked.
 
 use crate::consumption::refused_write;
-use crate::consumption::{count_write, index_keys};
+use crate::consumption::{count_write, item_keys, EntityType};
 use crate::db::Db;
 use crate::entity::Entity;
 use crate::error::{Error, Item, Result};
@@ -190,7 +190,8 @@ impl<'a, E: Entity> Put<'a, E> {
     async fn send_put(&self, request: WriteRequest<PutAction>) -> Result<Item> {
         let explain = request.explain;
         let timestamps = timestamps::<E>(&request.action.item);
-        let indexes = index_keys(self.db.meter(), table_of::<E>(), Some(&request.action.item));
+        let keys =
+            item_keys(self.db.meter(), (table_of::<E>(), EntityType::of::<E>()), Some(&request.action.item));
         // A write its condition refuses consumes units too, which no response reports.
         let mut refused = None;
         let result = self
@@ -217,7 +218,7 @@ impl<'a, E: Entity> Put<'a, E> {
             Some(refused) => Ok(Some(refused)),
             None => result.as_ref().map(|output| output.consumed_capacity.as_ref()),
         };
-        count_write(self.db.meter(), (&request.table, &request.key.pk), E::TYPE_NAME, &indexes, consumed);
+        count_write(self.db.meter(), (&request.table, &request.key.pk), E::TYPE_NAME, &keys, consumed);
         result.map(|_| timestamps)
     }
 

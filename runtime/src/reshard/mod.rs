@@ -45,6 +45,7 @@ mod place;
 mod progress;
 mod rewrite;
 mod send;
+mod suggest;
 mod verify;
 mod view;
 

@@ -60,7 +60,7 @@ impl Db {
                 }
             }
         }
-        Ok((self.send_rewrites(self.table_of::<E>(), needed, 4, None).await?.0, refused))
+        Ok((self.send_rewrites::<E>(needed, 4, None).await?.0, refused))
     }
 
     /// Places again the items of `skipped` (rewrites whose condition did not hold: the item
@@ -87,7 +87,7 @@ impl Db {
             .filter_map(|item| Rewrite::of(checked, item, Pass::Place, table_of::<E>()))
             .collect();
         rewrites.iter().try_for_each(|rewrite| rewrite.check(table_of::<E>()))?;
-        Ok(self.send_rewrites(self.table_of::<E>(), rewrites, in_flight, meter).await?.0)
+        Ok(self.send_rewrites::<E>(rewrites, in_flight, meter).await?.0)
     }
 
     /// Takes `item` (as read) out of the target layout, on the condition that the source still

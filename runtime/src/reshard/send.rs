@@ -5,8 +5,11 @@
 use super::pace::Meter;
 use super::rewrite::{Rewrite, OPERATION};
 use crate::batch::Failure;
+use crate::consumption::{count_units, EntityType, Kind};
 use crate::db::Db;
+use crate::entity::Entity;
 use crate::error::{Error, Result};
+use crate::item::table_of;
 use crate::retry::Retry;
 use aws_sdk_dynamodb::types::{BatchStatementErrorCodeEnum, PutRequest, WriteRequest};
 use futures::stream::{self, StreamExt, TryStreamExt};
@@ -49,9 +52,8 @@ impl Db {
     /// that the item is still the one the scan read. Returns how many items were written.
     /// Sent only until `deadline` (the freeze they rely on may be lifted after it): a retry
     /// after it fails the batch with what it did not write.
-    pub(super) async fn put_rewrites(
+    pub(super) async fn put_rewrites<E: Entity>(
         &self,
-        table: &str,
         rewrites: Vec<Rewrite>,
         in_flight: usize,
         (meter, deadline): (Option<&Meter>, Deadline),
@@ -70,25 +72,24 @@ impl Db {
             retry: self.retry_policy(),
             before_retry: Some(&deadline),
             on_request: meter.map(|_| &on_request as crate::batch::OnRequest),
-            counted: None,
+            counted: Some((table_of::<E>(), &[EntityType::of::<E>()])),
         };
-        crate::batch::send_requests(&sender, table, chunks, in_flight).await?;
+        crate::batch::send_requests(&sender, self.table_of::<E>(), chunks, in_flight).await?;
         Ok(written)
     }
 
     /// Sends `rewrites` in batches of 25, `in_flight` batches at a time, retrying throttled
     /// statements with the `Db`'s retry policy. Returns how many items were written, and the
     /// rewrites whose condition did not hold (their item changed since it was read).
-    pub(super) async fn send_rewrites(
+    pub(super) async fn send_rewrites<E: Entity>(
         &self,
-        table: &str,
         rewrites: Vec<Rewrite>,
         in_flight: usize,
         meter: Option<&Meter>,
     ) -> Result<(u64, Vec<Rewrite>)> {
         let batches: Vec<Vec<Rewrite>> = rewrites.chunks(MAX_STATEMENTS).map(<[Rewrite]>::to_vec).collect();
         let sent: Vec<(u64, Vec<Rewrite>)> = stream::iter(batches)
-            .map(|batch| self.send_rewrite_batch(table, batch, meter))
+            .map(|batch| self.send_rewrite_batch::<E>(batch, meter))
             .buffer_unordered(in_flight.max(1))
             .try_collect()
             .await?;
@@ -98,24 +99,25 @@ impl Db {
         }))
     }
 
-    async fn send_rewrite_batch(
+    async fn send_rewrite_batch<E: Entity>(
         &self,
-        table: &str,
         mut pending: Vec<Rewrite>,
         meter: Option<&Meter>,
     ) -> Result<(u64, Vec<Rewrite>)> {
+        let table = self.table_of::<E>();
         let mut retry = Retry::new(self.retry_policy());
         let (mut written, mut skipped) = (0, Vec::new());
         loop {
             let statements = pending.iter().map(|rewrite| rewrite.statement(table)).collect::<Result<_>>()?;
-            let capacity = meter.map(|_| aws_sdk_dynamodb::types::ReturnConsumedCapacity::Total);
             let request = self
                 .client()
                 .batch_execute_statement()
                 .set_statements(Some(statements))
-                .set_return_consumed_capacity(capacity);
+                .return_consumed_capacity(aws_sdk_dynamodb::types::ReturnConsumedCapacity::Indexes);
             let responses = match request.send().await {
                 Ok(response) => {
+                    let consumed = response.consumed_capacity.as_deref().unwrap_or_default();
+                    count_units(self.meter(), (table, E::TYPE_NAME), Kind::Write, consumed);
                     if let Some(meter) = meter {
                         meter.write(match response.consumed_capacity.as_deref() {
                             Some(consumed) if !consumed.is_empty() => {

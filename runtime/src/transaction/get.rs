@@ -3,7 +3,7 @@
 
 use super::MAX_TRANSACTION_ACTIONS;
 use crate::collection::Collection;
-use crate::consumption::{count_actions, Action, Kind};
+use crate::consumption::{count_actions, Action, EntityType, Kind};
 use crate::db::Db;
 use crate::entity::{Entity, Key, PrimaryKey};
 use crate::error::{CancellationReason, Error, Item, ReasonCode, Result};
@@ -50,7 +50,7 @@ struct Read {
     key: PrimaryKey,
     get: TransactGetItem,
     /// The table's declaration and the entity type read, for the `Db`'s totals.
-    place: (&'static TableDefinition, &'static str),
+    place: (&'static TableDefinition, EntityType),
 }
 
 impl<T> std::fmt::Debug for TransactGet<'_, T> {
@@ -101,7 +101,7 @@ impl<'a, T> TransactGet<'a, T> {
         match get {
             Ok(get) => {
                 let get = TransactGetItem::builder().get(get).build();
-                let place = (table_of::<E>(), E::TYPE_NAME);
+                let place = (table_of::<E>(), EntityType::of::<E>());
                 self.reads.push(Read { table, key: key.primary().clone(), get, place });
             }
             Err(error) => {
@@ -215,7 +215,7 @@ impl<'a, T: TransactReads + Send + 'a> IntoFuture for TransactGet<'a, T> {
             name: "transact_get",
             sends: "TransactGetItems",
             table: first.map(|read| read.table.as_str()).unwrap_or_default(),
-            entity: first.map(|read| read.place.1).unwrap_or_default(),
+            entity: first.map(|read| read.place.1.name).unwrap_or_default(),
             definition: first.map(|read| read.place.0),
         }
         .traced();

@@ -59,7 +59,7 @@ impl Pending {
             name: "transaction",
             sends: "TransactWriteItems",
             table: first.map(|action| action.table.as_str()).unwrap_or_default(),
-            entity: first.map(|action| action.entity).unwrap_or_default(),
+            entity: first.map(|action| action.entity.name).unwrap_or_default(),
             definition: first.map(|action| action.definition),
         }
     }

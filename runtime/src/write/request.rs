@@ -4,7 +4,7 @@
 
 use super::guards::Guards;
 use crate::consumption::refused_write;
-use crate::consumption::{count_write, index_keys};
+use crate::consumption::{count_write, item_keys, EntityType};
 use crate::db::Db;
 use crate::entity::{Entity, Key, PrimaryKey};
 use crate::error::{Error, Item, Result};
@@ -44,7 +44,7 @@ pub(crate) struct WriteRequest<A> {
     /// The table's definition.
     pub definition: &'static TableDefinition,
     /// The entity type written.
-    pub entity: &'static str,
+    pub entity: EntityType,
     /// The item's primary key.
     pub key: PrimaryKey,
     /// What the write does.
@@ -79,7 +79,7 @@ impl<A> WriteRequest<A> {
         Ok(Self {
             table: db.table_of::<E>().to_owned(),
             definition: table_of::<E>(),
-            entity: E::TYPE_NAME,
+            entity: EntityType::of::<E>(),
             key,
             action,
             condition,
@@ -169,12 +169,12 @@ impl WriteRequest<UpdateAction> {
         // The attributes returned name the index keys the update took units on, when they hold
         // them.
         let returned = result.as_ref().ok().and_then(|output| output.attributes.as_ref());
-        let indexes = index_keys(db.meter(), self.definition, returned);
+        let keys = item_keys(db.meter(), (self.definition, self.entity), returned);
         let consumed = match &refused {
             Some(refused) => Ok(Some(refused)),
             None => result.as_ref().map(|output| output.consumed_capacity.as_ref()),
         };
-        count_write(db.meter(), (&self.table, &self.key.pk), self.entity, &indexes, consumed);
+        count_write(db.meter(), (&self.table, &self.key.pk), self.entity.name, &keys, consumed);
         Ok(result?.attributes.unwrap_or_default())
     }
 }

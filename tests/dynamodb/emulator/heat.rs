@@ -53,3 +53,64 @@ async fn a_db_draws_its_hottest_keys_a_slice_a_period() -> Result<(), Error> {
     assert!(untracked.heat_map(5).rows.is_empty());
     Ok(())
 }
+
+#[tokio::test]
+async fn a_range_shard_over_its_limit_is_cut_where_the_writes_on_its_values_balance() -> Result<(), Error> {
+    use crate::sharded_album::{ShardedAlbum, ShardedMusic};
+    use dynashard::shard::{NewLayout, Router};
+    // Five writes a second per partition (with room for a long burst, so that none is
+    // throttled): a shard taking ten or more a second needs three pieces or more.
+    let emulator =
+        emulator(PartitionLimits::dynamodb().write_units(5.0).burst(Duration::from_secs(600))).await;
+    let setup = Db::new(dynashard::client_for_endpoint(emulator.endpoint()));
+    setup.create_table::<ShardedMusic>().await?;
+    let db = Db::new(client(&emulator));
+    let recording = emulator.record_heat(Duration::from_secs(1));
+    // Shard 8 of the 21 (`i live` to `kannaval`) takes every write: four on `jade` for each one
+    // on `jolt` and two on `juno`.
+    let pattern = ["jade", "jolt", "jade", "juno", "jade", "juno", "jade"];
+    for n in 0..70 {
+        let title = pattern[n % pattern.len()].to_owned();
+        db.put(&ShardedAlbum { artist: unique("split"), title, year: 2000 }).await?;
+    }
+    let map = recording.finish();
+    let hot = map.over_limit();
+    let shard = hot.iter().find(|over| over.place.partition_key == "albums#8").expect("shard 8 over");
+    assert!(shard.peak >= 2.0, "{shard:?}");
+
+    let split = db.suggest_split::<ShardedAlbum>(ShardedMusic::BY_TITLE_RANGE, &map)?.expect("a split");
+    let old = dynashard::range_shards::<ShardedAlbum>(ShardedMusic::BY_TITLE_RANGE)?.current();
+    let mut expected: Vec<String> = old.values().to_vec();
+    expected.splice(9..9, ["jo".to_owned(), "ju".to_owned()]);
+    // Three pieces or more, of a load four sevenths on `jade`: the first cut after it, the
+    // second before `juno`.
+    assert_eq!(split.boundaries.values(), expected.as_slice());
+    let cut = split.splits.iter().find(|cut| cut.partition_key == "albums#8").expect("shard 8 split");
+    assert_eq!((cut.shard, cut.cuts.as_slice()), (8, ["jo".to_owned(), "ju".to_owned()].as_slice()));
+    let router = Router::Range(std::sync::Arc::new(split.boundaries.clone()), Default::default());
+    assert_eq!((router.shard("jade"), router.shard("jolt"), router.shard("juno")), (8, 9, 10));
+    let _ready = NewLayout::range(&split.boundaries);
+
+    // Batch writes count their items' shares on their values too.
+    let batcher = Db::new(client(&emulator));
+    let albums: Vec<ShardedAlbum> = (0..70)
+        .map(|n| ShardedAlbum {
+            artist: unique("batch"),
+            title: pattern[n % pattern.len()].to_owned(),
+            year: 2001,
+        })
+        .collect();
+    batcher.batch_put(&albums).await?;
+    let batched =
+        batcher.suggest_split::<ShardedAlbum>(ShardedMusic::BY_TITLE_RANGE, &map)?.expect("a split");
+    assert_eq!(batched.boundaries, split.boundaries);
+
+    // Only a range-sharded mapping can be split; a Db that saw none of the writes has nothing to
+    // cut by.
+    let hashed = db.suggest_split::<ShardedAlbum>(ShardedMusic::BY_TITLE_HASH, &map);
+    assert!(matches!(hashed, Err(Error::NotRangeSharded { .. })), "{hashed:?}");
+    let unseen =
+        Db::new(client(&emulator)).suggest_split::<ShardedAlbum>(ShardedMusic::BY_TITLE_RANGE, &map)?;
+    assert!(unseen.is_none(), "{unseen:?}");
+    Ok(())
+}

@@ -7,12 +7,16 @@
 //! the window. [`Db::hot_keys`](crate::Db::hot_keys) combines the periods of the window: each
 //! key's count is at least what it really consumed, and more by at most its `error`.
 //!
+//! The load on the routing values of range-sharded mappings is counted the same way, per
+//! partition and value, for [`Db::suggest_split`](crate::Db::suggest_split).
+//!
 //! Memory is bounded by the configuration, whatever the traffic: at most
-//! `counters * periods` keys for units and as many for throttles, each held once per period it
-//! appears in, at about 250 bytes and twice its names' length (reported as
-//! [`HotKeys::memory_bytes`]). The defaults (256 counters, 6 periods of 10 seconds) hold at most
-//! 3,072 keys: about 1 MB when table and key names take 40 bytes together, half of it while
-//! nothing is throttled.
+//! `counters * periods` keys for units, as many for throttles and as many routing values, each
+//! held once per period it appears in, at about 250 bytes and twice its names' length (reported
+//! as [`HotKeys::memory_bytes`]). The defaults (256 counters, 6 periods of 10 seconds) hold at
+//! most 1,536 keys of each kind: about 0.5 MB each when table, key and value take 40 bytes
+//! together, and nothing for the kinds not counted (throttles while none happen, routing values
+//! without range-sharded mappings).
 
 mod sketch;
 mod window;
@@ -127,7 +131,7 @@ pub struct HotKeys {
     pub throttles: u64,
     /// The most units a key not listed in `consumed` may have taken.
     pub unlisted_units_at_most: f64,
-    /// Keys held across the periods of both summaries.
+    /// Keys held across the periods of the summaries (units, throttles, routing values).
     pub held: usize,
     /// About the bytes they take: each key twice, its counter and the maps' slack.
     pub memory_bytes: usize,
@@ -175,6 +179,8 @@ pub(crate) struct Tracker {
 struct Windows {
     consumed: Window<KeyPlace>,
     throttled: Window<KeyPlace>,
+    /// Units by partition key and routing value, in the partitions of range-sharded mappings.
+    values: Window<(KeyPlace, String)>,
 }
 
 /// Its configuration only: a `Db`'s `Debug` does not list thousands of keys.
@@ -190,6 +196,7 @@ impl Tracker {
         let windows = Windows {
             consumed: Window::new(tracking.counters, u64::from(tracking.periods)),
             throttled: Window::new(tracking.counters, u64::from(tracking.periods)),
+            values: Window::new(tracking.counters, u64::from(tracking.periods)),
         };
         let started_ms = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -214,6 +221,31 @@ impl Tracker {
         }
         let period = self.period();
         self.windows().consumed.add(period, place, (units * PER_UNIT).round() as u64);
+    }
+
+    /// Counts `units` consumed on the routing value `value` (normalized) of a range-sharded
+    /// mapping, in its partition `place`.
+    pub(crate) fn value_consumed(&self, place: &KeyPlace, value: &str, units: f64) {
+        if !(units.is_finite() && units > 0.0) {
+            return;
+        }
+        let period = self.period();
+        let key = (place.clone(), value.to_owned());
+        self.windows().values.add(period, &key, (units * PER_UNIT).round() as u64);
+    }
+
+    /// The units counted on each routing value held over the window ending now, in the
+    /// partitions `wanted` keeps; each an upper bound, as [`HotKey::count`] is.
+    pub(crate) fn value_loads(&self, wanted: impl Fn(&KeyPlace) -> bool) -> Vec<(KeyPlace, String, f64)> {
+        let period = self.period();
+        let windows = self.windows();
+        let held = windows.values.counters();
+        let top = windows.values.top(period, held);
+        top.keys
+            .into_iter()
+            .filter(|estimate| wanted(&estimate.key.0))
+            .map(|estimate| (estimate.key.0, estimate.key.1, estimate.count as f64 / PER_UNIT))
+            .collect()
     }
 
     /// Counts a request throttled on `place`.
@@ -254,8 +286,11 @@ impl Tracker {
         let period = self.period();
         let (consumed, throttled, held, memory_bytes) = {
             let windows = self.windows();
-            let held = windows.consumed.counters() + windows.throttled.counters();
-            let memory = windows.consumed.bytes(KeyPlace::heap) + windows.throttled.bytes(KeyPlace::heap);
+            let held = windows.consumed.counters() + windows.throttled.counters() + windows.values.counters();
+            let valued = |(place, value): &(KeyPlace, String)| place.heap() + value.capacity();
+            let memory = windows.consumed.bytes(KeyPlace::heap)
+                + windows.throttled.bytes(KeyPlace::heap)
+                + windows.values.bytes(valued);
             (windows.consumed.top(period, n), windows.throttled.top(period, n), held, memory)
         };
         let units = |count: u64| count as f64 / PER_UNIT;

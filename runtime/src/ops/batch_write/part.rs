@@ -5,6 +5,7 @@
 use super::send::{Alone, Part, Prepared};
 use super::{BatchVersions, BatchWrite};
 use crate::batch::{Writes, OPERATION};
+use crate::consumption::EntityType;
 use crate::entity::Entity;
 use crate::error::{Error, Result};
 use crate::item::{key_item, table_of};
@@ -49,7 +50,7 @@ impl<E: Entity> Part for BatchWrite<'_, E> {
                 (None, Some((_, Some(BatchVersions::Checked)))) => Some(Alone::Checked),
                 _ => None,
             };
-            let entity = (E::TYPE_NAME, table_of::<E>());
+            let entity = (EntityType::of::<E>(), table_of::<E>());
             Ok(Prepared { requests, alone, guard: ReshardGuard::of::<E>(self.db), entity })
         })
     }

@@ -5,6 +5,7 @@
 
 use super::BatchVersions;
 use crate::batch::{send_requests, BeforeRetry, RetryPolicy, Sender, Writes, MAX_WRITES, OPERATION};
+use crate::consumption::EntityType;
 use crate::db::Db;
 use crate::entity::PrimaryKey;
 use crate::error::{Error, Result};
@@ -39,7 +40,7 @@ pub(super) struct Prepared {
     /// What to check before a retry: the reshardings the writes were built for.
     pub(super) guard: Option<ReshardGuard>,
     /// The entity type, and its table.
-    pub(super) entity: (&'static str, &'static TableDefinition),
+    pub(super) entity: (EntityType, &'static TableDefinition),
 }
 
 /// Why a part's writes go one at a time.
@@ -78,9 +79,9 @@ pub(super) async fn run(
         let (entity, table) = part.entity;
         left.tags.table = Some(table);
         let deletes = part.requests.iter().filter(|(_, request)| request.delete_request.is_some());
-        left.tags.deletes.extend(deletes.map(|(key, _)| (key.clone(), entity)));
+        left.tags.deletes.extend(deletes.map(|(key, _)| (key.clone(), entity.name)));
     }
-    let entities: Vec<&'static str> = prepared.iter().map(|part| part.entity.0).collect();
+    let entities: Vec<EntityType> = prepared.iter().map(|part| part.entity.0).collect();
     let definition = prepared.first().map(|part| part.entity.1);
     let (mut together, mut guards) = (Vec::new(), Guards(Vec::new()));
     for (part, prepared) in parts.iter().zip(prepared) {

@@ -182,9 +182,11 @@ impl Segment<'_> {
             false => request.index_name(index).filter_expression("#type = :type"),
         };
         let page = request.send().await.map_err(|error| Error::from_sdk("Scan", error))?;
-        self.meter.read(
-            page.consumed_capacity.as_ref().and_then(|consumed| consumed.capacity_units).unwrap_or(0.0),
-        );
+        let units = page.consumed_capacity.as_ref().and_then(|consumed| consumed.capacity_units);
+        let scanned = (!self.plan.scan_table).then_some(index);
+        let place = (self.db.table_of::<E>(), scanned, E::TYPE_NAME);
+        self.db.meter().add(place, crate::consumption::Kind::Read, units.unwrap_or(0.0));
+        self.meter.read(units.unwrap_or(0.0));
         let items = page.items.unwrap_or_default();
         if self.freeze.is_some() && Instant::now() > deadline {
             return Err(refuse("the page took over half the freeze lease to read; this run stopped"));
@@ -202,19 +204,18 @@ impl Segment<'_> {
         // An item whose new place breaks a key limit stops the backfill with a typed error
         // before the page is sent; shorten it, and the backfill resumes from its checkpoint.
         rewrites.iter().try_for_each(|rewrite| rewrite.check(table_of::<E>()))?;
-        let (db, table, in_flight, meter) =
-            (self.db, self.db.table_of::<E>(), self.options.in_flight, Some(&self.meter));
+        let (db, in_flight, meter) = (self.db, self.options.in_flight, Some(&self.meter));
         match pass {
             Pass::Place if self.plan.scan_table => {
                 let deadline = Deadline { at: deadline, index: self.checked.mapping.index.to_owned() };
-                db.put_rewrites(table, rewrites, in_flight, (meter, deadline)).await
+                db.put_rewrites::<E>(rewrites, in_flight, (meter, deadline)).await
             }
             Pass::Place => {
-                let (written, skipped) = db.send_rewrites(table, rewrites, in_flight, meter).await?;
+                let (written, skipped) = db.send_rewrites::<E>(rewrites, in_flight, meter).await?;
                 Ok(written + db.place_again::<E>(self.checked, skipped, in_flight, meter).await?)
             }
             // An item a writer changed since keeps its source place: harmless, and placed from it.
-            Pass::Clean => Ok(db.send_rewrites(table, rewrites, in_flight, meter).await?.0),
+            Pass::Clean => Ok(db.send_rewrites::<E>(rewrites, in_flight, meter).await?.0),
         }
     }
 }

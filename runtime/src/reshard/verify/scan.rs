@@ -95,9 +95,13 @@ impl Db {
                 .expression_attribute_values(":type", AttributeValue::S(E::TYPE_NAME.to_owned()))
                 .set_exclusive_start_key(start)
                 .set_limit(options.page_size.map(|items| items.min(i32::MAX as u32) as i32))
+                .return_consumed_capacity(aws_sdk_dynamodb::types::ReturnConsumedCapacity::Total)
                 .send()
                 .await
                 .map_err(|error| Error::from_sdk("Scan", error))?;
+            let units = page.consumed_capacity.as_ref().and_then(|consumed| consumed.capacity_units);
+            let place = (self.table_of::<E>(), index, E::TYPE_NAME);
+            self.meter().add(place, crate::consumption::Kind::Read, units.unwrap_or(0.0));
             let items = page.items.unwrap_or_default();
             progress.found.scanned += items.len() as u64;
             let suspects: Vec<PrimaryKey> = items
@@ -141,7 +145,7 @@ impl Db {
                         return Ok(true);
                     };
                     rewrite.check(table)?;
-                    if self.send_rewrites(self.table_of::<E>(), vec![rewrite], 1, None).await?.0 == 1 {
+                    if self.send_rewrites::<E>(vec![rewrite], 1, None).await?.0 == 1 {
                         return Ok(true);
                     }
                     let Some(key) = key_of(table, &item) else { return Ok(false) };
