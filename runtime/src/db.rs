@@ -25,7 +25,7 @@ pub struct Db {
     /// The item sizes its limited reads have seen, shared by its clones.
     pub(crate) item_sizes: Arc<crate::item_size::SizeMemory>,
     /// The time-bucket directory entries its writes recorded, shared by its clones.
-    pub(crate) buckets: Arc<crate::write::RecordedBuckets>,
+    pub(crate) buckets: Arc<crate::shard::RecordedBuckets>,
     /// The client of the tables' streams, made from `client` on first use unless given.
     streams: Arc<tokio::sync::OnceCell<aws_sdk_dynamodbstreams::Client>>,
     /// What it consumed and was throttled on, shared by its clones.

@@ -1,7 +1,7 @@
 //! Items per shard, grouped by logical key, and how even each group is; for time-bucketed
 //! keys, per shard over all buckets and per bucket over all shards.
 
-use super::buckets::{BucketCells, Buckets};
+use super::buckets::{over_mean, BucketCells, Buckets};
 use super::partition_key::{split_bucket, split_shard};
 use crate::limits::MAX_SHARDS;
 use std::collections::{BTreeMap, HashMap};
@@ -181,15 +181,6 @@ fn dense(shards: &BTreeMap<u32, u64>, fewest: usize, declared: Option<u32>) -> O
         }
     }
     Some((items, outside))
-}
-
-/// `value` over `mean`; 0 when the mean is 0 (nothing was counted).
-pub fn over_mean(value: u64, mean: f64) -> f64 {
-    if mean > 0.0 {
-        value as f64 / mean
-    } else {
-        0.0
-    }
 }
 
 #[cfg(test)]

@@ -112,7 +112,7 @@ impl Buckets {
 
     /// The fullest bucket over the mean: 1.0 is perfectly even.
     pub fn max_over_mean(&self) -> f64 {
-        super::balance::over_mean(self.max().1, self.mean())
+        over_mean(self.max().1, self.mean())
     }
 
     /// Up to `top` buckets above the mean, fullest first (the oldest first on a tie).
@@ -135,6 +135,15 @@ impl Buckets {
         let first = self.items.first().map_or("", |(label, _)| label.as_str());
         let last = self.items.last().map_or("", |(label, _)| label.as_str());
         (first, last)
+    }
+}
+
+/// `value` over `mean`; 0 when the mean is 0 (nothing was counted).
+pub fn over_mean(value: u64, mean: f64) -> f64 {
+    if mean > 0.0 {
+        value as f64 / mean
+    } else {
+        0.0
     }
 }
 

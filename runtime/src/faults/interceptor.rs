@@ -4,8 +4,8 @@
 use super::batch::{all_unprocessed, split, BatchKind, Withheld};
 use super::body::{Rewrite, RewriteBody};
 use super::error::FaultError;
-use super::injector::Shared;
 use super::plan::{decide, Decision};
+use super::shared::Shared;
 use crate::throttling::throttling_body;
 use aws_sdk_dynamodb::config::http::{HttpRequest, HttpResponse};
 use aws_sdk_dynamodb::config::interceptors::{

@@ -35,6 +35,7 @@ mod error;
 mod injector;
 mod interceptor;
 mod plan;
+mod shared;
 mod stats;
 
 pub use error::FaultError;

@@ -15,8 +15,7 @@ use crate::error::{Error, Result, Undecodable};
 use futures::FutureExt;
 use std::sync::Arc;
 
-/// The default number of items in a page.
-pub const DEFAULT_PAGE_SIZE: usize = 100;
+pub use super::reader::DEFAULT_PAGE_SIZE;
 
 /// What starts a cursor to a previous page.
 const BACKWARD: char = '~';

@@ -15,6 +15,9 @@ use crate::error::{Error, Item, Result};
 use futures::FutureExt;
 use std::sync::Arc;
 
+/// The default number of items in a page.
+pub const DEFAULT_PAGE_SIZE: usize = 100;
+
 /// A query being read, item by item.
 pub(crate) struct Reader {
     plan: Arc<QueryPlan>,
@@ -258,7 +261,7 @@ impl Reader {
 
     /// The size of a next page, as the plan sets it.
     fn next_page_size(&self) -> usize {
-        let size = self.plan.page_size.unwrap_or(super::page::DEFAULT_PAGE_SIZE);
+        let size = self.plan.page_size.unwrap_or(DEFAULT_PAGE_SIZE);
         size.min(self.plan.limit.unwrap_or(usize::MAX))
     }
 

@@ -10,6 +10,8 @@
 
 use super::TimeBucket;
 use sha2::{Digest, Sha256};
+use std::collections::HashSet;
+use std::sync::{Mutex, PoisonError};
 
 /// The attribute of a directory item listing the shards written in its bucket (a number set).
 pub const DIRECTORY_SHARDS: &str = "shards";
@@ -89,6 +91,30 @@ impl BucketPartition {
         let shard = shard.parse().ok().filter(|_| digits)?;
         let start = bucket.start_of(label)?;
         Some(BucketPartition { index, partition: partition.to_owned(), shard, start })
+    }
+}
+
+/// The most directory entries a `Db` remembers having recorded; past it, it forgets them all
+/// and records each again once (an `ADD` that changes nothing).
+const REMEMBERED: usize = 100_000;
+
+/// The directory entries a `Db` (and its clones) recorded: `(table name, partition)`.
+#[derive(Debug, Default)]
+pub(crate) struct RecordedBuckets {
+    recorded: Mutex<HashSet<(String, BucketPartition)>>,
+}
+
+impl RecordedBuckets {
+    pub(crate) fn contains(&self, entry: &(String, BucketPartition)) -> bool {
+        self.recorded.lock().unwrap_or_else(PoisonError::into_inner).contains(entry)
+    }
+
+    pub(crate) fn insert(&self, entry: (String, BucketPartition)) {
+        let mut recorded = self.recorded.lock().unwrap_or_else(PoisonError::into_inner);
+        if recorded.len() >= REMEMBERED {
+            recorded.clear();
+        }
+        recorded.insert(entry);
     }
 }
 

@@ -37,6 +37,7 @@ mod time_bucket;
 pub use boundaries::{Boundaries, BoundariesError};
 pub use bucket_window::{bucket_partition, BucketWindow, DEFAULT_MAX_PARTITIONS};
 pub use chooser::{NoDynamicShards, ShardChooser};
+pub(crate) use directory::RecordedBuckets;
 pub use directory::{
     bucket_of_directory_key, directory_partition, directory_sort_key, BucketPartition, DIRECTORY_SHARDS,
 };

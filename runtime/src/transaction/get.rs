@@ -1,7 +1,7 @@
 //! Reads of up to 100 items, of any entity types and tables, served from one snapshot:
 //! `TransactGetItems`.
 
-use super::MAX_TRANSACTION_ACTIONS;
+use super::limits::MAX_TRANSACTION_ACTIONS;
 use crate::collection::Collection;
 use crate::consumption::{count_actions, Action, EntityType, Kind};
 use crate::db::Db;

@@ -18,6 +18,7 @@
 //! ```
 
 mod get;
+mod limits;
 mod send;
 
 pub use crate::error::{CancellationReason, ReasonCode};
@@ -34,11 +35,7 @@ use futures::future::BoxFuture;
 use send::{Pending, TransactAction};
 use std::future::IntoFuture;
 
-/// DynamoDB's limit of actions in one transaction.
-pub const MAX_TRANSACTION_ACTIONS: usize = 100;
-
-/// DynamoDB's limit on the aggregate size of a transaction's items: 4 MB.
-pub const MAX_TRANSACTION_BYTES: usize = 4 * 1024 * 1024;
+pub use limits::{MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES};
 
 /// A transaction of writes; `.await` it to send them as one `TransactWriteItems` request.
 ///

@@ -1,7 +1,7 @@
 //! Turning write requests into `TransactWriteItem`s, checking a transaction before it is sent,
 //! sending it, and explaining a cancellation per action.
 
-use super::{MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES};
+use super::limits::{MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES};
 use crate::consumption::{count_actions, Action, Kind};
 use crate::db::Db;
 use crate::entity::PrimaryKey;

@@ -20,34 +20,9 @@ use crate::table::TableDefinition;
 use aws_sdk_dynamodb::types::AttributeValue;
 use futures::stream::{self, StreamExt, TryStreamExt};
 use std::collections::{BTreeMap, BTreeSet, HashSet};
-use std::sync::{Mutex, PoisonError};
-
-/// The most directory entries a `Db` remembers having recorded; past it, it forgets them all
-/// and records each again once (an `ADD` that changes nothing).
-const REMEMBERED: usize = 100_000;
 
 /// Directory items a write records at once.
 const RECORDED_AT_ONCE: usize = 16;
-
-/// The directory entries a `Db` (and its clones) recorded: `(table name, partition)`.
-#[derive(Debug, Default)]
-pub(crate) struct RecordedBuckets {
-    recorded: Mutex<HashSet<(String, BucketPartition)>>,
-}
-
-impl RecordedBuckets {
-    fn contains(&self, entry: &(String, BucketPartition)) -> bool {
-        self.recorded.lock().unwrap_or_else(PoisonError::into_inner).contains(entry)
-    }
-
-    fn insert(&self, entry: (String, BucketPartition)) {
-        let mut recorded = self.recorded.lock().unwrap_or_else(PoisonError::into_inner);
-        if recorded.len() >= REMEMBERED {
-            recorded.clear();
-        }
-        recorded.insert(entry);
-    }
-}
 
 /// The directory partitions a write puts an item in, to record before it is sent.
 #[derive(Debug, Clone, Default)]

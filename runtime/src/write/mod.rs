@@ -23,7 +23,7 @@ mod layouts;
 mod replace;
 mod request;
 
-pub(crate) use directory::{Buckets, RecordedBuckets};
+pub(crate) use directory::Buckets;
 pub(crate) use draft::{Built, Draft};
 pub(crate) use guards::{next_version, Guards};
 pub(crate) use layouts::Layouts;

@@ -1,11 +1,13 @@
 //! Range boundaries files, read and checked at compile time.
 
-use super::shard::MAX_SHARDS;
 use crate::errors::Errors;
 use proc_macro2::Span;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use syn::LitStr;
+
+/// The most shards one index may have.
+pub const MAX_SHARDS: u64 = 10_000;
 
 /// Where the boundaries file `written` is. A relative path is looked up relative to the
 /// package's manifest directory first, then to the directory of the source file holding the

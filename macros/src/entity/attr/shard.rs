@@ -10,15 +10,12 @@
 //! #[shard(GSI1, range = "boundaries/albums.json", by = title, normalize = "nfkd-lower")]
 //! ```
 
-use super::boundaries_file::read_boundaries;
+use super::boundaries_file::{read_boundaries, MAX_SHARDS};
 use crate::attr::{set_once, unknown_key, value};
 use crate::errors::Errors;
 use syn::parse::Parse;
 use syn::spanned::Spanned;
 use syn::{Attribute, Ident, LitInt, LitStr};
-
-/// The most shards one index may have.
-pub const MAX_SHARDS: u64 = 10_000;
 
 /// How an index's partition is spread.
 pub enum Strategy {
