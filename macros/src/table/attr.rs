@@ -5,11 +5,12 @@
 use crate::attr::{set_once, unknown_key, value};
 use crate::door::{set_door, Door};
 use crate::errors::Errors;
-use proc_macro2::Span;
 use syn::meta::ParseNestedMeta;
 use syn::{DeriveInput, LitInt, LitStr};
 
 pub use super::index_attr::{IndexAttr, Projection};
+use super::values::{checked_name, units_per_second};
+pub use super::values::{KeyAttr, ScalarKind, Text};
 
 const TABLE_KEYS: &[&str] = &[
     "name",
@@ -28,12 +29,6 @@ const TABLE_KEYS: &[&str] = &[
     "warm_writes",
     "crate",
 ];
-
-/// A string value and where it is written.
-pub struct Text {
-    pub value: String,
-    pub span: Span,
-}
 
 /// Provisioned capacity units.
 pub struct Capacity {
@@ -64,23 +59,6 @@ pub struct TableAttr {
     /// Tags, key and value.
     pub tags: Vec<(String, String)>,
     pub door: Door,
-}
-
-/// The type of a key attribute.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum ScalarKind {
-    /// `"name"` or `"name:S"`.
-    String,
-    /// `"name:N"`.
-    Number,
-    /// `"name:B"`.
-    Binary,
-}
-
-/// One key attribute of an index.
-pub struct KeyAttr {
-    pub name: String,
-    pub kind: ScalarKind,
 }
 
 /// Every attribute of the derive input.
@@ -260,19 +238,6 @@ fn tag_pair(literal: &LitStr, errors: &mut Errors) -> Option<(String, String)> {
     }
 }
 
-/// Table and index names: 3 to 255 characters of `a-z A-Z 0-9 _ - .`.
-pub(super) fn checked_name(literal: &LitStr, errors: &mut Errors) -> Text {
-    let value = literal.value();
-    let valid_chars = value.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
-    if value.len() < 3 || value.len() > 255 || !valid_chars {
-        errors.push(
-            literal.span(),
-            "table and index names are 3 to 255 characters of a-z, A-Z, 0-9, `_`, `-` and `.`",
-        );
-    }
-    Text { value, span: literal.span() }
-}
-
 /// Attribute names: 1 to 255 bytes.
 fn checked_attribute(literal: &LitStr, errors: &mut Errors) -> Text {
     let value = literal.value();
@@ -287,17 +252,6 @@ fn positive(literal: &LitInt, errors: &mut Errors) -> u64 {
         Ok(value) if value > 0 => value,
         _ => {
             errors.push(literal.span(), "capacity must be a positive integer");
-            1
-        }
-    }
-}
-
-/// Warm throughput: a positive number of units per second.
-pub(super) fn units_per_second(literal: &LitInt, errors: &mut Errors) -> u64 {
-    match literal.base10_parse::<u64>() {
-        Ok(value) if value > 0 => value,
-        _ => {
-            errors.push(literal.span(), "warm throughput is a positive number of units per second");
             1
         }
     }

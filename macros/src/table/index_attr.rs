@@ -1,7 +1,7 @@
 //! `#[gsi(name = "...", pk = ..., sk = ..., projection = ...)]` and `#[lsi(name = "...", sk =
 //! ..., projection = ...)]`: the indexes a table declares.
 
-use super::attr::{checked_name, units_per_second, KeyAttr, ScalarKind, Text};
+use super::values::{checked_name, units_per_second, KeyAttr, ScalarKind, Text};
 use crate::attr::{set_once, unknown_key, value};
 use crate::errors::Errors;
 use proc_macro2::Span;

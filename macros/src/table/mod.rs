@@ -6,6 +6,7 @@ mod attr;
 mod check;
 mod expand;
 mod index_attr;
+mod values;
 
 use crate::errors::Errors;
 use proc_macro2::TokenStream;

@@ -9,9 +9,16 @@
 //! [`Next`]: super::Next
 //! [`End`]: super::End
 //! [`Native`]: super::Native
-//! [`Done`]: super::Done
 
-use super::{Done, Query};
+use super::Query;
+use std::marker::PhantomData;
+
+/// The next sort-key placeholder has type `H` and more template follows it.
+pub struct Next<H, R>(PhantomData<fn() -> (H, R)>);
+/// The next sort-key placeholder has type `H` and ends the template.
+pub struct End<H>(PhantomData<fn() -> H>);
+/// Nothing is left of the sort-key template to condition on.
+pub struct Done;
 
 mod sealed {
     pub trait Sealed {}

@@ -5,7 +5,7 @@
 //! one page API, one cursor. Its partitions are kept sorted by key, so the same set of keys in
 //! any order is the same query, and its cursors are bound to that set.
 
-use super::sort::Done;
+use super::conditions::Done;
 use super::SortRange;
 use super::{Query, QueryError, QueryPlan, QueryTarget};
 use crate::expression::Placeholders;

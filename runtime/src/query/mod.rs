@@ -42,6 +42,7 @@ mod traced;
 pub(crate) use traced::StreamSpan;
 
 pub use crate::shard::{Routing, ShardLayout, ShardMode, Shards};
+pub use conditions::{Done, End, Next};
 pub use conditions::{Narrow, PrefixCondition, RangeCondition};
 pub(crate) use count::count;
 pub use cursor::CursorError;
@@ -53,7 +54,6 @@ pub use page::Page;
 pub(crate) use range::SortRange;
 pub use routing::Normalized;
 pub use sharded::sizing::RequestSizing;
-pub use sort::{Done, End, Next};
 pub use stats::{QueryStats, StatsSnapshot};
 pub use stream::QueryStream;
 

@@ -8,7 +8,7 @@
 
 use super::conditions::{Narrow, PrefixCondition, RangeCondition, Sealed};
 use super::range::SortRange;
-use super::sort::MAX_SUFFIX;
+use super::range::MAX_SUFFIX;
 use super::{Done, Query};
 use crate::shard::{hash_shard, normalized_prefix, Boundaries, Normalization, Routing, PART_SEPARATOR};
 use std::ops::RangeInclusive;

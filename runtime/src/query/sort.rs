@@ -7,21 +7,10 @@
 //! [`PrefixFree`] type anywhere, whose encoding ends where it ends so that what follows it cannot
 //! change the order.
 
-use super::conditions::{Narrow, PrefixCondition, RangeCondition, Sealed};
+use super::conditions::{Done, End, Narrow, Next, PrefixCondition, RangeCondition, Sealed};
+use super::range::MAX_SUFFIX;
 use super::{Query, SortRange};
 use crate::key::{escape_into, KeyPart, PrefixFree, Segment};
-use std::marker::PhantomData;
-
-/// The next sort-key placeholder has type `H` and more template follows it.
-pub struct Next<H, R>(PhantomData<fn() -> (H, R)>);
-/// The next sort-key placeholder has type `H` and ends the template.
-pub struct End<H>(PhantomData<fn() -> H>);
-/// Nothing is left of the sort-key template to condition on.
-pub struct Done;
-
-/// Greater than every character of a stored key value (key values may not contain it), so
-/// `prefix + MAX_SUFFIX` bounds every key that starts with `prefix`.
-pub const MAX_SUFFIX: &str = "\u{10FFFF}";
 
 impl<E, F> Query<E, F> {
     /// Appends `arg` as the next placeholder and the literal text after it.

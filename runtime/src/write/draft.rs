@@ -3,6 +3,7 @@
 //! and reshardings, written per attempt.
 
 use super::layouts::Layouts;
+use crate::db::Db;
 use crate::dynamic::{DynamicTarget, Recorded};
 use crate::entity::Entity;
 use crate::error::{Item, Result};
@@ -81,4 +82,14 @@ fn complete<E: Entity>(entity: &E, mut item: Item, layouts: &Layouts<'_, E>) -> 
     layouts.mirror(&mut item)?;
     check_complete::<E>(&item)?;
     Ok((item, chooser.into_recorded()))
+}
+
+impl Db {
+    /// Reads the shard counts of `entity`'s dynamic-sharded indexes, and the reshardings of its
+    /// mappings, into this `Db`'s caches, so that a transaction can then write it (puts and batch
+    /// writes do this by themselves).
+    pub async fn resolve_shards<E: Entity>(&self, entity: &E) -> Result<()> {
+        let layouts = Layouts::resolve(self).await?;
+        Draft::new(entity)?.build(&layouts).await.map(|_| ())
+    }
 }

@@ -13,16 +13,6 @@ use crate::reshard::Reshards;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-impl Db {
-    /// Reads the shard counts of `entity`'s dynamic-sharded indexes, and the reshardings of its
-    /// mappings, into this `Db`'s caches, so that a transaction can then write it (puts and batch
-    /// writes do this by themselves).
-    pub async fn resolve_shards<E: Entity>(&self, entity: &E) -> Result<()> {
-        let layouts = Layouts::resolve(self).await?;
-        super::Draft::new(entity)?.build(&layouts).await.map(|_| ())
-    }
-}
-
 /// The shard layouts a write of `E` is built for.
 pub(crate) struct Layouts<'a, E> {
     db: &'a Db,

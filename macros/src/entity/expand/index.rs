@@ -3,9 +3,9 @@
 
 use super::index_lookup::statics;
 use super::keys::{as_arg, compose, KeyArg};
+use super::names::{index_statics, pk_static, sk_static};
 use super::native;
 use super::shard;
-use super::{pk_static, sk_static};
 use crate::entity::ast::Entity;
 use crate::entity::ast::IndexField;
 use crate::entity::attr::IndexMapping;
@@ -19,16 +19,6 @@ pub struct IndexTokens {
     pub statics: TokenStream,
     pub write_index_keys: TokenStream,
     pub index_key_updates: TokenStream,
-}
-
-/// The constant holding mapping `position`'s index definition.
-pub fn index_const(position: usize) -> Ident {
-    format_ident!("__DYNASHARD_GSI_{}", position)
-}
-
-/// The statics holding mapping `position`'s key templates.
-pub fn index_statics(position: usize) -> (Ident, Ident) {
-    (format_ident!("__DYNASHARD_GSI_{}_PK", position), format_ident!("__DYNASHARD_GSI_{}_SK", position))
 }
 
 /// Expands every index mapping of `model`.

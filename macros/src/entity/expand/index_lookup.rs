@@ -2,8 +2,8 @@
 //! the table's at compile time, its key templates and boundaries, and the checks that the table
 //! declares the index with the key shape the mapping needs.
 
-use super::index::{index_const, index_statics};
 use super::keys::template_static;
+use super::names::{definition, index_const, index_statics};
 use super::shard;
 use crate::const_check::{path_text, ConstCheck};
 use crate::entity::ast::Entity;
@@ -19,7 +19,7 @@ pub fn statics(model: &Entity, position: usize, mapping: &IndexMapping) -> Token
     let name = &mapping.name;
     let index = index_const(position);
     let (pk_ident, sk_ident) = index_statics(position);
-    let definition = super::definition();
+    let definition = definition();
     let find = quote!(__dynashard::find_index(#definition.indexes, #name));
     // A stand-in shaped like the mapping, for an index the table does not declare: the check
     // below reports that once, and nothing else fails because of it.

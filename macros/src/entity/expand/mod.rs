@@ -6,6 +6,7 @@ mod handles;
 mod index;
 mod index_lookup;
 mod keys;
+mod names;
 mod native;
 mod query;
 mod shard;
@@ -16,6 +17,7 @@ mod table;
 use crate::const_check::{path_text, ConstCheck};
 use crate::entity::ast::{Entity, Field};
 use keys::{as_arg, compose, template_static, KeyArg};
+use names::{definition, pk_static, sk_static};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 pub use stored::index_item;
@@ -170,11 +172,6 @@ pub fn expand(model: &Entity) -> TokenStream {
     }
 }
 
-/// The constant holding the table's definition (a `&'static TableDefinition`).
-pub fn definition() -> Ident {
-    format_ident!("__DYNASHARD_DEFINITION")
-}
-
 /// The statics holding the base table's key templates.
 fn base_templates(model: &Entity) -> TokenStream {
     let definition = definition();
@@ -189,16 +186,6 @@ fn base_templates(model: &Entity) -> TokenStream {
         template_static(&sk_static(), sk, attribute, "Sort")
     });
     quote!(#pk #sk)
-}
-
-/// The static holding the partition key template.
-pub fn pk_static() -> Ident {
-    format_ident!("__DYNASHARD_PK")
-}
-
-/// The static holding the sort key template.
-pub fn sk_static() -> Ident {
-    format_ident!("__DYNASHARD_SK")
 }
 
 /// The `PrimaryKey` expression composed from `args`.
@@ -318,7 +305,7 @@ fn reserved_attribute_checks(model: &Entity) -> TokenStream {
             )),
         });
         for (position, mapping) in model.indexes.iter().enumerate() {
-            let index = index::index_const(position);
+            let index = names::index_const(position);
             let fillable = index_lookup::fillable_by_templates(position);
             let index_name = &mapping.name;
             let kind = if mapping.sparse { "sparse_gsi" } else { "gsi" };

@@ -38,7 +38,7 @@ pub fn statics(model: &Entity) -> TokenStream {
 fn index_static(model: &Entity, position: usize, mapping: &NativeMapping) -> TokenStream {
     let index = index_const(position);
     let name = &mapping.name;
-    let definition = super::definition();
+    let definition = super::names::definition();
     let find = quote!(__dynashard::find_index(#definition.indexes, #name));
     let stand_in = |count: usize| {
         let attributes = (0..count)

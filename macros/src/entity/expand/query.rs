@@ -1,10 +1,10 @@
 //! Code generated for an entity's query entry points: `query` on the base table and one
 //! `query_<index>` per index mapping.
 
-use super::index::{index_const, index_statics};
 use super::keys::{compose, sort_walk, KeyArg};
+use super::names::{index_const, index_statics};
+use super::names::{pk_static, sk_static};
 use super::shard;
-use super::{pk_static, sk_static};
 use crate::entity::ast::Entity;
 use crate::entity::attr::{Shard, Strategy};
 use crate::template::Template;

@@ -80,7 +80,7 @@ pub fn statics(model: &Entity, position: usize, shard: &Shard) -> TokenStream {
     let directory = shard.directory.is_some();
     let directory_check = shard.directory.map(|span| {
         let table = crate::const_check::path_text(&model.table);
-        let definition = super::definition();
+        let definition = super::names::definition();
         super::table::check(&ConstCheck {
             span,
             name: "DirectoryTableHasSortKey",

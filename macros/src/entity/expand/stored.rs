@@ -2,7 +2,7 @@
 //! a projected index yields), its set attributes, the attributes a new item needs, where its key
 //! fields are in the key, and its `#[ttl]` field.
 
-use super::{definition, pk_static, sk_static};
+use super::names::{definition, pk_static, sk_static};
 use crate::const_check::{path_text, ConstCheck};
 use crate::entity::ast::Entity;
 use proc_macro2::{Ident, TokenStream};

@@ -1,7 +1,7 @@
 //! How an entity's generated code reads its table: the definition constant, whether the
 //! `table = ...` type is a table at all, and the compile-time checks against it.
 
-use super::definition;
+use super::names::definition;
 use crate::const_check::ConstCheck;
 use crate::entity::ast::Entity;
 use proc_macro2::{Ident, TokenStream};

@@ -405,7 +405,7 @@ mod tests {
         actions.subtract(
             AttributePath::from("stock"),
             n("2"),
-            (super::super::Numeric::headroom(&2u32, true), "u32"),
+            (super::super::arithmetic::Numeric::headroom(&2u32, true), "u32"),
         );
         actions.extend_list(AttributePath::from("log"), Ok(vec![s("x")]), true);
         actions.change_set(AttributePath::from("moods"), Ok(vec![s("calm")]), false);

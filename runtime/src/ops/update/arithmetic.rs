@@ -12,14 +12,13 @@ use crate::error::{Error, Item};
 use crate::expression::{AttributePath, Condition};
 use crate::numbers::greater;
 use aws_sdk_dynamodb::types::AttributeValue;
+use serde::Serialize;
 
 /// The greatest integer DynamoDB stores exactly: 38 nines.
 pub(super) const LARGEST_EXACT: u128 = 99_999_999_999_999_999_999_999_999_999_999_999_999;
 
 /// The stored numbers an `add` or `subtract` of a given amount keeps within its type: a bound,
 /// and whether a missing attribute (counted as 0) is within it. Made by [`Numeric`].
-///
-/// [`Numeric`]: super::Numeric
 #[doc(hidden)]
 #[derive(Debug, Clone, PartialEq)]
 pub struct Headroom {
@@ -90,7 +89,6 @@ macro_rules! integer_headroom {
         Headroom::new(bound, within(amount) && from_zero.is_some_and(within))
     }};
 }
-pub(super) use integer_headroom;
 
 /// The [`Headroom`] of floats whose type holds `-max..=max`: `amount` added, or subtracted when
 /// `subtract`. A change that is not finite fits no stored number.
@@ -163,9 +161,73 @@ impl Arithmetic {
     }
 }
 
+/// Numeric field types that [`Update::add`](super::Update::add) and
+/// [`Update::subtract`](super::Update::subtract) change.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a number: `add` and `subtract` change numeric fields",
+    label = "not a numeric field",
+    note = "sets take `add_to` and `delete_from`"
+)]
+pub trait Numeric: Serialize {
+    /// Whether the type holds no negative numbers (a subtraction then stays at or above zero).
+    const UNSIGNED: bool;
+
+    /// The stored numbers that keep `stored + self` (`stored - self` when `subtract`) within
+    /// the type.
+    #[doc(hidden)]
+    fn headroom(&self, subtract: bool) -> Headroom;
+}
+
+macro_rules! integers {
+    ($($ty:ty: $unsigned:literal, $min:expr, $max:expr;)*) => {$(
+        impl Numeric for $ty {
+            const UNSIGNED: bool = $unsigned;
+
+            fn headroom(&self, subtract: bool) -> Headroom {
+                integer_headroom!($ty, *self, subtract, $min, $max)
+            }
+        }
+    )*};
+}
+integers!(
+    u8: true, u8::MIN, u8::MAX;
+    u16: true, u16::MIN, u16::MAX;
+    u32: true, u32::MIN, u32::MAX;
+    u64: true, u64::MIN, u64::MAX;
+    usize: true, usize::MIN, usize::MAX;
+    u128: true, 0, LARGEST_EXACT;
+    i8: false, i8::MIN, i8::MAX;
+    i16: false, i16::MIN, i16::MAX;
+    i32: false, i32::MIN, i32::MAX;
+    i64: false, i64::MIN, i64::MAX;
+    isize: false, isize::MIN, isize::MAX;
+    i128: false, -(LARGEST_EXACT as i128), LARGEST_EXACT as i128;
+);
+
+impl Numeric for f32 {
+    const UNSIGNED: bool = false;
+
+    fn headroom(&self, subtract: bool) -> Headroom {
+        float_headroom(f64::from(*self), subtract, f64::from(f32::MAX))
+    }
+}
+
+impl Numeric for f64 {
+    const UNSIGNED: bool = false;
+
+    /// DynamoDB's range (to 9.99e125) lies within `f64`'s: a result past it is refused by
+    /// DynamoDB, and nothing is stored.
+    fn headroom(&self, subtract: bool) -> Headroom {
+        match self.is_finite() {
+            true => Headroom::any(),
+            false => float_headroom(*self, subtract, f64::MAX),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::super::Numeric;
+    use super::Numeric;
     use super::*;
     use proptest::prelude::*;
 

@@ -15,75 +15,11 @@ use crate::sets::SetField;
 use crate::telemetry::Operation;
 use crate::write::{Buckets, Guards, Layouts, UpdateAction, WriteRequest};
 use actions::Actions;
-pub use arithmetic::Headroom;
-use arithmetic::LARGEST_EXACT;
+pub use arithmetic::Numeric;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue};
 use futures::future::BoxFuture;
 use serde::Serialize;
 use std::future::IntoFuture;
-
-/// Numeric field types that [`Update::add`] and [`Update::subtract`] change.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a number: `add` and `subtract` change numeric fields",
-    label = "not a numeric field",
-    note = "sets take `add_to` and `delete_from`"
-)]
-pub trait Numeric: Serialize {
-    /// Whether the type holds no negative numbers (a subtraction then stays at or above zero).
-    const UNSIGNED: bool;
-
-    /// The stored numbers that keep `stored + self` (`stored - self` when `subtract`) within
-    /// the type.
-    #[doc(hidden)]
-    fn headroom(&self, subtract: bool) -> Headroom;
-}
-
-macro_rules! integers {
-    ($($ty:ty: $unsigned:literal, $min:expr, $max:expr;)*) => {$(
-        impl Numeric for $ty {
-            const UNSIGNED: bool = $unsigned;
-
-            fn headroom(&self, subtract: bool) -> Headroom {
-                arithmetic::integer_headroom!($ty, *self, subtract, $min, $max)
-            }
-        }
-    )*};
-}
-integers!(
-    u8: true, u8::MIN, u8::MAX;
-    u16: true, u16::MIN, u16::MAX;
-    u32: true, u32::MIN, u32::MAX;
-    u64: true, u64::MIN, u64::MAX;
-    usize: true, usize::MIN, usize::MAX;
-    u128: true, 0, LARGEST_EXACT;
-    i8: false, i8::MIN, i8::MAX;
-    i16: false, i16::MIN, i16::MAX;
-    i32: false, i32::MIN, i32::MAX;
-    i64: false, i64::MIN, i64::MAX;
-    isize: false, isize::MIN, isize::MAX;
-    i128: false, -(LARGEST_EXACT as i128), LARGEST_EXACT as i128;
-);
-
-impl Numeric for f32 {
-    const UNSIGNED: bool = false;
-
-    fn headroom(&self, subtract: bool) -> Headroom {
-        arithmetic::float_headroom(f64::from(*self), subtract, f64::from(f32::MAX))
-    }
-}
-
-impl Numeric for f64 {
-    const UNSIGNED: bool = false;
-
-    /// DynamoDB's range (to 9.99e125) lies within `f64`'s: a result past it is refused by
-    /// DynamoDB, and nothing is stored.
-    fn headroom(&self, subtract: bool) -> Headroom {
-        match self.is_finite() {
-            true => Headroom::any(),
-            false => arithmetic::float_headroom(*self, subtract, f64::MAX),
-        }
-    }
-}
 
 /// An update of one stored entity; `.await` it to send. Resolves to the entity as stored after
 /// the update.

@@ -1,8 +1,11 @@
 //! The sort-key part of a key condition, and its rendering.
 
-use super::sort::MAX_SUFFIX;
 use crate::expression::Placeholders;
 use aws_sdk_dynamodb::types::AttributeValue;
+
+/// Greater than every character of a stored key value (key values may not contain it), so
+/// `prefix + MAX_SUFFIX` bounds every key that starts with `prefix`.
+pub const MAX_SUFFIX: &str = "\u{10FFFF}";
 
 /// A key condition on the sort key, plus a value to drop client-side when an exclusive bound had
 /// to be sent as an inclusive `BETWEEN`.
