@@ -54,6 +54,23 @@ macro_rules! integer_routing_text {
 
 integer_routing_text!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize);
 
+impl super::ShardSpec {
+    /// The routing text of a stored `item`: its `by` attributes' texts one after another
+    /// (numbers in their decimal form, as the derive routes them); `None` when one is missing or
+    /// of another type.
+    pub(crate) fn item_routing_text(&self, item: &crate::error::Item) -> Option<String> {
+        let mut text = String::new();
+        for attribute in self.by {
+            match item.get(*attribute)? {
+                aws_sdk_dynamodb::types::AttributeValue::S(value)
+                | aws_sdk_dynamodb::types::AttributeValue::N(value) => text.push_str(value),
+                _ => return None,
+            }
+        }
+        Some(text)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

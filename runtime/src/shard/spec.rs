@@ -149,21 +149,6 @@ impl ShardSpec {
         }
     }
 
-    /// The routing text of a stored `item`: its `by` attributes' texts one after another
-    /// (numbers in their decimal form, as the derive routes them); `None` when one is missing or
-    /// of another type.
-    pub(crate) fn item_routing_text(&self, item: &crate::error::Item) -> Option<String> {
-        let mut text = String::new();
-        for attribute in self.by {
-            match item.get(*attribute)? {
-                aws_sdk_dynamodb::types::AttributeValue::S(value)
-                | aws_sdk_dynamodb::types::AttributeValue::N(value) => text.push_str(value),
-                _ => return None,
-            }
-        }
-        Some(text)
-    }
-
     /// The shard `text` routes to in the current layout (0 for random and dynamic shards).
     pub fn shard_of(&self, text: &str) -> u32 {
         self.router().map_or(0, |router| router.shard(text))
