@@ -1,28 +1,32 @@
-//! Writes the guide (`dynashard::guide`) from the README: each of its sections below becomes the
-//! documentation of one module, and each Rust block a doc test, set in the context the README
-//! gives it.
+//! Writes the guide (`dynashard::guide`) from the README's quickstart and the chapters in
+//! `guide/`: each chapter becomes the documentation of one module, and each Rust block a doc
+//! test, set in the context the chapter gives it.
 //!
-//! A block's context is the HTML comment on the line before it (invisible where the README is
+//! A block's context is the HTML comment on the line before it (invisible where the Markdown is
 //! rendered):
 //!
 //! ```text
-//! <!-- readme: name=quickstart; items -->   a block of items, which later blocks can name
-//! <!-- readme: in=quickstart -->            sees the items of `quickstart` (and of its context)
-//! <!-- readme: args=db: Db, song: Song -->  statements, given these values
+//! <!-- guide: name=quickstart; items -->   a block of items, which later blocks can name
+//! <!-- guide: in=quickstart -->            sees the items of `quickstart` (and of its context)
+//! <!-- guide: args=db: Db, song: Song -->  statements, given these values
 //! ```
 //!
 //! In the doc test, a block of items is the content of a module of its own, inside the modules of
-//! its context (so its `main`, if it has one, is not the test's); statements are the body of an `async fn` returning
-//! `Result<(), Box<dyn Error>>`. Every block sees `dynashard::*`, `dynashard::shard::*`,
-//! serde's derives, `futures::TryStreamExt` and `std::time::Duration`. Everything but the block
-//! itself is hidden. Every Rust block of the README must lie in one of the sections: the build
-//! fails otherwise, so that none goes uncompiled.
+//! its context (so its `main`, if it has one, is not the test's); statements are the body of an
+//! `async fn` returning `Result<(), Box<dyn Error>>`. Every block sees `dynashard::*`,
+//! `dynashard::shard::*`, serde's derives, `futures::TryStreamExt` and `std::time::Duration`.
+//! Everything but the block itself is hidden. Every Rust block of the README must lie in its
+//! quickstart, and every chapter file must open with its title: the build fails otherwise, so
+//! that none goes uncompiled. Links between chapters (`sharding.md`, `sharding.md#cursors`)
+//! become links between the guide's modules; links to files of the repository become links to
+//! them on its site.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::PathBuf;
 
-/// README sections, by heading, and the guide module each becomes.
+/// The chapters, by heading, and the guide module each becomes: the README's section for the
+/// first, `guide/<module>.md` for the others.
 const CHAPTERS: &[(&str, &str)] = &[
     ("Quickstart", "quickstart"),
     ("Using it against AWS", "aws"),
@@ -64,9 +68,13 @@ struct Block {
     code: String,
 }
 
-fn main() {
-    let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
-    let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("guide");
+/// Where links to files of the repository point in the docs, and where its images are read.
+const REPOSITORY_FILES: &str = "https://github.com/dynashard/dynashard/blob/main/";
+const REPOSITORY_IMAGES: &str = "https://raw.githubusercontent.com/dynashard/dynashard/main/";
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR")?);
+    let out = PathBuf::from(std::env::var("OUT_DIR")?).join("guide");
     println!("cargo:rerun-if-changed=build.rs");
     // The README beside the manifest in a published package, else the workspace's. Only a file
     // that exists is watched: cargo runs the script again on every build for a missing one.
@@ -75,18 +83,46 @@ fn main() {
     if let Some(path) = found {
         println!("cargo:rerun-if-changed={}", path.display());
     }
-    let readme = found.and_then(|path| std::fs::read_to_string(path).ok()).unwrap_or_default();
-    std::fs::create_dir_all(&out).expect("OUT_DIR is writable");
-    let chapters = chapters(&readme);
+    let mut text = found.and_then(|path| std::fs::read_to_string(path).ok()).unwrap_or_default();
+    for (heading, module) in &CHAPTERS[1..] {
+        let path = manifest.join("guide").join(format!("{module}.md"));
+        println!("cargo:rerun-if-changed={}", path.display());
+        let chapter = std::fs::read_to_string(&path)?;
+        if chapter.lines().next() != Some(&format!("# {heading}")) {
+            return Err(format!("{} must open with `# {heading}`", path.display()).into());
+        }
+        text.push('\n');
+        text.push_str(&one_level_down(&chapter));
+    }
+    std::fs::create_dir_all(&out)?;
+    let chapters = chapters(&text);
     for (_, module) in CHAPTERS {
         let text = chapters.get(module).cloned().unwrap_or_default();
-        std::fs::write(out.join(format!("{module}.md")), text).expect("OUT_DIR is writable");
+        std::fs::write(out.join(format!("{module}.md")), text)?;
     }
+    Ok(())
+}
+
+/// `chapter` with every heading one level lower, as a section of the README reads.
+fn one_level_down(chapter: &str) -> String {
+    let mut fenced = false;
+    let mut text = String::new();
+    for line in chapter.lines() {
+        if line.starts_with("```") {
+            fenced = !fenced;
+        }
+        if !fenced && line.starts_with('#') {
+            text.push('#');
+        }
+        text.push_str(line);
+        text.push('\n');
+    }
+    text
 }
 
 /// The guide's chapters, by module.
-fn chapters(readme: &str) -> BTreeMap<&'static str, String> {
-    let lines: Vec<&str> = readme.lines().collect();
+fn chapters(text: &str) -> BTreeMap<&'static str, String> {
+    let lines: Vec<&str> = text.lines().collect();
     let named = named_blocks(&lines);
     let mut chapters = BTreeMap::new();
     let mut current: Option<&'static str> = None;
@@ -111,14 +147,16 @@ fn chapters(readme: &str) -> BTreeMap<&'static str, String> {
             continue;
         }
         if let Some(settings) =
-            line.trim().strip_prefix("<!-- readme:").and_then(|rest| rest.strip_suffix("-->"))
+            line.trim().strip_prefix("<!-- guide:").and_then(|rest| rest.strip_suffix("-->"))
         {
             directive = Some(settings);
             continue;
         }
         if line.trim() == "```rust" {
             if current.is_none() {
-                panic!("README: a Rust block outside the guide's sections; add its section to CHAPTERS");
+                panic!(
+                    "a Rust block outside the guide's chapters (in the README, only the quickstart has them)"
+                );
             }
             fence = Some(parse_directive(directive.take().unwrap_or("")));
             continue;
@@ -141,23 +179,42 @@ fn in_other_fence(text: &str) -> bool {
     text.lines().filter(|line| line.starts_with("```")).count() % 2 == 1
 }
 
-/// Links to sections of the README become links to the guide's modules; other in-page links
-/// become their text.
+/// Links to chapters (`sharding.md`, `sharding.md#cursors`, `#sharding`, the README's
+/// `#quickstart`) become links to the guide's modules, other in-page links their text, and links
+/// to files of the repository links to them on its site.
 fn links(line: &str) -> String {
     let mut line = line.to_owned();
-    while let Some(start) = line.find("](#") {
+    let mut from = 0;
+    while let Some(start) = line[from..].find("](").map(|at| at + from) {
         let Some(length) = line[start..].find(')') else { break };
-        let anchor = &line[start + 3..start + length];
-        let module =
-            CHAPTERS.iter().find(|(heading, _)| anchor_of(heading) == anchor).map(|(_, module)| *module);
-        match module {
-            Some(module) => {
-                line.replace_range(start..start + length + 1, &format!("](crate::guide::{module})"))
+        let target = line[start + 2..start + length].to_owned();
+        let (file, anchor) = target.split_once('#').unwrap_or((&target, ""));
+        let file = file.trim_start_matches("../../");
+        let chapter = |name: &str| CHAPTERS.iter().find(|(_, module)| format!("{module}.md") == name);
+        let by_anchor = || CHAPTERS.iter().find(|(heading, _)| anchor_of(heading) == anchor);
+        let module = match file {
+            "" | "README.md" => by_anchor(),
+            name => chapter(name),
+        };
+        let replacement = match module {
+            Some((_, module)) => Some(format!("](crate::guide::{module})")),
+            None if file.is_empty() => None,
+            None if target.contains("://") => Some(format!("]({target})")),
+            None if line[..start].rfind('[').is_some_and(|open| line[..open].ends_with('!')) => {
+                Some(format!("]({REPOSITORY_IMAGES}{file})"))
+            }
+            None => Some(format!("]({REPOSITORY_FILES}{file})")),
+        };
+        match replacement {
+            Some(replacement) => {
+                line.replace_range(start..start + length + 1, &replacement);
+                from = start + replacement.len();
             }
             None => {
                 let Some(open) = line[..start].rfind('[') else { break };
                 let text = line[open + 1..start].to_owned();
                 line.replace_range(open..start + length + 1, &text);
+                from = open + text.len();
             }
         }
     }
@@ -185,7 +242,7 @@ fn named_blocks(lines: &[&str]) -> BTreeMap<String, Block> {
         }
         let directive = index
             .checked_sub(1)
-            .and_then(|previous| lines[previous].trim().strip_prefix("<!-- readme:"))
+            .and_then(|previous| lines[previous].trim().strip_prefix("<!-- guide:"))
             .and_then(|rest| rest.strip_suffix("-->"))
             .unwrap_or("");
         let mut block = parse_directive(directive);
@@ -211,7 +268,7 @@ fn parse_directive(settings: &str) -> Block {
             Some(("name", value)) => block.name = Some(value.trim().to_owned()),
             Some(("in", value)) => block.parent = Some(value.trim().to_owned()),
             Some(("args", value)) => block.args = value.trim().to_owned(),
-            _ => panic!("README: unknown block setting `{setting}`"),
+            _ => panic!("guide: unknown block setting `{setting}`"),
         }
     }
     block
@@ -222,7 +279,7 @@ fn doc_test(block: &Block, named: &BTreeMap<String, Block>) -> String {
     let mut context = Vec::new();
     let mut parent = block.parent.as_deref();
     while let Some(name) = parent {
-        let Some(outer) = named.get(name) else { panic!("README: no block is named `{name}`") };
+        let Some(outer) = named.get(name) else { panic!("guide: no block is named `{name}`") };
         context.push((name, outer));
         parent = outer.parent.as_deref();
     }

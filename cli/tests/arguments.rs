@@ -1,6 +1,8 @@
 //! Arguments checked when they are parsed: table and index names, endpoints and input files are
 //! bad usage (exit code 2) before anything is read or any request is sent.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test unwraps what it sets up
+
 use assert_cmd::cargo::cargo_bin_cmd;
 use predicates::prelude::*;
 

@@ -1,6 +1,8 @@
 //! `dynashard boundaries` end to end: balance on skewed data, boundary minimality, input
 //! formats, oversized keys and every bad input.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test unwraps what it sets up
+
 use assert_cmd::cargo::cargo_bin_cmd;
 use dynashard::shard::{Boundaries, Normalization};
 use predicates::prelude::*;

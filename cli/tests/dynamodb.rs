@@ -1,6 +1,8 @@
 //! The commands that read DynamoDB (`inspect`, `boundaries --from-table`), against the
 //! DynamoDB Local that dynashard starts for this test binary (or `AWS_ENDPOINT_URL_DYNAMODB`).
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test unwraps what it sets up
+
 use assert_cmd::cargo::cargo_bin_cmd;
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, AttributeValue, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType,

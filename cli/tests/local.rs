@@ -1,6 +1,8 @@
 //! `dynashard local`: serves DynamoDB Local on the chosen port until Ctrl-C, and leaves nothing
 //! running afterwards, even when Ctrl-C reaches the whole process group as in a terminal.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test unwraps what it sets up
+
 use assert_cmd::cargo::cargo_bin_cmd;
 use predicates::prelude::*;
 use std::io::{BufRead, BufReader, Read};

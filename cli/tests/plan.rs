@@ -1,5 +1,7 @@
 //! `dynashard plan`: the seed's worked example and bad inputs.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test unwraps what it sets up
+
 use assert_cmd::cargo::cargo_bin_cmd;
 use predicates::prelude::*;
 

@@ -1,5 +1,7 @@
 //! `dynashard route`: the seed's test vectors, stdin input and every bad input.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test unwraps what it sets up
+
 use assert_cmd::cargo::cargo_bin_cmd;
 use predicates::prelude::*;
 use std::path::PathBuf;

@@ -43,6 +43,7 @@ pub use time::OffsetDateTime;
 
 /// The table of an entity whose derive failed: the crate does not compile, and its uses report
 /// nothing more.
+#[derive(Debug)]
 pub struct FallbackTable;
 
 impl Table for FallbackTable {
@@ -50,7 +51,7 @@ impl Table for FallbackTable {
         name: "fallback",
         partition_key: "pk",
         sort_key: None,
-        type_attribute: crate::DEFAULT_TYPE_ATTRIBUTE,
+        type_attribute: crate::table::DEFAULT_TYPE_ATTRIBUTE,
         indexes: &[],
         billing: Billing::PayPerRequest,
         shard_metadata: None,
@@ -68,6 +69,7 @@ impl Table for FallbackTable {
 /// and [`NotATable`]'s stand in (`FallbackTable`'s definition, `DECLARED` false), so that the
 /// entity's `type Table` bound is the one error, and the compile-time checks against the table,
 /// guarded by `DECLARED`, stay silent.
+#[derive(Debug)]
 pub struct TableProbe<T>(std::marker::PhantomData<T>);
 
 impl<T: Table> TableProbe<T> {

@@ -15,8 +15,8 @@ pub trait Countable: sealed::Sealed {
 mod sealed {
     /// Only dynashard's reads are counted.
     pub trait Sealed {}
-    impl<E, F> Sealed for crate::Query<E, F> {}
-    impl<T> Sealed for crate::Scan<T> {}
+    impl<E, F> Sealed for crate::query::Query<E, F> {}
+    impl<T> Sealed for crate::scan::Scan<T> {}
 }
 
 impl<E: FromItem, F> Countable for Query<E, F> {

@@ -125,7 +125,7 @@ impl Db {
 
     /// The client of the tables' streams.
     pub async fn streams(&self) -> &aws_sdk_dynamodbstreams::Client {
-        self.streams.get_or_init(|| crate::changes::streams_client_like(&self.client)).await
+        self.streams.get_or_init(|| crate::client::streams_client_like(&self.client)).await
     }
 
     /// Retries batch calls per `policy` unless a call sets its own with `.retry(..)`.
@@ -159,7 +159,7 @@ impl Db {
     /// assert!(db.clone().with_table_name::<Music>("prod/music").is_err());
     /// # Ok(()) }
     /// ```
-    pub fn with_table_name<T: Table>(mut self, name: impl Into<String>) -> crate::Result<Self> {
+    pub fn with_table_name<T: Table>(mut self, name: impl Into<String>) -> crate::error::Result<Self> {
         let name = name.into();
         crate::table::check_name(&name)?;
         Arc::make_mut(&mut self.table_names).insert(T::DEFINITION.name, name);

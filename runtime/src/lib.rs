@@ -11,6 +11,20 @@
 //! walks through all of it, one chapter per module, from `guide::quickstart` to
 //! `guide::errors`.
 //!
+//! # Where to find things
+//!
+//! | you want | look at |
+//! |---|---|
+//! | declare a table, an entity, a collection, a view | the derives [`Table`], [`Entity`], [`Collection`], [`View`] |
+//! | run operations | [`Db`]: `put`, `get`, `update`, `delete`, `stream`, `batch_*`, `transaction`, `transact_get` |
+//! | read pages, cursors, streams | [`Query`], [`Page`], [`QueryStream`], [`query`] |
+//! | shard an index, route a key, cut boundaries | `#[shard(...)]`, [`shard`], [`range_shards`] |
+//! | change a layout while writers run | [`reshard`], with the records in [`metadata`] |
+//! | read a table's stream as typed changes | [`changes`] |
+//! | what requests consumed, hot keys, heat maps | [`consumption`], [`heat`], [`telemetry`] |
+//! | what went wrong | [`Error`] and its predicates |
+//! | test against DynamoDB Local, partition limits, faults | `local`, `emulator`, `faults` (features `local`, `fault-injection`) |
+//!
 //! ```no_run
 //! use dynashard::{Db, Entity, Table};
 //! use serde::{Deserialize, Serialize};

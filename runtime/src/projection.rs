@@ -33,12 +33,14 @@ use std::marker::PhantomData;
 /// The items of entity `E` read from index `I` (an [`IndexSlot`]) that does not hold all of
 /// `E`'s attributes: a query yielding it reads with [`.hydrate()`](crate::Query::hydrate) or
 /// [`.view::<V>()`](crate::Query::view). Never constructed.
+#[derive(Debug)]
 pub struct Projected<E, I> {
     _types: PhantomData<fn() -> (E, I)>,
     _never: std::convert::Infallible,
 }
 
 /// The index at position `N` in its table's [`TableDefinition::indexes`], as a type.
+#[derive(Debug)]
 pub struct IndexSlot<const N: usize>;
 
 /// The most indexes a table can declare (20 global and 5 local secondary indexes).
@@ -46,6 +48,7 @@ pub const MAX_INDEXES: usize = 25;
 
 /// A compile-time answer: whether an index holds every attribute a read needs.
 #[doc(hidden)]
+#[derive(Debug)]
 pub struct Verdict<const COVERS: bool>;
 
 /// The item type a query of entity `E` on index `I` yields: `E` when the index holds all of its

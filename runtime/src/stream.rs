@@ -17,8 +17,8 @@ pub trait Streamable: sealed::Sealed {
 mod sealed {
     /// Only dynashard's reads run as streams.
     pub trait Sealed {}
-    impl<E, F> Sealed for crate::Query<E, F> {}
-    impl<T> Sealed for crate::Scan<T> {}
+    impl<E, F> Sealed for crate::query::Query<E, F> {}
+    impl<T> Sealed for crate::scan::Scan<T> {}
 }
 
 impl<E: FromItem + Send + 'static, F> Streamable for Query<E, F> {

@@ -375,7 +375,7 @@ impl Billing {
 
 /// Fails unless DynamoDB takes `name` as a table name: 3 to 255 characters of `a-z A-Z 0-9 _ - .`
 /// (what the `Table` derive checks of a declared name, for a name given at run time).
-pub(crate) fn check_name(name: &str) -> crate::Result<()> {
+pub(crate) fn check_name(name: &str) -> crate::error::Result<()> {
     let reason = if name.len() < 3 {
         "shorter than 3 characters"
     } else if name.len() > 255 {
@@ -385,5 +385,5 @@ pub(crate) fn check_name(name: &str) -> crate::Result<()> {
     } else {
         return Ok(());
     };
-    Err(crate::Error::InvalidTableName { name: name.chars().take(300).collect(), reason })
+    Err(crate::error::Error::InvalidTableName { name: name.chars().take(300).collect(), reason })
 }

@@ -46,17 +46,17 @@ impl<T: Timestamp> Timestamp for Option<T> {
 
 /// The attributes of a generated timestamp record (one field, as the entity's field stores it).
 #[doc(hidden)]
-pub fn stamp_attributes<S: serde::Serialize>(stamp: &S) -> crate::Result<crate::Item> {
+pub fn stamp_attributes<S: serde::Serialize>(stamp: &S) -> crate::error::Result<crate::error::Item> {
     Ok(serde_dynamo::to_item(stamp)?)
 }
 
 /// A generated timestamp record read from `attribute` of `item`, if the item has it.
 #[doc(hidden)]
 pub fn read_stamp<S: serde::de::DeserializeOwned>(
-    item: &crate::Item,
+    item: &crate::error::Item,
     attribute: &str,
-) -> crate::Result<Option<S>> {
+) -> crate::error::Result<Option<S>> {
     let Some(value) = item.get(attribute) else { return Ok(None) };
-    let one = crate::Item::from([(attribute.to_owned(), value.clone())]);
+    let one = crate::error::Item::from([(attribute.to_owned(), value.clone())]);
     Ok(Some(serde_dynamo::from_item(one)?))
 }

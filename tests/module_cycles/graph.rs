@@ -35,8 +35,10 @@ impl Crate {
                 if path.is_dir() {
                     stack.push(path);
                 } else if path.extension().is_some_and(|extension| extension == "rs") {
-                    // Unit tests are not layers: they may import what imports them.
-                    if path.iter().any(|part| part == "tests" || part == "tests.rs") {
+                    // Unit tests are not layers: they may import what imports them. A `main.rs`
+                    // beside a `lib.rs` is a crate of its own, which uses the library's face.
+                    let binary = path == src.join("main.rs") && src.join("lib.rs").exists();
+                    if binary || path.iter().any(|part| part == "tests" || part == "tests.rs") {
                         continue;
                     }
                     let relative = path.strip_prefix(src).unwrap_or(&path);
@@ -76,6 +78,35 @@ impl Crate {
             }
         }
         edges
+    }
+
+    /// Every import of a module below the crate root that takes a name the root re-exports
+    /// (`crate::Db`, or `super::Db` from a top-level module): the file and the name. The root's
+    /// re-exports are the crate's face for its users; inside the crate a module imports the
+    /// module that defines a name, so that its layer shows in its imports.
+    pub fn through_root(&self) -> Vec<(PathBuf, String)> {
+        let Some(root) = self.by_module.get(&Vec::new()).map(|at| &self.files[*at]) else {
+            return Vec::new();
+        };
+        let outside =
+            |named: &&Named| !root.inline.iter().any(|(start, end)| (*start..*end).contains(&named.at));
+        let re_exported: BTreeSet<&str> =
+            root.named.iter().filter(outside).filter_map(|named| named.binds.as_deref()).collect();
+        let mut found = Vec::new();
+        for file in self.files.iter().filter(|file| !file.module.is_empty()) {
+            for named in file.named.iter().filter(|named| !named.public) {
+                let Some(absolute) = self.absolute(file, named) else { continue };
+                let Some(first) = absolute.first() else { continue };
+                if !self.by_module.contains_key(std::slice::from_ref(first))
+                    && re_exported.contains(first.as_str())
+                {
+                    found.push((file.path.clone(), first.clone()));
+                }
+            }
+        }
+        found.sort();
+        found.dedup();
+        found
     }
 
     /// The path `named` names in `file`, from the crate root; `None` for another crate's, or one

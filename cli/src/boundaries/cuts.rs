@@ -15,6 +15,8 @@
 //! So the largest shard (oversized runs aside) is as small as any cut could make it, which is at
 //! most `ceil(total / shards) + largest run - 1`, and every shard holds at least one run.
 
+use crate::error::CutError;
+
 /// Where each shard starts, and the capacity every shard but the isolated ones respects.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Cuts {
@@ -25,22 +27,6 @@ pub struct Cuts {
     pub capacity: u64,
     /// The oversized runs that got a shard of their own, in order.
     pub isolated: Vec<usize>,
-}
-
-/// Why no cuts exist.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum CutError {
-    /// Zero shards were asked for.
-    #[error("the shard count must be at least 1")]
-    NoShards,
-    /// Fewer distinct keys than shards: some shard would be empty.
-    #[error("{shards} shards need at least {shards} distinct keys, and the input has {distinct}")]
-    TooFewDistinctKeys {
-        /// The shards asked for.
-        shards: usize,
-        /// The distinct keys found.
-        distinct: usize,
-    },
 }
 
 /// Chooses the first run of each of `shards` shards. `cumulative[r]` is the number of keys

@@ -8,6 +8,7 @@
 #[path = "key_sort.rs"]
 mod key_sort;
 
+use crate::error::KeySetError;
 use dynashard::shard::Normalization;
 use rayon::prelude::*;
 
@@ -18,14 +19,6 @@ struct Entry {
     prefix: u64,
     start: u32,
     len: u32,
-}
-
-/// Why a key could not be added.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum KeySetError {
-    /// The normalized keys outgrew the 4 GiB buffer.
-    #[error("the normalized keys exceed 4 GiB; cut boundaries from a sample of the keys instead")]
-    TooLarge,
 }
 
 /// Normalized keys, in input order until [`KeySet::into_runs`] sorts them.

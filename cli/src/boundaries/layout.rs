@@ -1,9 +1,10 @@
 //! A range-shard layout cut from sorted keys: the boundaries the `range` shard attribute reads,
 //! and the keys each shard receives.
 
-use super::cuts::{choose_cuts, CutError};
+use super::cuts::choose_cuts;
 use super::key_set::KeyRuns;
 use super::prefix::separating_prefix;
+use crate::error::CutError;
 
 /// The boundaries and the resulting shards.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -7,9 +7,11 @@
 //! first error are those of a sequential read, and the memory beyond the result is two blocks of
 //! input and two blocks of normalized pieces.
 
-use super::key_set::{KeySet, KeySetError};
+use super::key_set::KeySet;
 use crate::error::CliError;
-use crate::input::{Counts, InputError};
+use crate::error::InputError;
+use crate::error::KeySetError;
+use crate::input::Counts;
 use rayon::prelude::*;
 use std::fs::File;
 use std::io::Read;

@@ -13,8 +13,7 @@ pub mod prefix;
 pub mod report;
 mod source_table;
 
-pub use cuts::CutError;
-pub use key_set::{KeySet, KeySetError};
+pub use key_set::KeySet;
 
 use crate::args::BoundariesArgs;
 use crate::error::CliError;

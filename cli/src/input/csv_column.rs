@@ -1,7 +1,7 @@
 //! Reading one named column of a CSV file with a header row.
 
-use super::error::InputError;
 use super::lines::decode;
+use crate::error::InputError;
 use std::io::Read;
 
 /// Calls `on_field` with the value of `column` in every record of `reader` and the record's line

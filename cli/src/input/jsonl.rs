@@ -1,6 +1,6 @@
 //! Reading one string field from JSON Lines without building the whole object.
 
-use super::error::InputError;
+use crate::error::InputError;
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, Visitor};
 use std::fmt;
 

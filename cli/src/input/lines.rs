@@ -1,6 +1,6 @@
 //! Splitting an input into lines and decoding each as UTF-8.
 
-use super::error::InputError;
+use crate::error::InputError;
 use std::borrow::Cow;
 use std::io::BufRead;
 

@@ -1,13 +1,12 @@
 //! Reading keys from files or stdin: one per line, one CSV column, or one JSON Lines field.
 
 mod csv_column;
-mod error;
 mod jsonl;
 mod lines;
 
-pub use error::InputError;
 pub use lines::for_each_line;
 
+use crate::error::InputError;
 use jsonl::{field_of, FieldValue};
 use std::fs::File;
 use std::io::{BufRead, BufReader};

@@ -10,6 +10,8 @@
 //! Everything is exact, checked integer arithmetic in 128 bits; ratios are kept as fractions
 //! until printed. A workload whose numbers exceed 2^128 is rejected rather than wrapped.
 
+use crate::error::PlanError;
+
 /// Read capacity units one partition serves per second.
 pub const PARTITION_RCU_PER_S: u64 = 3_000;
 /// Write capacity units one partition serves per second.
@@ -77,19 +79,6 @@ impl Load {
         let (whole, rest) = (self.numerator / divisor, self.numerator % divisor);
         whole.checked_mul(factor)?.checked_add(rest.checked_mul(factor)?.div_ceil(divisor))
     }
-}
-
-/// Why a workload cannot be planned.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum PlanError {
-    /// A quantity exceeds 2^128: no real workload comes near it, so the numbers are wrong.
-    #[error("the {quantity} is too large to compute ({formula} exceeds 2^128); check the numbers")]
-    TooLarge {
-        /// What was being computed.
-        quantity: &'static str,
-        /// The computation, with its numbers.
-        formula: String,
-    },
 }
 
 /// `factors` multiplied, or [`PlanError::TooLarge`] naming `quantity`.

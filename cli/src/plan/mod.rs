@@ -6,8 +6,6 @@ pub mod recommendation;
 pub mod report;
 pub mod warm;
 
-pub use capacity::PlanError;
-
 use crate::args::PlanArgs;
 use crate::error::CliError;
 use capacity::{Plan, Workload};

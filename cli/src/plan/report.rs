@@ -92,6 +92,27 @@ pub fn render(plan: &Plan) -> String {
         megabytes(plan.partition_write_bytes_per_s),
         partitions(plan.writes_by_bandwidth)
     );
+    out.push_str(&capacity_units(plan));
+    let bound_by = if plan.peak == plan.reads_by_units { "reads" } else { "writes" };
+    let _ = writeln!(out, "\nRecommendation");
+    let _ = writeln!(
+        out,
+        "  peak load {} partitions ({bound_by}, by capacity units) + {}% headroom = {} shards",
+        hundredths(plan.peak),
+        count(work.headroom_percent),
+        count(plan.recommended_shards)
+    );
+    out.push_str(&limit(plan));
+    out.push_str(&warm(plan));
+    out.push_str(&pages(plan));
+    out.push_str(STRATEGIES);
+    out
+}
+
+/// The partitions the workload needs counted in capacity units, as DynamoDB bills them.
+fn capacity_units(plan: &Plan) -> String {
+    let work = &plan.workload;
+    let mut out = String::new();
     let _ = writeln!(
         out,
         "\nCapacity units (each read request rounds up to whole 4 KB, each item written to whole 1 KB)"
@@ -118,19 +139,6 @@ pub fn render(plan: &Plan) -> String {
         count(PARTITION_WCU_PER_S),
         partitions(plan.writes_by_units)
     );
-    let bound_by = if plan.peak == plan.reads_by_units { "reads" } else { "writes" };
-    let _ = writeln!(out, "\nRecommendation");
-    let _ = writeln!(
-        out,
-        "  peak load {} partitions ({bound_by}, by capacity units) + {}% headroom = {} shards",
-        hundredths(plan.peak),
-        count(work.headroom_percent),
-        count(plan.recommended_shards)
-    );
-    out.push_str(&limit(plan));
-    out.push_str(&warm(plan));
-    out.push_str(&pages(plan));
-    out.push_str(STRATEGIES);
     out
 }
 

@@ -12,6 +12,73 @@ use syn::Ident;
 pub fn expand(ident: &Ident, members: &[Member]) -> TokenStream {
     let first = &members[0].ty;
     let table = quote!(<#first as __dynashard::Entity>::Table);
+    let checks = checks(ident, members);
+    let type_names: Vec<TokenStream> = members
+        .iter()
+        .map(|member| {
+            let ty = &member.ty;
+            quote!(<#ty as __dynashard::Entity>::TYPE_NAME)
+        })
+        .collect();
+    let arms = members.iter().map(|member| {
+        let (variant, ty) = (&member.variant, &member.ty);
+        quote! {
+            if found == <#ty as __dynashard::Entity>::TYPE_NAME {
+                return __dynashard::from_item::<#ty>(item).map(|entity| __dynashard::Some(#ident::#variant(entity)));
+            }
+        }
+    });
+    quote! {
+            #checks
+
+            #[automatically_derived]
+            impl #ident {
+                /// A scan of every item of the members' entity types in the table, each decoded as
+                /// its variant, in no particular order; run it with `Db::stream`.
+                #[allow(dead_code)]
+                pub fn scan() -> __dynashard::Scan<Self> {
+                    __dynashard::Scan::collection()
+                }
+            }
+
+            #[automatically_derived]
+            impl __dynashard::Collection for #ident {
+                type Table = #table;
+            }
+
+            #[automatically_derived]
+            impl __dynashard::FromItem for #ident {
+                const TYPE_NAMES: &'static [&'static str] = &[#(#type_names),*];
+                fn from_item(
+                    item: __dynashard::Item,
+                    skip_other_types: bool,
+                ) -> __dynashard::Result<__dynashard::Option<Self>> {
+                    let attribute = <#table as __dynashard::Table>::DEFINITION.type_attribute;
+                    let found = match item.get(attribute) {
+                        __dynashard::Some(__dynashard::AttributeValue::S(name)) => {
+                            __dynashard::Some(name.clone())
+                        }
+                        _ => __dynashard::None,
+                    };
+                    if let __dynashard::Some(found) = found.as_deref() {
+                        #(#arms)*
+                    }
+                    if skip_other_types {
+                        return __dynashard::Ok(__dynashard::None);
+                    }
+                    __dynashard::Err(__dynashard::Error::UnknownEntityType {
+                        expected: <Self as __dynashard::FromItem>::TYPE_NAMES,
+                        found,
+                    })
+                }
+            }
+    }
+}
+
+/// The compile-time checks: the members are entities of one table, with distinct entity-type
+/// names, none with a sharded base table.
+fn checks(ident: &Ident, members: &[Member]) -> TokenStream {
+    let first = &members[0].ty;
     // Naming `TYPE_NAME` first makes a type that is not an entity one error, the same one every
     // other use of it gives, rather than a second one about this bound.
     let same_table = members.iter().skip(1).map(|member| {
@@ -67,75 +134,18 @@ pub fn expand(ident: &Ident, members: &[Member]) -> TokenStream {
         }
         .expand()
     });
-    let type_names: Vec<TokenStream> = members
-        .iter()
-        .map(|member| {
-            let ty = &member.ty;
-            quote!(<#ty as __dynashard::Entity>::TYPE_NAME)
-        })
-        .collect();
-    let arms = members.iter().map(|member| {
-        let (variant, ty) = (&member.variant, &member.ty);
-        quote! {
-            if found == <#ty as __dynashard::Entity>::TYPE_NAME {
-                return __dynashard::from_item::<#ty>(item).map(|entity| __dynashard::Some(#ident::#variant(entity)));
-            }
-        }
-    });
     quote! {
-            #[allow(dead_code)]
-            fn __dynashard_members_share_one_table<
-                A: __dynashard::Entity,
-                B: __dynashard::Entity<Table = A::Table>,
-            >() {
-            }
-            #[allow(dead_code)]
-            fn __dynashard_collection_checks() {
-                #(#same_table)*
-            }
-            #(#distinct_names)*
-            #(#unsharded)*
-
-            #[automatically_derived]
-            impl #ident {
-                /// A scan of every item of the members' entity types in the table, each decoded as
-                /// its variant, in no particular order; run it with `Db::stream`.
-                #[allow(dead_code)]
-                pub fn scan() -> __dynashard::Scan<Self> {
-                    __dynashard::Scan::collection()
-                }
-            }
-
-            #[automatically_derived]
-            impl __dynashard::Collection for #ident {
-                type Table = #table;
-            }
-
-            #[automatically_derived]
-            impl __dynashard::FromItem for #ident {
-                const TYPE_NAMES: &'static [&'static str] = &[#(#type_names),*];
-                fn from_item(
-                    item: __dynashard::Item,
-                    skip_other_types: bool,
-                ) -> __dynashard::Result<__dynashard::Option<Self>> {
-                    let attribute = <#table as __dynashard::Table>::DEFINITION.type_attribute;
-                    let found = match item.get(attribute) {
-                        __dynashard::Some(__dynashard::AttributeValue::S(name)) => {
-                            __dynashard::Some(name.clone())
-                        }
-                        _ => __dynashard::None,
-                    };
-                    if let __dynashard::Some(found) = found.as_deref() {
-                        #(#arms)*
-                    }
-                    if skip_other_types {
-                        return __dynashard::Ok(__dynashard::None);
-                    }
-                    __dynashard::Err(__dynashard::Error::UnknownEntityType {
-                        expected: <Self as __dynashard::FromItem>::TYPE_NAMES,
-                        found,
-                    })
-                }
-            }
+        #[allow(dead_code)]
+        fn __dynashard_members_share_one_table<
+            A: __dynashard::Entity,
+            B: __dynashard::Entity<Table = A::Table>,
+        >() {
+        }
+        #[allow(dead_code)]
+        fn __dynashard_collection_checks() {
+            #(#same_table)*
+        }
+        #(#distinct_names)*
+        #(#unsharded)*
     }
 }

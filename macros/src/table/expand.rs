@@ -1,6 +1,6 @@
 //! Code generated for one table: the `Table` impl with its constant definition.
 
-use super::ast::Table;
+use super::ast::{Index, Table};
 use super::attr::{KeyAttr, Projection, ScalarKind};
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -18,43 +18,7 @@ pub fn expand(model: &Table) -> TokenStream {
         None => quote!(__dynashard::None),
     };
     let type_attribute = &model.type_attribute;
-    let indexes = model.indexes.iter().map(|index| {
-        let name = &index.gsi.name.value;
-        let attributes = |list: &[KeyAttr]| {
-            let items = list.iter().map(|KeyAttr { name, kind }| {
-                let kind = match kind {
-                    ScalarKind::String => quote!(String),
-                    ScalarKind::Number => quote!(Number),
-                    ScalarKind::Binary => quote!(Binary),
-                };
-                quote!(__dynashard::KeyAttribute { name: #name, kind: __dynashard::ScalarKind::#kind })
-            });
-            quote!(&[#(#items),*])
-        };
-        let (pk, sk) = (attributes(&index.gsi.pk), attributes(&index.gsi.sk));
-        let projection = match &index.gsi.projection {
-            Projection::All => quote!(__dynashard::IndexProjection::All),
-            Projection::KeysOnly => quote!(__dynashard::IndexProjection::KeysOnly),
-            // The entity-type attribute is always held, so items read from the index can be told
-            // apart by type (views, and entities whose attributes the index holds).
-            Projection::Include(names) => {
-                let typed = (!names.contains(type_attribute)).then_some(type_attribute);
-                quote!(__dynashard::IndexProjection::Include(&[#(#names,)* #typed]))
-            }
-        };
-        let local = index.gsi.local;
-        let warm_throughput = warm_throughput(index.gsi.warm);
-        quote! {
-            __dynashard::IndexDefinition {
-                name: #name,
-                local: #local,
-                partition_key: #pk,
-                sort_key: #sk,
-                projection: #projection,
-                warm_throughput: #warm_throughput,
-            }
-        }
-    });
+    let indexes = model.indexes.iter().map(|index| index_definition(index, type_attribute));
     let billing = match &model.capacity {
         Some(capacity) => {
             let (read, write) = (capacity.read, capacity.write);
@@ -92,22 +56,7 @@ pub fn expand(model: &Table) -> TokenStream {
         }
         None => quote!(__dynashard::None),
     };
-    let constants = model.indexes.iter().map(|index| {
-        let (name, constant) = (&index.gsi.name.value, &index.constant);
-        let doc = format!("The index `{name}`, for the operations that name one (resharding, boundaries).");
-        quote! {
-            #[doc = #doc]
-            pub const #constant: __dynashard::Index<Self> = __dynashard::Index::new(#name);
-        }
-    });
-    let constants = (!model.indexes.is_empty()).then(|| {
-        quote! {
-            #[automatically_derived]
-            impl #ident {
-                #(#constants)*
-            }
-        }
-    });
+    let constants = index_constants(model);
     model.door.enclose(quote! {
         #constants
         #[automatically_derived]
@@ -142,4 +91,64 @@ fn warm_throughput((reads, writes): (Option<u64>, Option<u64>)) -> TokenStream {
     };
     let (reads, writes) = (units(reads), units(writes));
     quote!(__dynashard::Some(__dynashard::WarmThroughput { reads_per_second: #reads, writes_per_second: #writes }))
+}
+
+/// One index's `IndexDefinition`.
+fn index_definition(index: &Index, type_attribute: &String) -> TokenStream {
+    let name = &index.gsi.name.value;
+    let attributes = |list: &[KeyAttr]| {
+        let items = list.iter().map(|KeyAttr { name, kind }| {
+            let kind = match kind {
+                ScalarKind::String => quote!(String),
+                ScalarKind::Number => quote!(Number),
+                ScalarKind::Binary => quote!(Binary),
+            };
+            quote!(__dynashard::KeyAttribute { name: #name, kind: __dynashard::ScalarKind::#kind })
+        });
+        quote!(&[#(#items),*])
+    };
+    let (pk, sk) = (attributes(&index.gsi.pk), attributes(&index.gsi.sk));
+    let projection = match &index.gsi.projection {
+        Projection::All => quote!(__dynashard::IndexProjection::All),
+        Projection::KeysOnly => quote!(__dynashard::IndexProjection::KeysOnly),
+        // The entity-type attribute is always held, so items read from the index can be told
+        // apart by type (views, and entities whose attributes the index holds).
+        Projection::Include(names) => {
+            let typed = (!names.contains(type_attribute)).then_some(type_attribute);
+            quote!(__dynashard::IndexProjection::Include(&[#(#names,)* #typed]))
+        }
+    };
+    let local = index.gsi.local;
+    let warm_throughput = warm_throughput(index.gsi.warm);
+    quote! {
+        __dynashard::IndexDefinition {
+            name: #name,
+            local: #local,
+            partition_key: #pk,
+            sort_key: #sk,
+            projection: #projection,
+            warm_throughput: #warm_throughput,
+        }
+    }
+}
+
+/// The `Index` constants of the table's indexes, if it has any.
+fn index_constants(model: &Table) -> Option<TokenStream> {
+    let ident = &model.ident;
+    let constants = model.indexes.iter().map(|index| {
+        let (name, constant) = (&index.gsi.name.value, &index.constant);
+        let doc = format!("The index `{name}`, for the operations that name one (resharding, boundaries).");
+        quote! {
+            #[doc = #doc]
+            pub const #constant: __dynashard::Index<Self> = __dynashard::Index::new(#name);
+        }
+    });
+    (!model.indexes.is_empty()).then(|| {
+        quote! {
+            #[automatically_derived]
+            impl #ident {
+                #(#constants)*
+            }
+        }
+    })
 }

@@ -65,12 +65,14 @@ impl ChangeRecord {
             |value: Option<&serde_json::Value>| value.and_then(serde_json::Value::as_str).map(str::to_owned);
         let event_id = text(value.get("eventID"));
         let sequence_number = text(value.get("dynamodb").and_then(|change| change.get("SequenceNumber")));
-        let named = |error: crate::Error| match error {
-            crate::Error::InvalidChangeRecord { reason, .. } => crate::Error::InvalidChangeRecord {
-                reason,
-                event_id: event_id.clone(),
-                sequence_number: sequence_number.clone(),
-            },
+        let named = |error: crate::error::Error| match error {
+            crate::error::Error::InvalidChangeRecord { reason, .. } => {
+                crate::error::Error::InvalidChangeRecord {
+                    reason,
+                    event_id: event_id.clone(),
+                    sequence_number: sequence_number.clone(),
+                }
+            }
             other => other,
         };
         let record: EventRecord = serde_json::from_value(value)
@@ -119,7 +121,7 @@ pub(super) fn from_epoch_seconds(seconds: f64) -> Option<OffsetDateTime> {
 
 #[cfg(feature = "lambda-events")]
 impl TryFrom<aws_lambda_events::event::dynamodb::EventRecord> for ChangeRecord {
-    type Error = crate::Error;
+    type Error = crate::error::Error;
 
     /// Fails on an event name other than `INSERT`, `MODIFY` and `REMOVE`. The model reads an
     /// absent image as an empty one, so an empty image is taken as absent.
@@ -127,7 +129,7 @@ impl TryFrom<aws_lambda_events::event::dynamodb::EventRecord> for ChangeRecord {
         let kind = kind_of(&record.event_name)?;
         let change = record.change;
         let image = |item: serde_dynamo::Item| {
-            let item: crate::Item = item.into();
+            let item: crate::error::Item = item.into();
             (!item.is_empty()).then_some(item)
         };
         let nanos = change.approximate_creation_date_time.timestamp_nanos_opt().map(i128::from);

@@ -49,13 +49,11 @@
 //! # Ok::<(), dynashard::Error>(())
 //! ```
 
-mod client;
 mod decode;
 mod feed;
 mod lambda;
 mod streams_api;
 
-pub(crate) use client::streams_client_like;
 pub use decode::{Change, ItemChange};
 pub(crate) use feed::stream_of;
 pub use feed::{ChangeFeed, ChangePage, FeedPass};
@@ -141,6 +139,6 @@ impl ChangeRecord {
 }
 
 /// The error of a record that is not one of the table's changes.
-pub(crate) fn invalid(reason: impl Into<String>) -> crate::Error {
-    crate::Error::InvalidChangeRecord { reason: reason.into(), event_id: None, sequence_number: None }
+pub(crate) fn invalid(reason: impl Into<String>) -> crate::error::Error {
+    crate::error::Error::InvalidChangeRecord { reason: reason.into(), event_id: None, sequence_number: None }
 }

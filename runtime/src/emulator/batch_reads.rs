@@ -7,11 +7,13 @@ use super::schema::TableSchema;
 use super::state::Shared;
 use super::wire::{key_values, wire_item_size, BatchRequest, WireItem};
 use super::writes::{schema_or_none, Handled};
+use crate::throttling::ThrottlingReason;
 use bytes::Bytes;
 use hyper::HeaderMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// DynamoDB's most keys in one `BatchGetItem`; a larger one is forwarded for it to refuse.
 const MAX_BATCH_KEYS: usize = 100;
@@ -64,35 +66,7 @@ pub(crate) async fn batch(shared: &Shared, headers: &HeaderMap, body: Bytes) -> 
         let Some(schema) = schema_or_none(shared, headers, table).await? else { return Ok(None) };
         schemas.insert(table.clone(), schema);
     }
-    let mut admitted: BTreeMap<String, KeysAndAttributes> = BTreeMap::new();
-    let mut refused: BTreeMap<String, KeysAndAttributes> = BTreeMap::new();
-    let mut reasons = Vec::new();
-    let mut taken: Vec<Charge> = Vec::new();
-    for (table, part) in &request.request_items {
-        let Some(schema) = schemas.get(table) else { continue };
-        let consistent = part.consistent_read.unwrap_or(false);
-        for key in &part.keys {
-            let charge = schema.read_charge(None, schema.key.partition(key), 0, consistent);
-            let target = match shared.admit(std::slice::from_ref(&charge)) {
-                Ok(()) => {
-                    taken.push(charge);
-                    &mut admitted
-                }
-                Err(refusal) => {
-                    for reason in refusal.reasons {
-                        if !reasons.contains(&reason) {
-                            reasons.push(reason);
-                        }
-                    }
-                    &mut refused
-                }
-            };
-            let entry = target
-                .entry(table.clone())
-                .or_insert_with(|| KeysAndAttributes { keys: Vec::new(), ..part.clone() });
-            entry.keys.push(key.clone());
-        }
-    }
+    let Admission { admitted, refused, reasons, taken } = admit(shared, &request, &schemas);
     if !refused.is_empty() {
         shared.count_throttled_request();
     }
@@ -147,4 +121,48 @@ pub(crate) async fn batch(shared: &Shared, headers: &HeaderMap, body: Bytes) -> 
     }
     let body = serde_json::to_vec(&merged).unwrap_or_default();
     Ok(Some(Reply::rewritten(answer, body)))
+}
+
+/// The keys of a batch read, split by whether the partition-limit admitted them.
+struct Admission {
+    admitted: BTreeMap<String, KeysAndAttributes>,
+    refused: BTreeMap<String, KeysAndAttributes>,
+    /// Why keys were refused, each reason once.
+    reasons: Vec<ThrottlingReason>,
+    /// The charges of the admitted keys, to settle once their sizes are known.
+    taken: Vec<Charge>,
+}
+
+/// Admits each key of `request` on its own.
+fn admit(shared: &Shared, request: &BatchGetBody, schemas: &BTreeMap<String, Arc<TableSchema>>) -> Admission {
+    let mut admitted: BTreeMap<String, KeysAndAttributes> = BTreeMap::new();
+    let mut refused: BTreeMap<String, KeysAndAttributes> = BTreeMap::new();
+    let mut reasons = Vec::new();
+    let mut taken: Vec<Charge> = Vec::new();
+    for (table, part) in &request.request_items {
+        let Some(schema) = schemas.get(table) else { continue };
+        let consistent = part.consistent_read.unwrap_or(false);
+        for key in &part.keys {
+            let charge = schema.read_charge(None, schema.key.partition(key), 0, consistent);
+            let target = match shared.admit(std::slice::from_ref(&charge)) {
+                Ok(()) => {
+                    taken.push(charge);
+                    &mut admitted
+                }
+                Err(refusal) => {
+                    for reason in refusal.reasons {
+                        if !reasons.contains(&reason) {
+                            reasons.push(reason);
+                        }
+                    }
+                    &mut refused
+                }
+            };
+            let entry = target
+                .entry(table.clone())
+                .or_insert_with(|| KeysAndAttributes { keys: Vec::new(), ..part.clone() });
+            entry.keys.push(key.clone());
+        }
+    }
+    Admission { admitted, refused, reasons, taken }
 }

@@ -155,7 +155,7 @@ impl FaultInjector {
     /// A client configured like [`crate::client_for_endpoint`], with faults injected.
     pub fn client_for_endpoint(&self, endpoint: &str) -> Client {
         Client::from_conf(
-            self.attach(crate::client::endpoint_config(endpoint, crate::Timeouts::default())).build(),
+            self.attach(crate::client::endpoint_config(endpoint, crate::client::Timeouts::default())).build(),
         )
     }
 

@@ -73,32 +73,7 @@ impl HeatMap {
                 CELL_HEIGHT - 1,
                 color(0.0)
             );
-            for (slice, heat_cell) in heat_row.cells.iter().enumerate() {
-                if *heat_cell == HeatCell::default() {
-                    continue;
-                }
-                let x = plot.0 + slice * cell;
-                let heat = self.heat(heat_cell);
-                let _ = write!(
-                    svg,
-                    r##"<rect x="{x}" y="{y}" width="{}" height="{}" fill="{}""##,
-                    cell.saturating_sub(1).max(1),
-                    CELL_HEIGHT - 1,
-                    color(heat)
-                );
-                if heat_cell.throttles > 0 {
-                    svg.push_str(r##" stroke="#ff4d8d" stroke-width="1.5""##);
-                }
-                let seconds = self.slice_ms.saturating_mul(slice as u64) as f64 / 1_000.0;
-                let _ = write!(
-                    svg,
-                    r##"><title>+{seconds}s: {:.0}% ({:.1} R, {:.1} W, {} throttled)</title></rect>"##,
-                    100.0 * heat,
-                    heat_cell.read_units,
-                    heat_cell.write_units,
-                    heat_cell.throttles
-                );
-            }
+            self.cells(&mut svg, &heat_row.cells, (plot.0, y), cell);
         }
         let bottom = plot.1 + CELL_HEIGHT * rows.len();
         if hidden > 0 {
@@ -113,6 +88,36 @@ impl HeatMap {
         legend(&mut svg, (MARGIN, height - MARGIN - LEGEND_HEIGHT + 14));
         svg.push_str("</svg>\n");
         svg
+    }
+
+    /// The cells of one row that took anything, from `left` at height `y`, `cell` wide.
+    fn cells(&self, svg: &mut String, cells: &[HeatCell], (left, y): (usize, usize), cell: usize) {
+        for (slice, heat_cell) in cells.iter().enumerate() {
+            if *heat_cell == HeatCell::default() {
+                continue;
+            }
+            let x = left + slice * cell;
+            let heat = self.heat(heat_cell);
+            let _ = write!(
+                svg,
+                r##"<rect x="{x}" y="{y}" width="{}" height="{}" fill="{}""##,
+                cell.saturating_sub(1).max(1),
+                CELL_HEIGHT - 1,
+                color(heat)
+            );
+            if heat_cell.throttles > 0 {
+                svg.push_str(r##" stroke="#ff4d8d" stroke-width="1.5""##);
+            }
+            let seconds = self.slice_ms.saturating_mul(slice as u64) as f64 / 1_000.0;
+            let _ = write!(
+                svg,
+                r##"><title>+{seconds}s: {:.0}% ({:.1} R, {:.1} W, {} throttled)</title></rect>"##,
+                100.0 * heat,
+                heat_cell.read_units,
+                heat_cell.write_units,
+                heat_cell.throttles
+            );
+        }
     }
 
     /// An HTML page: the [picture](HeatMap::svg), then the keys over their partition's limit.

@@ -126,14 +126,15 @@ impl Connection {
     }
 
     /// A `Db` on this connection, its streams read at the same endpoint.
-    pub fn db(&self) -> crate::Db {
-        crate::Db::new(self.client.clone()).with_streams_client(crate::streams_client_for_endpoint(&self.url))
+    pub fn db(&self) -> crate::db::Db {
+        crate::db::Db::new(self.client.clone())
+            .with_streams_client(crate::client::streams_client_for_endpoint(&self.url))
     }
 }
 
 /// Connects to `AWS_ENDPOINT_URL_DYNAMODB` when set; otherwise starts a DynamoDB Local that lives as long
 /// as the returned [`Connection`].
-pub async fn connect() -> crate::Result<Connection> {
+pub async fn connect() -> crate::error::Result<Connection> {
     if let Some(endpoint) = endpoint_from_env() {
         return Ok(Connection { client: client_for_endpoint(&endpoint), url: endpoint, local: None });
     }
@@ -166,8 +167,8 @@ pub async fn shared_client() -> Result<Client, LocalError> {
 }
 
 /// A `Db` on [`shared_endpoint`], its streams read there too.
-pub async fn shared_db() -> Result<crate::Db, LocalError> {
+pub async fn shared_db() -> Result<crate::db::Db, LocalError> {
     let endpoint = shared_endpoint().await?;
-    Ok(crate::Db::new(client_for_endpoint(&endpoint))
-        .with_streams_client(crate::streams_client_for_endpoint(&endpoint)))
+    Ok(crate::db::Db::new(client_for_endpoint(&endpoint))
+        .with_streams_client(crate::client::streams_client_for_endpoint(&endpoint)))
 }

@@ -106,7 +106,7 @@ impl ShardMetadata {
     }
 
     /// Records the limits of whole tables and indexes that throttled a write with `error`.
-    pub(crate) fn note_caps(&self, error: &crate::Error) {
+    pub(crate) fn note_caps(&self, error: &crate::error::Error) {
         self.caps.note(error, Instant::now());
     }
 

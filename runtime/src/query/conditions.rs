@@ -14,10 +14,13 @@ use super::Query;
 use std::marker::PhantomData;
 
 /// The next sort-key placeholder has type `H` and more template follows it.
+#[derive(Debug)]
 pub struct Next<H, R>(PhantomData<fn() -> (H, R)>);
 /// The next sort-key placeholder has type `H` and ends the template.
+#[derive(Debug)]
 pub struct End<H>(PhantomData<fn() -> H>);
 /// Nothing is left of the sort-key template to condition on.
+#[derive(Debug)]
 pub struct Done;
 
 mod sealed {
@@ -113,7 +116,7 @@ impl<E, F> Query<E, F> {
         if queries.is_empty() {
             let mut none = self.retype::<Done>();
             let reason = "an `is_in` of no values selects nothing; skip the read when there are none";
-            none.fail(crate::Error::InvalidQuery { reason: reason.to_owned() });
+            none.fail(crate::error::Error::InvalidQuery { reason: reason.to_owned() });
             return none;
         }
         Query::merge(queries)

@@ -216,7 +216,7 @@ fn nothing<E>() -> Query<E, Done> {
         sort_template: None,
     };
     let reason = "a merge of no queries has no index to read; skip the read when there are no keys";
-    Query::new(target, Err(crate::Error::InvalidQuery { reason: reason.to_owned() }))
+    Query::new(target, Err(crate::error::Error::InvalidQuery { reason: reason.to_owned() }))
 }
 
 /// The partitions one query reads: its shards, or its own partition.

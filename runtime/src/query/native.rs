@@ -71,6 +71,7 @@ pub const fn same_kind(a: ScalarKind, b: ScalarKind) -> bool {
 }
 
 /// The next attribute of a multi-attribute sort key has type `H`; `R` describes the rest.
+#[derive(Debug)]
 pub struct Native<H, R>(PhantomData<fn() -> (H, R)>);
 
 /// A native comparison on one sort-key attribute.

@@ -16,6 +16,7 @@ use std::sync::Arc;
 
 /// The sort key of a range-sharded index: conditions take the routing value as text and compare
 /// it normalized, the way routing compares it.
+#[derive(Debug)]
 pub struct Normalized;
 
 impl<E, F> Query<E, F> {

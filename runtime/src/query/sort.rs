@@ -20,19 +20,19 @@ impl<E, F> Query<E, F> {
             return None;
         };
         if H::is_empty(arg) {
-            self.fail(crate::Error::InvalidKey {
+            self.fail(crate::error::Error::InvalidKey {
                 attribute: template.attribute,
                 template: template.source,
-                reason: crate::KeyError::EmptyValue { field },
+                reason: crate::error::KeyError::EmptyValue { field },
             });
         }
         let mut encoded = String::new();
         H::encode(arg, &mut encoded);
         if encoded.contains(MAX_SUFFIX) {
-            self.fail(crate::Error::InvalidKey {
+            self.fail(crate::error::Error::InvalidKey {
                 attribute: template.attribute,
                 template: template.source,
-                reason: crate::KeyError::ReservedCharacter { field },
+                reason: crate::error::KeyError::ReservedCharacter { field },
             });
         }
         self.plan.position += 1;

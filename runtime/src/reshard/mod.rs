@@ -73,15 +73,18 @@ pub(crate) fn reshardable<E: Entity>() -> bool {
     table_of::<E>().shard_metadata.is_some() && mappings::<E>().next().is_some()
 }
 
-fn not_started(index: &str) -> crate::Error {
-    crate::Error::Resharding { index: index.to_owned(), reason: "no resharding of it was started".into() }
+fn not_started(index: &str) -> crate::error::Error {
+    crate::error::Error::Resharding {
+        index: index.to_owned(),
+        reason: "no resharding of it was started".into(),
+    }
 }
 
 /// The scan position recorded as `after` (a key, as JSON), where a scan of `index` resumes.
-fn resume_at(after: Option<&String>, index: &str) -> crate::Result<Option<crate::error::Item>> {
+fn resume_at(after: Option<&String>, index: &str) -> crate::error::Result<Option<crate::error::Item>> {
     let Some(json) = after else { return Ok(None) };
     let key = serde_json::from_str(json).ok().and_then(|value| crate::key_record::json_to_key(&value).ok());
-    key.map(Some).ok_or_else(|| crate::Error::Resharding {
+    key.map(Some).ok_or_else(|| crate::error::Error::Resharding {
         index: index.to_owned(),
         reason: "bad scan position".into(),
     })

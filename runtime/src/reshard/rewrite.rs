@@ -148,7 +148,7 @@ impl Rewrite {
             .statement(text)
             .set_parameters(Some(parameters))
             .build()
-            .map_err(|error| crate::Error::from_build(OPERATION, error))
+            .map_err(|error| crate::error::Error::from_build(OPERATION, error))
     }
 }
 

@@ -61,7 +61,7 @@ impl Db {
         let mut requests = Vec::with_capacity(rewrites.len());
         for item in rewrites.into_iter().filter_map(|rewrite| rewrite.placed) {
             let put = PutRequest::builder().set_item(Some(item)).build();
-            let put = put.map_err(|error| crate::Error::from_build("BatchWriteItem", error))?;
+            let put = put.map_err(|error| crate::error::Error::from_build("BatchWriteItem", error))?;
             requests.push(WriteRequest::builder().put_request(put).build());
         }
         let written = requests.len() as u64;

@@ -1,12 +1,12 @@
 //! A new range layout from what a `Db` observed: the shards a heat map shows over their limit,
 //! cut where the writes this `Db` sent them balance.
 
+use crate::db::Db;
 use crate::entity::Entity;
 use crate::error::Result;
 use crate::heat::{suggest_split, HeatMap, SplitSuggestion, ValueLoad};
 use crate::index::Index;
 use crate::shard::logical_partition;
-use crate::Db;
 use std::collections::BTreeMap;
 
 impl Db {
@@ -54,7 +54,7 @@ impl Db {
         index: Index<E::Table>,
         map: &HeatMap,
     ) -> Result<Option<SplitSuggestion>> {
-        let boundaries = crate::range_shards::<E>(index)?.current();
+        let boundaries = crate::boundaries::range_shards::<E>(index)?.current();
         let index = index.name();
         let table = self.table_of::<E>();
         let Some(tracker) = &self.meter().hot else { return Ok(None) };

@@ -48,11 +48,11 @@ impl Shards {
     /// The partition keys this layout reads: `partitions`, or those of its time window when it
     /// has one (at most `max` of them; a wider window is
     /// [`Error::WindowTooWide`](crate::Error::WindowTooWide)).
-    pub fn partition_keys(&self, max: u64) -> crate::Result<Vec<String>> {
+    pub fn partition_keys(&self, max: u64) -> crate::error::Result<Vec<String>> {
         match (&self.window, self.partitions.is_empty()) {
             (Some(window), true) => window
                 .partition_keys(max)
-                .map_err(|partitions| crate::Error::WindowTooWide { partitions, max }),
+                .map_err(|partitions| crate::error::Error::WindowTooWide { partitions, max }),
             _ => Ok(self.partitions.clone()),
         }
     }

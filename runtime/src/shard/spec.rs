@@ -354,7 +354,7 @@ mod tests {
         );
         assert!(matches!(
             write(&DYNAMIC, "", None),
-            Err(crate::Error::DynamicShardsUnresolved { index: "ByTitle", .. })
+            Err(crate::error::Error::DynamicShardsUnresolved { index: "ByTitle", .. })
         ));
         for spec in [HASH, RANGE] {
             assert_eq!(

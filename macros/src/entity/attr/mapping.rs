@@ -154,80 +154,86 @@ fn key_spec(meta: &syn::meta::ParseNestedMeta) -> syn::Result<KeySpec> {
     }
 }
 
+/// The keys one mapping attribute gave.
+#[derive(Default)]
+struct Given {
+    name: Option<(String, Span)>,
+    pk: Option<KeySpec>,
+    sk: Option<KeySpec>,
+    when: Option<Path>,
+    method: Option<Ident>,
+}
+
+/// Reads one key of a mapping attribute into `given`.
+fn read_key(
+    meta: &syn::meta::ParseNestedMeta,
+    given: &mut Given,
+    (sparse, local): (bool, bool),
+    errors: &mut Errors,
+) -> syn::Result<()> {
+    let is_bare = !meta.input.peek(syn::Token![=]) && !meta.input.peek(syn::token::Paren);
+    // `pk` and `sk` are too short to be index names: written bare, they miss their value.
+    let is_key = meta.path.is_ident("pk") || meta.path.is_ident("sk");
+    if is_bare && !is_key && given.name.is_none() && given.pk.is_none() && given.sk.is_none() {
+        if let Some(ident) = meta.path.get_ident() {
+            given.name = Some((ident.to_string(), ident.span()));
+            return Ok(());
+        }
+    }
+    if meta.path.is_ident("pk") && local {
+        errors.push_spanned(
+            &meta.path,
+            "a local index is keyed on the entity's own partition key: give only `sk = \"...\"`",
+        );
+        skip_value(meta)?;
+    } else if meta.path.is_ident("pk") {
+        set_once(errors, meta, &mut given.pk, key_spec(meta)?);
+    } else if meta.path.is_ident("sk") {
+        set_once(errors, meta, &mut given.sk, key_spec(meta)?);
+    } else if meta.path.is_ident("method") {
+        let text: LitStr = value(meta, "a method name", "method = \"query_by_title\"")?.parse()?;
+        match syn::parse_str::<Ident>(&text.value()) {
+            Ok(ident) => {
+                set_once(errors, meta, &mut given.method, Ident::new(&ident.to_string(), text.span()))
+            }
+            Err(_) => errors.push(
+                text.span(),
+                format!("`{}` is not a method name; write e.g. `method = \"query_by_title\"`", text.value()),
+            ),
+        }
+    } else if sparse && meta.path.is_ident("when") {
+        let predicate = value(meta, "a predicate function", "when = path::to::predicate")?.parse()?;
+        set_once(errors, meta, &mut given.when, predicate);
+    } else if meta.path.is_ident("when") {
+        errors.push_spanned(
+            &meta.path,
+            "`when` decides whether an item is in a sparse index; map the index with \
+             `#[sparse_gsi(...)]` or `#[sparse_lsi(...)]` to use it",
+        );
+        skip_value(meta)?;
+    } else {
+        unknown_key(errors, meta, kind_name(sparse, local), keys_of(sparse, local))?;
+    }
+    Ok(())
+}
+
 fn parse_one(attr: &Attribute, (sparse, local): (bool, bool), errors: &mut Errors) -> Option<Mapping> {
     let kind = kind_name(sparse, local);
-    let mut name: Option<(String, Span)> = None;
-    let (mut pk, mut sk): (Option<KeySpec>, Option<KeySpec>) = (None, None);
-    let mut when: Option<Path> = None;
-    let mut method: Option<Ident> = None;
-    let mut malformed = false;
-    let result = attr.parse_nested_meta(|meta| {
-        let is_bare = !meta.input.peek(syn::Token![=]) && !meta.input.peek(syn::token::Paren);
-        // `pk` and `sk` are too short to be index names: written bare, they miss their value.
-        let is_key = meta.path.is_ident("pk") || meta.path.is_ident("sk");
-        if is_bare && !is_key && name.is_none() && pk.is_none() && sk.is_none() {
-            if let Some(ident) = meta.path.get_ident() {
-                name = Some((ident.to_string(), ident.span()));
-                return Ok(());
-            }
-        }
-        if meta.path.is_ident("pk") && local {
-            errors.push_spanned(
-                &meta.path,
-                "a local index is keyed on the entity's own partition key: give only `sk = \"...\"`",
-            );
-            skip_value(&meta)?;
-        } else if meta.path.is_ident("pk") {
-            let value = key_spec(&meta)?;
-            set_once(errors, &meta, &mut pk, value);
-        } else if meta.path.is_ident("sk") {
-            let value = key_spec(&meta)?;
-            set_once(errors, &meta, &mut sk, value);
-        } else if meta.path.is_ident("method") {
-            let text: LitStr = value(&meta, "a method name", "method = \"query_by_title\"")?.parse()?;
-            match syn::parse_str::<Ident>(&text.value()) {
-                Ok(ident) => {
-                    set_once(errors, &meta, &mut method, Ident::new(&ident.to_string(), text.span()))
-                }
-                Err(_) => errors.push(
-                    text.span(),
-                    format!(
-                        "`{}` is not a method name; write e.g. `method = \"query_by_title\"`",
-                        text.value()
-                    ),
-                ),
-            }
-        } else if sparse && meta.path.is_ident("when") {
-            let value = value(&meta, "a predicate function", "when = path::to::predicate")?.parse()?;
-            set_once(errors, &meta, &mut when, value);
-        } else if meta.path.is_ident("when") {
-            errors.push_spanned(
-                &meta.path,
-                "`when` decides whether an item is in a sparse index; map the index with \
-                 `#[sparse_gsi(...)]` or `#[sparse_lsi(...)]` to use it",
-            );
-            skip_value(&meta)?;
-        } else {
-            unknown_key(errors, &meta, kind, keys_of(sparse, local))?;
-        }
-        Ok(())
-    });
-    if let Err(error) = result {
+    let mut given = Given::default();
+    if let Err(error) = attr.parse_nested_meta(|meta| read_key(&meta, &mut given, (sparse, local), errors)) {
         errors.add(error);
-        malformed = true;
-    }
-    if malformed {
         return None;
     }
-    let Some((name, name_span)) = name else {
+    let Some((name, name_span)) = given.name else {
         errors.push_spanned(
             attr,
             format!("`#[{kind}(...)]` starts with the index name, e.g. `#[{kind}(GSI1, pk = \"...\")]`"),
         );
         return None;
     };
+    let (when, method) = (given.when, given.method);
     if local {
-        let Some(KeySpec::Template(sk)) = sk else {
+        let Some(KeySpec::Template(sk)) = given.sk else {
             errors.push_spanned(
                 attr,
                 format!("a local index needs a sort key template: `#[{kind}({name}, sk = \"...\")]`"),
@@ -238,11 +244,11 @@ fn parse_one(attr: &Attribute, (sparse, local): (bool, bool), errors: &mut Error
         let pk = LitStr::new("", sk.span());
         return composed(attr, (name, name_span), (&pk, Some(&sk)), (sparse, true), (when, method), errors);
     }
-    let Some(pk) = pk else {
+    let Some(pk) = given.pk else {
         errors.push_spanned(attr, format!("missing `pk = \"...\"` in `#[{kind}({name}, ...)]`"));
         return None;
     };
-    match (pk, sk) {
+    match (pk, given.sk) {
         (KeySpec::Template(pk), None) => {
             composed(attr, (name, name_span), (&pk, None), (sparse, false), (when, method), errors)
         }
@@ -250,39 +256,51 @@ fn parse_one(attr: &Attribute, (sparse, local): (bool, bool), errors: &mut Error
             composed(attr, (name, name_span), (&pk, Some(&sk)), (sparse, false), (when, method), errors)
         }
         (KeySpec::Fields(pk, pk_span), sk) => {
-            let (sk, sk_span) = match sk {
-                None => (Vec::new(), None),
-                Some(KeySpec::Fields(sk, span)) => (sk, Some(span)),
-                Some(KeySpec::Template(sk)) => {
-                    errors.push(sk.span(), "a multi-attribute `pk = [...]` takes a field list for `sk` too");
-                    return None;
-                }
-            };
-            if let Some(when) = &when {
-                errors.push_spanned(
-                    when,
-                    "`when` needs key templates: a multi-attribute key is the entity's own fields",
-                );
-                return None;
-            }
-            let mut valid = true;
-            if pk.is_empty() || pk.len() > 4 {
-                errors.push(pk_span, "a multi-attribute key has one to four partition fields");
-                valid = false;
-            }
-            if let Some(sk_span) = sk_span.filter(|_| sk.len() > 4) {
-                errors.push(sk_span, "a multi-attribute key has up to four sort fields");
-                valid = false;
-            }
-            valid.then(|| {
-                Mapping::Native(NativeMapping { attr: attr.clone(), name, name_span, pk, sk, sparse, method })
-            })
+            native(attr, (name, name_span), (pk, pk_span), sk, (sparse, when, method), errors)
         }
         (KeySpec::Template(_), Some(KeySpec::Fields(_, span))) => {
             errors.push(span, "a template `pk = \"...\"` takes a template for `sk` too");
             None
         }
     }
+}
+
+/// A mapping onto a multi-attribute key: the entity's own fields, one to four of each.
+fn native(
+    attr: &Attribute,
+    (name, name_span): (String, Span),
+    (pk, pk_span): (Vec<Ident>, Span),
+    sk: Option<KeySpec>,
+    (sparse, when, method): (bool, Option<Path>, Option<Ident>),
+    errors: &mut Errors,
+) -> Option<Mapping> {
+    let (sk, sk_span) = match sk {
+        None => (Vec::new(), None),
+        Some(KeySpec::Fields(sk, span)) => (sk, Some(span)),
+        Some(KeySpec::Template(sk)) => {
+            errors.push(sk.span(), "a multi-attribute `pk = [...]` takes a field list for `sk` too");
+            return None;
+        }
+    };
+    if let Some(when) = &when {
+        errors.push_spanned(
+            when,
+            "`when` needs key templates: a multi-attribute key is the entity's own fields",
+        );
+        return None;
+    }
+    let mut valid = true;
+    if pk.is_empty() || pk.len() > 4 {
+        errors.push(pk_span, "a multi-attribute key has one to four partition fields");
+        valid = false;
+    }
+    if let Some(sk_span) = sk_span.filter(|_| sk.len() > 4) {
+        errors.push(sk_span, "a multi-attribute key has up to four sort fields");
+        valid = false;
+    }
+    valid.then(|| {
+        Mapping::Native(NativeMapping { attr: attr.clone(), name, name_span, pk, sk, sparse, method })
+    })
 }
 
 fn composed(

@@ -181,28 +181,8 @@ fn update_block(model: &Entity, position: usize, mapping: &IndexMapping) -> Toke
     // An index keyed on key fields and literals alone: only an upsert writes it, with the key
     // fields' values it read back from the key.
     let only_key_fields = changed.is_empty();
-    let dynamic =
-        model.shard_of(&mapping.name).is_some_and(|shard| matches!(shard.strategy, Strategy::Dynamic { .. }));
-    // An index whose key an update cannot recompute: touching its fields is refused.
-    let refusal = if dynamic {
-        Some("the index has a dynamic shard count, which puts read: write the entity with put")
-    } else if mapping.when.is_some() {
-        Some("the index has a `when` predicate, which needs the whole entity: write it with put")
-    } else {
-        None
-    };
-    if let Some(reason) = refusal {
-        let first = fields.first().map(|field| field.field.attribute.as_str()).unwrap_or_default();
-        // An upsert may create the item, which puts such an index on by the whole entity.
-        return quote! {
-            if __changes.touches(&[#(#changed),*]) || __changes.creates() {
-                return __dynashard::Err(__dynashard::Error::IndexKeyIncomplete {
-                    index: #name,
-                    field: #first,
-                    reason: #reason,
-                });
-            }
-        };
+    if let Some(refused) = refused_update(model, mapping, &fields, &changed) {
+        return refused;
     }
     let values = fields.iter().map(|field| {
         let local = local(field, "value");
@@ -314,4 +294,34 @@ fn decode_key_field(
             __dynashard_decode::<#ty>(&#template, #key, #position)?
         };
     }
+}
+
+/// The refusal of an update that touches an index whose key it cannot recompute, if it is one.
+fn refused_update(
+    model: &Entity,
+    mapping: &IndexMapping,
+    fields: &[IndexField],
+    changed: &[&String],
+) -> Option<TokenStream> {
+    let name = &mapping.name;
+    let dynamic =
+        model.shard_of(&mapping.name).is_some_and(|shard| matches!(shard.strategy, Strategy::Dynamic { .. }));
+    let reason = if dynamic {
+        "the index has a dynamic shard count, which puts read: write the entity with put"
+    } else if mapping.when.is_some() {
+        "the index has a `when` predicate, which needs the whole entity: write it with put"
+    } else {
+        return None;
+    };
+    let first = fields.first().map(|field| field.field.attribute.as_str()).unwrap_or_default();
+    // An upsert may create the item, which puts such an index on by the whole entity.
+    Some(quote! {
+        if __changes.touches(&[#(#changed),*]) || __changes.creates() {
+            return __dynashard::Err(__dynashard::Error::IndexKeyIncomplete {
+                index: #name,
+                field: #first,
+                reason: #reason,
+            });
+        }
+    })
 }

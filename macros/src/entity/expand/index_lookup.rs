@@ -15,7 +15,6 @@ use quote::quote;
 /// the compile-time checks of the index against the mapping.
 pub fn statics(model: &Entity, position: usize, mapping: &IndexMapping) -> TokenStream {
     let boundaries = model.shard_of(&mapping.name).map(|shard| shard::statics(model, position, shard));
-    let ident = &model.ident;
     let name = &mapping.name;
     let index = index_const(position);
     let (pk_ident, sk_ident) = index_statics(position);
@@ -32,84 +31,8 @@ pub fn statics(model: &Entity, position: usize, mapping: &IndexMapping) -> Token
         let attribute = quote!(__dynashard::attribute_name(#index.sort_key, 0));
         template_static(&sk_ident, sk, attribute, "Sort")
     });
-    let table = path_text(&model.table);
-    let kind = mapping.kind();
     let local = mapping.local;
-    // Each check holds for the stand-in, so an undeclared index is reported once; the checks
-    // after the shape check hold for any other shape, so a multi-attribute index is reported once.
-    let single = single_attribute_keys(&index);
-    let (declared_as, mapped_as) =
-        if local { ("global", "`#[lsi(...)]`") } else { ("local", "`#[gsi(...)]`") };
-    let mut checks = vec![
-        index_declared_check(model, &mapping.name, mapping.name_span, kind, find.clone()),
-        ConstCheck {
-            span: mapping.name_span,
-            name: "IndexIsOfTheMappedKind",
-            holds: quote!(#index.local == #local),
-            message: format!(
-                "index `{name}` of table `{table}` is a {declared_as} index, mapped with {mapped_as}"
-            ),
-            label: format!("declared {declared_as}"),
-            note: Some(format!(
-                "map a global index with `#[gsi({name}, pk = \"...\", sk = \"...\")]` and a local one with \
-                 `#[lsi({name}, sk = \"...\")]`"
-            )),
-        },
-        ConstCheck {
-            span: mapping.name_span,
-            name: "IndexHasSingleAttributeKeys",
-            holds: single.clone(),
-            message: format!(
-                "index `{name}` of table `{table}` has a multi-attribute key, which key templates cannot fill"
-            ),
-            label: "mapped with key templates".to_owned(),
-            note: Some(format!(
-                "map it with field lists instead: `#[{kind}({name}, pk = [field, ...], sk = [field, ...])]`"
-            )),
-        },
-        ConstCheck {
-            span: mapping.name_span,
-            name: "IndexHasStringKeys",
-            holds: {
-                let strings = string_keys(&index);
-                quote!(!#single || #strings)
-            },
-            message: format!(
-                "index `{name}` of table `{table}` declares a number or binary key attribute, but key \
-                 templates write strings"
-            ),
-            label: "mapped with key templates".to_owned(),
-            note: Some(format!(
-                "declare the index's key attributes as strings (`\"attribute\"` or `\"attribute:S\"`), or \
-                 map the index with field lists: `#[{kind}({name}, pk = [field], sk = [field])]`"
-            )),
-        },
-    ];
-    // A mismatched sort key is reported at `sk` when the mapping gives one, else at the name.
-    checks.push(match &mapping.sk {
-        Some(sk) => ConstCheck {
-            span: sk.span,
-            name: "IndexHasSortKey",
-            holds: quote!(!#single || !#index.sort_key.is_empty()),
-            message: format!("index `{name}` of table `{table}` has no sort key, so the mapping cannot give `sk`"),
-            label: "the index has no sort-key attribute to store this template in".to_owned(),
-            note: Some(format!(
-                "remove `sk = \"...\"` from `#[{kind}({name}, ...)]`, or declare a sort key on the index: \
-                 `#[gsi(name = \"{name}\", pk = \"...\", sk = \"...\")]` on `{table}`"
-            )),
-        },
-        None => ConstCheck {
-            span: mapping.name_span,
-            name: "IndexHasNoSortKey",
-            holds: quote!(!#single || #index.sort_key.is_empty()),
-            message: format!("index `{name}` of table `{table}` has a sort key, so the mapping needs `sk = \"...\"`"),
-            label: "this index's items have a sort key".to_owned(),
-            note: Some(format!(
-                "add a sort-key template: `#[{kind}({name}, pk = \"...\", sk = \"...\")]`; a constant such as \
-                 `sk = \"{ident}\"` is fine when the partition key alone tells the items apart"
-            )),
-        },
-    });
+    let checks = shape_checks(model, mapping, &index, find.clone());
     let checks = checks.iter().map(super::check);
     quote! {
         #[allow(dead_code)]
@@ -177,4 +100,94 @@ pub fn index_declared_check(
              `{table}`, or correct the name in `#[{kind}({name}, ...)]`"
         )),
     }
+}
+
+/// The checks that the table declares mapping's index (`index`, found by `find`) with the key
+/// shape the mapping needs. Each holds for the stand-in, so an undeclared index is reported once;
+/// the checks after the shape check hold for any other shape, so a multi-attribute index is
+/// reported once.
+fn shape_checks(
+    model: &Entity,
+    mapping: &IndexMapping,
+    index: &Ident,
+    find: TokenStream,
+) -> Vec<ConstCheck<'static>> {
+    let (ident, name) = (&model.ident, &mapping.name);
+    let table = path_text(&model.table);
+    let kind = mapping.kind();
+    let local = mapping.local;
+    let single = single_attribute_keys(index);
+    let (declared_as, mapped_as) =
+        if local { ("global", "`#[lsi(...)]`") } else { ("local", "`#[gsi(...)]`") };
+    let mut checks = vec![
+        index_declared_check(model, &mapping.name, mapping.name_span, kind, find),
+        ConstCheck {
+            span: mapping.name_span,
+            name: "IndexIsOfTheMappedKind",
+            holds: quote!(#index.local == #local),
+            message: format!(
+                "index `{name}` of table `{table}` is a {declared_as} index, mapped with {mapped_as}"
+            ),
+            label: format!("declared {declared_as}"),
+            note: Some(format!(
+                "map a global index with `#[gsi({name}, pk = \"...\", sk = \"...\")]` and a local one with \
+                 `#[lsi({name}, sk = \"...\")]`"
+            )),
+        },
+        ConstCheck {
+            span: mapping.name_span,
+            name: "IndexHasSingleAttributeKeys",
+            holds: single.clone(),
+            message: format!(
+                "index `{name}` of table `{table}` has a multi-attribute key, which key templates cannot fill"
+            ),
+            label: "mapped with key templates".to_owned(),
+            note: Some(format!(
+                "map it with field lists instead: `#[{kind}({name}, pk = [field, ...], sk = [field, ...])]`"
+            )),
+        },
+        ConstCheck {
+            span: mapping.name_span,
+            name: "IndexHasStringKeys",
+            holds: {
+                let strings = string_keys(index);
+                quote!(!#single || #strings)
+            },
+            message: format!(
+                "index `{name}` of table `{table}` declares a number or binary key attribute, but key \
+                 templates write strings"
+            ),
+            label: "mapped with key templates".to_owned(),
+            note: Some(format!(
+                "declare the index's key attributes as strings (`\"attribute\"` or `\"attribute:S\"`), or \
+                 map the index with field lists: `#[{kind}({name}, pk = [field], sk = [field])]`"
+            )),
+        },
+    ];
+    // A mismatched sort key is reported at `sk` when the mapping gives one, else at the name.
+    checks.push(match &mapping.sk {
+        Some(sk) => ConstCheck {
+            span: sk.span,
+            name: "IndexHasSortKey",
+            holds: quote!(!#single || !#index.sort_key.is_empty()),
+            message: format!("index `{name}` of table `{table}` has no sort key, so the mapping cannot give `sk`"),
+            label: "the index has no sort-key attribute to store this template in".to_owned(),
+            note: Some(format!(
+                "remove `sk = \"...\"` from `#[{kind}({name}, ...)]`, or declare a sort key on the index: \
+                 `#[gsi(name = \"{name}\", pk = \"...\", sk = \"...\")]` on `{table}`"
+            )),
+        },
+        None => ConstCheck {
+            span: mapping.name_span,
+            name: "IndexHasNoSortKey",
+            holds: quote!(!#single || #index.sort_key.is_empty()),
+            message: format!("index `{name}` of table `{table}` has a sort key, so the mapping needs `sk = \"...\"`"),
+            label: "this index's items have a sort key".to_owned(),
+            note: Some(format!(
+                "add a sort-key template: `#[{kind}({name}, pk = \"...\", sk = \"...\")]`; a constant such as \
+                 `sk = \"{ident}\"` is fine when the partition key alone tells the items apart"
+            )),
+        },
+    });
+    checks
 }

@@ -40,33 +40,8 @@ pub fn expand(model: &Entity) -> TokenStream {
     let templates = base_templates(model);
     let sort_key_check = sort_key_check(model);
     let reserved_attribute_checks = reserved_attribute_checks(model);
-    let key_fields = model.key_fields();
-    let params = key_fields.iter().map(|field| param(field));
-    let param_args: Vec<KeyArg> = key_fields
-        .iter()
-        .map(|field| {
-            let name = param_ident(field);
-            KeyArg { name: field.ident.to_string(), key_type: &field.ty, arg: quote!(#name) }
-        })
-        .collect();
-    let self_args: Vec<KeyArg> = key_fields
-        .iter()
-        .map(|field| {
-            let name = &field.ident;
-            KeyArg {
-                name: name.to_string(),
-                key_type: &field.ty,
-                arg: as_arg(&field.ty, quote!(&self.#name)),
-            }
-        })
-        .collect();
-    let compose_from_params = primary_key(model, &param_args);
-    let compose_from_self = primary_key(model, &self_args);
-    let key_doc = format!(
-        "The primary key of a [`{ident}`] from its key fields (pk `{}`{}).",
-        model.pk.source,
-        model.sk.as_ref().map(|sk| format!(", sk `{}`", sk.source)).unwrap_or_default()
-    );
+    let key_fn = key_fn(model);
+    let compose_from_self = key_from_self(model);
     let version = version_items(model);
     let (fields_struct, fields_fn) = handles::field_handles(model);
     let indexes = index::expand(model);
@@ -75,26 +50,8 @@ pub fn expand(model: &Entity) -> TokenStream {
     let write_index_keys = &indexes.write_index_keys;
     let index_key_updates = &indexes.index_key_updates;
     let (table_spec, shard_specs) = shard::specs(model);
-    let dynamic_shards = model
-        .shards
-        .iter()
-        .any(|shard| matches!(shard.strategy, crate::entity::attr::Strategy::Dynamic { .. }))
-        .then(|| {
-            quote!(
-                const DYNAMIC_SHARDS: bool = true;
-            )
-        });
-    let base_table_shards = model.table_shard().map(|shard| {
-        let shards = shard.strategy.shards();
-        quote!(const BASE_TABLE_SHARDS: u32 = #shards;)
-    });
-
     let attributes = attributes(model);
-    let attributes_const = attributes_const();
-    let sets = set_attributes(model);
-    let key_field_types = key_fields.iter().map(|field| &field.ty);
-    let key_field_specs = key_field_specs(model);
-    let required = required_attributes(model);
+    let constants = entity_constants(model);
     let (ttl_const, ttl_check) = ttl_items(model);
     let (timestamp_records, timestamp_members) = stamps::expand(model);
     let body = quote! {
@@ -113,11 +70,7 @@ pub fn expand(model: &Entity) -> TokenStream {
 
             #[automatically_derived]
             impl #ident {
-                #[doc = #key_doc]
-                #[allow(dead_code)]
-                pub fn key(#(#params),*) -> __dynashard::Result<__dynashard::Key<Self>> {
-                    __dynashard::Ok(__dynashard::Key::from_primary(#compose_from_params))
-                }
+                #key_fn
 
                 /// A scan of every item of this entity type in its table, in no particular order;
                 /// run it with `Db::stream`.
@@ -134,15 +87,9 @@ pub fn expand(model: &Entity) -> TokenStream {
             impl __dynashard::Entity for #ident {
                 type Table = #table;
                 const TYPE_NAME: &'static str = #type_name;
-                const ATTRIBUTES: __dynashard::Option<&'static [&'static str]> = #attributes_const;
-                const SETS: &'static [__dynashard::SetAttribute] = &[#(#sets),*];
-                type KeyFields = (#(#key_field_types,)*);
-                const KEY_FIELDS: &'static [__dynashard::KeyField] = &[#(#key_field_specs),*];
-                const REQUIRED: &'static [&'static str] = &[#(#required),*];
+                #constants
                 #ttl_const
                 #timestamp_members
-                #base_table_shards
-                #dynamic_shards
                 #version
 
                 fn primary_key(&self) -> __dynashard::Result<__dynashard::PrimaryKey> {
@@ -364,4 +311,81 @@ fn version_items(model: &Entity) -> TokenStream {
         }
         None => quote!(),
     }
+}
+
+/// `Self::key(...)`: the primary key of the entity from its key fields.
+fn key_fn(model: &Entity) -> TokenStream {
+    let key_fields = model.key_fields();
+    let params = key_fields.iter().map(|field| param(field));
+    let param_args: Vec<KeyArg> = key_fields
+        .iter()
+        .map(|field| {
+            let name = param_ident(field);
+            KeyArg { name: field.ident.to_string(), key_type: &field.ty, arg: quote!(#name) }
+        })
+        .collect();
+    let compose_from_params = primary_key(model, &param_args);
+    let key_doc = format!(
+        "The primary key of a [`{}`] from its key fields (pk `{}`{}).",
+        model.ident,
+        model.pk.source,
+        model.sk.as_ref().map(|sk| format!(", sk `{}`", sk.source)).unwrap_or_default()
+    );
+    quote! {
+        #[doc = #key_doc]
+        #[allow(dead_code)]
+        pub fn key(#(#params),*) -> __dynashard::Result<__dynashard::Key<Self>> {
+            __dynashard::Ok(__dynashard::Key::from_primary(#compose_from_params))
+        }
+    }
+}
+
+/// The `Entity` impl's constants that describe the entity's attributes and shards.
+fn entity_constants(model: &Entity) -> TokenStream {
+    let key_fields = model.key_fields();
+    let dynamic_shards = model
+        .shards
+        .iter()
+        .any(|shard| matches!(shard.strategy, crate::entity::attr::Strategy::Dynamic { .. }))
+        .then(|| {
+            quote!(
+                const DYNAMIC_SHARDS: bool = true;
+            )
+        });
+    let base_table_shards = model.table_shard().map(|shard| {
+        let shards = shard.strategy.shards();
+        quote!(const BASE_TABLE_SHARDS: u32 = #shards;)
+    });
+
+    let attributes_const = attributes_const();
+    let sets = set_attributes(model);
+    let key_field_types = key_fields.iter().map(|field| &field.ty);
+    let key_field_specs = key_field_specs(model);
+    let required = required_attributes(model);
+    quote! {
+        const ATTRIBUTES: __dynashard::Option<&'static [&'static str]> = #attributes_const;
+        const SETS: &'static [__dynashard::SetAttribute] = &[#(#sets),*];
+        type KeyFields = (#(#key_field_types,)*);
+        const KEY_FIELDS: &'static [__dynashard::KeyField] = &[#(#key_field_specs),*];
+        const REQUIRED: &'static [&'static str] = &[#(#required),*];
+        #base_table_shards
+        #dynamic_shards
+    }
+}
+
+/// The primary key composed from `self`'s key fields.
+fn key_from_self(model: &Entity) -> TokenStream {
+    let key_fields = model.key_fields();
+    let self_args: Vec<KeyArg> = key_fields
+        .iter()
+        .map(|field| {
+            let name = &field.ident;
+            KeyArg {
+                name: name.to_string(),
+                key_type: &field.ty,
+                arg: as_arg(&field.ty, quote!(&self.#name)),
+            }
+        })
+        .collect();
+    primary_key(model, &self_args)
 }

@@ -73,51 +73,7 @@ fn index_static(model: &Entity, position: usize, mapping: &NativeMapping) -> Tok
     ];
     // Attribute names and types are compared only once the index is found with the mapped shape.
     let compared = quote!((#find.is_some() && #shape));
-    let parts = [("partition_key", "partition key", &mapping.pk), ("sort_key", "sort key", &mapping.sk)];
-    for (part, role, fields) in parts {
-        let part = format_ident!("{}", part);
-        for (slot, field_ident) in fields.iter().enumerate() {
-            let Some((field, key_type)) = field_and_type(model, field_ident) else { continue };
-            let attribute = &field.attribute;
-            let number = slot + 1;
-            // A wrong name is the mapping's to explain; a wrong type, the field's.
-            checks.push(ConstCheck {
-                span: field_ident.span(),
-                name: "IndexAttributeIsTheField",
-                holds: quote! {
-                    !#compared || __dynashard::const_str_eq(#index.#part[#slot].name, #attribute)
-                },
-                message: format!(
-                    "field `{field_ident}` is stored as attribute `{attribute}`, but {role} attribute \
-                     {number} of index `{name}` has another name"
-                ),
-                label: format!("stored as `{attribute}`"),
-                note: Some(format!(
-                    "declare `{attribute}` as {role} attribute {number} of index `{name}` on `{table}`, or map \
-                     the field stored under the attribute the index declares"
-                )),
-            });
-            let native_kind = quote_spanned!(key_type.span()=>
-                <#key_type as __dynashard::NativeKeyPart>::KIND
-            );
-            checks.push(ConstCheck {
-                span: key_type.span(),
-                name: "IndexAttributeHasTheFieldType",
-                holds: quote! {
-                    !#compared || __dynashard::same_kind(#index.#part[#slot].kind, #native_kind)
-                },
-                message: format!(
-                    "attribute `{attribute}` of index `{name}` is declared with another type than field \
-                     `{field_ident}` has"
-                ),
-                label: format!("this type does not match the declared type of attribute `{attribute}`"),
-                note: Some(format!(
-                    "declare string attributes as `\"{attribute}\"` and number attributes as \
-                     `\"{attribute}:N\"` in the index's key lists on `{table}`"
-                )),
-            });
-        }
-    }
+    checks.extend(attribute_checks(model, mapping, &index, &compared));
     let checks = checks.iter().map(super::check);
     quote! {
         #[allow(dead_code)]
@@ -234,4 +190,62 @@ fn entry_point(model: &Entity, position: usize, mapping: &NativeMapping, type_na
             )
         }
     }
+}
+
+/// The checks that each key attribute of mapping's index (`index`) has its field's attribute
+/// name and type, compared only when `compared` holds.
+fn attribute_checks(
+    model: &Entity,
+    mapping: &NativeMapping,
+    index: &Ident,
+    compared: &TokenStream,
+) -> Vec<ConstCheck<'static>> {
+    let (name, table) = (&mapping.name, path_text(&model.table));
+    let mut checks = Vec::new();
+    let parts = [("partition_key", "partition key", &mapping.pk), ("sort_key", "sort key", &mapping.sk)];
+    for (part, role, fields) in parts {
+        let part = format_ident!("{}", part);
+        for (slot, field_ident) in fields.iter().enumerate() {
+            let Some((field, key_type)) = field_and_type(model, field_ident) else { continue };
+            let attribute = &field.attribute;
+            let number = slot + 1;
+            // A wrong name is the mapping's to explain; a wrong type, the field's.
+            checks.push(ConstCheck {
+                span: field_ident.span(),
+                name: "IndexAttributeIsTheField",
+                holds: quote! {
+                    !#compared || __dynashard::const_str_eq(#index.#part[#slot].name, #attribute)
+                },
+                message: format!(
+                    "field `{field_ident}` is stored as attribute `{attribute}`, but {role} attribute \
+                     {number} of index `{name}` has another name"
+                ),
+                label: format!("stored as `{attribute}`"),
+                note: Some(format!(
+                    "declare `{attribute}` as {role} attribute {number} of index `{name}` on `{table}`, or map \
+                     the field stored under the attribute the index declares"
+                )),
+            });
+            let native_kind = quote_spanned!(key_type.span()=>
+                <#key_type as __dynashard::NativeKeyPart>::KIND
+            );
+            checks.push(ConstCheck {
+                span: key_type.span(),
+                name: "IndexAttributeHasTheFieldType",
+                holds: quote! {
+                    !#compared || __dynashard::same_kind(#index.#part[#slot].kind, #native_kind)
+                },
+                message: format!(
+                    "attribute `{attribute}` of index `{name}` is declared with another type than field \
+                     `{field_ident}` has"
+                ),
+                label: format!("this type does not match the declared type of attribute `{attribute}`"),
+                note: Some(format!(
+                    "declare string attributes as `\"{attribute}\"` and number attributes as \
+                     `\"{attribute}:N\"` in the index's key lists on `{table}`"
+                )),
+            });
+        }
+    }
+    checks
 }

@@ -6,7 +6,7 @@ use super::names::{index_const, index_statics};
 use super::names::{pk_static, sk_static};
 use super::shard;
 use crate::entity::ast::Entity;
-use crate::entity::attr::{Shard, Strategy};
+use crate::entity::attr::{IndexMapping, Shard, Strategy};
 use crate::template::Template;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
@@ -15,143 +15,182 @@ use syn::spanned::Spanned;
 /// Expands the query entry points of `model`.
 pub fn expand(model: &Entity) -> TokenStream {
     let base = base_query(model);
-    let indexes = model.indexes.iter().enumerate().map(|(position, mapping)| {
-        let fields = model.index_fields(mapping);
-        // A local index's partition key fields are the entity's own key fields.
-        let key_type = |name: &str| {
-            let indexed =
-                fields.iter().find(|field| field.field.ident == name).map(|field| field.key_type.clone());
-            indexed.or_else(|| model.field(name).filter(|_| mapping.local).map(|field| field.ty.clone()))
-        };
-        let (pk_ident, sk_ident) = index_statics(position);
-        let index = index_const(position);
-        let shard = model.shard_of(&mapping.name);
-        let spec = shard.map(|shard| shard::spec_ident(shard, position));
-        let range_sharded = shard.is_some_and(|shard| matches!(shard.strategy, Strategy::Range { .. }));
-        let sort_attribute = mapping.sk.as_ref().map(|_| quote!(#sk_ident.attribute));
-        // A range-sharded index stores its own sort key (normalized value and tiebreak), not the
-        // template, so the template cannot be used to build conditions on it.
-        let sort_template = mapping.sk.as_ref().filter(|_| !range_sharded).map(|_| quote!(&#sk_ident));
-        let walk = if range_sharded {
-            quote!(__dynashard::Normalized)
-        } else {
-            sort_walk(mapping.sk.as_ref(), key_type)
-        };
-        // Hash shards routed by partition-key fields: the arguments already name the one shard.
-        let one_shard =
-            shard.zip(spec.as_ref()).and_then(|(shard, spec)| one_shard(spec, shard, &mapping.pk));
-        let routing = shard
-            .zip(spec.as_ref())
-            .and_then(|(shard, spec)| shard::routing(spec, shard, mapping.sk.as_ref()));
-        let bucketed = shard.is_some_and(|shard| shard.bucket.is_some());
-        // Bucketed reads take the time window in the `at` field's type; when the index is sorted
-        // by that time first, the window also trims the first and last buckets.
-        let at = shard.and_then(|shard| shard.bucket.as_ref()).map(|(_, at)| at.clone());
-        let at_type = at.as_ref().and_then(|at| model.field(&at.to_string())).map(|field| field.ty.clone());
-        let sorted_by_time = at.as_ref().is_some_and(|at| {
-            mapping.sk.as_ref().and_then(|sk| sk.fields().next()).is_some_and(|first| *at == first)
-        });
-        let seconds = |value: TokenStream| match &at_type {
-            Some(ty) => quote_spanned!(ty.span()=> <#ty as __dynashard::BucketTime>::unix_seconds(&#value)),
-            None => quote!(__dynashard::BucketTime::unix_seconds(&#value)),
-        };
-        let time_window = bucketed.then(|| (seconds(quote!(from)), seconds(quote!(to))));
-        let layout = spec.as_ref().map(|spec| {
-            shard::layout(spec, quote!(__partition), one_shard.clone(), time_window.clone(), sorted_by_time)
-        });
-        let time_params = match &at_type {
-            Some(ty) if bucketed => vec![quote!(from: #ty), quote!(to: #ty)],
-            _ => Vec::new(),
-        };
-        let window = match (&at_type, sorted_by_time) {
-            (Some(ty), true) => Some(quote!(.time_window::<#ty>(
-                <#ty as __dynashard::KeyPart>::as_arg(&from),
-                <#ty as __dynashard::KeyPart>::as_arg(&to),
-            ))),
-            _ => None,
-        };
-        let walk = if window.is_some() { quote!(__dynashard::Done) } else { walk };
-        let post = match (routing, &window) {
-            (Some(routing), _) => Some(quote!(__query.routed(#routing) #window)),
-            (None, Some(window)) => Some(quote!(__query #window)),
-            (None, None) => None,
-        };
-        let one_entity = shard.filter(|shard| shard.bucket.is_some()).and_then(|shard| {
-            let is_text = |by: &&Ident| {
-                model.field(&by.to_string()).is_some_and(
-                    |field| matches!(&field.ty, syn::Type::Path(path) if path.path.is_ident("String")),
-                )
-            };
-            match (&shard.strategy, shard.single_by().filter(is_text)) {
-                (Strategy::Hash { .. }, Some(by)) => Some((shard, by.clone())),
-                _ => None,
-            }
-        });
-        let doc = format!(
-            "Items of index `{}` in one partition (pk `{}`{}), in sort-key order; narrow them with \
-             the sort-key conditions of [`dynashard::Query`].",
-            mapping.name,
-            mapping.pk.source,
-            mapping.sk.as_ref().map(|sk| format!(", sk `{}`", sk.source)).unwrap_or_default()
-        );
-        let query = entry_point(EntryPoint {
-            model,
-            name: mapping.query_method(),
-            doc,
-            pk: &mapping.pk,
-            pk_static: pk_ident,
-            index: Some(quote!(#index)),
-            sort_attribute,
-            sort_template,
-            walk: walk.clone(),
-            param_type: &|name| key_type(name),
-            prelude: spec.as_ref().map(shard::query_prelude),
-            layout,
-            extra_params: time_params.clone(),
-            post,
-        });
-        let for_one = one_entity.zip(spec.as_ref()).map(|((_, by), spec)| {
-            let attribute =
-                model.field(&by.to_string()).map(|field| field.attribute.clone()).unwrap_or_default();
-            let by_name = by.to_string();
-            let doc = format!(
-                "Items of index `{}` for one `{by_name}` from `from` to `to` (unix seconds): only its \
-                 shard, bucket after bucket, in time order.",
-                mapping.name
-            );
-            entry_point(EntryPoint {
-                model,
-                name: format_ident!("{}_for", mapping.query_method()),
-                doc,
-                pk: &mapping.pk,
-                pk_static: index_statics(position).0,
-                index: Some(quote!(#index)),
-                sort_attribute: mapping.sk.as_ref().map(|_| quote!(#sk_ident.attribute)),
-                sort_template: mapping.sk.as_ref().map(|_| quote!(&#sk_ident)),
-                walk: walk.clone(),
-                param_type: &|name| key_type(name),
-                prelude: Some(shard::query_prelude(spec)),
-                layout: Some(shard::layout(
-                    spec,
-                    quote!(__partition),
-                    Some(shard::shard_of(spec, quote!(#by))),
-                    time_window.clone(),
-                    sorted_by_time,
-                )),
-                extra_params: std::iter::once(quote!(#by: &str)).chain(time_params.clone()).collect(),
-                post: Some(quote! {
-                    __query.filter(__dynashard::Condition::raw(
-                        __dynashard::RawExpression::new("#dsby = :dsby")
-                            .name("#dsby", #attribute)
-                            .value(":dsby", __dynashard::AttributeValue::S(#by.to_owned())),
-                    )) #window
-                }),
-            })
-        });
-        quote!(#query #for_one)
-    });
+    let indexes =
+        model.indexes.iter().enumerate().map(|(position, mapping)| index_queries(model, position, mapping));
     let native = super::native::queries(model);
     quote!(#base #(#indexes)* #native)
+}
+
+/// The time parts of a mapping's queries: bucketed reads take the time window in the `at` field's
+/// type; when the index is sorted by that time first, the window also trims the first and last
+/// buckets.
+struct TimeParts {
+    sorted_by_time: bool,
+    /// The window's ends in unix seconds, for a bucketed mapping.
+    seconds: Option<(TokenStream, TokenStream)>,
+    /// The `from` and `to` parameters, for a bucketed mapping.
+    params: Vec<TokenStream>,
+    /// The sort-key condition of the window, when the index is sorted by the time first.
+    window: Option<TokenStream>,
+}
+
+fn time_parts(model: &Entity, mapping: &IndexMapping, shard: Option<&Shard>) -> TimeParts {
+    let bucketed = shard.is_some_and(|shard| shard.bucket.is_some());
+    let at = shard.and_then(|shard| shard.bucket.as_ref()).map(|(_, at)| at.clone());
+    let at_type = at.as_ref().and_then(|at| model.field(&at.to_string())).map(|field| field.ty.clone());
+    let sorted_by_time = at.as_ref().is_some_and(|at| {
+        mapping.sk.as_ref().and_then(|sk| sk.fields().next()).is_some_and(|first| *at == first)
+    });
+    let seconds = |value: TokenStream| match &at_type {
+        Some(ty) => quote_spanned!(ty.span()=> <#ty as __dynashard::BucketTime>::unix_seconds(&#value)),
+        None => quote!(__dynashard::BucketTime::unix_seconds(&#value)),
+    };
+    let params = match &at_type {
+        Some(ty) if bucketed => vec![quote!(from: #ty), quote!(to: #ty)],
+        _ => Vec::new(),
+    };
+    let window = match (&at_type, sorted_by_time) {
+        (Some(ty), true) => Some(quote!(.time_window::<#ty>(
+            <#ty as __dynashard::KeyPart>::as_arg(&from),
+            <#ty as __dynashard::KeyPart>::as_arg(&to),
+        ))),
+        _ => None,
+    };
+    TimeParts {
+        sorted_by_time,
+        seconds: bucketed.then(|| (seconds(quote!(from)), seconds(quote!(to)))),
+        params,
+        window,
+    }
+}
+
+/// The query entry points of mapping `position`: `query_<index>`, and for a bucketed hash
+/// mapping by a text field, `query_<index>_for`.
+fn index_queries(model: &Entity, position: usize, mapping: &IndexMapping) -> TokenStream {
+    let fields = model.index_fields(mapping);
+    // A local index's partition key fields are the entity's own key fields.
+    let key_type = |name: &str| {
+        let indexed =
+            fields.iter().find(|field| field.field.ident == name).map(|field| field.key_type.clone());
+        indexed.or_else(|| model.field(name).filter(|_| mapping.local).map(|field| field.ty.clone()))
+    };
+    let (pk_ident, sk_ident) = index_statics(position);
+    let index = index_const(position);
+    let shard = model.shard_of(&mapping.name);
+    let spec = shard.map(|shard| shard::spec_ident(shard, position));
+    let range_sharded = shard.is_some_and(|shard| matches!(shard.strategy, Strategy::Range { .. }));
+    // A range-sharded index stores its own sort key (normalized value and tiebreak), not the
+    // template, so the template cannot be used to build conditions on it.
+    let sort_template = mapping.sk.as_ref().filter(|_| !range_sharded).map(|_| quote!(&#sk_ident));
+    let time = time_parts(model, mapping, shard);
+    let walk = match (range_sharded, &time.window) {
+        (_, Some(_)) => quote!(__dynashard::Done),
+        (true, None) => quote!(__dynashard::Normalized),
+        (false, None) => sort_walk(mapping.sk.as_ref(), key_type),
+    };
+    // Hash shards routed by partition-key fields: the arguments already name the one shard.
+    let one_shard = shard.zip(spec.as_ref()).and_then(|(shard, spec)| one_shard(spec, shard, &mapping.pk));
+    let routing =
+        shard.zip(spec.as_ref()).and_then(|(shard, spec)| shard::routing(spec, shard, mapping.sk.as_ref()));
+    let layout = spec.as_ref().map(|spec| {
+        shard::layout(spec, quote!(__partition), one_shard.clone(), time.seconds.clone(), time.sorted_by_time)
+    });
+    let window = &time.window;
+    let post = match (routing, window) {
+        (Some(routing), _) => Some(quote!(__query.routed(#routing) #window)),
+        (None, Some(window)) => Some(quote!(__query #window)),
+        (None, None) => None,
+    };
+    let doc = format!(
+        "Items of index `{}` in one partition (pk `{}`{}), in sort-key order; narrow them with \
+         the sort-key conditions of [`dynashard::Query`].",
+        mapping.name,
+        mapping.pk.source,
+        mapping.sk.as_ref().map(|sk| format!(", sk `{}`", sk.source)).unwrap_or_default()
+    );
+    let query = entry_point(EntryPoint {
+        model,
+        name: mapping.query_method(),
+        doc,
+        pk: &mapping.pk,
+        pk_static: pk_ident,
+        index: Some(quote!(#index)),
+        sort_attribute: mapping.sk.as_ref().map(|_| quote!(#sk_ident.attribute)),
+        sort_template,
+        walk: walk.clone(),
+        param_type: &key_type,
+        prelude: spec.as_ref().map(shard::query_prelude),
+        layout,
+        extra_params: time.params.clone(),
+        post,
+    });
+    let for_one = one_entity(model, shard)
+        .zip(spec.as_ref())
+        .map(|(by, spec)| for_one_query(model, (position, mapping), (spec, &by), &walk, &key_type, &time));
+    quote!(#query #for_one)
+}
+
+/// The `by` field of a bucketed hash mapping routed by one text field: its items of one value
+/// live in one shard, bucket after bucket.
+fn one_entity(model: &Entity, shard: Option<&Shard>) -> Option<Ident> {
+    let shard = shard.filter(|shard| shard.bucket.is_some())?;
+    let is_text = |by: &&Ident| {
+        model
+            .field(&by.to_string())
+            .is_some_and(|field| matches!(&field.ty, syn::Type::Path(path) if path.path.is_ident("String")))
+    };
+    match (&shard.strategy, shard.single_by().filter(is_text)) {
+        (Strategy::Hash { .. }, Some(by)) => Some(by.clone()),
+        _ => None,
+    }
+}
+
+/// `query_<index>_for`: the items of one `by` value, from its one shard, bucket after bucket.
+fn for_one_query(
+    model: &Entity,
+    (position, mapping): (usize, &IndexMapping),
+    (spec, by): (&Ident, &Ident),
+    walk: &TokenStream,
+    key_type: &dyn Fn(&str) -> Option<syn::Type>,
+    time: &TimeParts,
+) -> TokenStream {
+    let (pk_ident, sk_ident) = index_statics(position);
+    let index = index_const(position);
+    let attribute = model.field(&by.to_string()).map(|field| field.attribute.clone()).unwrap_or_default();
+    let doc = format!(
+        "Items of index `{}` for one `{by}` from `from` to `to` (unix seconds): only its shard, \
+         bucket after bucket, in time order.",
+        mapping.name
+    );
+    let window = &time.window;
+    entry_point(EntryPoint {
+        model,
+        name: format_ident!("{}_for", mapping.query_method()),
+        doc,
+        pk: &mapping.pk,
+        pk_static: pk_ident,
+        index: Some(quote!(#index)),
+        sort_attribute: mapping.sk.as_ref().map(|_| quote!(#sk_ident.attribute)),
+        sort_template: mapping.sk.as_ref().map(|_| quote!(&#sk_ident)),
+        walk: walk.clone(),
+        param_type: key_type,
+        prelude: Some(shard::query_prelude(spec)),
+        layout: Some(shard::layout(
+            spec,
+            quote!(__partition),
+            Some(shard::shard_of(spec, quote!(#by))),
+            time.seconds.clone(),
+            time.sorted_by_time,
+        )),
+        extra_params: std::iter::once(quote!(#by: &str)).chain(time.params.clone()).collect(),
+        post: Some(quote! {
+            __query.filter(__dynashard::Condition::raw(
+                __dynashard::RawExpression::new("#dsby = :dsby")
+                    .name("#dsby", #attribute)
+                    .value(":dsby", __dynashard::AttributeValue::S(#by.to_owned())),
+            )) #window
+        }),
+    })
 }
 
 /// The one hash shard a query reads when every `by` field is a partition-key argument.

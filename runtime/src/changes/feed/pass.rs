@@ -81,26 +81,7 @@ impl ChangeFeed {
             .buffer_unordered(self.concurrency)
             .try_collect::<Vec<_>>()
             .await?;
-        let mut ended_now = 0;
-        for (shard, read) in reads {
-            match read {
-                Some((outcome @ (ShardRead::Ended | ShardRead::CaughtUp), records)) => {
-                    pass.shards_read += 1;
-                    pass.records += records;
-                    ended_now += usize::from(outcome == ShardRead::Ended);
-                    pass.covered.push(shard);
-                }
-                Some((ShardRead::Lost, records)) => {
-                    (pass.shards_read, pass.records, pass.caught_up) =
-                        (pass.shards_read + 1, pass.records + records, false);
-                    pass.pending.push(shard);
-                }
-                None => {
-                    pass.caught_up = false;
-                    pass.pending.push(shard);
-                }
-            }
-        }
+        let ended_now = tally(&mut pass, reads);
         // Forgotten: out of the record first, then the lease item (a recorded shard without one
         // reads as forgotten, never as a gap).
         if records.change(&arn, &plan.forget, false).await? {
@@ -145,4 +126,29 @@ impl ChangeFeed {
     fn expired(&self, shard: &str, seen: Option<&lease::LeaseRecord>) -> bool {
         self.metadata.lease_expired(&self.lease_key(shard), seen, self.lease)
     }
+}
+
+/// Adds the shards read in a pass to it; returns how many of them were read to their end.
+fn tally(pass: &mut FeedPass, reads: Vec<(String, Option<(ShardRead, u64)>)>) -> usize {
+    let mut ended_now = 0;
+    for (shard, read) in reads {
+        match read {
+            Some((outcome @ (ShardRead::Ended | ShardRead::CaughtUp), records)) => {
+                pass.shards_read += 1;
+                pass.records += records;
+                ended_now += usize::from(outcome == ShardRead::Ended);
+                pass.covered.push(shard);
+            }
+            Some((ShardRead::Lost, records)) => {
+                (pass.shards_read, pass.records, pass.caught_up) =
+                    (pass.shards_read + 1, pass.records + records, false);
+                pass.pending.push(shard);
+            }
+            None => {
+                pass.caught_up = false;
+                pass.pending.push(shard);
+            }
+        }
+    }
+    ended_now
 }

@@ -152,6 +152,37 @@ pub(super) fn differences(definition: &TableDefinition, found: &Described) -> Ve
             _ => {}
         }
     }
+    differences.extend(index_differences(definition, found));
+    let billing = match definition.billing {
+        Billing::PayPerRequest => "on demand".to_owned(),
+        Billing::Provisioned { read, write } => provisioned(read, write),
+    };
+    if billing != found.billing {
+        differences.push(TableDifference::Billing { declared: billing, found: found.billing.clone() });
+    }
+    let stream = definition.stream.map(|view| view.code().to_owned());
+    if stream != found.stream {
+        differences.push(TableDifference::Stream { declared: stream, found: found.stream.clone() });
+    }
+    if definition.deletion_protection != found.deletion_protection {
+        differences.push(TableDifference::DeletionProtection { declared: definition.deletion_protection });
+    }
+    differences.extend(tag_differences(definition, found));
+    if definition.ttl != found.ttl.as_deref() {
+        let declared = definition.ttl.map(str::to_owned);
+        differences.push(TableDifference::TimeToLive { declared, found: found.ttl.clone() });
+    }
+    if found.point_in_time_recovery.is_some_and(|on| on != definition.point_in_time_recovery) {
+        differences
+            .push(TableDifference::PointInTimeRecovery { declared: definition.point_in_time_recovery });
+    }
+    differences.extend(warm_shortfall(None, definition.warm_throughput, found.warm_throughput));
+    differences
+}
+
+/// Every way `found`'s indexes differ from `definition`'s.
+fn index_differences(definition: &TableDefinition, found: &Described) -> Vec<TableDifference> {
+    let mut differences = Vec::new();
     for index in definition.indexes {
         let Some(found_index) = found.indexes.iter().find(|found| found.name == index.name) else {
             differences.push(TableDifference::IndexMissing { index: index.name.to_owned() });
@@ -191,20 +222,12 @@ pub(super) fn differences(definition: &TableDefinition, found: &Described) -> Ve
             differences.push(TableDifference::IndexUndeclared { index: name.clone() });
         }
     }
-    let billing = match definition.billing {
-        Billing::PayPerRequest => "on demand".to_owned(),
-        Billing::Provisioned { read, write } => provisioned(read, write),
-    };
-    if billing != found.billing {
-        differences.push(TableDifference::Billing { declared: billing, found: found.billing.clone() });
-    }
-    let stream = definition.stream.map(|view| view.code().to_owned());
-    if stream != found.stream {
-        differences.push(TableDifference::Stream { declared: stream, found: found.stream.clone() });
-    }
-    if definition.deletion_protection != found.deletion_protection {
-        differences.push(TableDifference::DeletionProtection { declared: definition.deletion_protection });
-    }
+    differences
+}
+
+/// Every tag `found` lacks, holds with another value, or holds undeclared.
+fn tag_differences(definition: &TableDefinition, found: &Described) -> Vec<TableDifference> {
+    let mut differences = Vec::new();
     for (key, value) in definition.tags {
         let present = found.tags.iter().find(|(found, _)| found == key).map(|(_, value)| value.clone());
         if present.as_deref() != Some(*value) {
@@ -221,15 +244,6 @@ pub(super) fn differences(definition: &TableDefinition, found: &Described) -> Ve
             });
         }
     }
-    if definition.ttl != found.ttl.as_deref() {
-        let declared = definition.ttl.map(str::to_owned);
-        differences.push(TableDifference::TimeToLive { declared, found: found.ttl.clone() });
-    }
-    if found.point_in_time_recovery.is_some_and(|on| on != definition.point_in_time_recovery) {
-        differences
-            .push(TableDifference::PointInTimeRecovery { declared: definition.point_in_time_recovery });
-    }
-    differences.extend(warm_shortfall(None, definition.warm_throughput, found.warm_throughput));
     differences
 }
 

@@ -254,9 +254,9 @@ impl SortRange {
 
 /// The error of a `between` whose low bound sorts after its high bound, in a key condition as in
 /// a filter or a time window: one typed answer, rather than an empty read or DynamoDB's refusal.
-pub(crate) fn reversed_between() -> crate::Error {
+pub(crate) fn reversed_between() -> crate::error::Error {
     let reason = "a `between` whose low bound sorts after its high bound: the range ends before it starts";
-    crate::Error::InvalidQuery { reason: reason.to_owned() }
+    crate::error::Error::InvalidQuery { reason: reason.to_owned() }
 }
 
 #[cfg(test)]

@@ -25,6 +25,9 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
+/// Why a worker stops when another started a scan it does not do.
+const REPLACED_BY_ANOTHER_KIND: &str = "another worker started a scan of another kind; this one stopped";
+
 impl Db {
     /// Works on the scan `wanted` of `state`'s resharding until every segment is done.
     pub(super) async fn sweep<E: Entity>(
@@ -60,14 +63,10 @@ impl Db {
                     Some(newer) if newer.epoch != plan.epoch => {
                         drop(running); // stops this worker's segments of the old scan
                         if !wanted.fits(&newer) {
-                            return Err(refuse(
-                                &state.source,
-                                "another worker started a scan of another kind; this one stopped",
-                            ));
+                            return Err(refuse(&state.source, REPLACED_BY_ANOTHER_KIND));
                         }
-                        plan = self
-                            .plan_for::<E>(&state.source, options, Wanted { again: false, ..wanted })
-                            .await?;
+                        let wanted = Wanted { again: false, ..wanted };
+                        plan = self.plan_for::<E>(&state.source, options, wanted).await?;
                         continue 'scan;
                     }
                     Some(recorded) => plan.budget = recorded.budget,
@@ -113,17 +112,7 @@ impl Db {
                         (segment, outcome)
                     });
                 }
-                if running.is_empty() {
-                    tokio::time::sleep(poll).await;
-                    continue;
-                }
-                tokio::select! {
-                    Some((segment, outcome)) = running.next() => {
-                        mine.remove(&segment);
-                        outcome?;
-                    }
-                    _ = tokio::time::sleep(poll) => {}
-                }
+                next_ended(&mut running, &mut mine, poll).await?;
             }
         }
         Ok(())
@@ -178,4 +167,28 @@ where
             }
         }
     }
+}
+
+/// Waits up to `poll` for one segment of `running` to end (just `poll` when none runs). A segment
+/// that ends leaves `mine`; its error is this worker's.
+async fn next_ended<Fut>(
+    running: &mut FuturesUnordered<Fut>,
+    mine: &mut BTreeSet<u32>,
+    poll: Duration,
+) -> Result<()>
+where
+    Fut: Future<Output = (u32, Result<()>)>,
+{
+    if running.is_empty() {
+        tokio::time::sleep(poll).await;
+        return Ok(());
+    }
+    tokio::select! {
+        Some((segment, outcome)) = running.next() => {
+            mine.remove(&segment);
+            outcome?;
+        }
+        _ = tokio::time::sleep(poll) => {}
+    }
+    Ok(())
 }

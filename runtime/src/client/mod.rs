@@ -1,11 +1,14 @@
 //! Building DynamoDB clients: the standard configuration chain or a local endpoint, always with
 //! timeouts.
 
+mod streams;
+
 use aws_config::BehaviorVersion;
 use aws_sdk_dynamodb::config::timeout::TimeoutConfig;
 use aws_sdk_dynamodb::config::{Credentials, Region};
 use aws_sdk_dynamodb::Client;
 use std::time::Duration;
+pub(crate) use streams::streams_client_like;
 
 /// The environment variable that points every client dynashard builds at an endpoint of your
 /// choice (DynamoDB Local, for example) instead of AWS: the AWS SDKs' standard variable for

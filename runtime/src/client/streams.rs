@@ -4,7 +4,7 @@ use aws_config::BehaviorVersion;
 
 /// The endpoint the environment names for the Streams API, if any.
 fn endpoint() -> Option<String> {
-    ["AWS_ENDPOINT_URL_DYNAMODB_STREAMS", crate::client::ENDPOINT_VARIABLE]
+    ["AWS_ENDPOINT_URL_DYNAMODB_STREAMS", super::ENDPOINT_VARIABLE]
         .iter()
         .find_map(|name| std::env::var(name).ok().filter(|value| !value.trim().is_empty()))
 }
@@ -16,8 +16,8 @@ pub(crate) async fn streams_client_like(
     client: &aws_sdk_dynamodb::Client,
 ) -> aws_sdk_dynamodbstreams::Client {
     match endpoint() {
-        Some(endpoint) if crate::is_loopback_endpoint(&endpoint) => {
-            crate::streams_client_for_endpoint(&endpoint)
+        Some(endpoint) if super::is_loopback_endpoint(&endpoint) => {
+            super::streams_client_for_endpoint(&endpoint)
         }
         _ => {
             let config = client.config();

@@ -1,11 +1,13 @@
 //! The command's errors and their exit codes: 2 for bad usage or bad input, 1 for failures of
 //! the system (I/O, network, DynamoDB Local).
 
-use crate::boundaries::{CutError, KeySetError};
-use crate::input::InputError;
-use crate::plan::PlanError;
+mod causes;
+mod input;
+
+pub use causes::{CutError, KeySetError, PlanError};
 use dynashard::local::LocalError;
 use dynashard::shard::BoundariesError;
+pub use input::InputError;
 use std::path::PathBuf;
 
 /// Exit code of a successful run.
