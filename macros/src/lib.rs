@@ -18,6 +18,8 @@ mod nested;
 mod serde_attrs;
 mod table;
 mod template;
+#[cfg(test)]
+mod tests;
 mod types;
 mod view;
 
