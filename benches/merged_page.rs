@@ -38,8 +38,9 @@ mod titles;
 
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 use aws_sdk_dynamodb::Client;
+use dynashard::item::item_size;
 use dynashard::query::{RequestSizing, StatsSnapshot};
-use dynashard::{item_size, Db, Entity, Item, Page, Query, Table};
+use dynashard::{Db, Entity, Item, Page, Query, Table};
 use futures::TryStreamExt;
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;

@@ -19,8 +19,9 @@
 //! cargo bench --bench projected_reads
 //! ```
 
+use dynashard::item::item_size;
 use dynashard::query::StatsSnapshot;
-use dynashard::{item_size, Db, Entity, Query, Table, View};
+use dynashard::{Db, Entity, Query, Table, View};
 use serde::{Deserialize, Serialize};
 
 const ORDERS: u32 = 2_000;

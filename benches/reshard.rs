@@ -68,8 +68,8 @@ fn db(connection: &dynashard::local::Connection, run: &str) -> Db {
     // DynamoDB Local takes its time with batches of 4 KB items.
     let patient =
         dynashard::Timeouts::default().attempt(Duration::from_secs(60)).operation(Duration::from_secs(180));
-    Db::new(dynashard::client_for_endpoint_with(connection.url(), patient))
-        .with_streams_client(dynashard::streams_client_for_endpoint(connection.url()))
+    Db::new(dynashard::client::client_for_endpoint_with(connection.url(), patient))
+        .with_streams_client(dynashard::client::streams_client_for_endpoint(connection.url()))
         .with_table_name::<Bench>(format!("ReshardBench{run}-{}", std::process::id()))
         .expect("a valid table name")
         .with_shard_metadata(ShardMetadata::new("ReshardBenchMetadata").cache_for(Duration::from_millis(10)))

@@ -46,7 +46,7 @@ struct Record {
 
 fn db(endpoint: &str, table: &str) -> Db {
     Db::new(dynashard::client_for_endpoint(endpoint))
-        .with_streams_client(dynashard::streams_client_for_endpoint(endpoint))
+        .with_streams_client(dynashard::client::streams_client_for_endpoint(endpoint))
         .with_table_name::<Catalogue>(table)
         .expect("a valid table name")
         .with_shard_metadata(ShardMetadata::new(METADATA).cache_for(Duration::from_millis(50)))

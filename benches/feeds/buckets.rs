@@ -11,7 +11,8 @@
 use super::Social;
 use aws_sdk_dynamodb::types::AttributeValue;
 use aws_sdk_dynamodb::Client;
-use dynashard::{item_size, Db, Entity, Page};
+use dynashard::item::item_size;
+use dynashard::{Db, Entity, Page};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -41,8 +41,9 @@ mod machine;
 
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 use aws_sdk_dynamodb::Client;
+use dynashard::item::item_size;
 use dynashard::query::StatsSnapshot;
-use dynashard::{item_size, Db, Entity, Page, Query, Table};
+use dynashard::{Db, Entity, Page, Query, Table};
 use futures::StreamExt;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

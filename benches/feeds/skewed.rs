@@ -17,8 +17,9 @@
 mod titles;
 
 use super::Social;
+use dynashard::item::item_size;
 use dynashard::shard::{hash_shard, Boundaries, Normalization};
-use dynashard::{item_size, Db, Entity, Page, Query};
+use dynashard::{Db, Entity, Page, Query};
 use futures::TryStreamExt;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

@@ -115,7 +115,7 @@ impl Db {
     /// Reads the tables' streams (change feeds, the catch-up of a resharding) through `client`.
     /// Without it, one is made on first use: for a loopback endpoint named by
     /// `AWS_ENDPOINT_URL_DYNAMODB_STREAMS` or `AWS_ENDPOINT_URL_DYNAMODB` (DynamoDB Local serves
-    /// both APIs on one port), as [`streams_client_for_endpoint`](crate::streams_client_for_endpoint)
+    /// both APIs on one port), as [`streams_client_for_endpoint`](crate::client::streams_client_for_endpoint)
     /// makes it; otherwise from the standard aws-config chain, in the DynamoDB client's region and
     /// with its timeouts.
     pub fn with_streams_client(mut self, client: aws_sdk_dynamodbstreams::Client) -> Self {

@@ -31,7 +31,6 @@ pub type StoreKeyField = fn(Box<dyn Any>) -> Result<AttributeValue>;
 
 /// Stores `value`, a `T`, through `record`, the generated one-field record carrying the field's
 /// serde attributes (generated code).
-#[doc(hidden)]
 pub fn store_key_field<T: 'static, S: Serialize>(
     value: Box<dyn Any>,
     record: fn(T) -> S,

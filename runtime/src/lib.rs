@@ -13,10 +13,17 @@
 //!
 //! # Where to find things
 //!
+//! `use dynashard::prelude::*;` brings what most programs name (the derives with their traits,
+//! [`Db`], [`Key`], [`Condition`], [`Page`], [`Error`]); everything else lives in the module of
+//! its concern:
+//!
 //! | you want | look at |
 //! |---|---|
 //! | declare a table, an entity, a collection, a view | the derives [`Table`], [`Entity`], [`Collection`], [`View`] |
-//! | run operations | [`Db`]: `put`, `get`, `update`, `delete`, `stream`, `batch_*`, `transaction`, `transact_get` |
+//! | run operations | [`Db`]: `put`, `get`, `update`, `delete`, `stream`, `batch_*`, `transaction`, `transact_get`; their builders in [`ops`] and [`transaction`] |
+//! | declare a table by hand, or read its definition | [`table`] |
+//! | conditions, raw expressions, attribute paths | [`Condition`], [`expression`] |
+//! | build clients with timeouts | [`client_from_env`], [`client_for_endpoint`], [`client`] |
 //! | read pages, cursors, streams | [`Query`], [`Page`], [`QueryStream`], [`query`] |
 //! | shard an index, route a key, cut boundaries | `#[shard(...)]`, [`shard`], [`range_shards`] |
 //! | change a layout while writers run | [`reshard`], with the records in [`metadata`] |
@@ -54,7 +61,7 @@
 mod batch;
 mod boundaries;
 pub mod changes;
-mod client;
+pub mod client;
 mod collection;
 pub mod consumption;
 mod count;
@@ -64,7 +71,7 @@ mod dynamic;
 pub mod emulator;
 mod entity;
 mod error;
-mod expression;
+pub mod expression;
 #[cfg(feature = "fault-injection")]
 pub mod faults;
 mod field_value;
@@ -74,7 +81,7 @@ pub mod guide;
 pub mod heat;
 mod index;
 pub(crate) mod index_key_limits;
-pub mod index_keys;
+mod index_keys;
 pub mod item;
 mod item_size;
 pub mod key;
@@ -84,9 +91,10 @@ mod key_record;
 pub mod local;
 pub mod metadata;
 mod numbers;
-mod ops;
+pub mod ops;
+pub mod prelude;
 mod primary_key;
-pub mod projection;
+mod projection;
 pub mod query;
 pub mod reshard;
 mod retry;
@@ -94,24 +102,20 @@ mod scan;
 pub mod sets;
 pub mod shard;
 mod stream;
-mod table;
+pub mod table;
 pub mod telemetry;
 pub mod throttling;
 mod timestamp;
-mod transaction;
+pub mod transaction;
 mod ttl;
 mod view;
 mod write;
 
 pub use batch::{RetryPolicy, Unprocessed};
 pub use boundaries::{range_shards, use_boundaries};
-pub use client::{
-    client_for_endpoint, client_for_endpoint_with, client_from_env, client_from_env_with,
-    is_loopback_endpoint, streams_client_for_endpoint, Timeouts, ENDPOINT_VARIABLE,
-};
+pub use client::{client_for_endpoint, client_from_env, Timeouts};
 pub use collection::Collection;
 pub use consumption::{HotKeyTracking, HotKeys};
-pub use count::Countable;
 pub use db::Db;
 /// Declares a DynamoDB table: `#[derive(Table)]` on a unit struct.
 ///
@@ -168,7 +172,7 @@ pub use dynashard_macros::Table;
 /// (an integer, or a time stored as epoch seconds by a serde module) stores it in the table's
 /// time-to-live attribute; `#[created_at]` and `#[updated_at]` (a [`Timestamp`] such as
 /// `time::OffsetDateTime`) get the time of the write, the first kept by puts and upserts of an
-/// existing item (see [`Put`]). serde's `rename`,
+/// existing item (see [`Put`](ops::Put)). serde's `rename`,
 /// `rename_all`, `skip` and `flatten` are honoured.
 ///
 /// Index mappings, one per index of the table the entity is stored in:
@@ -252,7 +256,7 @@ pub use dynashard_macros::Entity;
 pub use dynashard_macros::Collection;
 /// Names the fields of a struct stored inside an entity's attribute, for conditions:
 /// `#[derive(Nested)]` on a struct with named fields generates `<Struct>Fields<E>` and the
-/// [`Nested`](trait@Nested) impl, so that `.fields()` on a field of its type (or an `Option` of
+/// [`Nested`](trait@expression::Nested) impl, so that `.fields()` on a field of its type (or an `Option` of
 /// it, or a nested value) gives a typed handle on each of its fields, at any depth. Serde renames
 /// are followed; `#[nested(crate = "...")]` names this crate where it is reached through a
 /// re-export.
@@ -304,24 +308,13 @@ pub use dynashard_macros::Nested;
 pub use dynashard_macros::View;
 pub use entity::{Entity, Field, Key, PrimaryKey};
 pub use error::{Error, Item, KeyError, Result, Undecodable};
-pub use expression::{
-    AttributeSize, AttributeType, Condition, FieldPath, Nested, NestedField, Placeholders, RawExpression,
-};
+pub use expression::{Condition, RawExpression};
 pub use field_value::FieldValue;
 pub use index::Index;
-pub use item_size::{item_size, MAX_ITEM_BYTES};
 pub use key::KeyPart;
-pub use ops::{
-    BatchGet, BatchVersions, BatchWrite, Delete, EntityTypes, Get, Numeric, PerKey, Put, TableBatch,
-    TableDifference, Update,
-};
 pub use query::{Page, Query, QueryStream};
 pub use scan::{Scan, ScanStream};
-pub use stream::Streamable;
-pub use table::{
-    Billing, IndexDefinition, IndexProjection, KeyAttribute, ScalarKind, StreamView, Table, TableDefinition,
-    WarmThroughput, DEFAULT_TYPE_ATTRIBUTE,
-};
+pub use table::Table;
 pub use throttling::ThrottlingReason;
 pub use timestamp::Timestamp;
 pub use view::View;
@@ -338,10 +331,7 @@ pub use view::View;
 /// # drop(longer);
 /// ```
 pub use aws_sdk_dynamodb::types::AttributeValue;
-pub use transaction::{
-    Append, CancellationReason, IntoDelete, IntoPut, ReasonCode, TransactGet, TransactReads, Transaction,
-    MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES,
-};
+pub use transaction::Transaction;
 
 /// The one door of generated code into this crate; not a public API. Its name carries the
 /// version of the contract between the derives and this crate, so a derive from another release

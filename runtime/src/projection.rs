@@ -47,13 +47,11 @@ pub struct IndexSlot<const N: usize>;
 pub const MAX_INDEXES: usize = 25;
 
 /// A compile-time answer: whether an index holds every attribute a read needs.
-#[doc(hidden)]
 #[derive(Debug)]
 pub struct Verdict<const COVERS: bool>;
 
 /// The item type a query of entity `E` on index `I` yields: `E` when the index holds all of its
 /// attributes, else [`Projected<E, I>`].
-#[doc(hidden)]
 pub trait Pick<E, I> {
     /// The item type.
     type Item;
@@ -69,12 +67,10 @@ impl<E, I> Pick<E, I> for Verdict<false> {
 
 /// The item type a query of entity `E` on the index at slot `SLOT` yields, given whether the
 /// index holds all of `E`'s attributes: what generated query entry points return.
-#[doc(hidden)]
 pub type IndexItem<E, const COVERS: bool, const SLOT: usize> =
     <Verdict<COVERS> as Pick<E, IndexSlot<SLOT>>>::Item;
 
 /// Holds when an index holds every attribute a read needs.
-#[doc(hidden)]
 #[diagnostic::on_unimplemented(
     message = "the index this query reads does not hold every attribute of the view",
     label = "the view needs attributes the index's projection leaves out",
@@ -87,7 +83,6 @@ impl Holds for Verdict<true> {}
 
 /// Whether the index `I` holds every attribute of a view; implemented by `#[derive(View)]` for
 /// every [`IndexSlot`].
-#[doc(hidden)]
 pub trait CoveredBy<I> {
     /// [`Verdict<true>`] when it does.
     type Verdict;

@@ -96,7 +96,7 @@ fn kind(value: &AttributeValue) -> &'static str {
 }
 
 /// A set field's type: `HashSet<T>` or `BTreeSet<T>` (or an `Option` of one) of strings,
-/// numbers or bytes, for [`crate::Update::add_to`] and [`crate::Update::delete_from`].
+/// numbers or bytes, for [`crate::ops::Update::add_to`] and [`crate::ops::Update::delete_from`].
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a set: `add_to` and `delete_from` change `HashSet` and `BTreeSet` fields",
     label = "not a set field",

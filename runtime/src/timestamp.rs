@@ -45,13 +45,11 @@ impl<T: Timestamp> Timestamp for Option<T> {
 }
 
 /// The attributes of a generated timestamp record (one field, as the entity's field stores it).
-#[doc(hidden)]
 pub fn stamp_attributes<S: serde::Serialize>(stamp: &S) -> crate::error::Result<crate::error::Item> {
     Ok(serde_dynamo::to_item(stamp)?)
 }
 
 /// A generated timestamp record read from `attribute` of `item`, if the item has it.
-#[doc(hidden)]
 pub fn read_stamp<S: serde::de::DeserializeOwned>(
     item: &crate::error::Item,
     attribute: &str,

@@ -50,7 +50,6 @@ pub trait View: FromItem + DeserializeOwned {
 
 /// Decodes an item of entity `E` as the view `V`, checking its entity type: an item of another
 /// type is skipped (`Ok(None)`) when `skip_other_types`, and an error otherwise.
-#[doc(hidden)]
 pub fn view_from_item<E: Entity, V: DeserializeOwned>(
     item: Item,
     skip_other_types: bool,

@@ -8,7 +8,8 @@ use crate::model::*;
 use crate::{db, unique};
 use aws_sdk_dynamodb::config::retry::RetryConfig;
 use aws_sdk_dynamodb::types::{AttributeValue, Select};
-use dynashard::{Db, Error, Key, KeyError, RetryPolicy, Unprocessed, MAX_ITEM_BYTES};
+use dynashard::item::MAX_ITEM_BYTES;
+use dynashard::{Db, Error, Key, KeyError, RetryPolicy, Unprocessed};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -297,7 +298,7 @@ async fn concurrency_bounds_the_requests_in_flight() {
 
 #[tokio::test]
 async fn a_first_import_of_versioned_entities_writes_version_one() {
-    use dynashard::BatchVersions;
+    use dynashard::ops::BatchVersions;
     let db = db().await;
     let artist = unique("FirstImport");
     let albums: Vec<Album> = (0..60).map(|n| album(&artist, &format!("Album {n:02}"))).collect();

@@ -4,7 +4,8 @@
 
 use crate::model::Music;
 use crate::{db, unique};
-use dynashard::{AttributeType, Condition, Db, Entity, Error};
+use dynashard::expression::AttributeType;
+use dynashard::{Condition, Db, Entity, Error};
 use futures::TryStreamExt;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};

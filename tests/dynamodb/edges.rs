@@ -3,7 +3,8 @@
 //! transactions over 4 MB, pages of nothing.
 
 use crate::{db, unique};
-use dynashard::{Db, Entity, Error, KeyError, Table, MAX_TRANSACTION_BYTES};
+use dynashard::transaction::MAX_TRANSACTION_BYTES;
+use dynashard::{Db, Entity, Error, KeyError, Table};
 use futures::TryStreamExt;
 use serde::{Deserialize, Serialize};
 

@@ -3,7 +3,8 @@
 use crate::crud::song;
 use crate::model::*;
 use crate::{db, unique};
-use dynashard::{Db, Error, KeyError, MAX_ITEM_BYTES};
+use dynashard::item::MAX_ITEM_BYTES;
+use dynashard::{Db, Error, KeyError};
 
 /// A `Db` whose endpoint accepts no connection: any request that is sent fails with a service
 /// error, so a typed validation error proves nothing was sent.

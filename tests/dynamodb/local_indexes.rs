@@ -3,7 +3,8 @@
 //! through entity mappings.
 
 use crate::{db, unique};
-use dynashard::{Db, Entity, Error, Table, TableDifference};
+use dynashard::ops::TableDifference;
+use dynashard::{Db, Entity, Error, Table};
 use futures::TryStreamExt;
 use serde::{Deserialize, Serialize};
 

@@ -71,7 +71,7 @@ impl Own {
     /// A `Db` on this instance, its streams read there too.
     pub fn db(&self) -> Db {
         Db::new(dynashard::client_for_endpoint(&self.endpoint))
-            .with_streams_client(dynashard::streams_client_for_endpoint(&self.endpoint))
+            .with_streams_client(dynashard::client::streams_client_for_endpoint(&self.endpoint))
     }
 
     /// The endpoint, for clients of another kind.
@@ -82,7 +82,8 @@ impl Own {
 
 /// Starts a DynamoDB Local for the calling test alone (see [`Own`]).
 pub async fn own() -> Own {
-    if let Some(endpoint) = std::env::var(dynashard::ENDPOINT_VARIABLE).ok().filter(|e| !e.trim().is_empty())
+    if let Some(endpoint) =
+        std::env::var(dynashard::client::ENDPOINT_VARIABLE).ok().filter(|e| !e.trim().is_empty())
     {
         return Own { _local: None, endpoint };
     }

@@ -286,8 +286,8 @@ async fn writes_that_arrive_25_s_late_lose_nothing() {
     let slow_path = delaying_proxy(&endpoint, "DynamoDB_20120810.PutItem", DELAY).await;
     // A writer with the default cache time, and timeouts longer than its network's delay.
     let patient = dynashard::Timeouts::default().attempt(DELAY * 2).operation(DELAY * 3);
-    let slow = Db::new(dynashard::client_for_endpoint_with(&slow_path, patient))
-        .with_streams_client(dynashard::streams_client_for_endpoint(&endpoint))
+    let slow = Db::new(dynashard::client::client_for_endpoint_with(&slow_path, patient))
+        .with_streams_client(dynashard::client::streams_client_for_endpoint(&endpoint))
         .with_table_name::<Shelves>(&table)
         .expect("a valid table name")
         .with_shard_metadata(ShardMetadata::new(METADATA));
@@ -346,7 +346,7 @@ async fn items_time_to_live_deletes_during_the_backfill_stay_deleted() {
     let endpoint = own.endpoint().to_owned();
     let slow_path = delaying_proxy(&endpoint, "BatchExecuteStatement", Duration::from_secs(2)).await;
     let backfiller = Db::new(dynashard::client_for_endpoint(&slow_path))
-        .with_streams_client(dynashard::streams_client_for_endpoint(&endpoint))
+        .with_streams_client(dynashard::client::streams_client_for_endpoint(&endpoint))
         .with_table_name::<Shelves>(&table)
         .expect("a valid table name")
         .with_shard_metadata(ShardMetadata::new(METADATA).cache_for(Duration::from_millis(100)));

@@ -113,7 +113,7 @@ async fn a_batch_write_retrying_across_a_resharding_step_stops_with_its_writes()
     let faults = FaultInjector::new(7).unprocessed(1.0).only(&["BatchWriteItem"]).without_sdk_retries();
     let endpoint = dynashard::local::shared_endpoint().await.unwrap();
     let writer = Db::new(faults.client_for_endpoint(&endpoint))
-        .with_streams_client(dynashard::streams_client_for_endpoint(&endpoint))
+        .with_streams_client(dynashard::client::streams_client_for_endpoint(&endpoint))
         .with_table_name::<Library>(&table)
         .expect("a valid table name")
         .with_shard_metadata(ShardMetadata::new(METADATA).cache_for(CACHE))

@@ -198,7 +198,7 @@ fn pk_value(index: &str) -> String {
 
 #[tokio::test]
 async fn verify_table_finds_no_difference_in_a_created_table_and_names_each_drift() {
-    use dynashard::TableDifference;
+    use dynashard::ops::TableDifference;
     let db = db().await;
     db.create_table::<Projected>().await.unwrap();
     assert_eq!(db.verify_table::<Projected>().await.unwrap(), [], "as create_table made it");
@@ -282,7 +282,7 @@ struct Declared;
 
 #[tokio::test]
 async fn streams_deletion_protection_and_tags_are_created_and_verified() {
-    use dynashard::TableDifference;
+    use dynashard::ops::TableDifference;
     let db = db().await;
     db.create_table::<Declared>().await.unwrap();
     assert_eq!(db.verify_table::<Declared>().await.unwrap(), [], "as declared");

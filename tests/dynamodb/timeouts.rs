@@ -25,7 +25,7 @@ fn frozen_db() -> Db {
         .connect(Duration::from_millis(500))
         .attempt(Duration::from_millis(300))
         .operation(Duration::from_secs(1));
-    Db::new(dynashard::client_for_endpoint_with(&frozen_endpoint(), timeouts))
+    Db::new(dynashard::client::client_for_endpoint_with(&frozen_endpoint(), timeouts))
 }
 
 /// Well within the one-second operation timeout plus scheduling slack, and far below the

@@ -4,7 +4,8 @@
 use crate::crud::{album, song};
 use crate::model::*;
 use crate::{db, unique};
-use dynashard::{Collection, Error, ReasonCode, MAX_TRANSACTION_ACTIONS};
+use dynashard::transaction::{ReasonCode, MAX_TRANSACTION_ACTIONS};
+use dynashard::{Collection, Error};
 
 #[derive(Collection, Debug)]
 enum ArtistReads {

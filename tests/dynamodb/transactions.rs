@@ -3,7 +3,8 @@
 use crate::crud::{album, song};
 use crate::model::*;
 use crate::{db, unique};
-use dynashard::{Db, Error, Key, ReasonCode, MAX_TRANSACTION_ACTIONS};
+use dynashard::transaction::{ReasonCode, MAX_TRANSACTION_ACTIONS};
+use dynashard::{Db, Error, Key};
 
 async fn stored_album(db: &Db, artist: &str) -> Album {
     db.get(Album::key(artist, "Leaving Home").unwrap()).consistent().await.unwrap().expect("album stored")

@@ -55,7 +55,7 @@ async fn writes_sent_without_an_answer_are_of_unknown_outcome_and_the_rest_unpro
     let silent = Arc::new(AtomicBool::new(false));
     let endpoint = proxy(dynashard::local::shared_endpoint().await.unwrap(), Arc::clone(&silent)).await;
     let timeouts = Timeouts::default().attempt(Duration::from_secs(2)).operation(Duration::from_secs(3));
-    let db = Db::new(dynashard::client_for_endpoint_with(&endpoint, timeouts));
+    let db = Db::new(dynashard::client::client_for_endpoint_with(&endpoint, timeouts));
     let artist = unique("Unanswered");
     db.put(&song(&artist, 999)).await.expect("answers pass while the proxy is not silent");
 

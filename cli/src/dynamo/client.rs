@@ -23,7 +23,7 @@ pub fn describe_endpoint(endpoint: Option<&str>) -> String {
 }
 
 /// Whether an endpoint URL names this machine: `localhost`, `127.x.x.x` or `[::1]`.
-pub use dynashard::is_loopback_endpoint as is_loopback;
+pub use dynashard::client::is_loopback_endpoint as is_loopback;
 
 #[cfg(test)]
 mod tests {

@@ -1,4 +1,4 @@
-//! Sending batch calls: many keys or items per call ([`BatchGet`](crate::BatchGet),
+//! Sending batch calls: many keys or items per call ([`BatchGet`](crate::ops::BatchGet),
 //! [`BatchWrite`](crate::BatchWrite)), split into requests
 //! of DynamoDB's size (100 keys per `BatchGetItem`, 25 writes per `BatchWriteItem`), sent with
 //! bounded concurrency, and retried (unprocessed items, throttling, transient failures) with

@@ -38,7 +38,7 @@ pub const ENDPOINT_VARIABLE: &str = "AWS_ENDPOINT_URL_DYNAMODB";
 ///
 /// let patient = Timeouts::default().attempt(Duration::from_secs(30)).operation(Duration::from_secs(90));
 /// assert_eq!(patient.connect, Duration::from_secs(3));
-/// let client = dynashard::client_for_endpoint_with("http://127.0.0.1:8000", patient);
+/// let client = dynashard::client::client_for_endpoint_with("http://127.0.0.1:8000", patient);
 /// # drop(client);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -167,9 +167,9 @@ pub(crate) fn endpoint_from_env() -> Option<String> {
 /// Whether an endpoint URL names this machine: `localhost`, `127.x.x.x` or `[::1]`.
 ///
 /// ```
-/// assert!(dynashard::is_loopback_endpoint("http://127.0.0.1:8000"));
-/// assert!(dynashard::is_loopback_endpoint("http://localhost:8000/"));
-/// assert!(!dynashard::is_loopback_endpoint("https://dynamodb.eu-west-1.amazonaws.com"));
+/// assert!(dynashard::client::is_loopback_endpoint("http://127.0.0.1:8000"));
+/// assert!(dynashard::client::is_loopback_endpoint("http://localhost:8000/"));
+/// assert!(!dynashard::client::is_loopback_endpoint("https://dynamodb.eu-west-1.amazonaws.com"));
 /// ```
 pub fn is_loopback_endpoint(endpoint: &str) -> bool {
     let authority = endpoint.split_once("://").map_or(endpoint, |(_, rest)| rest);

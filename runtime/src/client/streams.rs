@@ -10,7 +10,7 @@ fn endpoint() -> Option<String> {
 }
 
 /// A Streams client for the database `client` talks to: a loopback endpoint of the environment
-/// (DynamoDB Local) as [`crate::streams_client_for_endpoint`] makes it, else the standard
+/// (DynamoDB Local) as [`crate::client::streams_client_for_endpoint`] makes it, else the standard
 /// aws-config chain in `client`'s region, with its timeouts.
 pub(crate) async fn streams_client_like(
     client: &aws_sdk_dynamodb::Client,

@@ -545,7 +545,7 @@ pub enum Error {
         /// Writes sent whose outcome is unknown: DynamoDB did not answer in time, the answer
         /// was lost, or it reported an internal error ([`Error::outcome_unknown`]). Each may or
         /// may not be stored; a plain put or delete can be resent as it is, a checked one
-        /// ([`BatchVersions::Checked`](crate::BatchVersions::Checked)) should be read first.
+        /// ([`BatchVersions::Checked`](crate::ops::BatchVersions::Checked)) should be read first.
         /// Always empty for a batch get (reading again is harmless: its keys are unprocessed).
         unknown: Box<Unprocessed>,
         /// How many writes, or distinct keys, were certainly processed.

@@ -9,7 +9,7 @@ use crate::primary_key::PrimaryKey;
 /// Reads of many items go on past it: a [`QueryStream`](crate::QueryStream) or
 /// [`ScanStream`](crate::ScanStream) yields it as an error and then the items after it, a
 /// [`Page`](crate::Page) lists it in [`Page::undecodable`](crate::Page::undecodable), and
-/// [`BatchGet::per_key`](crate::BatchGet::per_key) gives it in its key's place; each is counted
+/// [`BatchGet::per_key`](crate::ops::BatchGet::per_key) gives it in its key's place; each is counted
 /// in [`StatsSnapshot::undecodable`](crate::query::StatsSnapshot::undecodable) where the read has stats.
 ///
 /// ```

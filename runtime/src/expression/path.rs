@@ -149,7 +149,7 @@ impl<E, T> NestedField<E, T> {
 }
 
 /// A field of entity `E` holding a `T`, or a value of type `T` nested in one: what an update
-/// writes ([`crate::Update::set`] and the other actions take either).
+/// writes ([`crate::ops::Update::set`] and the other actions take either).
 #[diagnostic::on_unimplemented(
     message = "this update action needs a field holding `{T}`",
     label = "`{Self}` holds another type",

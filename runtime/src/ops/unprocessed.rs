@@ -31,7 +31,7 @@ impl Unprocessed {
     /// The keys of the unprocessed deletes of a batch write, or of the unread keys of a batch
     /// get, as keys of `E` (a delete of another entity type, from a [`TableBatch`], left out).
     ///
-    /// [`TableBatch`]: crate::TableBatch
+    /// [`TableBatch`]: crate::ops::TableBatch
     pub fn keys_as<E: Entity>(&self) -> Vec<Key<E>> {
         match self {
             Unprocessed::Writes { deletes, .. } => deletes

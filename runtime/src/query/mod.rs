@@ -41,7 +41,10 @@ mod stream;
 mod traced;
 pub(crate) use traced::StreamSpan;
 
+pub use crate::count::Countable;
+pub use crate::projection::{IndexSlot, Projected};
 pub use crate::shard::{Routing, ShardLayout, ShardMode, Shards};
+pub use crate::stream::Streamable;
 pub use conditions::{Done, End, Next};
 pub use conditions::{Narrow, PrefixCondition, RangeCondition};
 pub(crate) use count::count;

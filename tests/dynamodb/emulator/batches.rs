@@ -4,7 +4,7 @@
 use super::model::{client, direct, emulator, Access};
 use crate::unique;
 use dynashard::emulator::PartitionLimits;
-use dynashard::ReasonCode;
+use dynashard::transaction::ReasonCode;
 use dynashard::{Db, Error, RetryPolicy, Unprocessed};
 use futures::TryStreamExt;
 use std::collections::BTreeSet;

@@ -40,7 +40,7 @@ fn hash_floors(group: &str, order: &[(String, u32)], pages: usize) -> Vec<f64> {
         .iter()
         .map(|note| {
             let item = dynashard::item::to_item(note).expect("a note maps to an item");
-            ((note.title.clone(), note.n), dynashard::item_size(&item) as u64)
+            ((note.title.clone(), note.n), dynashard::item::item_size(&item) as u64)
         })
         .collect();
     let shard = |(title, _): &(String, u32)| dynashard::shard::hash_shard(title, 21) as usize;

@@ -3,7 +3,7 @@
 //! typed query entry points.
 
 use aws_sdk_dynamodb::types::AttributeValue;
-use dynashard::index_keys::{FieldChanges, IndexKeyUpdate};
+use dynashard::__private_v1::{FieldChanges, IndexKeyUpdate};
 use dynashard::query::{Done, End, Next};
 use dynashard::{Entity, Error, Query, Table};
 use serde::{Deserialize, Serialize};

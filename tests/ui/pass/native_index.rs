@@ -3,7 +3,8 @@
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynashard::query::{Done, Native};
-use dynashard::{Entity, Query, ScalarKind, Table};
+use dynashard::{Entity, Query, Table};
+use dynashard::table::ScalarKind;
 use serde::{Deserialize, Serialize};
 
 #[derive(Table)]

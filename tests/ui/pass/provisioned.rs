@@ -1,6 +1,7 @@
 //! A provisioned table with its own entity-type attribute.
 
-use dynashard::{Billing, Entity, Table};
+use dynashard::{Entity, Table};
+use dynashard::table::Billing;
 use serde::{Deserialize, Serialize};
 
 #[derive(Table)]

@@ -150,7 +150,7 @@ impl<'a, E: Entity> BatchWrite<'a, E> {
     ///
     /// ```no_run
     /// # async fn example<E: dynashard::Entity>(db: dynashard::Db, first_import: Vec<E>) -> dynashard::Result<()> {
-    /// use dynashard::BatchVersions;
+    /// use dynashard::ops::BatchVersions;
     /// db.batch_put(&first_import).versions(BatchVersions::FirstVersion).await?;
     /// # Ok(()) }
     /// ```
