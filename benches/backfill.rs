@@ -58,7 +58,7 @@ fn albums() -> Vec<Album> {
 
 fn main() {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime");
-    let connection = runtime.block_on(dynashard::local::connect()).expect("DynamoDB Local");
+    let connection = runtime.block_on(dynashard_local::connect()).expect("DynamoDB Local");
     let albums = albums();
     let modes = [("batched", Backfill::default().batched()), ("conditional", Backfill::default())];
     let mut imports = Vec::new();

@@ -25,8 +25,8 @@
 mod ratio;
 
 use aws_sdk_dynamodb::config::retry::RetryConfig;
-use dynashard::emulator::{Emulator, PartitionLimits};
 use dynashard::{Db, Entity, Table};
+use dynashard_local::emulator::{Emulator, PartitionLimits};
 use futures::StreamExt;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -84,7 +84,7 @@ fn recall(found: &BTreeSet<String>, truth: &BTreeSet<String>) -> f64 {
 
 fn main() {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime");
-    let connection = runtime.block_on(dynashard::local::connect()).expect("DynamoDB Local");
+    let connection = runtime.block_on(dynashard_local::connect()).expect("DynamoDB Local");
     let direct = Db::new(connection.client().clone());
     runtime.block_on(direct.create_table::<Bench>()).expect("create table");
     let limits = PartitionLimits::dynamodb().write_units(150.0);

@@ -26,10 +26,10 @@
 //! ```
 
 use aws_sdk_dynamodb::config::retry::RetryConfig;
-use dynashard::emulator::{Emulator, PartitionLimits, TableLimit};
 use dynashard::metadata::ShardMetadata;
 use dynashard::query::FromItem;
 use dynashard::{Db, Entity, Error, Query, RetryPolicy, Table};
+use dynashard_local::emulator::{Emulator, PartitionLimits, TableLimit};
 use futures::TryStreamExt;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -235,7 +235,7 @@ async fn phase<A: Access, F>(
 
 fn main() {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime");
-    let connection = runtime.block_on(dynashard::local::connect()).expect("DynamoDB Local");
+    let connection = runtime.block_on(dynashard_local::connect()).expect("DynamoDB Local");
     // Reads back past the emulator, so that they are not throttled.
     let direct = Db::new(connection.client().clone()).with_shard_metadata(ShardMetadata::new(METADATA));
     runtime.block_on(async {

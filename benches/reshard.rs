@@ -64,7 +64,7 @@ fn albums(items: usize) -> Vec<Album> {
         .collect()
 }
 
-fn db(connection: &dynashard::local::Connection, run: &str) -> Db {
+fn db(connection: &dynashard_local::Connection, run: &str) -> Db {
     // DynamoDB Local takes its time with batches of 4 KB items.
     let patient =
         dynashard::Timeouts::default().attempt(Duration::from_secs(60)).operation(Duration::from_secs(180));
@@ -76,7 +76,7 @@ fn db(connection: &dynashard::local::Connection, run: &str) -> Db {
 }
 
 /// A table of its own for `run`, imported, its resharding started.
-async fn prepared(connection: &dynashard::local::Connection, run: &str, albums: &[Album]) -> Db {
+async fn prepared(connection: &dynashard_local::Connection, run: &str, albums: &[Album]) -> Db {
     let db = db(connection, run);
     db.create_table::<Bench>().await.expect("create table");
     db.create_shard_metadata_table().await.expect("create metadata table");
@@ -119,7 +119,7 @@ async fn check(db: &Db, items: usize) -> (usize, u64) {
 /// the time its scan took (to the last page written: the writes the loop makes too), the time
 /// with the catch-up that follows, and the write units the scan consumed.
 async fn backfill(
-    connection: &dynashard::local::Connection,
+    connection: &dynashard_local::Connection,
     run: &str,
     workers: usize,
     budget: Option<Budget>,
@@ -209,8 +209,8 @@ fn statement(table: &str, item: &Item) -> BatchStatementRequest {
 
 /// A DynamoDB Local of its own for one run (or the endpoint of `AWS_ENDPOINT_URL_DYNAMODB`):
 /// DynamoDB Local's writes slow down as its streams grow, which would tax the later runs.
-async fn fresh() -> dynashard::local::Connection {
-    dynashard::local::connect().await.expect("DynamoDB Local")
+async fn fresh() -> dynashard_local::Connection {
+    dynashard_local::connect().await.expect("DynamoDB Local")
 }
 
 fn main() {

@@ -139,7 +139,7 @@ async fn first_plain_page(db: &Db) -> Vec<Album> {
 
 fn main() {
     let runtime = tokio::runtime::Runtime::new().expect("tokio runtime");
-    let connection = runtime.block_on(dynashard::local::connect()).expect("DynamoDB Local");
+    let connection = runtime.block_on(dynashard_local::connect()).expect("DynamoDB Local");
     // A table of its own per run, so a shared endpoint never holds albums of an earlier run.
     let table_name = format!("ShardedListingBench-{}", std::process::id());
     let direct = Db::new(connection.client().clone())
@@ -150,7 +150,7 @@ fn main() {
             let upstream = connection
                 .endpoint()
                 .map(str::to_owned)
-                .or_else(|| std::env::var(dynashard::local::ENDPOINT_VARIABLE).ok())
+                .or_else(|| std::env::var(dynashard_local::ENDPOINT_VARIABLE).ok())
                 .expect("an endpoint");
             let proxy = machine::delaying_proxy(&upstream, delay);
             println!("reads go through a proxy that delays every response by {delay:?}");

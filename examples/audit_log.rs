@@ -8,7 +8,7 @@
 //! once per cooldown, however many writers are throttled) and retry on the wider shard space.
 //!
 //! DynamoDB Local never throttles, so the hot file's writes go through the partition-limit
-//! emulator ([`dynashard::emulator`]) at a twenty-fifth of DynamoDB's limits: 40 write units per
+//! emulator ([`dynashard_local::emulator`]) at a twenty-fifth of DynamoDB's limits: 40 write units per
 //! second per partition. `/shared/firetvGen2.txt` turns hot with a burst of four partitions'
 //! worth of writes; each partition over its limit answers `IndexWriteKeyRangeThroughputExceeded`
 //! for `ByFile`, and the count grows until the file's partitions carry the burst. The example
@@ -22,10 +22,10 @@
 //! cargo run --example audit_log
 //! ```
 
-use dynashard::emulator::{Emulator, PartitionLimits};
 use dynashard::metadata::{ShardMetadata, ShardState};
 use dynashard::reshard::{Backfill, NewLayout, Verify};
 use dynashard::{Db, Entity, RetryPolicy, Table};
+use dynashard_local::emulator::{Emulator, PartitionLimits};
 use futures::TryStreamExt;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
@@ -75,7 +75,7 @@ fn metadata() -> ShardMetadata {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let connection = dynashard::local::connect().await?;
+    let connection = dynashard_local::connect().await?;
     let db = connection.db().with_shard_metadata(metadata());
     db.create_table::<AuditLog>().await?;
     db.create_shard_metadata_table().await?;

@@ -123,7 +123,7 @@ fn on_lambda_event(event: aws_lambda_events::event::dynamodb::Event) -> dynashar
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let connection = dynashard::local::connect().await?;
+    let connection = dynashard_local::connect().await?;
     let db = connection.db();
     db.create_table::<OrderFeed>().await?; // and its shard metadata table
 

@@ -11,8 +11,8 @@
 //! the directory (`target/heat` by default). Runs against `AWS_ENDPOINT_URL_DYNAMODB` when set;
 //! otherwise it starts DynamoDB Local by itself.
 
-use dynashard::emulator::{Emulator, PartitionLimits};
 use dynashard::{Db, Entity, Table};
+use dynashard_local::emulator::{Emulator, PartitionLimits};
 use futures::{FutureExt, StreamExt};
 use serde::{Deserialize, Serialize};
 use std::future::IntoFuture;
@@ -71,7 +71,7 @@ fn user(state: &mut u64) -> u32 {
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let directory = std::env::args().nth(1).unwrap_or_else(|| "target/heat".into());
-    let connection = dynashard::local::connect().await?;
+    let connection = dynashard_local::connect().await?;
     Db::new(connection.client().clone()).create_table::<Events>().await?;
     let emulator =
         Emulator::start(connection.url(), PartitionLimits::dynamodb().write_units(PARTITION_WRITE_UNITS))?;

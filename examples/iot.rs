@@ -62,7 +62,7 @@ const BURST: i64 = 1_698_419_047;
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let connection = dynashard::local::connect().await?;
+    let connection = dynashard_local::connect().await?;
     let db = Db::new(connection.client().clone());
     db.create_table::<Telemetry>().await?;
 
@@ -120,7 +120,7 @@ struct SpreadReading {
 
 /// One hot sensor at a real partition limit: unsharded next to 8 hash shards.
 async fn at_the_limit(endpoint: &str) -> Result<(), Box<dyn std::error::Error>> {
-    use dynashard::emulator::{Emulator, PartitionLimits};
+    use dynashard_local::emulator::{Emulator, PartitionLimits};
     let limits = PartitionLimits::dynamodb().scaled(0.05);
     let emulator = Emulator::start(endpoint, limits.clone())?;
     let db = Db::new(dynashard::client_for_endpoint(emulator.endpoint()));

@@ -59,7 +59,7 @@ const PAGE: usize = 100;
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let connection = dynashard::local::connect().await?;
+    let connection = dynashard_local::connect().await?;
     let db = Db::new(connection.client().clone());
     db.create_table::<Catalog>().await?;
 

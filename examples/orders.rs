@@ -84,7 +84,7 @@ enum ProductItems {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let connection = dynashard::local::connect().await?;
+    let connection = dynashard_local::connect().await?;
     let db = Db::new(connection.client().clone());
     db.create_table::<Shop>().await?;
 

@@ -53,7 +53,7 @@ const ARTIST: &str = "Solar Fields";
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let connection = dynashard::local::connect().await?;
+    let connection = dynashard_local::connect().await?;
     let db = Db::new(connection.client().clone());
     db.create_table::<Music>().await?;
     remove_artist(&db).await?;

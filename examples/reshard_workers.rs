@@ -73,7 +73,7 @@ async fn work(db: &Db, worker: &str) -> dynashard::Result<()> {
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
-    let connection = dynashard::local::connect().await?;
+    let connection = dynashard_local::connect().await?;
     let db = connection.db();
     if let [_, role, name] = args.as_slice() {
         if role == "worker" {

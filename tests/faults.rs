@@ -8,14 +8,14 @@ use aws_sdk_dynamodb::types::{
     KeysAndAttributes, PutRequest, ScalarAttributeType, WriteRequest,
 };
 use aws_sdk_dynamodb::Client;
-use dynashard::faults::FaultInjector;
+use dynashard_local::faults::FaultInjector;
 use std::collections::{BTreeSet, HashMap};
 use std::time::Duration;
 
 type Key = HashMap<String, AttributeValue>;
 
 async fn endpoint() -> String {
-    dynashard::local::shared_endpoint().await.expect("DynamoDB Local starts")
+    dynashard_local::shared_endpoint().await.expect("DynamoDB Local starts")
 }
 
 /// A fresh table with a string partition key `pk`, created without faults.

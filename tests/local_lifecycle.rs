@@ -62,13 +62,12 @@ fn main() {
 fn child(mode: &str) {
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     if let Some(cache_dir) = mode.strip_prefix("install:") {
-        let jar_dir =
-            dynashard::local::ensure_installed(cache_dir.as_ref(), "npm".as_ref()).expect("install");
+        let jar_dir = dynashard_local::ensure_installed(cache_dir.as_ref(), "npm".as_ref()).expect("install");
         println!("{}", jar_dir.display());
         return;
     }
     if mode == "endpoint" {
-        let connection = runtime.block_on(dynashard::local::connect()).expect("connect");
+        let connection = runtime.block_on(dynashard_local::connect()).expect("connect");
         assert!(connection.endpoint().is_none(), "nothing is started when AWS_ENDPOINT_URL_DYNAMODB is set");
         let tables = runtime.block_on(connection.client().list_tables().send());
         assert!(tables.is_ok(), "the endpoint from the environment is used: {tables:?}");
@@ -80,7 +79,7 @@ fn child(mode: &str) {
         println!("ok");
         return;
     }
-    let local = runtime.block_on(dynashard::local::LocalDynamo::start()).expect("DynamoDB Local starts");
+    let local = runtime.block_on(dynashard_local::LocalDynamo::start()).expect("DynamoDB Local starts");
     let port = local.endpoint().rsplit(':').next().unwrap_or_default().to_owned();
     println!("port {port}");
     match mode {
@@ -215,7 +214,7 @@ fn java_processes_on(port: u16) -> Vec<u32> {
 }
 
 fn endpoint_variable_starts_nothing() {
-    let local = dynashard::local::LocalDynamo::start_blocking(&Default::default()).expect("start");
+    let local = dynashard_local::LocalDynamo::start_blocking(&Default::default()).expect("start");
     let output = Command::new(std::env::current_exe().expect("current exe"))
         .env(CHILD_MODE, "endpoint")
         .env("AWS_ENDPOINT_URL_DYNAMODB", local.endpoint())
@@ -236,23 +235,23 @@ fn endpoint_variable_starts_nothing() {
 
 fn missing_java_is_a_clear_error() {
     let options =
-        dynashard::local::LocalOptions { java: PathBuf::from("/nonexistent/java"), ..Default::default() };
-    let error = dynashard::local::LocalDynamo::start_blocking(&options).expect_err("no java");
-    assert!(matches!(error, dynashard::local::LocalError::JavaNotFound { .. }), "{error:?}");
+        dynashard_local::LocalOptions { java: PathBuf::from("/nonexistent/java"), ..Default::default() };
+    let error = dynashard_local::LocalDynamo::start_blocking(&options).expect_err("no java");
+    assert!(matches!(error, dynashard_local::LocalError::JavaNotFound { .. }), "{error:?}");
     let message = error.to_string();
     assert!(message.contains("Java") && message.contains("AWS_ENDPOINT_URL_DYNAMODB"), "{message}");
 }
 
 fn missing_npm_is_a_clear_error() {
     let cache_dir = std::env::temp_dir().join(format!("dynashard-empty-cache-{}", std::process::id()));
-    let options = dynashard::local::LocalOptions {
+    let options = dynashard_local::LocalOptions {
         npm: PathBuf::from("/nonexistent/npm"),
         cache_dir: cache_dir.clone(),
         ..Default::default()
     };
-    let error = dynashard::local::LocalDynamo::start_blocking(&options).expect_err("no npm");
+    let error = dynashard_local::LocalDynamo::start_blocking(&options).expect_err("no npm");
     let _ = std::fs::remove_dir_all(cache_dir);
-    assert!(matches!(error, dynashard::local::LocalError::NpmNotFound { .. }), "{error:?}");
+    assert!(matches!(error, dynashard_local::LocalError::NpmNotFound { .. }), "{error:?}");
     let message = error.to_string();
     assert!(message.contains("npm") && message.contains("AWS_ENDPOINT_URL_DYNAMODB"), "{message}");
 }

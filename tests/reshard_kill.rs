@@ -105,7 +105,7 @@ fn spawn_worker(endpoint: &str, table: &str, name: &str) -> Child {
 async fn killed_worker_is_taken_over() {
     let items: usize =
         std::env::var("DYNASHARD_KILL_ITEMS").ok().and_then(|n| n.parse().ok()).unwrap_or(50_000);
-    let endpoint = dynashard::local::shared_endpoint().await.expect("DynamoDB Local");
+    let endpoint = dynashard_local::shared_endpoint().await.expect("DynamoDB Local");
     let table = format!("ReshardKillTests-{}", std::process::id());
     let db = db(&endpoint, &table);
     db.create_table::<Catalogue>().await.expect("table");

@@ -189,7 +189,7 @@ fn max(values: &[f64]) -> f64 {
 
 fn main() {
     let runtime = tokio::runtime::Runtime::new().expect("tokio runtime");
-    let connection = runtime.block_on(dynashard::local::connect()).expect("DynamoDB Local");
+    let connection = runtime.block_on(dynashard_local::connect()).expect("DynamoDB Local");
     let table_name = format!("FeedsBench-{}", std::process::id());
     let db = Db::new(connection.client().clone())
         .with_table_name::<Social>(table_name)

@@ -166,12 +166,12 @@ pub struct TableLimitArg {
     /// The index, when the limit is an index's.
     pub index: Option<String>,
     /// The limit.
-    pub limit: dynashard::emulator::TableLimit,
+    pub limit: dynashard_local::emulator::TableLimit,
 }
 
 /// Reads `TABLE[/INDEX]=KIND:write=N[,read=N]`.
 pub fn table_limit(value: &str) -> Result<TableLimitArg, String> {
-    use dynashard::emulator::TableLimit;
+    use dynashard_local::emulator::TableLimit;
     let usage = "a table limit is TABLE[/INDEX]=KIND:write=N[,read=N] with KIND provisioned, on-demand-max or account";
     let (resource, spec) = value.split_once('=').ok_or_else(|| format!("{usage}; got {value:?}"))?;
     let (table, index) = match resource.split_once('/') {
@@ -258,7 +258,7 @@ mod tests {
         let limit = table_limit("Orders/ByCustomer=on-demand-max:write=300,read=900").expect("a limit");
         assert_eq!((limit.table.as_str(), limit.index.as_deref()), ("Orders", Some("ByCustomer")));
         let expected =
-            dynashard::emulator::TableLimit::on_demand_maximum().write_units(300.0).read_units(900.0);
+            dynashard_local::emulator::TableLimit::on_demand_maximum().write_units(300.0).read_units(900.0);
         assert_eq!(limit.limit, expected);
         assert!(table_limit("Orders=provisioned:write=10").is_ok());
         for bad in [

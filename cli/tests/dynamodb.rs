@@ -15,7 +15,7 @@ use std::collections::HashMap;
 type Item = HashMap<String, AttributeValue>;
 
 async fn endpoint() -> String {
-    dynashard::local::shared_endpoint().await.expect("DynamoDB Local starts")
+    dynashard_local::shared_endpoint().await.expect("DynamoDB Local starts")
 }
 
 /// A name unique to this test run.

@@ -8,7 +8,7 @@
 
 use crate::entity::{Entity, PrimaryKey};
 use crate::error::{Error, Item, Result, Undecodable};
-pub use crate::item_size::{item_size, MAX_ITEM_BYTES};
+pub use crate::item_size::{item_size, value_size, MAX_ITEM_BYTES};
 use crate::table::{Table, TableDefinition};
 use aws_sdk_dynamodb::types::AttributeValue;
 

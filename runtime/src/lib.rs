@@ -7,8 +7,7 @@
 //! from templates, maps entities to items, and shards hot keys as the struct declares (hash,
 //! random, range, time-bucket and dynamic shards), reading the shards back in order.
 //!
-//! The `guide` module (built with the `local` and `fault-injection` features, as on docs.rs)
-//! walks through all of it, one chapter per module, from `guide::quickstart` to
+//! The `guide` module walks through all of it, one chapter per module, from `guide::quickstart` to
 //! `guide::errors`.
 //!
 //! # Where to find things
@@ -30,7 +29,7 @@
 //! | read a table's stream as typed changes | [`changes`] |
 //! | what requests consumed, hot keys, heat maps | [`consumption`], [`heat`], [`telemetry`] |
 //! | what went wrong | [`Error`] and its predicates |
-//! | test against DynamoDB Local, partition limits, faults | `local`, `emulator`, `faults` (features `local`, `fault-injection`) |
+//! | test against DynamoDB Local, partition limits, faults | the `dynashard-local` crate (a dev-dependency) |
 //!
 //! ```no_run
 //! use dynashard::{Db, Entity, Table};
@@ -67,16 +66,11 @@ pub mod consumption;
 mod count;
 mod db;
 mod dynamic;
-#[cfg(feature = "local")]
-pub mod emulator;
 mod entity;
 mod error;
 pub mod expression;
-#[cfg(feature = "fault-injection")]
-pub mod faults;
 mod field_value;
 mod fingerprint;
-#[cfg(all(feature = "local", feature = "fault-injection"))]
 pub mod guide;
 pub mod heat;
 mod index;
@@ -87,8 +81,6 @@ mod item_size;
 pub mod key;
 mod key_fields;
 mod key_record;
-#[cfg(feature = "local")]
-pub mod local;
 pub mod metadata;
 mod numbers;
 pub mod ops;

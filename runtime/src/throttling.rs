@@ -208,7 +208,6 @@ impl From<&ThrottlingReason> for WireReason {
 /// The JSON error body DynamoDB sends for throttling: the exception's name, a message and the
 /// reasons, under the key that exception uses.
 #[derive(Debug, Serialize)]
-#[cfg_attr(not(any(feature = "local", feature = "fault-injection")), allow(dead_code))] // used by the fault injector and the emulator
 struct ThrottlingBody<'a> {
     #[serde(rename = "__type")]
     exception: String,
@@ -223,7 +222,6 @@ struct ThrottlingBody<'a> {
 /// `ThrottlingException` for an on-demand maximum, `RequestLimitExceeded` for the account quota,
 /// `ProvisionedThroughputExceededException` for key ranges and provisioned capacity (and when
 /// there are no reasons).
-#[cfg_attr(not(any(feature = "local", feature = "fault-injection")), allow(dead_code))] // used by the fault injector and the emulator
 pub(crate) fn throttling_code(reasons: &[ThrottlingReason]) -> &'static str {
     match reasons.first().and_then(ThrottlingReason::kind).map(|kind| kind.limit) {
         Some(ThrottleLimit::MaxOnDemand) => "ThrottlingException",
@@ -232,9 +230,9 @@ pub(crate) fn throttling_code(reasons: &[ThrottlingReason]) -> &'static str {
     }
 }
 
-/// The body of an HTTP 400 answer to a request throttled for `reasons`, as DynamoDB writes it.
-#[cfg_attr(not(any(feature = "local", feature = "fault-injection")), allow(dead_code))] // used by the fault injector and the emulator
-pub(crate) fn throttling_body(reasons: &[ThrottlingReason], message: &str) -> Vec<u8> {
+/// The body of an HTTP 400 answer to a request throttled for `reasons`, as DynamoDB writes it:
+/// what an emulator or a fault injector answers so that clients read it as DynamoDB's own.
+pub fn throttling_body(reasons: &[ThrottlingReason], message: &str) -> Vec<u8> {
     let code = throttling_code(reasons);
     let wire: Vec<WireReason> = reasons.iter().map(WireReason::from).collect();
     let (upper, lower) = match (code, wire.is_empty()) {

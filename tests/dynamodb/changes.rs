@@ -196,7 +196,7 @@ fn what_is_not_a_change_of_the_table_is_an_error() {
 
 /// Every record the table's stream holds, from each shard's start.
 async fn stream_records(table: &str) -> Vec<aws_sdk_dynamodbstreams::types::Record> {
-    let endpoint = dynashard::local::shared_endpoint().await.unwrap();
+    let endpoint = dynashard_local::shared_endpoint().await.unwrap();
     let config = aws_sdk_dynamodbstreams::Config::builder()
         .behavior_version(aws_sdk_dynamodbstreams::config::BehaviorVersion::latest())
         .region(aws_sdk_dynamodbstreams::config::Region::new("us-east-1"))

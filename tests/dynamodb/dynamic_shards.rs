@@ -3,9 +3,9 @@
 
 use crate::{db, unique};
 use aws_sdk_dynamodb::types::AttributeValue;
-use dynashard::faults::FaultInjector;
 use dynashard::metadata::ShardMetadata;
 use dynashard::{Db, Entity, Error, RetryPolicy, Table};
+use dynashard_local::faults::FaultInjector;
 use futures::TryStreamExt;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -73,7 +73,7 @@ async fn listing(db: &Db, path: &str) -> Vec<FileAccess> {
 async fn throttled_writers_grow_the_count_once_per_cooldown_and_lose_nothing() {
     plain_db().await;
     let faults = FaultInjector::new(21).throttling(0.3).only(&["PutItem"]).without_sdk_retries();
-    let endpoint = dynashard::local::shared_endpoint().await.unwrap();
+    let endpoint = dynashard_local::shared_endpoint().await.unwrap();
     let db = Db::new(faults.client_for_endpoint(&endpoint))
         .with_retry_policy(RetryPolicy::new(60, Duration::from_millis(1), Duration::from_millis(20)))
         .with_shard_metadata(shards());
@@ -268,7 +268,7 @@ async fn a_write_serializes_its_entity_once_whatever_it_resolves_or_retries() {
     plain_db().await;
     let faults =
         FaultInjector::new(8).throttling(0.5).only(&["PutItem", "BatchWriteItem"]).without_sdk_retries();
-    let endpoint = dynashard::local::shared_endpoint().await.unwrap();
+    let endpoint = dynashard_local::shared_endpoint().await.unwrap();
     let db = Db::new(faults.client_for_endpoint(&endpoint))
         .with_retry_policy(RetryPolicy::new(60, Duration::from_millis(1), Duration::from_millis(5)))
         .with_shard_metadata(shards());

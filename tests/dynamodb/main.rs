@@ -63,7 +63,7 @@ use dynashard::Db;
 /// the traffic of every streamed table it has served, so that such tests sharing an instance slow
 /// each other (and everything else) many times over. Stopped when dropped.
 pub struct Own {
-    _local: Option<dynashard::local::LocalDynamo>,
+    _local: Option<dynashard_local::LocalDynamo>,
     endpoint: String,
 }
 
@@ -87,13 +87,13 @@ pub async fn own() -> Own {
     {
         return Own { _local: None, endpoint };
     }
-    let local = dynashard::local::LocalDynamo::start().await.expect("DynamoDB Local starts");
+    let local = dynashard_local::LocalDynamo::start().await.expect("DynamoDB Local starts");
     Own { endpoint: local.endpoint().to_owned(), _local: Some(local) }
 }
 
 /// A `Db` on the shared DynamoDB Local with the test tables created.
 pub async fn db() -> Db {
-    let db = dynashard::local::shared_db().await.expect("DynamoDB Local starts");
+    let db = dynashard_local::shared_db().await.expect("DynamoDB Local starts");
     db.create_table::<model::Music>().await.expect("create Music");
     db.create_table::<model::Counters>().await.expect("create Counters");
     db.create_table::<shop_model::Shop>().await.expect("create Shop");

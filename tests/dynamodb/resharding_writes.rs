@@ -4,10 +4,10 @@
 //! in the new layout too.
 
 use crate::{db, unique};
-use dynashard::faults::FaultInjector;
 use dynashard::metadata::ShardMetadata;
 use dynashard::reshard::{Backfill, NewLayout};
 use dynashard::{Db, Entity, Error, RetryPolicy, Table};
+use dynashard_local::faults::FaultInjector;
 use futures::TryStreamExt;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
@@ -111,7 +111,7 @@ async fn a_batch_write_retrying_across_a_resharding_step_stops_with_its_writes()
     let operator = process(&table).await;
     // Every attempt hands the write back unprocessed, so the batch keeps retrying.
     let faults = FaultInjector::new(7).unprocessed(1.0).only(&["BatchWriteItem"]).without_sdk_retries();
-    let endpoint = dynashard::local::shared_endpoint().await.unwrap();
+    let endpoint = dynashard_local::shared_endpoint().await.unwrap();
     let writer = Db::new(faults.client_for_endpoint(&endpoint))
         .with_streams_client(dynashard::client::streams_client_for_endpoint(&endpoint))
         .with_table_name::<Library>(&table)

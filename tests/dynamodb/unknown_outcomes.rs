@@ -53,7 +53,7 @@ fn titles(items: &[dynashard::Item]) -> BTreeSet<String> {
 async fn writes_sent_without_an_answer_are_of_unknown_outcome_and_the_rest_unprocessed() {
     let direct = crate::db().await;
     let silent = Arc::new(AtomicBool::new(false));
-    let endpoint = proxy(dynashard::local::shared_endpoint().await.unwrap(), Arc::clone(&silent)).await;
+    let endpoint = proxy(dynashard_local::shared_endpoint().await.unwrap(), Arc::clone(&silent)).await;
     let timeouts = Timeouts::default().attempt(Duration::from_secs(2)).operation(Duration::from_secs(3));
     let db = Db::new(dynashard::client::client_for_endpoint_with(&endpoint, timeouts));
     let artist = unique("Unanswered");

@@ -107,7 +107,7 @@ fn a_name_taken_through_the_root_is_found_and_one_from_its_module_is_not() {
     assert!(found[0].contains("high.rs: Low") && found[1].contains("other.rs: Low"), "{found:?}");
 }
 
-const CRATES: [&str; 3] = ["runtime/src", "macros/src", "cli/src"];
+const CRATES: [&str; 4] = ["runtime/src", "macros/src", "local/src", "cli/src"];
 
 #[test]
 fn the_architecture_draws_the_layers_the_imports_make() {

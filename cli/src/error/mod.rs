@@ -5,8 +5,8 @@ mod causes;
 mod input;
 
 pub use causes::{CutError, KeySetError, PlanError};
-use dynashard::local::LocalError;
 use dynashard::shard::BoundariesError;
+use dynashard_local::LocalError;
 pub use input::InputError;
 use std::path::PathBuf;
 

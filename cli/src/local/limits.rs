@@ -4,8 +4,8 @@
 use super::shutdown_signal;
 use crate::args::LocalArgs;
 use crate::error::CliError;
-use dynashard::emulator::{Consumption, Emulator, PartitionId, PartitionLimits};
-use dynashard::local::{default_cache_dir, LocalDynamo};
+use dynashard_local::emulator::{Consumption, Emulator, PartitionId, PartitionLimits};
+use dynashard_local::{default_cache_dir, LocalDynamo};
 use std::net::Ipv4Addr;
 
 /// How many partitions the summary lists.

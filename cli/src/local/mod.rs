@@ -7,7 +7,7 @@ mod limits;
 
 use crate::args::LocalArgs;
 use crate::error::CliError;
-use dynashard::local::{default_cache_dir, LocalDynamo};
+use dynashard_local::{default_cache_dir, LocalDynamo};
 use std::net::Ipv4Addr;
 use tokio::net::TcpListener;
 

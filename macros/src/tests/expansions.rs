@@ -5,10 +5,12 @@ use std::path::Path;
 use syn::parse_quote;
 
 /// `tokens` as formatted Rust, with this package's directory (in the paths of boundaries files)
-/// written as `$CARGO_MANIFEST_DIR`.
+/// written as `$CARGO_MANIFEST_DIR` before formatting, so that where the checkout is changes
+/// nothing.
 fn formatted(tokens: TokenStream) -> String {
-    let file: syn::File = syn::parse2(tokens).expect("an expansion parses as items");
-    prettyplease::unparse(&file).replace(env!("CARGO_MANIFEST_DIR"), "$CARGO_MANIFEST_DIR")
+    let text = tokens.to_string().replace(env!("CARGO_MANIFEST_DIR"), "$CARGO_MANIFEST_DIR");
+    let file: syn::File = syn::parse_str(&text).expect("an expansion parses as items");
+    prettyplease::unparse(&file)
 }
 
 /// Compares the expansion with the snapshot `name`; writes it when asked to, or when there is

@@ -19,7 +19,7 @@ pub const ENDPOINT_VARIABLE: &str = "AWS_ENDPOINT_URL_DYNAMODB";
 /// [`Error::Timeout`](crate::Error::Timeout).
 ///
 /// Every client dynashard builds ([`client_from_env`], [`client_for_endpoint`], the clients of
-/// `dynashard::local` and of the fault injector) has them. Without them, a request to an endpoint
+/// `dynashard_local` and of the fault injector) has them. Without them, a request to an endpoint
 /// that accepts connections but never answers (a frozen process, a black-holed network path)
 /// waits forever.
 ///
@@ -133,7 +133,7 @@ pub fn client_for_endpoint(endpoint: &str) -> Client {
 
 /// [`client_for_endpoint`] with other timeouts.
 pub fn client_for_endpoint_with(endpoint: &str, timeouts: Timeouts) -> Client {
-    Client::from_conf(endpoint_config(endpoint, timeouts).build())
+    Client::from_conf(config_for_endpoint(endpoint, timeouts).build())
 }
 
 /// A client of the DynamoDB Streams API for a local endpoint, configured as
@@ -149,8 +149,9 @@ pub fn streams_client_for_endpoint(endpoint: &str) -> aws_sdk_dynamodbstreams::C
     aws_sdk_dynamodbstreams::Client::from_conf(config.build())
 }
 
-/// The configuration [`client_for_endpoint_with`] uses, still open for additions.
-pub(crate) fn endpoint_config(endpoint: &str, timeouts: Timeouts) -> aws_sdk_dynamodb::config::Builder {
+/// The configuration [`client_for_endpoint_with`] builds its client from (fixed region, dummy
+/// credentials, `timeouts`), still open for additions such as interceptors.
+pub fn config_for_endpoint(endpoint: &str, timeouts: Timeouts) -> aws_sdk_dynamodb::config::Builder {
     aws_sdk_dynamodb::Config::builder()
         .behavior_version(BehaviorVersion::latest())
         .region(Region::new("us-east-1"))
@@ -160,7 +161,7 @@ pub(crate) fn endpoint_config(endpoint: &str, timeouts: Timeouts) -> aws_sdk_dyn
 }
 
 /// The endpoint of [`ENDPOINT_VARIABLE`], when it is set and not blank.
-pub(crate) fn endpoint_from_env() -> Option<String> {
+pub fn endpoint_from_env() -> Option<String> {
     std::env::var(ENDPOINT_VARIABLE).ok().filter(|value| !value.trim().is_empty())
 }
 

@@ -55,8 +55,6 @@ impl Error {
             Error::UnknownEntityType { .. } => "UnknownEntityType",
             Error::Background { .. } => "Background",
             Error::TableNotActive { .. } => "TableNotActive",
-            #[cfg(feature = "local")]
-            Error::Local(..) => "Local",
             Error::DuplicateBatchKey { .. } => "DuplicateBatchKey",
             Error::VersionedBatchWrite { .. } => "VersionedBatchWrite",
             Error::BatchIncomplete { .. } => "BatchIncomplete",

@@ -7,8 +7,6 @@ mod cancel;
 mod cursor;
 mod key;
 mod kind;
-#[cfg(feature = "local")]
-mod local;
 mod predicates;
 pub(crate) mod sdk;
 mod undecodable;
@@ -17,8 +15,6 @@ mod unprocessed;
 pub use cancel::{CancellationReason, ReasonCode};
 pub use cursor::CursorError;
 pub use key::{KeyError, KeyPartDecodeError};
-#[cfg(feature = "local")]
-pub use local::LocalError;
 pub use undecodable::Undecodable;
 pub use unprocessed::Unprocessed;
 
@@ -502,11 +498,6 @@ pub enum Error {
         /// How long dynashard waited.
         seconds: u64,
     },
-
-    /// Starting or installing DynamoDB Local failed.
-    #[cfg(feature = "local")]
-    #[error(transparent)]
-    Local(#[from] LocalError),
 
     /// Two writes of one batch call address the same key; nothing was sent. DynamoDB refuses
     /// such a request, and applying only one of the writes would silently lose the other.

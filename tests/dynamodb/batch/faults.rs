@@ -3,15 +3,15 @@
 use super::{count_stored, keys, songs};
 use crate::model::*;
 use crate::{db, unique};
-use dynashard::faults::FaultInjector;
 use dynashard::{Db, Error, Key, RetryPolicy, Unprocessed};
+use dynashard_local::faults::FaultInjector;
 use std::collections::BTreeSet;
 use std::time::Duration;
 
 /// A `Db` whose client gets `faults` (SDK retries off, so every fault reaches dynashard).
 async fn faulty_db(faults: &FaultInjector, policy: RetryPolicy) -> Db {
     db().await; // creates the tables
-    let endpoint = dynashard::local::shared_endpoint().await.unwrap();
+    let endpoint = dynashard_local::shared_endpoint().await.unwrap();
     Db::new(faults.client_for_endpoint(&endpoint)).with_retry_policy(policy)
 }
 

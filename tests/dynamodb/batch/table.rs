@@ -3,8 +3,8 @@
 
 use crate::shop_model::*;
 use crate::{db, unique};
-use dynashard::faults::FaultInjector;
 use dynashard::{Db, Error, Key, RetryPolicy, Unprocessed};
+use dynashard_local::faults::FaultInjector;
 use std::time::Duration;
 
 fn product(sku: &str) -> Product {
@@ -60,7 +60,7 @@ fn stock_of(stock: &Inventory, in_stock: u32) -> Inventory {
 #[tokio::test]
 async fn leftovers_keep_their_types_and_are_resent_typed() {
     db().await; // creates the tables
-    let endpoint = dynashard::local::shared_endpoint().await.unwrap();
+    let endpoint = dynashard_local::shared_endpoint().await.unwrap();
     let faults = FaultInjector::new(31).throttling(1.0).without_sdk_retries();
     let tiny = RetryPolicy::new(2, Duration::from_millis(1), Duration::from_millis(1));
     let faulty = Db::new(faults.client_for_endpoint(&endpoint)).with_retry_policy(tiny);

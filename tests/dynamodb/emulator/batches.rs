@@ -3,9 +3,9 @@
 
 use super::model::{client, direct, emulator, Access};
 use crate::unique;
-use dynashard::emulator::PartitionLimits;
 use dynashard::transaction::ReasonCode;
 use dynashard::{Db, Error, RetryPolicy, Unprocessed};
+use dynashard_local::emulator::PartitionLimits;
 use futures::TryStreamExt;
 use std::collections::BTreeSet;
 use std::time::Duration;

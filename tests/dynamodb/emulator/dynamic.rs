@@ -3,12 +3,12 @@
 
 use super::model::{client, dynamic_emulator, shard_metadata, SharedAccess};
 use crate::unique;
-use dynashard::emulator::{PartitionLimits, TableLimit};
 use dynashard::{Db, RetryPolicy};
+use dynashard_local::emulator::{PartitionLimits, TableLimit};
 use futures::TryStreamExt;
 use std::time::Duration;
 
-fn db(emulator: &dynashard::emulator::Emulator) -> Db {
+fn db(emulator: &dynashard_local::emulator::Emulator) -> Db {
     Db::new(client(emulator)).with_shard_metadata(shard_metadata()).with_retry_policy(RetryPolicy::new(
         200,
         Duration::from_millis(5),

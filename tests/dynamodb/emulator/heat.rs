@@ -2,8 +2,8 @@
 
 use super::model::{client, emulator, Access};
 use crate::unique;
-use dynashard::emulator::PartitionLimits;
 use dynashard::{Db, Error};
+use dynashard_local::emulator::PartitionLimits;
 use std::time::Duration;
 
 #[tokio::test]

@@ -3,8 +3,8 @@
 use super::model::{client, emulator, Access};
 use crate::unique;
 use dynashard::consumption::{HotKey, KeyPlace};
-use dynashard::emulator::PartitionLimits;
 use dynashard::{Db, Error};
+use dynashard_local::emulator::PartitionLimits;
 use futures::TryStreamExt;
 
 fn place(index: Option<&str>, partition_key: String) -> KeyPlace {

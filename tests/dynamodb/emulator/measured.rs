@@ -3,8 +3,8 @@
 use super::model::{client, emulator, Access};
 use crate::unique;
 use dynashard::consumption::{Measure, Measured};
-use dynashard::emulator::{Emulator, PartitionLimits};
 use dynashard::{Db, Error};
+use dynashard_local::emulator::{Emulator, PartitionLimits};
 use futures::TryStreamExt;
 
 /// The read and write units the emulator charged so far, on the table and both its indexes.

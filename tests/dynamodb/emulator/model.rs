@@ -2,8 +2,8 @@
 
 use aws_sdk_dynamodb::config::retry::RetryConfig;
 use aws_sdk_dynamodb::Client;
-use dynashard::emulator::{Emulator, PartitionLimits};
 use dynashard::{Db, Entity, Table};
+use dynashard_local::emulator::{Emulator, PartitionLimits};
 use serde::{Deserialize, Serialize};
 
 #[derive(Table)]
@@ -36,7 +36,7 @@ impl Access {
 
 /// An emulator with `limits` in front of the shared DynamoDB Local, whose tables exist.
 pub async fn emulator(limits: PartitionLimits) -> Emulator {
-    let endpoint = dynashard::local::shared_endpoint().await.expect("DynamoDB Local starts");
+    let endpoint = dynashard_local::shared_endpoint().await.expect("DynamoDB Local starts");
     let db = Db::new(dynashard::client_for_endpoint(&endpoint));
     db.create_table::<Audit>().await.expect("create EmulatorTests");
     Emulator::start(&endpoint, limits).expect("the emulator starts")
@@ -50,7 +50,7 @@ pub fn client(emulator: &Emulator) -> Client {
 
 /// A client of DynamoDB Local itself, past the emulator.
 pub async fn direct() -> Db {
-    Db::new(dynashard::local::shared_client().await.expect("DynamoDB Local starts"))
+    Db::new(dynashard_local::shared_client().await.expect("DynamoDB Local starts"))
 }
 
 #[derive(Table)]
@@ -89,7 +89,7 @@ pub fn shard_metadata() -> dynashard::metadata::ShardMetadata {
 /// An emulator with `limits` in front of the shared DynamoDB Local, with [`SharedLog`] and the
 /// metadata table created.
 pub async fn dynamic_emulator(limits: PartitionLimits) -> Emulator {
-    let endpoint = dynashard::local::shared_endpoint().await.expect("DynamoDB Local starts");
+    let endpoint = dynashard_local::shared_endpoint().await.expect("DynamoDB Local starts");
     let db = Db::new(dynashard::client_for_endpoint(&endpoint)).with_shard_metadata(shard_metadata());
     db.create_table::<SharedLog>().await.expect("create EmulatorDynamicTests");
     db.create_shard_metadata_table().await.expect("create the metadata table");

@@ -5,8 +5,8 @@
 use super::model::{client, direct, emulator, Access};
 use crate::sharded_e2e::model::{E2eRecord, E2eRecords};
 use crate::unique;
-use dynashard::emulator::{Emulator, PartitionLimits};
 use dynashard::{Db, Error};
+use dynashard_local::emulator::{Emulator, PartitionLimits};
 use futures::TryStreamExt;
 use opentelemetry::trace::{SpanKind, Status, TracerProvider};
 use opentelemetry::Value;

@@ -2,9 +2,9 @@
 
 use super::model::{client, direct, emulator, Access};
 use crate::unique;
-use dynashard::emulator::{PartitionLimits, TableLimit};
 use dynashard::throttling::{ThrottleLimit, ThrottledOperation, ThrottledResource};
 use dynashard::{Db, Error};
+use dynashard_local::emulator::{PartitionLimits, TableLimit};
 use futures::TryStreamExt;
 
 #[tokio::test]

@@ -1,6 +1,6 @@
 //! The limits the emulator enforces: per partition, and optionally per table or index.
 
-use crate::throttling::ThrottleLimit;
+use dynashard::throttling::ThrottleLimit;
 use std::time::Duration;
 
 /// DynamoDB's write limit of one partition: 1,000 write units per second.
@@ -15,7 +15,7 @@ pub const PARTITION_READ_UNITS: f64 = 3_000.0;
 /// partition that was idle can take a short burst above its rate.
 ///
 /// ```
-/// use dynashard::emulator::{PartitionLimits, TableLimit};
+/// use dynashard_local::emulator::{PartitionLimits, TableLimit};
 ///
 /// // A tenth of DynamoDB's partitions (100 write and 300 read units per second), and a table
 /// // provisioned with 250 write units.

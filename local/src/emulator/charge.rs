@@ -15,7 +15,7 @@
 
 use super::schema::{IndexEntry, TableSchema};
 use super::wire::{wire_item_size, WireItem};
-use crate::throttling::ThrottledOperation;
+use dynashard::throttling::ThrottledOperation;
 
 /// Bytes in one write unit.
 pub(crate) const WRITE_UNIT_BYTES: usize = 1024;

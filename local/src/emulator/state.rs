@@ -90,9 +90,9 @@ impl Shared {
     }
 
     /// What a partition serves a second under the current limits.
-    pub(crate) fn rate(&self) -> crate::heat::PartitionRate {
+    pub(crate) fn rate(&self) -> dynashard::heat::PartitionRate {
         let limits = self.meter().limits().clone();
-        crate::heat::PartitionRate {
+        dynashard::heat::PartitionRate {
             read_units: limits.partition_read_units(),
             write_units: limits.partition_write_units(),
         }

@@ -3,7 +3,7 @@
 
 use super::plan::Rates;
 use super::stats::FaultStats;
-use crate::throttling::ThrottlingReason;
+use dynashard::throttling::ThrottlingReason;
 use rand::rngs::StdRng;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};

@@ -3,8 +3,8 @@
 use super::state::Shared;
 use super::usage::Usage;
 use super::Emulator;
-use crate::consumption::KeyPlace;
-use crate::heat::{HeatCell, HeatMap, HeatMapBuilder};
+use dynashard::consumption::KeyPlace;
+use dynashard::heat::{HeatCell, HeatMap, HeatMapBuilder};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;

@@ -5,7 +5,7 @@ use super::bucket::TokenBucket;
 use super::charge::{Charge, Target};
 use super::limits::PartitionLimits;
 use super::usage::{Consumption, PartitionId, Usage};
-use crate::throttling::{
+use dynashard::throttling::{
     ThrottleKind, ThrottleLimit, ThrottledOperation, ThrottledResource, ThrottlingReason,
 };
 use std::collections::HashMap;

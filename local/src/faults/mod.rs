@@ -1,11 +1,11 @@
-//! Fault injection for tests (feature `fault-injection`).
+//! Fault injection for tests.
 //!
 //! DynamoDB Local never throttles and never leaves batch entries unprocessed, so code that must
 //! cope with both is hard to test against it. A [`FaultInjector`] is an SDK interceptor that makes
 //! a client see what DynamoDB does under load, at configurable rates:
 //!
 //! - **throttling**: the attempt fails with HTTP 400 `ProvisionedThroughputExceededException`
-//!   (so [`crate::Error::is_throttled`] holds and the SDK's retry classifier treats it as
+//!   (so [`dynashard::Error::is_throttled`] holds and the SDK's retry classifier treats it as
 //!   throttling), and the request does not take effect;
 //! - **server errors**: the attempt fails with HTTP 500 `InternalServerError`, and the request
 //!   does not take effect;
@@ -20,7 +20,7 @@
 //!
 //! ```no_run
 //! # async fn example(endpoint: &str) {
-//! use dynashard::faults::FaultInjector;
+//! use dynashard_local::faults::FaultInjector;
 //!
 //! let faults = FaultInjector::new(7).throttling(0.3).without_sdk_retries();
 //! let client = faults.client_for_endpoint(endpoint); // e.g. DynamoDB Local's

@@ -1,9 +1,9 @@
 //! DynamoDB's JSON wire form of attribute values and items, as requests and responses carry them.
 
-use crate::item_size::value_size;
 use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::AttributeValue;
 use base64::Engine;
+use dynashard::item::value_size;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;

@@ -2,8 +2,8 @@
 //! when it throttles.
 
 use super::upstream::Answer;
-use crate::throttling::{throttling_body, ThrottleLimit, ThrottlingReason};
 use bytes::Bytes;
+use dynashard::throttling::{throttling_body, ThrottleLimit, ThrottlingReason};
 use hyper::header::{HeaderValue, CONTENT_TYPE};
 use hyper::{HeaderMap, StatusCode};
 use serde::Serialize;

@@ -4,10 +4,10 @@ use super::interceptor::FaultInterceptor;
 use super::plan::clamp_rate;
 use super::shared::{Settings, Shared, State};
 use super::stats::FaultStats;
-use crate::throttling::ThrottlingReason;
 use aws_sdk_dynamodb::config::retry::RetryConfig;
 use aws_sdk_dynamodb::config::Builder;
 use aws_sdk_dynamodb::Client;
+use dynashard::throttling::ThrottlingReason;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -28,7 +28,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 ///
 /// ```no_run
 /// # async fn example(endpoint: &str) {
-/// use dynashard::faults::FaultInjector;
+/// use dynashard_local::faults::FaultInjector;
 /// let faults = FaultInjector::new(42).throttling(0.3).unprocessed(0.3).only(&["BatchWriteItem"]);
 /// let client = faults.client_for_endpoint(endpoint);
 /// // ... run the code under test with `client` ...
@@ -63,13 +63,13 @@ impl FaultInjector {
         self
     }
 
-    /// The reasons throttled attempts give, as DynamoDB gives them (see [`crate::throttling`]);
+    /// The reasons throttled attempts give, as DynamoDB gives them (see [`dynashard::throttling`]);
     /// none by default, as from an endpoint that gives none. The exception follows the first
     /// reason's limit: `ThrottlingException` for an on-demand maximum, `RequestLimitExceeded` for
     /// the account quota, `ProvisionedThroughputExceededException` otherwise.
     ///
     /// ```no_run
-    /// use dynashard::faults::FaultInjector;
+    /// use dynashard_local::faults::FaultInjector;
     /// use dynashard::throttling::{ThrottleKind, ThrottlingReason};
     ///
     /// let hot_index = ThrottleKind::parse("IndexWriteKeyRangeThroughputExceeded").expect("a reason");
@@ -152,10 +152,14 @@ impl FaultInjector {
         }
     }
 
-    /// A client configured like [`crate::client_for_endpoint`], with faults injected.
+    /// A client configured like [`dynashard::client_for_endpoint`], with faults injected.
     pub fn client_for_endpoint(&self, endpoint: &str) -> Client {
         Client::from_conf(
-            self.attach(crate::client::endpoint_config(endpoint, crate::client::Timeouts::default())).build(),
+            self.attach(dynashard::client::config_for_endpoint(
+                endpoint,
+                dynashard::client::Timeouts::default(),
+            ))
+            .build(),
         )
     }
 

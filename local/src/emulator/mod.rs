@@ -1,4 +1,4 @@
-//! A partition-limit emulator for DynamoDB Local (feature `local`).
+//! A partition-limit emulator for DynamoDB Local.
 //!
 //! DynamoDB serves each partition key value at about 1,000 write units and 3,000 read units per
 //! second; DynamoDB Local has no partitions and never throttles, so nothing run against it shows
@@ -44,9 +44,9 @@
 //!
 //! ```no_run
 //! # async fn example() -> Result<(), Box<dyn std::error::Error>> {
-//! use dynashard::emulator::{Emulator, PartitionLimits};
+//! use dynashard_local::emulator::{Emulator, PartitionLimits};
 //!
-//! let local = dynashard::local::connect().await?;
+//! let local = dynashard_local::connect().await?;
 //! // A tenth of DynamoDB's limits: 100 write units per second per partition.
 //! let emulator = Emulator::start(local.url(), PartitionLimits::dynamodb().scaled(0.1))?;
 //! let db = dynashard::Db::new(dynashard::client_for_endpoint(emulator.endpoint()));
@@ -78,7 +78,7 @@ pub use heat::HeatRecording;
 pub use limits::{PartitionLimits, TableLimit, PARTITION_READ_UNITS, PARTITION_WRITE_UNITS};
 pub use usage::{Consumption, PartitionId, Usage};
 
-use crate::local::LocalError;
+use crate::error::LocalError;
 use state::Shared;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;

