@@ -32,11 +32,11 @@ pub fn value_size(value: &AttributeValue) -> usize {
 
 fn number_size(number: &str) -> usize {
     let mantissa = number.split(['e', 'E']).next().unwrap_or(number);
-    let digits: Vec<u8> = mantissa.bytes().filter(u8::is_ascii_digit).collect();
-    let significant = match digits.iter().position(|digit| *digit != b'0') {
+    let digits = || mantissa.bytes().filter(u8::is_ascii_digit);
+    let significant = match digits().position(|digit| digit != b'0') {
         Some(first) => {
-            let last = digits.iter().rposition(|digit| *digit != b'0').unwrap_or(first);
-            last - first + 1
+            let trailing = digits().rev().take_while(|digit| *digit == b'0').count();
+            digits().count() - first - trailing
         }
         None => 1, // zero
     };

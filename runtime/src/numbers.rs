@@ -33,17 +33,19 @@ fn refusal(text: &str) -> Option<&'static str> {
             _ => return Some("not a finite decimal number"),
         },
     };
-    let all: String = [whole, fraction].concat();
-    let significant = all.trim_start_matches('0');
-    if significant.is_empty() {
+    // The digits, `whole` then `fraction`, read without joining them.
+    let all = || whole.bytes().chain(fraction.bytes());
+    let length = whole.len() + fraction.len();
+    let leading_zeros = all().take_while(|digit| *digit == b'0').count();
+    if leading_zeros == length {
         return None; // zero
     }
-    let significant_digits = significant.trim_end_matches('0').len();
-    if significant_digits > DIGITS {
+    let trailing_zeros = all().rev().take_while(|digit| *digit == b'0').count();
+    if length - leading_zeros - trailing_zeros > DIGITS {
         return Some("more than 38 significant digits");
     }
     // The exponent of the leading digit: its place in `whole`, shifted by the exponent.
-    let leading = (whole.len() as i64) - ((all.len() - significant.len()) as i64) - 1 + exponent;
+    let leading = (whole.len() as i64) - (leading_zeros as i64) - 1 + exponent;
     if leading > GREATEST_EXPONENT {
         return Some("larger than 9.99E+125 in magnitude");
     }
@@ -116,7 +118,21 @@ pub(crate) fn check_value(path: &mut String, value: &AttributeValue) -> Result<(
 
 /// Fails on the first number of `item` DynamoDB would refuse.
 pub(crate) fn check_item(item: &Item) -> Result<()> {
-    item.iter().try_for_each(|(name, value)| check_value(&mut name.clone(), value))
+    // The path naming a refused number is only written once one is found.
+    item.iter()
+        .filter(|(_, value)| !stored(value))
+        .try_for_each(|(name, value)| check_value(&mut name.clone(), value))
+}
+
+/// Whether DynamoDB stores every number in `value`.
+fn stored(value: &AttributeValue) -> bool {
+    match value {
+        AttributeValue::N(number) => refusal(number).is_none(),
+        AttributeValue::Ns(numbers) => numbers.iter().all(|number| refusal(number).is_none()),
+        AttributeValue::L(values) => values.iter().all(stored),
+        AttributeValue::M(values) => values.values().all(stored),
+        _ => true,
+    }
 }
 
 #[cfg(test)]

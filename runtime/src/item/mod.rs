@@ -6,6 +6,8 @@
 //! `attribute_not_exists` holds for them and sparse indexes skip them. Reading is unaffected,
 //! because serde reads a missing `Option` field as `None`.
 
+mod path;
+
 use crate::entity::{Entity, PrimaryKey};
 use crate::error::{Error, Item, Result, Undecodable};
 pub use crate::item_size::{item_size, value_size, MAX_ITEM_BYTES};
@@ -97,15 +99,13 @@ pub(crate) fn decode_as<E: Entity, T: serde::de::DeserializeOwned>(
     let item: serde_dynamo::Item = item.into();
     let value = serde_dynamo::AttributeValue::M(item.into());
     // The path of the value that did not decode, for the reason: `serde_dynamo` names none.
-    serde_path_to_error::deserialize(serde_dynamo::Deserializer::from_attribute_value(value)).map_err(
-        |error| {
-            let reason = match error.path().to_string() {
-                path if path == "." => error.inner().to_string(),
-                path => format!("`{path}`: {}", error.inner()),
-            };
-            Error::Undecodable(Box::new(Undecodable { expected, key, reason }))
-        },
-    )
+    path::deserialize(serde_dynamo::Deserializer::from_attribute_value(value)).map_err(|(error, path)| {
+        let reason = match path.as_str() {
+            "." => error.to_string(),
+            path => format!("`{path}`: {error}"),
+        };
+        Error::Undecodable(Box::new(Undecodable { expected, key, reason }))
+    })
 }
 
 /// The primary key of a stored item, as its string values (a number key attribute, written by
