@@ -14,7 +14,7 @@
 mod ratio;
 
 use dynashard::metadata::ShardMetadata;
-use dynashard::reshard::{Backfill, NewLayout};
+use dynashard::reshard::{Backfill, Layout};
 use dynashard::{Entity, Table};
 use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};
@@ -78,7 +78,7 @@ fn main() {
                 let started = Instant::now();
                 db.batch_put(&albums).await.expect("import");
                 imports.push(started.elapsed());
-                db.start_resharding::<Album>(Bench::BY_TITLE, Bench::BY_TITLE_NEXT, NewLayout::hash(32))
+                db.start_resharding::<Album>(Bench::BY_TITLE, Bench::BY_TITLE_NEXT, Layout::hash(32))
                     .await
                     .expect("start");
                 tokio::time::sleep(Duration::from_millis(20)).await; // past the metadata cache time

@@ -21,7 +21,7 @@
 
 use aws_sdk_dynamodb::types::{AttributeValue, BatchStatementRequest};
 use dynashard::metadata::ShardMetadata;
-use dynashard::reshard::{Backfill, Budget, NewLayout, Verify};
+use dynashard::reshard::{Backfill, Budget, Layout, Verify};
 use dynashard::shard::hash_shard;
 use dynashard::{Db, Entity, Item, Table};
 use futures::stream::{self, StreamExt, TryStreamExt};
@@ -83,7 +83,7 @@ async fn prepared(connection: &dynashard_local::Connection, run: &str, albums: &
     for chunk in albums.chunks(1_000) {
         db.batch_put(chunk).await.unwrap_or_else(|error| panic!("import: {error}"));
     }
-    db.start_resharding::<Album>(Bench::BY_TITLE, Bench::BY_TITLE_NEXT, NewLayout::hash(32))
+    db.start_resharding::<Album>(Bench::BY_TITLE, Bench::BY_TITLE_NEXT, Layout::hash(32))
         .await
         .expect("start");
     db

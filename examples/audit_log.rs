@@ -23,7 +23,7 @@
 //! ```
 
 use dynashard::metadata::{ShardMetadata, ShardState};
-use dynashard::reshard::{Backfill, NewLayout, Verify};
+use dynashard::reshard::{Backfill, Layout, Verify};
 use dynashard::{Db, Entity, RetryPolicy, Table};
 use dynashard_local::emulator::{Emulator, PartitionLimits};
 use futures::TryStreamExt;
@@ -207,7 +207,7 @@ async fn reshard_feed(db: &Db) -> Result<(), Box<dyn std::error::Error>> {
         })
     };
     let started =
-        db.start_resharding::<FileAccess>(AuditLog::FEED, AuditLog::FEED_NEXT, NewLayout::hash(32)).await?;
+        db.start_resharding::<FileAccess>(AuditLog::FEED, AuditLog::FEED_NEXT, Layout::hash(32)).await?;
     println!("  1. {:?}: writes fill Feed (16 shards) and FeedNext (32)", started.phase);
     let bar = ProgressBar::new(before.len() as u64)
         .with_style(ProgressStyle::with_template("     backfill {bar:40} {pos}/{len} scanned")?);

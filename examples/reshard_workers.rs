@@ -13,7 +13,7 @@
 //! cargo run --example reshard_workers
 //! ```
 
-use dynashard::reshard::{Backfill, Budget, NewLayout, Phase, Verify};
+use dynashard::reshard::{Backfill, Budget, Layout, Phase, Verify};
 use dynashard::{Db, Entity, Table};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
@@ -92,7 +92,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         })
         .collect();
     db.batch_put(&orders).await?;
-    db.start_resharding::<Order>(Shop::BY_DAY, Shop::BY_DAY_NEXT, NewLayout::hash(16)).await?;
+    db.start_resharding::<Order>(Shop::BY_DAY, Shop::BY_DAY_NEXT, Layout::hash(16)).await?;
     println!("{ORDERS} orders; resharding ByDay from 4 to 16 hash shards with three workers");
 
     // The workers: this binary again, pointed at the same DynamoDB.

@@ -10,7 +10,7 @@
 //! minutes against DynamoDB Local).
 
 use dynashard::metadata::ShardMetadata;
-use dynashard::reshard::{Backfill, NewLayout, Phase, Verify};
+use dynashard::reshard::{Backfill, Layout, Phase, Verify};
 use dynashard::shard::hash_shard;
 use dynashard::{Db, Entity, Table};
 use futures::TryStreamExt;
@@ -119,7 +119,7 @@ async fn killed_worker_is_taken_over() {
         db.batch_put(chunk).await.expect("import");
     }
     let imported = imported.elapsed();
-    db.start_resharding::<Record>(Catalogue::BY_TITLE, Catalogue::BY_TITLE_NEXT, NewLayout::hash(32))
+    db.start_resharding::<Record>(Catalogue::BY_TITLE, Catalogue::BY_TITLE_NEXT, Layout::hash(32))
         .await
         .expect("start");
 

@@ -1,11 +1,11 @@
 //! `dynashard route`: the shard id of each key, by range boundaries or by hash, through the
-//! library's own router.
+//! library's own layout.
 
 use crate::args::RouteArgs;
 use crate::error::CliError;
 use crate::input::for_each_line;
 use crate::limits::MAX_SHARDS;
-use dynashard::shard::{Boundaries, Router};
+use dynashard::shard::{Boundaries, Layout};
 use std::io::{BufWriter, Write};
 use std::path::Path;
 use std::sync::Arc;
@@ -26,14 +26,21 @@ pub fn load_boundaries(path: &Path) -> Result<Boundaries, CliError> {
 
 /// Runs `dynashard route`.
 pub fn run(args: RouteArgs) -> Result<(), CliError> {
-    let router = match (&args.boundaries, args.hash) {
-        (Some(path), _) => Router::Range(Arc::new(load_boundaries(path)?), args.normalize.into()),
-        (None, Some(shards)) => Router::Hash(shards),
+    let layout = match (&args.boundaries, args.hash) {
+        (Some(path), _) => Layout::Range {
+            boundaries: Arc::new(load_boundaries(path)?).into(),
+            normalization: args.normalize.into(),
+            overflow: 1,
+        },
+        (None, Some(shards)) => Layout::hash(shards),
         (None, None) => return Err(CliError::Usage("give --boundaries FILE or --hash N".to_owned())),
     };
     let mut out = BufWriter::new(std::io::stdout().lock());
     let mut print = |key: &str| {
-        writeln!(out, "{}", router.shard(key)).map_err(|error| CliError::io("writing shard ids", error))
+        let shard = layout
+            .route(key)
+            .ok_or_else(|| CliError::Usage("the layout does not route by value".to_owned()))?;
+        writeln!(out, "{shard}").map_err(|error| CliError::io("writing shard ids", error))
     };
     if args.keys.is_empty() {
         // Every line gets a shard id, empty ones included, so output lines match input lines.
@@ -55,9 +62,16 @@ mod tests {
     #[test]
     fn routes_like_the_library() {
         let boundaries = Boundaries::new(vec!["".into(), "h".into(), "p".into()]).expect("valid");
-        let range = Router::Range(Arc::new(boundaries), Normalization::NfkdLower);
-        assert_eq!([range.shard("Apple"), range.shard("Heavy"), range.shard("Zed")], [0, 1, 2]);
-        let hash = Router::Hash(21);
-        assert_eq!([hash.shard("Leaving Home"), hash.shard("Heavy Migration")], [6, 8]);
+        let range = Layout::Range {
+            boundaries: Arc::new(boundaries).into(),
+            normalization: Normalization::NfkdLower,
+            overflow: 1,
+        };
+        assert_eq!(
+            [range.route("Apple"), range.route("Heavy"), range.route("Zed")],
+            [Some(0), Some(1), Some(2)]
+        );
+        let hash = Layout::hash(21);
+        assert_eq!([hash.route("Leaving Home"), hash.route("Heavy Migration")], [Some(6), Some(8)]);
     }
 }

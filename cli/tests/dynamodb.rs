@@ -359,7 +359,7 @@ async fn inspect_reports_time_buckets_per_shard_and_per_bucket() {
 
 /// A resharding record and the lease of one finished segment, as a backfill records them.
 async fn recorded_resharding(client: &Client, metadata: &str) {
-    use dynashard::reshard::{Budget, NewLayout, ScanKind, ScanPlan};
+    use dynashard::reshard::{Budget, Layout, ScanKind, ScanPlan};
     let db = dynashard::Db::new(client.clone())
         .with_shard_metadata(dynashard::metadata::ShardMetadata::new(metadata));
     db.create_shard_metadata_table().await.expect("metadata table");
@@ -377,7 +377,7 @@ async fn recorded_resharding(client: &Client, metadata: &str) {
         ("phase", text("\"dual-writes\"".into())),
         ("source", text("\"ByDay\"".into())),
         ("target", text("\"ByDayNext\"".into())),
-        ("layout", text(serde_json::to_string(&NewLayout::hash(32)).expect("JSON"))),
+        ("layout", text(serde_json::to_string(&Layout::hash(32)).expect("JSON"))),
         ("started", AttributeValue::N("1".into())),
         ("scan", text(serde_json::to_string(&plan).expect("JSON"))),
         ("scan_epoch", AttributeValue::N("1".into())),

@@ -60,11 +60,10 @@ const _: () = {
     };
     const __DYNASHARD_SHARD_TABLE: __dynashard::ShardSpec = __dynashard::ShardSpec {
         index: "",
-        strategy: __dynashard::ShardStrategy::Hash {
+        layout: __dynashard::Layout::Hash {
             shards: 4u32,
         },
         by: &["id"],
-        bucket: __dynashard::None,
         directory: false,
     };
     const _: () = {
@@ -253,6 +252,10 @@ const _: () = {
                 __dynashard::None => __query,
             };
             __query
+                .routed(
+                    __DYNASHARD_SHARD_TABLE
+                        .routing(__boundaries.clone(), __dynashard::None),
+                )
         }
     }
     #[automatically_derived]

@@ -195,11 +195,11 @@ const _: () = {
     };
     const __DYNASHARD_SHARD_0: __dynashard::ShardSpec = __dynashard::ShardSpec {
         index: "ByTitle",
-        strategy: __dynashard::ShardStrategy::Dynamic {
+        layout: __dynashard::Layout::Dynamic {
             max: 32u32,
+            readable: __dynashard::None,
         },
         by: &[],
-        bucket: __dynashard::None,
         directory: false,
     };
     #[allow(dead_code)]
@@ -577,6 +577,9 @@ const _: () = {
                 __dynashard::None => __query,
             };
             __query
+                .routed(
+                    __DYNASHARD_SHARD_0.routing(__boundaries.clone(), __dynashard::None),
+                )
         }
     }
     #[automatically_derived]

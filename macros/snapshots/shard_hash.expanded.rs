@@ -195,11 +195,10 @@ const _: () = {
     };
     const __DYNASHARD_SHARD_0: __dynashard::ShardSpec = __dynashard::ShardSpec {
         index: "ByTitle",
-        strategy: __dynashard::ShardStrategy::Hash {
+        layout: __dynashard::Layout::Hash {
             shards: 8u32,
         },
         by: &["title"],
-        bucket: __dynashard::None,
         directory: false,
     };
     #[allow(dead_code)]
@@ -579,7 +578,7 @@ const _: () = {
             __query
                 .routed(
                     __DYNASHARD_SHARD_0
-                        .routing(__dynashard::None, __dynashard::Some(0usize)),
+                        .routing(__boundaries.clone(), __dynashard::Some(0usize)),
                 )
         }
     }

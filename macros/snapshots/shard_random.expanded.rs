@@ -195,11 +195,10 @@ const _: () = {
     };
     const __DYNASHARD_SHARD_0: __dynashard::ShardSpec = __dynashard::ShardSpec {
         index: "ByTitle",
-        strategy: __dynashard::ShardStrategy::Random {
+        layout: __dynashard::Layout::Random {
             shards: 8u32,
         },
         by: &[],
-        bucket: __dynashard::None,
         directory: false,
     };
     #[allow(dead_code)]
@@ -577,6 +576,9 @@ const _: () = {
                 __dynashard::None => __query,
             };
             __query
+                .routed(
+                    __DYNASHARD_SHARD_0.routing(__boundaries.clone(), __dynashard::None),
+                )
         }
     }
     #[automatically_derived]

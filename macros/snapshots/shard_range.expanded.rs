@@ -205,13 +205,12 @@ const _: () = {
     }
     const __DYNASHARD_SHARD_0: __dynashard::ShardSpec = __dynashard::ShardSpec {
         index: "ByTitle",
-        strategy: __dynashard::ShardStrategy::Range {
+        layout: __dynashard::Layout::Range {
+            boundaries: __dynashard::BoundarySource::Declared(__dynashard_range_0),
             normalization: __dynashard::Normalization::NfkdLower,
             overflow: 2u32,
-            boundaries: __dynashard_range_0,
         },
         by: &["title"],
-        bucket: __dynashard::None,
         directory: false,
     };
     #[allow(dead_code)]
@@ -590,7 +589,8 @@ const _: () = {
             };
             __query
                 .routed(
-                    __DYNASHARD_SHARD_0.routing(__boundaries.clone(), __dynashard::None),
+                    __DYNASHARD_SHARD_0
+                        .routing(__boundaries.clone(), __dynashard::Some(0usize)),
                 )
         }
     }

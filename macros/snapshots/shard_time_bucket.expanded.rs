@@ -199,11 +199,12 @@ const _: () = {
     };
     const __DYNASHARD_SHARD_0: __dynashard::ShardSpec = __dynashard::ShardSpec {
         index: "ByRelease",
-        strategy: __dynashard::ShardStrategy::Hash {
+        layout: __dynashard::Layout::Bucketed {
+            bucket: __dynashard::TimeBucket::Hour,
             shards: 4u32,
+            random: false,
         },
         by: &["artist"],
-        bucket: __dynashard::Some(__dynashard::TimeBucket::Hour),
         directory: true,
     };
     const _: () = {
@@ -605,6 +606,9 @@ const _: () = {
                 __dynashard::None => __query,
             };
             __query
+                .routed(
+                    __DYNASHARD_SHARD_0.routing(__boundaries.clone(), __dynashard::None),
+                )
                 .time_window::<
                     u64,
                 >(

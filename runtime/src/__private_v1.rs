@@ -23,8 +23,8 @@ pub use crate::query::{
 pub use crate::scan::Scan;
 pub use crate::sets::SetAttribute;
 pub use crate::shard::{
-    logical_partition, BaseKey, Boundaries, BucketTime, NoDynamicShards, Normalization, RangeShards,
-    RoutingText, ShardChooser, ShardSpec, ShardStrategy, Shards, TimeBucket,
+    logical_partition, BaseKey, Boundaries, BoundarySource, BucketTime, Layout, NoDynamicShards,
+    Normalization, RangeShards, RoutingText, ShardChooser, ShardSpec, Shards, TimeBucket,
 };
 pub use crate::table::{
     Billing, IndexDefinition, IndexProjection, KeyAttribute, ScalarKind, StreamView, Table, TableDefinition,

@@ -10,7 +10,7 @@ use aws_sdk_dynamodb::types::{
 };
 use dynashard::consumption::Measure;
 use dynashard::metadata::ShardMetadata;
-use dynashard::reshard::{Backfill, NewLayout, Phase, ReshardState};
+use dynashard::reshard::{Backfill, Layout, Phase, ReshardState};
 use dynashard::{Db, Entity, Error, Table, Unprocessed};
 use futures::TryStreamExt;
 use serde::{Deserialize, Serialize};
@@ -127,7 +127,7 @@ async fn a_batched_backfill_freezes_existing_items_and_takes_new_ones() {
     let db = setup(&own, &table).await;
     let existing: Vec<Access> = (0..1_000).map(|n| access(&volume, n)).collect();
     db.batch_put(&existing).await.unwrap();
-    db.start_resharding::<Access>(Logs::BY_FEED, Logs::BY_FEED_NEXT, NewLayout::hash(16)).await.unwrap();
+    db.start_resharding::<Access>(Logs::BY_FEED, Logs::BY_FEED_NEXT, Layout::hash(16)).await.unwrap();
 
     // An appender creating new items throughout, singly and in batches.
     let written = Arc::new(Mutex::new(existing.clone()));
@@ -217,7 +217,7 @@ async fn an_interrupted_batched_backfill_is_finished_conditionally_and_unfrozen(
     let db = setup(&own, &table).await;
     let existing: Vec<Access> = (0..400).map(|n| access(&volume, n)).collect();
     db.batch_put(&existing).await.unwrap();
-    db.start_resharding::<Access>(Logs::BY_FEED, Logs::BY_FEED_NEXT, NewLayout::hash(16)).await.unwrap();
+    db.start_resharding::<Access>(Logs::BY_FEED, Logs::BY_FEED_NEXT, Layout::hash(16)).await.unwrap();
 
     // Killed after its first page, as a process that died.
     let options = Backfill::default().batched().page_size(20).on_progress(|_| panic!("killed"));
@@ -304,7 +304,7 @@ async fn a_batched_backfill_reads_whole_items_from_the_table_whatever_the_index_
         .unwrap();
     let existing: Vec<Access> = (0..60).map(|n| access("v", n)).collect();
     db.batch_put(&existing).await.unwrap();
-    db.start_resharding::<Access>(Logs::BY_FEED, Logs::BY_FEED_NEXT, NewLayout::hash(16)).await.unwrap();
+    db.start_resharding::<Access>(Logs::BY_FEED, Logs::BY_FEED_NEXT, Layout::hash(16)).await.unwrap();
     let measured = db.backfill::<Access>(Logs::BY_FEED, Backfill::default().batched()).measured().await;
     let state = measured.output.as_ref().unwrap();
     assert_eq!(state.backfill_totals(), (60, 60));
@@ -325,7 +325,7 @@ async fn a_batched_backfill_whose_freeze_was_lifted_stops() {
     let db = setup(&own, &table).await;
     let existing: Vec<Access> = (0..300).map(|n| access(&volume, n)).collect();
     db.batch_put(&existing).await.unwrap();
-    db.start_resharding::<Access>(Logs::BY_FEED, Logs::BY_FEED_NEXT, NewLayout::hash(16)).await.unwrap();
+    db.start_resharding::<Access>(Logs::BY_FEED, Logs::BY_FEED_NEXT, Layout::hash(16)).await.unwrap();
     // One segment at a time, paused after its first page (of several).
     let batched = Backfill::default().batched().page_size(10).concurrency(1);
     let (first, resume_first) = paused_backfill(&db, batched, |_| {}).await;
@@ -361,7 +361,7 @@ async fn batched_workers_share_one_freeze() {
     let db = setup(&own, &table).await;
     let existing: Vec<Access> = (0..300).map(|n| access(&volume, n)).collect();
     db.batch_put(&existing).await.unwrap();
-    db.start_resharding::<Access>(Logs::BY_FEED, Logs::BY_FEED_NEXT, NewLayout::hash(16)).await.unwrap();
+    db.start_resharding::<Access>(Logs::BY_FEED, Logs::BY_FEED_NEXT, Layout::hash(16)).await.unwrap();
     // One segment at a time each, so that neither can take every segment before the other starts.
     let pages = [Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0))];
     let options = |pages: &Arc<AtomicUsize>| {

@@ -4,7 +4,7 @@
 use crate::{unique, Own};
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynashard::metadata::ShardMetadata;
-use dynashard::reshard::{Backfill, NewLayout, Phase, Verify};
+use dynashard::reshard::{Backfill, Layout, Phase, Verify};
 use dynashard::shard::{Boundaries, Normalization};
 use dynashard::{Db, Entity, Error, Table};
 use futures::TryStreamExt;
@@ -85,12 +85,12 @@ async fn hash_16_to_32_under_writes_and_reads_with_an_interrupted_backfill() {
     let written = Arc::new(Mutex::new(initial.clone()));
 
     let started = db
-        .start_resharding::<Record>(Catalogue::BY_TITLE, Catalogue::BY_TITLE_NEXT, NewLayout::hash(32))
+        .start_resharding::<Record>(Catalogue::BY_TITLE, Catalogue::BY_TITLE_NEXT, Layout::hash(32))
         .await
         .unwrap();
     assert_eq!(started.phase, Phase::DualWrites);
     let again = db
-        .start_resharding::<Record>(Catalogue::BY_TITLE, Catalogue::BY_TITLE_NEXT, NewLayout::hash(32))
+        .start_resharding::<Record>(Catalogue::BY_TITLE, Catalogue::BY_TITLE_NEXT, Layout::hash(32))
         .await
         .unwrap();
     assert_eq!(again.started, started.started, "starting it again is idempotent");
@@ -202,7 +202,7 @@ async fn range_boundaries_are_replaced_online() {
     let records: Vec<Record> = (0..300).map(|n| record(&shelf, n)).collect();
     db.batch_put(&records).await.unwrap();
     let boundaries = Boundaries::from_json(r#"["", "b", "n"]"#).unwrap();
-    db.start_resharding::<Record>(Catalogue::BY_NAME, Catalogue::BY_NAME_NEXT, NewLayout::range(&boundaries))
+    db.start_resharding::<Record>(Catalogue::BY_NAME, Catalogue::BY_NAME_NEXT, Layout::range(&boundaries))
         .await
         .unwrap();
     let late = record(&shelf, 300);
@@ -247,19 +247,18 @@ async fn steps_out_of_order_and_bad_targets_are_refused() {
     let db = setup(&own).await;
     let refused = |result: Result<_, Error>| matches!(result, Err(Error::Resharding { .. }));
     assert!(refused(
-        db.start_resharding::<Record>(Catalogue::BY_TITLE, Catalogue::BY_TITLE, NewLayout::hash(32)).await
+        db.start_resharding::<Record>(Catalogue::BY_TITLE, Catalogue::BY_TITLE, Layout::hash(32)).await
     ));
     assert!(
         refused(
-            db.start_resharding::<Record>(Catalogue::BY_NAME, Catalogue::BY_NAME_NEXT, NewLayout::hash(4))
-                .await
+            db.start_resharding::<Record>(Catalogue::BY_NAME, Catalogue::BY_NAME_NEXT, Layout::hash(4)).await
         ),
         "range needs boundaries"
     );
     // A spare index, which `Record` does not map: nothing to reshard from. (An index the table
     // does not declare, or one of another table, does not compile.)
     assert!(refused(
-        db.start_resharding::<Record>(Catalogue::BY_TITLE_NEXT, Catalogue::BY_NAME_NEXT, NewLayout::hash(4))
+        db.start_resharding::<Record>(Catalogue::BY_TITLE_NEXT, Catalogue::BY_NAME_NEXT, Layout::hash(4))
             .await
     ));
     assert!(refused(db.cut_over::<Record>(Catalogue::BY_TITLE_NEXT).await));

@@ -7,7 +7,7 @@
 use crate::{unique, Own};
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynashard::metadata::ShardMetadata;
-use dynashard::reshard::{Backfill, NewLayout, Phase, Verify};
+use dynashard::reshard::{Backfill, Layout, Phase, Verify};
 use dynashard::{Db, Entity, Table};
 use futures::TryStreamExt;
 use serde::{Deserialize, Serialize};
@@ -181,7 +181,7 @@ async fn writers_that_never_see_the_resharding_lose_nothing() {
     acked.lock().unwrap().insert(record(&shelf, 9_999, "").title, Some("warm-up".into()));
 
     let state = operator
-        .start_resharding::<Record>(Shelves::BY_TITLE, Shelves::BY_TITLE_NEXT, NewLayout::hash(32))
+        .start_resharding::<Record>(Shelves::BY_TITLE, Shelves::BY_TITLE_NEXT, Layout::hash(32))
         .await
         .unwrap();
     assert_eq!(state.phase, Phase::DualWrites);
@@ -314,7 +314,7 @@ async fn writes_that_arrive_25_s_late_lose_nothing() {
     tokio::time::sleep(Duration::from_millis(200)).await; // every put is on its way
 
     operator
-        .start_resharding::<Record>(Shelves::BY_TITLE, Shelves::BY_TITLE_NEXT, NewLayout::hash(32))
+        .start_resharding::<Record>(Shelves::BY_TITLE, Shelves::BY_TITLE_NEXT, Layout::hash(32))
         .await
         .unwrap();
     operator.backfill::<Record>(Shelves::BY_TITLE, Backfill::default()).await.unwrap();
@@ -354,7 +354,7 @@ async fn items_time_to_live_deletes_during_the_backfill_stay_deleted() {
     let records: Vec<Record> = (0..300).map(|n| record(&shelf, n, "expiring")).collect();
     operator.batch_put(&records).await.unwrap();
     operator
-        .start_resharding::<Record>(Shelves::BY_TITLE, Shelves::BY_TITLE_NEXT, NewLayout::hash(32))
+        .start_resharding::<Record>(Shelves::BY_TITLE, Shelves::BY_TITLE_NEXT, Layout::hash(32))
         .await
         .unwrap();
     let backfill = {

@@ -5,7 +5,7 @@
 use crate::{unique, Own};
 use dynashard::metadata::ShardMetadata;
 use dynashard::query::CursorError;
-use dynashard::reshard::{Backfill, NewLayout, Verify};
+use dynashard::reshard::{Backfill, Layout, Verify};
 use dynashard::{Db, Entity, Error, Table};
 use futures::TryStreamExt;
 use serde::{Deserialize, Serialize};
@@ -173,9 +173,7 @@ async fn pages_read_across_a_cut_over_a_reverse_and_a_second_cut_over_list_every
     let listed_before: Vec<Release> = db.stream(Release::query_by_year(&shelf)).try_collect().await.unwrap();
     assert_eq!(listed_before.len(), 96);
 
-    db.start_resharding::<Release>(Releases::BY_YEAR, Releases::BY_YEAR_NEXT, NewLayout::hash(8))
-        .await
-        .unwrap();
+    db.start_resharding::<Release>(Releases::BY_YEAR, Releases::BY_YEAR_NEXT, Layout::hash(8)).await.unwrap();
     db.backfill::<Release>(Releases::BY_YEAR, Backfill::default().segments(2)).await.unwrap();
     let verified = db.verify_resharding::<Release>(Releases::BY_YEAR, Verify::default()).await.unwrap();
     assert!(verified.is_clean(), "{verified:?}");

@@ -6,7 +6,7 @@
 use crate::{unique, Own};
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynashard::metadata::ShardMetadata;
-use dynashard::reshard::{Backfill, CutOver, NewLayout, Phase, Verify};
+use dynashard::reshard::{Backfill, CutOver, Layout, Phase, Verify};
 use dynashard::{Db, Entity, Error, PrimaryKey, Table};
 use futures::TryStreamExt;
 use serde::{Deserialize, Serialize};
@@ -48,9 +48,7 @@ async fn backfilled(own: &Own, table: &str, shelf: &str, items: usize) -> (Db, V
         })
         .collect();
     db.batch_put(&records).await.unwrap();
-    db.start_resharding::<Record>(Shelves::BY_TITLE, Shelves::BY_TITLE_NEXT, NewLayout::hash(32))
-        .await
-        .unwrap();
+    db.start_resharding::<Record>(Shelves::BY_TITLE, Shelves::BY_TITLE_NEXT, Layout::hash(32)).await.unwrap();
     db.backfill::<Record>(Shelves::BY_TITLE, Backfill::default().segments(2)).await.unwrap();
     (db, records)
 }

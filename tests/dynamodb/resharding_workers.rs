@@ -4,7 +4,7 @@
 
 use crate::{unique, Own};
 use dynashard::metadata::ShardMetadata;
-use dynashard::reshard::{Backfill, Budget, NewLayout, Phase, ReshardState, Verify};
+use dynashard::reshard::{Backfill, Budget, Layout, Phase, ReshardState, Verify};
 use dynashard::{Db, Entity, Table};
 use futures::TryStreamExt;
 use serde::{Deserialize, Serialize};
@@ -50,9 +50,7 @@ async fn started(own: &Own, table: &str, shelf: &str, items: usize) -> (Db, Vec<
         .map(|n| Record { shelf: format!("{shelf}-{}", n % 50), title: format!("t{n:04}") })
         .collect();
     db.batch_put(&records).await.unwrap();
-    db.start_resharding::<Record>(Shelves::BY_TITLE, Shelves::BY_TITLE_NEXT, NewLayout::hash(32))
-        .await
-        .unwrap();
+    db.start_resharding::<Record>(Shelves::BY_TITLE, Shelves::BY_TITLE_NEXT, Layout::hash(32)).await.unwrap();
     (db, records)
 }
 

@@ -5,7 +5,7 @@
 
 use crate::{db, unique};
 use dynashard::metadata::ShardMetadata;
-use dynashard::reshard::{Backfill, NewLayout};
+use dynashard::reshard::{Backfill, Layout};
 use dynashard::{Db, Entity, Error, RetryPolicy, Table};
 use dynashard_local::faults::FaultInjector;
 use futures::TryStreamExt;
@@ -61,7 +61,7 @@ async fn a_transaction_built_before_dual_writes_is_refused_then_built_again() {
     let built_early = writer.transaction().put(&book);
 
     operator
-        .start_resharding::<Book>(Library::BY_SHELF, Library::BY_SHELF_NEXT, NewLayout::hash(8))
+        .start_resharding::<Book>(Library::BY_SHELF, Library::BY_SHELF_NEXT, Layout::hash(8))
         .await
         .unwrap();
     tokio::time::sleep(CACHE * 2).await;
@@ -85,7 +85,7 @@ async fn an_update_in_a_transaction_moves_its_item_in_the_new_layout() {
     let books: Vec<Book> =
         (0..6).map(|n| Book { isbn: format!("{}-{n}", unique("isbn")), shelf: old_shelf.clone() }).collect();
     db.batch_put(&books).await.unwrap();
-    db.start_resharding::<Book>(Library::BY_SHELF, Library::BY_SHELF_NEXT, NewLayout::hash(8)).await.unwrap();
+    db.start_resharding::<Book>(Library::BY_SHELF, Library::BY_SHELF_NEXT, Layout::hash(8)).await.unwrap();
     db.backfill::<Book>(Library::BY_SHELF, Backfill::default()).await.unwrap();
 
     let moved = &books[2];
@@ -122,7 +122,7 @@ async fn a_batch_write_retrying_across_a_resharding_step_stops_with_its_writes()
     let retrying = tokio::spawn(async move { writer.batch_put(std::slice::from_ref(&book)).await });
     tokio::time::sleep(CACHE).await;
     operator
-        .start_resharding::<Book>(Library::BY_SHELF, Library::BY_SHELF_NEXT, NewLayout::hash(8))
+        .start_resharding::<Book>(Library::BY_SHELF, Library::BY_SHELF_NEXT, Layout::hash(8))
         .await
         .unwrap();
 
@@ -145,7 +145,7 @@ async fn a_process_given_no_shard_metadata_still_dual_writes() {
     let writer = db().await.with_table_name::<Library>(&table).expect("a valid table name");
     assert!(matches!(writer.shard_metadata(), Err(Error::ShardMetadataNotConfigured)));
     operator
-        .start_resharding::<Book>(Library::BY_SHELF, Library::BY_SHELF_NEXT, NewLayout::hash(8))
+        .start_resharding::<Book>(Library::BY_SHELF, Library::BY_SHELF_NEXT, Layout::hash(8))
         .await
         .unwrap();
     operator.backfill::<Book>(Library::BY_SHELF, Backfill::default()).await.unwrap();
@@ -183,7 +183,7 @@ async fn a_table_declaring_no_shard_metadata_cannot_be_resharded() {
     // Even through a `Db` given shard metadata: another process writing the table could not know.
     let db = db().await.with_shard_metadata(ShardMetadata::new(METADATA));
     let refused = db
-        .start_resharding::<LooseBook>(Undeclared::BY_SHELF, Undeclared::BY_SHELF_NEXT, NewLayout::hash(8))
+        .start_resharding::<LooseBook>(Undeclared::BY_SHELF, Undeclared::BY_SHELF_NEXT, Layout::hash(8))
         .await;
     assert!(
         matches!(refused, Err(Error::ShardMetadataUndeclared { table: "ReshardUndeclaredTests" })),

@@ -5,7 +5,7 @@
 use super::hot_keys::{KeyPlace, Tracker};
 use crate::entity::Entity;
 use crate::error::Item;
-use crate::shard::{ShardSpec, ShardStrategy};
+use crate::shard::ShardSpec;
 
 /// An entity type as counting knows it: its name, and its mappings.
 #[derive(Clone, Copy, Debug)]
@@ -27,7 +27,7 @@ impl EntityType {
 
     /// Whether some mapping of it is range-sharded: only then are routing values counted.
     fn ranged(&self) -> bool {
-        self.shards.iter().any(|spec| matches!(spec.strategy, ShardStrategy::Range { .. }))
+        self.shards.iter().any(|spec| spec.normalization().is_some())
     }
 }
 
@@ -42,12 +42,7 @@ pub(crate) fn range_values(tracking: bool, entity: EntityType, item: Option<&Ite
     entity
         .shards
         .iter()
-        .filter_map(|spec| match spec.strategy {
-            ShardStrategy::Range { normalization, .. } => {
-                Some((spec.index, normalization.apply(&spec.item_routing_text(item)?)))
-            }
-            _ => None,
-        })
+        .filter_map(|spec| Some((spec.index, spec.normalization()?.apply(&spec.item_routing_text(item)?))))
         .collect()
 }
 

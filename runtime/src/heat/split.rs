@@ -1,5 +1,5 @@
 //! Splitting the range shards a heat map shows over their limit: new boundaries that cut each
-//! such shard where the load observed in it balances, for `NewLayout::range` and resharding.
+//! such shard where the load observed in it balances, for `Layout::range` and resharding.
 
 use super::map::HeatMap;
 use crate::shard::{shard_partition, Boundaries};
@@ -33,7 +33,7 @@ pub struct ShardSplit {
 /// A suggested new range layout ([`suggest_split`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SplitSuggestion {
-    /// The old boundaries with the cuts added: pass them to `NewLayout::range`.
+    /// The old boundaries with the cuts added: pass them to `Layout::range`.
     pub boundaries: Boundaries,
     /// The shards split, and where.
     pub splits: Vec<ShardSplit>,
@@ -68,7 +68,7 @@ impl SplitSuggestion {
 /// ```
 /// use dynashard::consumption::KeyPlace;
 /// use dynashard::heat::{suggest_split, HeatCell, HeatMapBuilder, ValueLoad};
-/// use dynashard::shard::{Boundaries, NewLayout};
+/// use dynashard::shard::{Boundaries, Layout};
 /// use std::time::Duration;
 ///
 /// let boundaries = Boundaries::new(vec!["".into(), "m".into()])?;
@@ -83,7 +83,7 @@ impl SplitSuggestion {
 ///     .expect("shard 0 is over its limit");
 /// // 1,500 units a second: 1.5x a partition's 1,000, two pieces of 750.
 /// assert_eq!(suggested.boundaries.values(), ["", "d", "m"]);
-/// let layout = NewLayout::range(&suggested.boundaries);
+/// let layout = Layout::range(&suggested.boundaries);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn suggest_split(

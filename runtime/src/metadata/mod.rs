@@ -209,13 +209,13 @@ impl ShardMetadata {
 mod tests {
     use super::*;
     use super::{Phase, ReshardState};
-    use crate::shard::NewLayout;
+    use crate::shard::Layout;
 
     fn record(frozen: bool) -> Option<Arc<CachedReshard>> {
         Some(CachedReshard::unchecked(ReshardState {
             source: "ByTitle".into(),
             target: "ByTitleNext".into(),
-            layout: NewLayout::hash(32),
+            layout: Layout::hash(32),
             phase: Phase::DualWrites,
             started: 0,
             segments: Default::default(),

@@ -7,7 +7,7 @@ use crate::entity::Entity;
 use crate::error::{Error, Item, Result};
 use crate::index_keys::find_index;
 use crate::item::table_of;
-use crate::shard::{logical_partition, shard_partition, Router, ShardSpec};
+use crate::shard::{logical_partition, shard_partition, Layout, ShardSpec};
 use crate::table::{IndexDefinition, ScalarKind};
 use aws_sdk_dynamodb::types::AttributeValue;
 use std::sync::Arc;
@@ -41,7 +41,8 @@ pub(crate) fn refuse(index: &str, reason: impl Into<String>) -> Error {
 #[derive(Debug)]
 pub(crate) struct Checked {
     pub mapping: &'static ShardSpec,
-    pub router: Router,
+    /// The layout items are placed in.
+    pub layout: Layout,
     pub source: (&'static str, &'static str),
     pub target: (&'static str, &'static str),
     /// The target index's name.
@@ -54,7 +55,7 @@ impl Checked {
         let mapping = mappings::<E>().find(|mapping| mapping.index == index).ok_or_else(|| {
             refuse(index, format!("`{}` has no hash- or range-sharded mapping of it", E::TYPE_NAME))
         })?;
-        let router = mapping.router_for(&state.layout).ok_or_else(|| {
+        let layout = mapping.resharded(&state.layout).ok_or_else(|| {
             refuse(index, "the new layout must be of the mapping's kind (hash or range) and valid")
         })?;
         let indexes = table_of::<E>().indexes;
@@ -69,12 +70,12 @@ impl Checked {
         if state.target == index {
             return Err(refuse(index, "the target must be another index"));
         }
-        Ok(Self { mapping, router, source, target, target_index })
+        Ok(Self { mapping, layout, source, target, target_index })
     }
 
     /// Adds `item`'s place in the target layout; in the last phase also drops it from the source.
     pub fn mirror(&self, item: &mut Item, phase: Phase) {
-        match place(item, self.mapping, &self.router, self.source) {
+        match place(item, self.mapping, &self.layout, self.source) {
             Some(placement) => {
                 item.insert(self.target.0.to_owned(), AttributeValue::S(placement.partition));
                 item.insert(self.target.1.to_owned(), AttributeValue::S(placement.sort));
@@ -134,20 +135,20 @@ pub struct Placement {
 pub(crate) fn place(
     item: &Item,
     mapping: &ShardSpec,
-    router: &Router,
+    layout: &Layout,
     (source_pk, source_sk): (&str, &str),
 ) -> Option<Placement> {
     let partition = item.get(source_pk)?.as_s().ok()?;
     let sort = item.get(source_sk)?.as_s().ok()?;
     let text = mapping.item_routing_text(item)?;
-    let partition = shard_partition(logical_partition(partition), router.shard(&text));
+    let partition = shard_partition(logical_partition(partition), layout.route(&text)?);
     Some(Placement { partition, sort: sort.clone() })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::shard::{Boundaries, NewLayout, Normalization, RangeShards, ShardStrategy};
+    use crate::shard::{Boundaries, BoundarySource, Normalization, RangeShards};
     use std::sync::OnceLock;
 
     fn compiled() -> &'static RangeShards {
@@ -155,22 +156,16 @@ mod tests {
         SHARDS.get_or_init(|| RangeShards::new(Boundaries::from_checked(&["", "m"])))
     }
 
-    const HASHED: ShardSpec = ShardSpec {
-        index: "ByTitle",
-        strategy: ShardStrategy::Hash { shards: 8 },
-        by: &["title"],
-        bucket: None,
-        directory: false,
-    };
+    const HASHED: ShardSpec =
+        ShardSpec { index: "ByTitle", layout: Layout::Hash { shards: 8 }, by: &["title"], directory: false };
     const RANGED: ShardSpec = ShardSpec {
         index: "ByTitle",
-        strategy: ShardStrategy::Range {
+        layout: Layout::Range {
+            boundaries: BoundarySource::Declared(compiled),
             normalization: Normalization::NfkdLower,
             overflow: 1,
-            boundaries: compiled,
         },
         by: &["title"],
-        bucket: None,
         directory: false,
     };
 
@@ -186,32 +181,25 @@ mod tests {
 
     #[test]
     fn hash_placement_keeps_the_logical_partition_and_sort_key() {
-        let router = HASHED.router_for(&NewLayout::hash(21)).unwrap();
-        let placed = place(&item("Leaving Home", "album$#x#3"), &HASHED, &router, ("gpk", "gsk")).unwrap();
+        let layout = HASHED.resharded(&Layout::hash(21)).unwrap();
+        let placed = place(&item("Leaving Home", "album$#x#3"), &HASHED, &layout, ("gpk", "gsk")).unwrap();
         assert_eq!(placed, Placement { partition: "album$#x#6".into(), sort: "sort".into() });
     }
 
     #[test]
     fn range_placement_normalizes() {
         let boundaries = Boundaries::from_json(r#"["", "h", "p"]"#).unwrap();
-        let router = RANGED.router_for(&NewLayout::range(&boundaries)).unwrap();
-        let placed = place(&item("ＨＥＬＬＯ", "albums#9"), &RANGED, &router, ("gpk", "gsk")).unwrap();
+        let layout = RANGED.resharded(&Layout::range(&boundaries)).unwrap();
+        let placed = place(&item("ＨＥＬＬＯ", "albums#9"), &RANGED, &layout, ("gpk", "gsk")).unwrap();
         assert_eq!(placed.partition, "albums#1");
     }
 
     #[test]
     fn layouts_must_match_the_mapping() {
-        assert!(RANGED.router_for(&NewLayout::hash(4)).is_none());
-        assert!(HASHED.router_for(&NewLayout::Range { boundaries: vec!["".into()] }).is_none());
-        assert!(RANGED.router_for(&NewLayout::Range { boundaries: vec!["a".into()] }).is_none());
-        assert!(HASHED.router_for(&NewLayout::hash(0)).is_none());
-        assert!(place(&item("x", "p#1"), &HASHED, &Router::Hash(2), ("missing", "gsk")).is_none());
-    }
-
-    #[test]
-    fn layouts_serialize_as_tagged_json() {
-        let json = serde_json::to_string(&NewLayout::hash(32)).unwrap();
-        assert_eq!(json, r#"{"hash":{"shards":32}}"#);
-        assert_eq!(serde_json::from_str::<NewLayout>(&json).unwrap(), NewLayout::hash(32));
+        assert!(RANGED.resharded(&Layout::hash(4)).is_none());
+        assert!(HASHED.resharded(&Layout::range(&Boundaries::from_checked(&[""]))).is_none());
+        assert!(HASHED.resharded(&Layout::hash(0)).is_none());
+        assert!(place(&item("x", "p#1"), &HASHED, &Layout::hash(2), ("missing", "gsk")).is_none());
+        assert!(place(&item("x", "p#1"), &HASHED, &Layout::Random { shards: 2 }, ("gpk", "gsk")).is_none());
     }
 }

@@ -1,7 +1,7 @@
 //! The recorded state of one resharding: its phase, target, new layout and backfill progress,
 //! kept as one item of the shard metadata table.
 
-use crate::shard::NewLayout;
+use crate::shard::Layout;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -124,7 +124,7 @@ pub struct ReshardState {
     /// The index holding the new layout.
     pub target: String,
     /// The new layout.
-    pub layout: NewLayout,
+    pub layout: Layout,
     /// The current phase.
     pub phase: Phase,
     /// When dual writes began (unix ms).

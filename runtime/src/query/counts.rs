@@ -6,7 +6,7 @@ use crate::db::Db;
 use crate::dynamic::Counts;
 use crate::error::{Error, Result};
 use crate::metadata::{ShardMetadata, ShardState};
-use crate::shard::{shard_partition, ShardLayout};
+use crate::shard::shard_partition;
 use std::sync::Arc;
 
 impl Db {
@@ -87,7 +87,9 @@ impl Db {
             let readable = state.readable();
             shards.partitions =
                 (0..readable).map(|shard| shard_partition(&plan.partition_value, shard)).collect();
-            shards.layout = ShardLayout::Dynamic { readable: Some(readable) };
+            if let Some(layout) = shards.layout.with_readable(readable) {
+                shards.layout = layout;
+            }
         }
         Ok(Arc::new(plan))
     }

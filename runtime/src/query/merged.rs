@@ -9,7 +9,7 @@ use super::conditions::Done;
 use super::SortRange;
 use super::{Query, QueryError, QueryPlan, QueryTarget};
 use crate::expression::Placeholders;
-use crate::shard::{ShardLayout, ShardMode, Shards};
+use crate::shard::{Layout, ShardMode, Shards};
 
 /// The partition keys a merged query reads at most unless told otherwise
 /// ([`Query::max_keys`]). A first page asks every key, so it costs at least a request (half a
@@ -82,7 +82,7 @@ impl<E> Query<E, Done> {
             merged.error = error;
             return Query { plan: merged, marker: std::marker::PhantomData };
         };
-        let layout = merged.shards.as_ref().map_or(ShardLayout::Unsharded, |shards| shards.layout.clone());
+        let layout = merged.shards.as_ref().map_or(Layout::Unsharded, |shards| shards.layout.clone());
         merged.partition_value = head.key.clone();
         let uniform = parts.iter().all(|part| part.range == head.range);
         // Ranges one after another, a partition each (`is_in` on a hash shard's field): read in
@@ -107,6 +107,7 @@ impl<E> Query<E, Done> {
             window: None,
             mode: if in_order { ShardMode::InOrder } else { ShardMode::Merge },
             layout,
+            target: None,
             dynamic: None,
             directory: false,
         });

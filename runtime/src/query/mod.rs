@@ -43,7 +43,7 @@ pub(crate) use traced::StreamSpan;
 
 pub use crate::count::Countable;
 pub use crate::projection::{IndexSlot, Projected};
-pub use crate::shard::{Routing, ShardLayout, ShardMode, Shards};
+pub use crate::shard::{Layout, ShardMode, Shards};
 pub use crate::stream::Streamable;
 pub use conditions::{Done, End, Next};
 pub use conditions::{Narrow, PrefixCondition, RangeCondition};
@@ -134,7 +134,7 @@ pub struct QueryPlan {
     pub(crate) concurrency: usize,
     pub(crate) sizing: RequestSizing,
     pub(crate) max_partitions: u64,
-    pub(crate) routing: Option<Routing>,
+    pub(crate) routing: Option<(Layout, Option<usize>)>,
     /// The attributes to read (a view's), besides the keys; `None` reads whole items.
     pub(crate) projection: Option<&'static [&'static str]>,
     /// Whether the items read are replaced by the base table's items under their keys.

@@ -5,12 +5,12 @@
 use super::cursor::{self, fingerprint};
 use super::sharded::cursor::{self as sharded_cursor, layout_fingerprint};
 use super::sharded::resume::{PageEnd, Start};
-use super::{NativeCondition, Query, QueryTarget, ShardLayout, ShardMode, Shards, SortRange};
+use super::{Layout, NativeCondition, Query, QueryTarget, ShardMode, Shards, SortRange};
 use crate::error::Item;
-use crate::shard::NewLayout;
 use crate::shard::{Boundaries, BucketWindow, Normalization, TimeBucket};
 use crate::table::{Billing, IndexDefinition, IndexProjection, KeyAttribute, ScalarKind, TableDefinition};
 use aws_sdk_dynamodb::types::AttributeValue;
+use std::sync::Arc;
 
 static TABLE: TableDefinition = TableDefinition {
     name: "Music",
@@ -51,9 +51,9 @@ fn key(pairs: &[(&str, &str)]) -> Item {
     pairs.iter().map(|(name, value)| ((*name).to_owned(), AttributeValue::S((*value).to_owned()))).collect()
 }
 
-fn shards(layout: ShardLayout, mode: ShardMode, count: u32) -> Shards {
+fn shards(layout: Layout, mode: ShardMode, count: u32) -> Shards {
     let partitions = (0..count).map(|shard| format!("album#{shard}")).collect();
-    Shards { partitions, window: None, mode, layout, dynamic: None, directory: false }
+    Shards::of(partitions, mode, layout)
 }
 
 #[test]
@@ -72,7 +72,7 @@ fn query_fingerprints_are_pinned() {
     assert_eq!(fingerprint(&native.plan), "7ecdc4d5d96cd2ef9af091f0");
     let mut windowed = query(true);
     let window = BucketWindow::new("readings", 0..4, TimeBucket::Hour, 1_700_000_000, 1_700_086_399);
-    let layout = ShardLayout::Bucketed { bucket: TimeBucket::Hour, shards: 4, random: false };
+    let layout = Layout::Bucketed { bucket: TimeBucket::Hour, shards: 4, random: false };
     windowed.plan.shards = Some(Shards::bucketed(window, ShardMode::Buckets, layout));
     assert_eq!(fingerprint(&windowed.plan), "3c7ccb5f12fcfe9f20340eb9");
 }
@@ -81,25 +81,25 @@ fn query_fingerprints_are_pinned() {
 fn layout_fingerprints_are_pinned() {
     let boundaries = Boundaries::from_checked(&["", "g", "n", "t"]);
     assert_eq!(boundaries.fingerprint(), "7af0572cf20d2ef3");
-    let range = ShardLayout::Range {
+    let range = Layout::Range {
         normalization: Normalization::NfkdLower,
-        boundaries: boundaries.fingerprint().to_owned(),
+        boundaries: Arc::new(boundaries).into(),
         overflow: 1,
     };
+    let resharded =
+        |layout, mode, count| Shards { target: Some("ByTitleNext".into()), ..shards(layout, mode, count) };
     let layouts = [
-        (ShardLayout::Hash { shards: 21 }, ShardMode::Merge, 21, "c2d87be308affea7ce210572"),
-        (ShardLayout::Random { shards: 4 }, ShardMode::Merge, 4, "2b0df92d8eccb65d79fe9c5e"),
-        (range, ShardMode::InOrder, 4, "95ec6668e156fdfb4c673663"),
-        (ShardLayout::Dynamic { readable: Some(3) }, ShardMode::Merge, 3, "ee61805ec48b81b2eb9e4596"),
+        (shards(Layout::Hash { shards: 21 }, ShardMode::Merge, 21), "c2d87be308affea7ce210572"),
+        (shards(Layout::Random { shards: 4 }, ShardMode::Merge, 4), "2b0df92d8eccb65d79fe9c5e"),
+        (shards(range, ShardMode::InOrder, 4), "95ec6668e156fdfb4c673663"),
         (
-            ShardLayout::Resharded { index: "ByTitleNext".into(), layout: NewLayout::hash(8) },
-            ShardMode::Merge,
-            8,
-            "5e5e7c60a682f78ca77d0084",
+            shards(Layout::Dynamic { max: 8, readable: Some(3) }, ShardMode::Merge, 3),
+            "ee61805ec48b81b2eb9e4596",
         ),
+        (resharded(Layout::hash(8), ShardMode::Merge, 8), "5e5e7c60a682f78ca77d0084"),
     ];
-    for (layout, mode, count, pinned) in layouts {
-        assert_eq!(layout_fingerprint(&shards(layout.clone(), mode, count)), pinned, "{layout:?}");
+    for (shards, pinned) in layouts {
+        assert_eq!(layout_fingerprint(&shards), pinned, "{shards:?}");
     }
 }
 
@@ -113,7 +113,7 @@ fn cursors_are_pinned_and_still_decode() {
     assert_eq!(cursor::encode(&plain, Some(&last), None), pinned);
     assert_eq!(cursor::decode(pinned, &plain, None), Ok(Some(last)));
 
-    let merge = shards(ShardLayout::Hash { shards: 21 }, ShardMode::Merge, 21);
+    let merge = shards(Layout::Hash { shards: 21 }, ShardMode::Merge, 21);
     let merged = fingerprint(&query(true).plan);
     let end = key(&[
         ("pk", "artist#Solar Fields"),

@@ -9,7 +9,7 @@ use super::sharded::crossing;
 use super::sharded::cursor::{self as sharded_cursor, layout_fingerprint};
 use super::sharded::merge::Merge;
 use super::sharded::resume::{PageEnd, Start};
-use super::{CursorError, FromItem, QueryPlan, QueryStats, ShardLayout, Shards};
+use super::{CursorError, FromItem, QueryPlan, QueryStats, Shards};
 use crate::db::Db;
 use crate::error::{Error, Item, Result};
 use futures::FutureExt;
@@ -336,10 +336,13 @@ fn decode_start(db: &Db, plan: &QueryPlan, cursor: Option<&str>) -> Result<Decod
                 sharded_cursor::open_cursor(cursor, &fingerprint, db.cursor_key()).map_err(invalid)?;
             let here = opened.layout == layout_fingerprint(shards);
             let raised = !here
-                && matches!(shards.layout, ShardLayout::Dynamic { .. })
                 && (1..shards.partitions.len()).any(|count| {
                     let partitions = shards.partitions[..count].to_vec();
-                    let layout = ShardLayout::Dynamic { readable: u32::try_from(count).ok() };
+                    let readable = u32::try_from(count).ok();
+                    let Some(layout) = readable.and_then(|readable| shards.layout.with_readable(readable))
+                    else {
+                        return false;
+                    };
                     let before = Shards { partitions, layout, ..shards.clone() };
                     layout_fingerprint(&before) == opened.layout
                 });

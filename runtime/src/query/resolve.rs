@@ -8,7 +8,7 @@ use crate::index_keys::find_index;
 use crate::metadata::{reshard_key, string_keys, CachedReshard, Phase, ReshardState};
 use crate::reshard::Records;
 use crate::shard::shard_partition;
-use crate::shard::{NewLayout, ShardLayout, ShardMode};
+use crate::shard::ShardMode;
 use futures::future::{BoxFuture, FutureExt};
 use std::sync::Arc;
 
@@ -95,11 +95,9 @@ fn redirected(plan: &QueryPlan, state: &ReshardState) -> Option<QueryPlan> {
         shards.partitions = partitions;
         // A merge's keys are merged whatever their layout: one after another would be out of
         // order.
-        shards.mode = match state.layout {
-            NewLayout::Range { .. } if !merge => ShardMode::InOrder,
-            _ => ShardMode::Merge,
-        };
-        shards.layout = ShardLayout::Resharded { index: state.target.clone(), layout: state.layout.clone() };
+        shards.mode = if state.layout.in_order() && !merge { ShardMode::InOrder } else { ShardMode::Merge };
+        shards.layout = state.layout.clone();
+        shards.target = Some(state.target.clone());
     }
     Some(plan)
 }

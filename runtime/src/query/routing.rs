@@ -10,7 +10,7 @@ use super::conditions::{Narrow, PrefixCondition, RangeCondition, Sealed};
 use super::range::SortRange;
 use super::range::MAX_SUFFIX;
 use super::{Done, Query};
-use crate::shard::{hash_shard, normalized_prefix, Boundaries, Normalization, Routing, PART_SEPARATOR};
+use crate::shard::{normalized_prefix, Boundaries, Layout, PART_SEPARATOR};
 use std::ops::RangeInclusive;
 use std::sync::Arc;
 
@@ -22,7 +22,7 @@ pub struct Normalized;
 impl<E, F> Query<E, F> {
     /// Attaches shard routing. Generated code calls this.
     #[doc(hidden)]
-    pub fn routed(mut self, routing: Option<Routing>) -> Self {
+    pub fn routed(mut self, routing: Option<(Layout, Option<usize>)>) -> Self {
         self.plan.routing = routing;
         self
     }
@@ -30,10 +30,7 @@ impl<E, F> Query<E, F> {
     /// Keeps only the shards in `range` (shard ids; with overflow sub-shards, each shard is a run
     /// of consecutive partitions).
     pub(crate) fn keep_shards(&mut self, range: RangeInclusive<u32>) {
-        let per_shard = match &self.plan.routing {
-            Some(Routing::Range { overflow, .. }) => (*overflow).max(1) as usize,
-            _ => 1,
-        };
+        let per_shard = self.plan.routing.as_ref().map_or(1, |(layout, _)| layout.partitions_per_shard());
         if let Some(shards) = &mut self.plan.shards {
             let low = *range.start() as usize * per_shard;
             let high = (*range.end() as usize + 1) * per_shard - 1;
@@ -44,32 +41,30 @@ impl<E, F> Query<E, F> {
 
     /// With hash routing on the placeholder about to be filled, keeps only the shard of `text`.
     pub(crate) fn route_equality(&mut self, text: Option<&str>) {
-        let Some(Routing::Hash { shards, placeholder }) = self.plan.routing.clone() else { return };
+        let Some((layout, Some(placeholder))) = self.plan.routing.clone() else { return };
         let filled = self.plan.sort_template.map_or(0, |template| {
             template.segments[..self.plan.position.min(template.segments.len())]
                 .iter()
                 .filter(|segment| matches!(segment, crate::key::Segment::Field(_)))
                 .count()
         });
-        if let (true, Some(text)) = (filled == placeholder, text) {
-            let shard = hash_shard(text, shards);
+        if let Some(shard) =
+            text.filter(|_| filled == placeholder).and_then(|text| layout.equality_shard(text))
+        {
             self.keep_shards(shard..=shard);
         }
     }
 
-    fn range_routing(&self) -> Option<(Arc<Boundaries>, Normalization)> {
-        match &self.plan.routing {
-            Some(Routing::Range { boundaries, normalization, .. }) => {
-                Some((boundaries.clone(), *normalization))
-            }
-            _ => None,
-        }
+    /// The boundaries of a query of range shards, which conditions on the routing value prune.
+    fn range_routing(&self) -> Option<Arc<Boundaries>> {
+        let (layout, _) = self.plan.routing.as_ref()?;
+        layout.ordered().map(|(boundaries, _)| boundaries)
     }
 
     /// Applies a condition on normalized values: the sort-key range, and the shards from the
     /// one holding `low` to the one holding `high` (`None`: the first or the last shard).
     fn normalized(mut self, range: SortRange, low: Option<&str>, high: Option<&str>) -> Query<E, Done> {
-        if let Some((boundaries, _)) = self.range_routing() {
+        if let Some(boundaries) = self.range_routing() {
             let first = low.map_or(0, |low| boundaries.shard_of_normalized(low));
             let last = high
                 .map_or(boundaries.shards().saturating_sub(1), |high| boundaries.shard_of_normalized(high));
@@ -80,7 +75,7 @@ impl<E, F> Query<E, F> {
     }
 
     fn normalize(&self, value: &str) -> String {
-        self.range_routing().map_or_else(|| value.to_owned(), |(_, normalization)| normalization.apply(value))
+        self.plan.routing.as_ref().map_or_else(|| value.to_owned(), |(layout, _)| layout.normalize(value))
     }
 }
 

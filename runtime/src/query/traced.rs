@@ -4,7 +4,6 @@ use super::{QueryPlan, QueryStats};
 use crate::consumption::Consumed;
 use crate::db::Db;
 use crate::error::{Error, Result};
-use crate::shard::ShardLayout;
 use crate::table::TableDefinition;
 use crate::telemetry::{record_consumed, record_outcome, Operation};
 use std::task::Poll;
@@ -39,15 +38,10 @@ impl QueryPlan {
 
     /// The shard strategy of the index read.
     fn strategy(&self) -> &'static str {
-        match self.shards.as_ref().map(|shards| &shards.layout) {
-            None | Some(ShardLayout::Unsharded) => "none",
-            Some(ShardLayout::Hash { .. }) => "hash",
-            Some(ShardLayout::Random { .. }) => "random",
-            Some(ShardLayout::Range { .. }) => "range",
-            Some(ShardLayout::Bucketed { .. }) => "time",
-            Some(ShardLayout::Dynamic { .. }) => "dynamic",
-            Some(ShardLayout::Resharded { .. }) => "resharded",
-        }
+        self.shards.as_ref().map_or("none", |shards| match shards.target {
+            Some(_) => "resharded",
+            None => shards.layout.strategy(),
+        })
     }
 }
 

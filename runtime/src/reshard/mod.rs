@@ -53,7 +53,7 @@ pub(crate) use crate::metadata::reshard_records::Records;
 pub use crate::metadata::{
     Budget, Capacity, Phase, Placement, ReshardState, ScanKind, ScanPlan, SegmentProgress, Verified,
 };
-pub use crate::shard::NewLayout;
+pub use crate::shard::Layout;
 pub use backfill::Backfill;
 pub use catch_up::CatchUpPass;
 pub(crate) use guard::{follow_up, FollowUp, ReshardGuard};

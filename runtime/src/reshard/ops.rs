@@ -7,7 +7,7 @@ use crate::entity::Entity;
 use crate::error::Result;
 use crate::index::Index;
 use crate::metadata::{now_ms, refuse, CachedReshard, Checked, Phase, ReshardState, Verified};
-use crate::shard::NewLayout;
+use crate::shard::Layout;
 use crate::telemetry::Operation;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -23,7 +23,7 @@ impl Db {
         &self,
         index: Index<E::Table>,
         target: Index<E::Table>,
-        layout: NewLayout,
+        layout: Layout,
     ) -> Result<ReshardState> {
         let operation = Operation::of::<E>(self, "start_resharding", "");
         operation

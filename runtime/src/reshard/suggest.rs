@@ -15,7 +15,7 @@ impl Db {
     /// shard's routing values balances ([`suggest_split`] says how); `None` when no shard went
     /// over, [`Error::NotRangeSharded`](crate::Error::NotRangeSharded) when `E` has no range
     /// shards on `index`. Pass the boundaries to
-    /// [`NewLayout::range`](crate::shard::NewLayout::range) and [`Db::start_resharding`].
+    /// [`Layout::range`](crate::shard::Layout::range) and [`Db::start_resharding`].
     ///
     /// The load on a routing value is what the writes of `E` (puts, updates, deletes, batch
     /// writes, transactions) were charged on the index for items of that value, over the
@@ -43,7 +43,7 @@ impl Db {
     ///
     /// # async fn example(db: dynashard::Db) -> dynashard::Result<()> {
     /// if let Some(split) = db.suggest_split::<Album>(Music::GSI1, &db.heat_map(50))? {
-    ///     let layout = dynashard::shard::NewLayout::range(&split.boundaries);
+    ///     let layout = dynashard::shard::Layout::range(&split.boundaries);
     ///     db.start_resharding::<Album>(Music::GSI1, Music::GSI2, layout).await?;
     /// }
     /// # Ok(())

@@ -1,16 +1,16 @@
 //! Write sharding as data and plain functions: the layouts `#[shard(...)]` declares and the
 //! routing they run, with no I/O.
 //!
-//! - [`ShardSpec`]: one mapping's sharding as the derive emits it (`Entity::SHARDS`); it routes
-//!   writes, lays out reads and routes resharding, all through one [`Router`];
+//! - [`ShardSpec`]: one mapping's sharding as the derive emits it (`Entity::SHARDS`), read as its
+//!   [`Layout`]: the one description of a layout, which routes writes, plans reads, binds
+//!   cursors and is what a resharding moves a mapping to;
 //! - [`hash_shard`]: SHA-256 of the value, big-endian, modulo the shard count;
 //! - [`Boundaries`]: ordered range shards cut from the data's own distribution, routing on a
 //!   [`Normalization`] of the value ([`crate::use_boundaries`] replaces an index's compiled
 //!   boundaries at run time);
 //! - [`TimeBucket`]: UTC time buckets, combined with a hash of the entity, and the directory of
 //!   their non-empty partitions ([`directory_partition`]);
-//! - [`Shards`], [`ShardLayout`], [`NewLayout`]: what a sharded read reads, what its cursors are
-//!   bound to, and what an index is resharded into.
+//! - [`Shards`]: what a sharded read reads, planned from its layout.
 //!
 //! They compute the same shard ids as the equivalent Python, so services in other languages can
 //! route alike.
@@ -28,7 +28,6 @@ mod layout;
 mod normalize;
 mod range_shards;
 mod read;
-mod router;
 mod routing_text;
 mod sort_key;
 mod spec;
@@ -45,12 +44,12 @@ pub use hash::{
     hash_bytes_shard, hash_shard, logical_partition, overflow_partition, random_shard, shard_partition,
     sub_shard_partition,
 };
-pub use layout::{NewLayout, ShardLayout};
+pub(crate) use layout::Binding;
+pub use layout::{BoundarySource, Layout};
 pub use normalize::Normalization;
 pub use range_shards::RangeShards;
-pub use read::{Routing, ShardMode, Shards};
-pub use router::Router;
+pub use read::{ShardMode, Shards};
 pub use routing_text::RoutingText;
 pub use sort_key::{normalized_prefix, range_sort_key, PART_SEPARATOR};
-pub use spec::{BaseKey, ShardSpec, ShardStrategy};
+pub use spec::{BaseKey, ShardSpec};
 pub use time_bucket::{BucketTime, TimeBucket};

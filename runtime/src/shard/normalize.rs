@@ -1,10 +1,10 @@
 //! The normalization that range routing compares values by.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use unicode_normalization::UnicodeNormalization;
 
 /// How a routing value is normalized before it is compared with range boundaries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Normalization {
     /// NFKD of the lowercased value (Python: `unicodedata.normalize('NFKD', s.lower())`): case,

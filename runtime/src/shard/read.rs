@@ -1,9 +1,8 @@
 //! What a sharded read is told by its layout: the partitions it reads, how their results
 //! combine, and how conditions on the routing value prune them.
 
-use super::{Boundaries, BucketWindow, Normalization, ShardLayout};
+use super::{BucketWindow, Layout};
 use serde::Serialize;
-use std::sync::Arc;
 
 /// How the partitions of a sharded query combine into one ordered result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -22,7 +21,7 @@ pub enum ShardMode {
 }
 
 /// The partitions a sharded query reads, in shard order, and how to combine them.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Shards {
     /// The partition key value of each shard (e.g. `album#0` ... `album#20`), in shard order.
     /// Empty until the partitions of a `window` are named.
@@ -33,9 +32,11 @@ pub struct Shards {
     pub window: Option<BucketWindow>,
     /// How their results combine.
     pub mode: ShardMode,
-    /// The layout (strategy, shard count, boundaries), so a cursor from another layout is
+    /// The layout read (strategy, shard count, boundaries), so a cursor from another layout is
     /// rejected.
-    pub layout: ShardLayout,
+    pub layout: Layout,
+    /// The index read in place of the query's own: a resharding's target, past its cut-over.
+    pub target: Option<String>,
     /// For a dynamic-sharded index, its maximum shard count: the partitions are read from the
     /// shard metadata when the query runs.
     pub dynamic: Option<u32>,
@@ -57,19 +58,34 @@ impl Shards {
         }
     }
 
-    /// The partitions of a time window, named when the query runs. Generated code calls this.
-    #[doc(hidden)]
-    pub fn bucketed(window: BucketWindow, mode: ShardMode, layout: ShardLayout) -> Self {
-        Shards { partitions: Vec::new(), window: Some(window), mode, layout, dynamic: None, directory: false }
+    /// The partitions of a time window, named when the query runs.
+    pub(crate) fn bucketed(window: BucketWindow, mode: ShardMode, layout: Layout) -> Self {
+        Shards {
+            partitions: Vec::new(),
+            window: Some(window),
+            mode,
+            layout,
+            target: None,
+            dynamic: None,
+            directory: false,
+        }
+    }
+
+    /// `partitions` read in `mode`, laid out by `layout`.
+    pub fn of(partitions: Vec<String>, mode: ShardMode, layout: Layout) -> Self {
+        Shards { partitions, window: None, mode, layout, target: None, dynamic: None, directory: false }
     }
 }
 
-/// How a sharded query maps routing values to shards.
-#[doc(hidden)]
-#[derive(Debug, Clone)]
-pub enum Routing {
-    /// Hash shards chosen by the text of sort-key placeholder number `placeholder`.
-    Hash { shards: u32, placeholder: usize },
-    /// Range shards over normalized values, each split into `overflow` sub-shards (1: none).
-    Range { boundaries: Arc<Boundaries>, normalization: Normalization, overflow: u32 },
+/// What a query reads of a mapping: logical partition `partition`, only `one_shard` when the
+/// query's arguments name it, and for time buckets the `window` (unix seconds, both included),
+/// bucket after bucket when `in_time_order`, only where the directory lists partitions when
+/// `directory`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Read<'a> {
+    pub partition: &'a str,
+    pub one_shard: Option<u32>,
+    pub window: Option<(i64, i64)>,
+    pub in_time_order: bool,
+    pub directory: bool,
 }

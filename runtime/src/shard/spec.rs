@@ -1,11 +1,8 @@
 //! One mapping's sharding as data: the derive emits a [`ShardSpec`] for every `#[shard(...)]`,
-//! and everything that routes (writes, query plans, resharding) executes it here.
+//! read as its [`Layout`], which everything that routes (writes, query plans, resharding) asks.
 
-use super::{
-    bucket_partition, overflow_partition, random_shard, range_sort_key, shard_partition, sub_shard_partition,
-    Boundaries, BucketWindow, NewLayout, Normalization, RangeShards, Router, Routing, ShardChooser,
-    ShardLayout, ShardMode, Shards, TimeBucket,
-};
+use super::read::Read;
+use super::{range_sort_key, Boundaries, Layout, Normalization, RangeShards, ShardChooser, Shards};
 use crate::error::{Item, Result};
 use crate::index_key_limits::check_range_value;
 use crate::index_keys::base_key_of;
@@ -15,63 +12,27 @@ use std::sync::Arc;
 /// How one index mapping (or, with `index` empty, the base table) is sharded.
 ///
 /// ```
-/// use dynashard::shard::{BaseKey, ShardSpec, ShardStrategy};
+/// use dynashard::shard::{BaseKey, Layout, ShardSpec};
 ///
-/// const BY_TITLE: ShardSpec = ShardSpec {
-///     index: "ByTitle",
-///     strategy: ShardStrategy::Hash { shards: 8 },
-///     by: &["title"],
-///     bucket: None,
-///     directory: false,
-/// };
+/// const BY_TITLE: ShardSpec =
+///     ShardSpec { index: "ByTitle", layout: Layout::Hash { shards: 8 }, by: &["title"], directory: false };
 /// let partition =
 ///     BY_TITLE.partition("albums", "Leaving Home", None, BaseKey::None, &dynashard::shard::NoDynamicShards)?;
 /// assert_eq!(partition, format!("albums#{}", dynashard::shard::hash_shard("Leaving Home", 8)));
 /// # Ok::<(), dynashard::Error>(())
 /// ```
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct ShardSpec {
     /// The sharded index; empty for the base table.
     pub index: &'static str,
-    /// How shards are chosen.
-    pub strategy: ShardStrategy,
+    /// How the mapping's items are laid out.
+    pub layout: Layout,
     /// The stored attributes of the `by` fields, in order: their values, one after another, are
     /// the routing text.
     pub by: &'static [&'static str],
-    /// The time buckets each shard is split into, if any.
-    pub bucket: Option<TimeBucket>,
     /// Whether writes keep a directory of the time buckets' non-empty partitions, which reads
     /// consult (see [`directory_partition`](super::directory_partition)).
     pub directory: bool,
-}
-
-/// How a [`ShardSpec`] chooses shards.
-#[derive(Debug, Clone, Copy)]
-pub enum ShardStrategy {
-    /// `hash = shards`.
-    Hash {
-        /// The shard count.
-        shards: u32,
-    },
-    /// `random = shards`.
-    Random {
-        /// The shard count.
-        shards: u32,
-    },
-    /// `range = "file.json"`: ordered shards, each split `overflow` ways (1: not split).
-    Range {
-        /// How routing values are normalized.
-        normalization: Normalization,
-        /// Sub-shards per range shard.
-        overflow: u32,
-        /// The mapping's replaceable boundaries.
-        boundaries: fn() -> &'static RangeShards,
-    },
-    /// `dynamic, max = max`: a count kept in the shard metadata.
-    Dynamic {
-        /// The largest count.
-        max: u32,
-    },
 }
 
 /// The base-table key of the item a write routes, read only by the strategies that use it
@@ -97,21 +58,30 @@ impl BaseKey<'_> {
 }
 
 impl ShardSpec {
+    /// The layout the mapping declares, range shards cut at `boundaries` when given (read once
+    /// per query), else at the declared ones as they are now.
+    fn layout_with(&self, boundaries: Option<&Arc<Boundaries>>) -> Layout {
+        self.layout.fixed(boundaries)
+    }
+
     /// Whether a resharding can move this mapping: hash or unsplit range shards of an index,
     /// without time buckets.
     pub fn reshardable(&self) -> bool {
-        let routed = match self.strategy {
-            ShardStrategy::Hash { .. } => true,
-            ShardStrategy::Range { overflow, .. } => overflow <= 1,
-            ShardStrategy::Random { .. } | ShardStrategy::Dynamic { .. } => false,
-        };
-        routed && !self.index.is_empty() && self.bucket.is_none()
+        !self.index.is_empty() && self.layout.reshardable()
     }
 
     /// The replaceable boundaries of a range-sharded mapping.
     pub fn range_shards(&self) -> Option<&'static RangeShards> {
-        match self.strategy {
-            ShardStrategy::Range { boundaries, .. } => Some(boundaries()),
+        match &self.layout {
+            Layout::Range { boundaries, .. } => boundaries.declared(),
+            _ => None,
+        }
+    }
+
+    /// How a range-sharded mapping normalizes its routing values.
+    pub fn normalization(&self) -> Option<Normalization> {
+        match &self.layout {
+            Layout::Range { normalization, .. } => Some(*normalization),
             _ => None,
         }
     }
@@ -121,37 +91,16 @@ impl ShardSpec {
         self.range_shards().map(RangeShards::current)
     }
 
-    /// The router of the current layout; `None` for random and dynamic shards, which do not
-    /// route by value.
-    pub fn router(&self) -> Option<Router> {
-        match self.strategy {
-            ShardStrategy::Hash { shards } => Some(Router::Hash(shards)),
-            ShardStrategy::Range { normalization, boundaries, .. } => {
-                Some(Router::Range(boundaries().current(), normalization))
-            }
-            ShardStrategy::Random { .. } | ShardStrategy::Dynamic { .. } => None,
-        }
+    /// `target` as a resharding of this mapping: of its strategy, routing as it does; `None`
+    /// when the two do not fit (a hash layout for a range mapping, no shards).
+    pub fn resharded(&self, target: &Layout) -> Option<Layout> {
+        self.layout.resharded(target)
     }
 
-    /// The router of `layout`, the layout this mapping is resharded into; `None` when the two do
-    /// not fit (a hash layout for a range mapping, invalid boundaries, no shards).
-    pub fn router_for(&self, layout: &NewLayout) -> Option<Router> {
-        match (layout, self.strategy) {
-            (NewLayout::Hash { shards }, ShardStrategy::Hash { .. }) if *shards >= 1 => {
-                Some(Router::Hash(*shards))
-            }
-            (NewLayout::Range { boundaries }, ShardStrategy::Range { normalization, .. }) => {
-                Boundaries::new(boundaries.clone())
-                    .ok()
-                    .map(|boundaries| Router::Range(Arc::new(boundaries), normalization))
-            }
-            _ => None,
-        }
-    }
-
-    /// The shard `text` routes to in the current layout (0 for random and dynamic shards).
+    /// The shard `text` routes to in the current layout (0 for layouts that do not route by
+    /// value).
     pub fn shard_of(&self, text: &str) -> u32 {
-        self.router().map_or(0, |router| router.shard(text))
+        self.layout.route(text).unwrap_or(0)
     }
 
     /// The partition key a write uses: the logical partition key `logical` with the shard the
@@ -165,23 +114,7 @@ impl ShardSpec {
         base: BaseKey<'_>,
         chooser: &dyn ShardChooser,
     ) -> Result<String> {
-        let shard = match self.strategy {
-            ShardStrategy::Hash { .. } => self.shard_of(text),
-            ShardStrategy::Random { shards } => random_shard(shards),
-            ShardStrategy::Range { normalization, overflow, boundaries } => {
-                let shard = boundaries().load().shard(text, normalization);
-                if overflow > 1 {
-                    let (pk, sk) = base.values();
-                    return Ok(overflow_partition(logical, shard, &pk, &sk, overflow));
-                }
-                shard
-            }
-            ShardStrategy::Dynamic { max } => chooser.dynamic_shard(self.index, logical, max)?,
-        };
-        Ok(match (self.bucket, at_seconds) {
-            (Some(bucket), Some(seconds)) => bucket_partition(logical, shard, bucket, seconds),
-            _ => shard_partition(logical, shard),
-        })
+        self.layout.partition((self.index, logical), text, at_seconds, || base.values(), chooser)
     }
 
     /// The sort key a range-sharded index stores for `value` of `field` (its routing value):
@@ -194,10 +127,8 @@ impl ShardSpec {
         base: BaseKey<'_>,
     ) -> Result<String> {
         check_range_value(table, self.index, field, value)?;
-        let normalized = match self.strategy {
-            ShardStrategy::Range { normalization, .. } => normalization.apply(value),
-            _ => value.to_owned(),
-        };
+        let normalized =
+            self.normalization().map_or_else(|| value.to_owned(), |normalization| normalization.apply(value));
         let (pk, sk) = base.values();
         Ok(range_sort_key(&normalized, value, &[pk.as_str(), sk.as_str()]))
     }
@@ -214,102 +145,32 @@ impl ShardSpec {
         window: Option<(i64, i64)>,
         in_time_order: bool,
     ) -> Shards {
-        let shards = |partitions: Vec<String>, mode: ShardMode, layout: ShardLayout| Shards {
-            partitions,
-            window: None,
-            mode,
-            layout,
-            dynamic: None,
-            directory: false,
-        };
-        if let Some(bucket) = self.bucket {
-            let (count, random) = match self.strategy {
-                ShardStrategy::Random { shards } => (shards, true),
-                ShardStrategy::Hash { shards } => (shards, false),
-                _ => (1, false),
-            };
-            let (from, to) = window.unwrap_or((1, 0));
-            let (range, mode) = match one_shard {
-                Some(one) => (one..one + 1, ShardMode::Buckets),
-                None if in_time_order => (0..count, ShardMode::Buckets),
-                None => (0..count, ShardMode::Merge),
-            };
-            let layout = ShardLayout::Bucketed { bucket, shards: count, random };
-            let window = BucketWindow::new(partition, range, bucket, from, to);
-            return Shards { directory: self.directory, ..Shards::bucketed(window, mode, layout) };
-        }
-        let every = |count: u32| (0..count).map(|shard| shard_partition(partition, shard)).collect();
-        match self.strategy {
-            ShardStrategy::Hash { shards: count } => match one_shard {
-                Some(one) => shards(
-                    vec![shard_partition(partition, one)],
-                    ShardMode::InOrder,
-                    ShardLayout::Hash { shards: count },
-                ),
-                None => shards(every(count), ShardMode::Merge, ShardLayout::Hash { shards: count }),
-            },
-            ShardStrategy::Random { shards: count } => {
-                shards(every(count), ShardMode::Merge, ShardLayout::Random { shards: count })
-            }
-            ShardStrategy::Dynamic { max } => Shards {
-                dynamic: Some(max),
-                ..shards(Vec::new(), ShardMode::Merge, ShardLayout::Dynamic { readable: None })
-            },
-            ShardStrategy::Range { normalization, overflow, boundaries: compiled } => {
-                let current;
-                let boundaries = match boundaries {
-                    Some(boundaries) => boundaries,
-                    None => {
-                        current = compiled().current();
-                        &current
-                    }
-                };
-                let layout = ShardLayout::Range {
-                    normalization,
-                    boundaries: boundaries.fingerprint().to_owned(),
-                    overflow,
-                };
-                if overflow > 1 {
-                    let partitions = (0..boundaries.shards())
-                        .flat_map(|shard| (0..overflow).map(move |sub| (shard, sub)))
-                        .map(|(shard, sub)| sub_shard_partition(partition, shard, sub))
-                        .collect();
-                    return shards(partitions, ShardMode::Merge, layout);
-                }
-                shards(every(boundaries.shards()), ShardMode::InOrder, layout)
-            }
-        }
+        let layout = self.layout_with(boundaries);
+        let read = Read { partition, one_shard, window, in_time_order, directory: self.directory };
+        layout.plan(read)
     }
 
     #[doc(hidden)]
     /// How a query prunes shards by the routing value: range shards by the `boundaries` it reads
     /// with; hash shards (without buckets) by sort-key placeholder number `placeholder`, when the
-    /// routing field is one.
+    /// routing field is one. The layout, with the placeholder.
     pub fn routing(
         &self,
         boundaries: Option<Arc<Boundaries>>,
         placeholder: Option<usize>,
-    ) -> Option<Routing> {
-        match (self.strategy, self.bucket) {
-            (ShardStrategy::Range { normalization, overflow, boundaries: compiled }, _) => {
-                Some(Routing::Range {
-                    boundaries: boundaries.unwrap_or_else(|| compiled().current()),
-                    normalization,
-                    overflow,
-                })
-            }
-            (ShardStrategy::Hash { shards }, None) => {
-                placeholder.map(|placeholder| Routing::Hash { shards, placeholder })
-            }
-            _ => None,
+    ) -> Option<(Layout, Option<usize>)> {
+        let layout = self.layout_with(boundaries.as_ref());
+        if layout.ordered().is_some() {
+            return Some((layout, None));
         }
+        placeholder.filter(|_| layout.routes_by_equality()).map(|placeholder| (layout, Some(placeholder)))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::shard::{hash_shard, NoDynamicShards};
+    use crate::shard::{hash_shard, BoundarySource, NoDynamicShards, ShardMode, TimeBucket};
     use std::sync::OnceLock;
 
     fn compiled() -> &'static RangeShards {
@@ -317,29 +178,28 @@ mod tests {
         SHARDS.get_or_init(|| RangeShards::new(Boundaries::from_checked(&["", "h", "p"])))
     }
 
-    const fn spec(strategy: ShardStrategy, bucket: Option<TimeBucket>) -> ShardSpec {
-        ShardSpec { index: "ByTitle", strategy, by: &["title"], bucket, directory: false }
+    const fn spec(layout: Layout) -> ShardSpec {
+        ShardSpec { index: "ByTitle", layout, by: &["title"], directory: false }
     }
 
-    const HASH: ShardSpec = spec(ShardStrategy::Hash { shards: 21 }, None);
-    const RANDOM: ShardSpec = spec(ShardStrategy::Random { shards: 4 }, None);
-    const RANGE: ShardSpec = spec(
-        ShardStrategy::Range { normalization: Normalization::NfkdLower, overflow: 1, boundaries: compiled },
-        None,
-    );
-    const SPLIT: ShardSpec = spec(
-        ShardStrategy::Range { normalization: Normalization::NfkdLower, overflow: 3, boundaries: compiled },
-        None,
-    );
-    const DYNAMIC: ShardSpec = spec(ShardStrategy::Dynamic { max: 8 }, None);
-    const HOURLY: ShardSpec = spec(ShardStrategy::Hash { shards: 4 }, Some(TimeBucket::Hour));
+    const fn range(overflow: u32) -> Layout {
+        let boundaries = BoundarySource::Declared(compiled);
+        Layout::Range { boundaries, normalization: Normalization::NfkdLower, overflow }
+    }
+
+    const HASH: ShardSpec = spec(Layout::Hash { shards: 21 });
+    const RANDOM: ShardSpec = spec(Layout::Random { shards: 4 });
+    const RANGE: ShardSpec = spec(range(1));
+    const SPLIT: ShardSpec = spec(range(3));
+    const DYNAMIC: ShardSpec = spec(Layout::Dynamic { max: 8, readable: None });
+    const HOURLY: ShardSpec = spec(Layout::Bucketed { bucket: TimeBucket::Hour, shards: 4, random: false });
 
     fn write(spec: &ShardSpec, text: &str, at: Option<i64>) -> Result<String> {
         spec.partition("album", text, at, BaseKey::Key("artist", "album#x"), &NoDynamicShards)
     }
 
     #[test]
-    fn writes_route_through_the_one_router() {
+    fn writes_route_through_the_one_layout() {
         assert_eq!(write(&HASH, "Leaving Home", None).unwrap(), "album#6");
         assert_eq!(hash_shard("Leaving Home", 21), 6);
         assert_eq!(write(&RANGE, "ＨＥＬＬＯ", None).unwrap(), "album#1");
@@ -356,11 +216,9 @@ mod tests {
             write(&DYNAMIC, "", None),
             Err(crate::error::Error::DynamicShardsUnresolved { index: "ByTitle", .. })
         ));
+        assert_eq!(HOURLY.shard_of("s1"), hash_shard("s1", 4), "a bucket's shards are hash shards");
         for spec in [HASH, RANGE] {
-            assert_eq!(
-                spec.router().map(|router| router.shard("Leaving Home")),
-                Some(spec.shard_of("Leaving Home"))
-            );
+            assert_eq!(spec.layout.route("Leaving Home"), Some(spec.shard_of("Leaving Home")));
         }
     }
 
@@ -368,7 +226,7 @@ mod tests {
     fn reads_lay_out_every_shard_the_writes_use() {
         let hash = HASH.shards("album", None, None, None, false);
         assert_eq!((hash.partitions.len(), hash.mode), (21, ShardMode::Merge));
-        assert_eq!(hash.layout, ShardLayout::Hash { shards: 21 });
+        assert_eq!(hash.layout, Layout::Hash { shards: 21 });
         let one = HASH.shards("album", None, Some(6), None, false);
         assert_eq!((one.partitions, one.mode), (vec!["album#6".to_owned()], ShardMode::InOrder));
         let range = RANGE.shards("album", None, None, None, false);
@@ -393,6 +251,7 @@ mod tests {
         );
         assert!(!ShardSpec { index: "", ..HASH }.reshardable(), "the base table is not resharded");
         assert!(HASH.routing(None, None).is_none() && HASH.routing(None, Some(0)).is_some());
+        assert!(RANDOM.routing(None, Some(0)).is_none() && DYNAMIC.routing(None, Some(0)).is_none());
         assert!(RANGE.routing(None, None).is_some() && HOURLY.routing(None, Some(0)).is_none());
     }
 }

@@ -56,7 +56,7 @@ impl Buckets {
             .iter()
             .filter(|spec| spec.directory)
             .filter_map(|spec| {
-                let bucket = spec.bucket?;
+                let bucket = spec.layout.bucket()?;
                 let index = table.indexes.iter().find(|index| index.name == spec.index)?;
                 let attribute = index.partition_key.first()?.name;
                 let key = value_of(attribute)?.as_s().ok()?;
@@ -162,7 +162,7 @@ impl Db {
         let declared = E::SHARDS.iter().filter(|spec| spec.directory && spec.index == index);
         let mut found = declared.filter_map(|spec| {
             let definition = table.indexes.iter().find(|definition| definition.name == spec.index)?;
-            Some((spec.index, spec.bucket?, definition.partition_key.first()?.name))
+            Some((spec.index, spec.layout.bucket()?, definition.partition_key.first()?.name))
         });
         let Some((index, bucket, attribute)) = found.next_back() else {
             let reason = format!("`{}` maps no index `{index}` with a bucket directory", E::TYPE_NAME);

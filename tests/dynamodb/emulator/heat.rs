@@ -57,7 +57,7 @@ async fn a_db_draws_its_hottest_keys_a_slice_a_period() -> Result<(), Error> {
 #[tokio::test]
 async fn a_range_shard_over_its_limit_is_cut_where_the_writes_on_its_values_balance() -> Result<(), Error> {
     use crate::sharded_album::{ShardedAlbum, ShardedMusic};
-    use dynashard::shard::{NewLayout, Router};
+    use dynashard::shard::Layout;
     // One write a second per partition (with room for a long burst, so that none is
     // throttled): a shard taking two writes in any second needs three pieces or more, however
     // slowly the machine sends them.
@@ -88,9 +88,11 @@ async fn a_range_shard_over_its_limit_is_cut_where_the_writes_on_its_values_bala
     assert_eq!(split.boundaries.values(), expected.as_slice());
     let cut = split.splits.iter().find(|cut| cut.partition_key == "albums#8").expect("shard 8 split");
     assert_eq!((cut.shard, cut.cuts.as_slice()), (8, ["jo".to_owned(), "ju".to_owned()].as_slice()));
-    let router = Router::Range(std::sync::Arc::new(split.boundaries.clone()), Default::default());
-    assert_eq!((router.shard("jade"), router.shard("jolt"), router.shard("juno")), (8, 9, 10));
-    let _ready = NewLayout::range(&split.boundaries);
+    let layout = Layout::range(&split.boundaries);
+    assert_eq!(
+        (layout.route("jade"), layout.route("jolt"), layout.route("juno")),
+        (Some(8), Some(9), Some(10))
+    );
 
     // Batch writes count their items' shares on their values too.
     let batcher = Db::new(client(&emulator));

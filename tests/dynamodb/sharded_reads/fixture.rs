@@ -10,7 +10,7 @@
 use super::shard_model::{Entry, ShardedReads};
 use crate::unique;
 use aws_sdk_dynamodb::types::{PutRequest, WriteRequest};
-use dynashard::query::{End, ShardLayout, ShardMode, Shards};
+use dynashard::query::{End, Layout, ShardMode, Shards};
 use dynashard::{Db, Query};
 use futures::{StreamExt, TryStreamExt};
 use std::collections::HashSet;
@@ -61,14 +61,14 @@ pub struct Dataset {
 
 impl Dataset {
     /// The partitions of the data set, laid out as `layout` says.
-    pub fn layout(&self, layout: ShardLayout) -> Shards {
+    pub fn layout(&self, layout: Layout) -> Shards {
         let partitions = (0..SHARDS).map(|shard| format!("{}#{shard}", self.bucket)).collect();
-        Shards { partitions, mode: self.mode, layout, window: None, dynamic: None, directory: false }
+        Shards::of(partitions, self.mode, layout)
     }
 
     /// A query over every shard of the data set.
     pub fn query(&self) -> Query<Entry, End<String>> {
-        Entry::query("unused").sharded(self.layout(ShardLayout::Hash { shards: SHARDS as u32 }))
+        Entry::query("unused").sharded(self.layout(Layout::Hash { shards: SHARDS as u32 }))
     }
 
     /// `(shard, n)` of the rows `keep` accepts, in the order a read must return them.

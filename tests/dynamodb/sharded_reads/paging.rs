@@ -5,7 +5,7 @@ use super::fixture::{assert_same, datasets, ids, Dataset, Lcg, SHARDS};
 use super::listings::directed;
 use super::shard_model::Entry;
 use crate::db;
-use dynashard::query::{CursorError, ShardLayout, ShardMode};
+use dynashard::query::{CursorError, Layout, ShardMode};
 use dynashard::{Db, Error, Page};
 
 /// Reads `data` page by page with random page sizes up to `largest`; returns the items and the
@@ -117,19 +117,19 @@ async fn cursors_of_other_layouts_and_queries_are_rejected() {
         assert_eq!(db.page(&query, Some(&cursor)).await.expect("the same layout").items.len(), 50);
 
         let relaid = Entry::query("unused")
-            .sharded(data.layout(ShardLayout::Random { shards: SHARDS as u32 }))
+            .sharded(data.layout(Layout::Random { shards: SHARDS as u32 }))
             .page_size(50);
         assert_eq!(reason(db.page(&relaid, Some(&cursor)).await), CursorError::LayoutChanged);
-        let mut other_mode = data.layout(ShardLayout::Hash { shards: SHARDS as u32 });
+        let mut other_mode = data.layout(Layout::Hash { shards: SHARDS as u32 });
         other_mode.mode = if data.mode == ShardMode::Merge { ShardMode::InOrder } else { ShardMode::Merge };
         let other_mode = Entry::query("unused").sharded(other_mode).page_size(50);
         assert_eq!(reason(db.page(&other_mode, Some(&cursor)).await), CursorError::LayoutChanged);
-        let mut fewer = data.layout(ShardLayout::Hash { shards: SHARDS as u32 });
+        let mut fewer = data.layout(Layout::Hash { shards: SHARDS as u32 });
         fewer.partitions.pop();
         let fewer = Entry::query("unused").sharded(fewer).page_size(50);
         assert_eq!(reason(db.page(&fewer, Some(&cursor)).await), CursorError::LayoutChanged);
         let relaid_stream = Entry::query("unused")
-            .sharded(data.layout(ShardLayout::Random { shards: SHARDS as u32 }))
+            .sharded(data.layout(Layout::Random { shards: SHARDS as u32 }))
             .start_after(cursor.clone());
         let streamed: Result<Vec<Entry>, _> =
             futures::TryStreamExt::try_collect(db.stream(relaid_stream)).await;

@@ -9,7 +9,7 @@ use super::shard;
 use crate::entity::ast::Entity;
 use crate::entity::ast::IndexField;
 use crate::entity::attr::IndexMapping;
-use crate::entity::attr::{Shard, Strategy};
+use crate::entity::attr::Shard;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
@@ -105,13 +105,13 @@ fn guarded(
         let spec = shard::spec_ident(shard, position);
         let value_of_field =
             |ident: &Ident| fields.iter().find(|field| &field.field.ident == ident).map(&value_of);
-        let by_value = match shard.strategy {
-            Strategy::Range { .. } => shard.single_by().and_then(value_of_field),
-            _ if shard.by.is_empty() => None,
-            _ => {
-                let values: Vec<TokenStream> = shard.by.iter().filter_map(value_of_field).collect();
-                Some(shard::routing_text(&values))
-            }
+        let by_value = if shard.strategy.sorts_by_value() {
+            shard.single_by().and_then(value_of_field)
+        } else if shard.by.is_empty() {
+            None
+        } else {
+            let values: Vec<TokenStream> = shard.by.iter().filter_map(value_of_field).collect();
+            Some(shard::routing_text(&values))
         };
         let at_seconds = shard.bucket.as_ref().and_then(|(_, at)| {
             let field = fields.iter().find(|field| &field.field.ident == at)?;
@@ -304,8 +304,7 @@ fn refused_update(
     changed: &[&String],
 ) -> Option<TokenStream> {
     let name = &mapping.name;
-    let dynamic =
-        model.shard_of(&mapping.name).is_some_and(|shard| matches!(shard.strategy, Strategy::Dynamic { .. }));
+    let dynamic = model.shard_of(&mapping.name).is_some_and(|shard| shard.strategy.is_dynamic());
     let reason = if dynamic {
         "the index has a dynamic shard count, which puts read: write the entity with put"
     } else if mapping.when.is_some() {

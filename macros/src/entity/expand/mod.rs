@@ -343,15 +343,11 @@ fn key_fn(model: &Entity) -> TokenStream {
 /// The `Entity` impl's constants that describe the entity's attributes and shards.
 fn entity_constants(model: &Entity) -> TokenStream {
     let key_fields = model.key_fields();
-    let dynamic_shards = model
-        .shards
-        .iter()
-        .any(|shard| matches!(shard.strategy, crate::entity::attr::Strategy::Dynamic { .. }))
-        .then(|| {
-            quote!(
-                const DYNAMIC_SHARDS: bool = true;
-            )
-        });
+    let dynamic_shards = model.shards.iter().any(|shard| shard.strategy.is_dynamic()).then(|| {
+        quote!(
+            const DYNAMIC_SHARDS: bool = true;
+        )
+    });
     let base_table_shards = model.table_shard().map(|shard| {
         let shards = shard.strategy.shards();
         quote!(const BASE_TABLE_SHARDS: u32 = #shards;)

@@ -6,7 +6,7 @@ use super::names::{index_const, index_statics};
 use super::names::{pk_static, sk_static};
 use super::shard;
 use crate::entity::ast::Entity;
-use crate::entity::attr::{IndexMapping, Shard, Strategy};
+use crate::entity::attr::{IndexMapping, Shard};
 use crate::template::Template;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
@@ -78,7 +78,7 @@ fn index_queries(model: &Entity, position: usize, mapping: &IndexMapping) -> Tok
     let index = index_const(position);
     let shard = model.shard_of(&mapping.name);
     let spec = shard.map(|shard| shard::spec_ident(shard, position));
-    let range_sharded = shard.is_some_and(|shard| matches!(shard.strategy, Strategy::Range { .. }));
+    let range_sharded = shard.is_some_and(|shard| shard.strategy.sorts_by_value());
     // A range-sharded index stores its own sort key (normalized value and tiebreak), not the
     // template, so the template cannot be used to build conditions on it.
     let sort_template = mapping.sk.as_ref().filter(|_| !range_sharded).map(|_| quote!(&#sk_ident));
@@ -91,7 +91,7 @@ fn index_queries(model: &Entity, position: usize, mapping: &IndexMapping) -> Tok
     // Hash shards routed by partition-key fields: the arguments already name the one shard.
     let one_shard = shard.zip(spec.as_ref()).and_then(|(shard, spec)| one_shard(spec, shard, &mapping.pk));
     let routing =
-        shard.zip(spec.as_ref()).and_then(|(shard, spec)| shard::routing(spec, shard, mapping.sk.as_ref()));
+        shard.zip(spec.as_ref()).map(|(shard, spec)| shard::routing(spec, shard, mapping.sk.as_ref()));
     let layout = spec.as_ref().map(|spec| {
         shard::layout(spec, quote!(__partition), one_shard.clone(), time.seconds.clone(), time.sorted_by_time)
     });
@@ -139,10 +139,7 @@ fn one_entity(model: &Entity, shard: Option<&Shard>) -> Option<Ident> {
             .field(&by.to_string())
             .is_some_and(|field| matches!(&field.ty, syn::Type::Path(path) if path.path.is_ident("String")))
     };
-    match (&shard.strategy, shard.single_by().filter(is_text)) {
-        (Strategy::Hash { .. }, Some(by)) => Some(by.clone()),
-        _ => None,
-    }
+    shard.single_by().filter(is_text).filter(|_| shard.strategy.routes_by_equality()).cloned()
 }
 
 /// `query_<index>_for`: the items of one `by` value, from its one shard, bucket after bucket.
@@ -195,7 +192,9 @@ fn for_one_query(
 
 /// The one hash shard a query reads when every `by` field is a partition-key argument.
 fn one_shard(spec: &Ident, shard: &Shard, pk: &Template) -> Option<TokenStream> {
-    let Strategy::Hash { .. } = &shard.strategy else { return None };
+    if !shard.strategy.routes_by_equality() {
+        return None;
+    }
     let all_in_pk = shard.by.iter().all(|by| pk.fields().any(|field| *by == field));
     if shard.by.is_empty() || !all_in_pk || shard.bucket.is_some() {
         return None;
@@ -223,7 +222,7 @@ fn base_query(model: &Entity) -> TokenStream {
     let layout = spec.as_ref().map(|spec| shard::layout(spec, quote!(__partition), one_shard, None, false));
     let post = shard
         .zip(spec.as_ref())
-        .and_then(|(shard, spec)| shard::routing(spec, shard, model.sk.as_ref()))
+        .map(|(shard, spec)| shard::routing(spec, shard, model.sk.as_ref()))
         .map(|routing| quote!(__query.routed(#routing)));
     entry_point(EntryPoint {
         model,

@@ -46,11 +46,19 @@ fn bucket_variant(bucket: Bucket) -> TokenStream {
 /// boundaries, read from the file at compile time and rebuilt when it changes).
 pub fn statics(model: &Entity, position: usize, shard: &Shard) -> TokenStream {
     let ident = spec_ident(shard, position);
-    let (boundaries_fn, strategy) = match &shard.strategy {
-        Strategy::Hash { shards } => (None, quote!(Hash { shards: #shards })),
-        Strategy::Random { shards } => (None, quote!(Random { shards: #shards })),
-        Strategy::Dynamic { max } => (None, quote!(Dynamic { max: #max })),
-        Strategy::Range { path, boundaries, normalize, overflow } => {
+    let (boundaries_fn, layout) = match (&shard.strategy, &shard.bucket) {
+        (Strategy::Hash { shards }, Some((bucket, _))) => {
+            let bucket = bucket_variant(*bucket);
+            (None, quote!(Bucketed { bucket: #bucket, shards: #shards, random: false }))
+        }
+        (Strategy::Random { shards }, Some((bucket, _))) => {
+            let bucket = bucket_variant(*bucket);
+            (None, quote!(Bucketed { bucket: #bucket, shards: #shards, random: true }))
+        }
+        (Strategy::Hash { shards }, _) => (None, quote!(Hash { shards: #shards })),
+        (Strategy::Random { shards }, _) => (None, quote!(Random { shards: #shards })),
+        (Strategy::Dynamic { max }, _) => (None, quote!(Dynamic { max: #max, readable: __dynashard::None })),
+        (Strategy::Range { path, boundaries, normalize, overflow }, _) => {
             let function = format_ident!("__dynashard_range_{}", position);
             let normalization = normalization(*normalize);
             let function_item = quote! {
@@ -62,21 +70,18 @@ pub fn statics(model: &Entity, position: usize, shard: &Shard) -> TokenStream {
                     })
                 }
             };
-            let strategy = quote! {
-                Range { normalization: #normalization, overflow: #overflow, boundaries: #function }
+            let layout = quote! {
+                Range {
+                    boundaries: __dynashard::BoundarySource::Declared(#function),
+                    normalization: #normalization,
+                    overflow: #overflow,
+                }
             };
-            (Some(function_item), strategy)
+            (Some(function_item), layout)
         }
     };
     let index = &shard.index;
     let by = shard.by.iter().filter_map(|by| model.field(&by.to_string())).map(|field| &field.attribute);
-    let bucket = match &shard.bucket {
-        Some((bucket, _)) => {
-            let bucket = bucket_variant(*bucket);
-            quote!(__dynashard::Some(#bucket))
-        }
-        None => quote!(__dynashard::None),
-    };
     let directory = shard.directory.is_some();
     let directory_check = shard.directory.map(|span| {
         let table = crate::const_check::path_text(&model.table);
@@ -94,9 +99,8 @@ pub fn statics(model: &Entity, position: usize, shard: &Shard) -> TokenStream {
         #boundaries_fn
         const #ident: __dynashard::ShardSpec = __dynashard::ShardSpec {
             index: #index,
-            strategy: __dynashard::ShardStrategy::#strategy,
+            layout: __dynashard::Layout::#layout,
             by: &[#(#by),*],
-            bucket: #bucket,
             directory: #directory,
         };
         #directory_check
@@ -157,7 +161,9 @@ pub fn range_sort_key(
     value: TokenStream,
     base: TokenStream,
 ) -> Option<TokenStream> {
-    let Strategy::Range { .. } = &shard.strategy else { return None };
+    if !shard.strategy.sorts_by_value() {
+        return None;
+    }
     let field = shard.single_by()?.to_string();
     Some(quote!(#spec.range_sort_key(&__DYNASHARD_TABLE, #field, &#value, #base)?))
 }
@@ -191,19 +197,18 @@ pub fn layout(
     quote!(#spec.shards(#partition, #local.as_ref(), #one_shard, #window, #sorted_by_time))
 }
 
-/// The shard pruning of a query on this mapping, if it prunes: range shards always, hash shards
-/// (without buckets) when the `by` field is a placeholder of the sort key.
-pub fn routing(spec: &Ident, shard: &Shard, sort_template: Option<&Template>) -> Option<TokenStream> {
+/// The shard pruning of a query on this mapping: the layout decides whether it prunes (range
+/// shards always, hash shards without buckets when the `by` field is placeholder number
+/// `placeholder` of the sort key).
+pub fn routing(spec: &Ident, shard: &Shard, sort_template: Option<&Template>) -> TokenStream {
     let local = boundaries_local();
-    match &shard.strategy {
-        Strategy::Range { .. } => Some(quote!(#spec.routing(#local.clone(), __dynashard::None))),
-        Strategy::Hash { .. } if shard.bucket.is_none() => {
-            let by = shard.single_by()?.to_string();
-            let placeholder = sort_template?.fields().position(|field| field == by)?;
-            Some(quote!(#spec.routing(__dynashard::None, __dynashard::Some(#placeholder))))
-        }
-        _ => None,
-    }
+    let by = shard.single_by().map(ToString::to_string);
+    let placeholder = by.and_then(|by| sort_template?.fields().position(|field| field == by));
+    let placeholder = match placeholder {
+        Some(placeholder) => quote!(__dynashard::Some(#placeholder)),
+        None => quote!(__dynashard::None),
+    };
+    quote!(#spec.routing(#local.clone(), #placeholder))
 }
 
 /// The one shard of `text` (an expression of a type that derefs to `str`) in the spec's layout.

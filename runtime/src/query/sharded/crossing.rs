@@ -28,7 +28,7 @@ use super::resume::{identity, PageEnd, Start, Ties};
 use crate::db::Db;
 use crate::error::{Error, Item, Result};
 use crate::query::request::{fetch, sort_key_of, Request};
-use crate::query::{CursorError, QueryPlan, QueryStats, ShardLayout, ShardMode, SortRange};
+use crate::query::{CursorError, QueryPlan, QueryStats, ShardMode, SortRange};
 use std::collections::BTreeSet;
 
 /// Where a read of `new` resumes after the page end `end` that a read of `old` (another layout
@@ -49,8 +49,7 @@ pub(crate) async fn cross(
         let end_lane = lanes.lane(natural).ok_or_else(malformed)?;
         // Equal sort keys hold equal `by` values (keys are injective, and the `by` fields are in
         // the key), so hash shards hold each sort key's items in one shard.
-        let across =
-            !matches!(old.shards.as_ref().map(|shards| &shards.layout), Some(ShardLayout::Hash { .. }));
+        let across = !old.shards.as_ref().is_some_and(|shards| shards.layout.ties_in_one_shard());
         let reads = (0..lanes.groups().width)
             .filter(|&lane| lane == end_lane || (across && ties_before(lane, end_lane, old.descending)))
             .map(|lane| {
@@ -75,9 +74,9 @@ pub(crate) async fn cross(
 /// keys end with the item's key; not across the groups of buckets read in turn either, which no
 /// resharding changes.
 fn may_tie(plan: &QueryPlan) -> bool {
-    plan.shards.as_ref().is_some_and(|shards| {
-        shards.mode == ShardMode::Merge && !matches!(shards.layout, ShardLayout::Range { .. })
-    })
+    plan.shards
+        .as_ref()
+        .is_some_and(|shards| shards.mode == ShardMode::Merge && !shards.layout.sort_keys_unique())
 }
 
 /// The identities of the items of lane `lane` with sort key `sort_key`, in the read's order, up to

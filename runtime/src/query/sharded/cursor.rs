@@ -12,7 +12,8 @@ use crate::error::Item;
 use crate::fingerprint::fingerprint;
 use crate::key_record::{key_from_record, key_record, KeyRecord};
 use crate::query::cursor::{open, seal, CursorError, Kind};
-use crate::query::{ShardLayout, ShardMode, Shards};
+use crate::query::{ShardMode, Shards};
+use crate::shard::Binding;
 use aws_sdk_dynamodb::types::AttributeValue;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
@@ -147,15 +148,19 @@ fn unpack(text: &str) -> Vec<u8> {
 #[derive(Serialize)]
 struct LayoutRecord<'a> {
     v: u8,
-    layout: &'a ShardLayout,
+    layout: Binding<'a>,
     mode: ShardMode,
     partitions: &'a [String],
 }
 
 /// A fingerprint of a shard layout: the layout, its mode and its partitions.
 pub(crate) fn layout_fingerprint(shards: &Shards) -> String {
-    let record =
-        LayoutRecord { v: 1, layout: &shards.layout, mode: shards.mode, partitions: &shards.partitions };
+    let record = LayoutRecord {
+        v: 1,
+        layout: shards.layout.binding(shards.target.as_deref()),
+        mode: shards.mode,
+        partitions: &shards.partitions,
+    };
     fingerprint(&record, 12)
 }
 
@@ -260,16 +265,11 @@ pub(crate) fn decode(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::shard::Layout;
 
     fn shards(mode: ShardMode, shards: u32) -> Shards {
-        Shards {
-            partitions: (0..3).map(|i| format!("b#{i}")).collect(),
-            mode,
-            layout: ShardLayout::Hash { shards },
-            window: None,
-            dynamic: None,
-            directory: false,
-        }
+        let partitions = (0..3).map(|i| format!("b#{i}")).collect();
+        Shards::of(partitions, mode, Layout::Hash { shards })
     }
 
     fn key(shard: u64, sk: &str) -> Item {

@@ -104,6 +104,22 @@ impl Shard {
 }
 
 impl Strategy {
+    /// Whether the count is kept in the shard metadata (puts read it; updates cannot).
+    pub fn is_dynamic(&self) -> bool {
+        matches!(self, Strategy::Dynamic { .. })
+    }
+
+    /// Whether the index is sorted by the normalized value of its one `by` field, which routes
+    /// it (range shards): the index stores its own sort key, not the template's.
+    pub fn sorts_by_value(&self) -> bool {
+        matches!(self, Strategy::Range { .. })
+    }
+
+    /// Whether equal `by` values name one shard that a query can compute (hash shards).
+    pub fn routes_by_equality(&self) -> bool {
+        matches!(self, Strategy::Hash { .. })
+    }
+
     /// The number of shards.
     pub fn shards(&self) -> u32 {
         match self {
