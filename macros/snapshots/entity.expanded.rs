@@ -1486,9 +1486,8 @@ const _: () = {
         }
         fn write_index_keys(
             &self,
-            __item: &mut __dynashard::Item,
             #[allow(unused_variables)]
-            __chooser: &dyn __dynashard::ShardChooser,
+            __keys: &mut __dynashard::IndexKeys<'_>,
         ) -> __dynashard::Result<()> {
             if <String as __dynashard::NativeKeyPart>::is_empty(
                 <String as __dynashard::NativeKeyPart>::as_arg(&self.artist),
@@ -1532,11 +1531,7 @@ const _: () = {
                         __writer.literal("album");
                         __writer.finish()?
                     };
-                    __dynashard::insert_key(
-                        __item,
-                        __DYNASHARD_GSI_0_PK.attribute,
-                        __value,
-                    )?;
+                    __keys.set(__DYNASHARD_GSI_0_PK.attribute, __value)?;
                 }
                 {
                     let __value = {
@@ -1550,11 +1545,7 @@ const _: () = {
                             )?;
                         __writer.finish()?
                     };
-                    __dynashard::insert_key(
-                        __item,
-                        __DYNASHARD_GSI_0_SK.attribute,
-                        __value,
-                    )?;
+                    __keys.set(__DYNASHARD_GSI_0_SK.attribute, __value)?;
                 }
             }
             {
@@ -1570,11 +1561,7 @@ const _: () = {
                             )?;
                         __writer.finish()?
                     };
-                    __dynashard::insert_key(
-                        __item,
-                        __DYNASHARD_GSI_1_SK.attribute,
-                        __value,
-                    )?;
+                    __keys.set(__DYNASHARD_GSI_1_SK.attribute, __value)?;
                 }
             }
             __dynashard::Ok(())
@@ -1584,9 +1571,11 @@ const _: () = {
             __changes: &__dynashard::FieldChanges,
         ) -> __dynashard::Result<__dynashard::Vec<__dynashard::IndexKeyUpdate>> {
             #[allow(unused_mut)]
-            let mut __updates = __dynashard::Vec::new();
-            #[allow(unused_variables)]
-            let __chooser: &dyn __dynashard::ShardChooser = &__dynashard::NoDynamicShards;
+            let mut __keys = __dynashard::IndexKeys::of_update(
+                __key.pk(),
+                __key.sk(),
+                &__DYNASHARD_TABLE,
+            );
             if __changes.creates() {
                 let __dynashard_value_title: String = match __changes
                     .value::<String>("ByTitle", "title")
@@ -1599,36 +1588,30 @@ const _: () = {
                     }
                 };
                 {
-                    __updates
-                        .push(
-                            __dynashard::IndexKeyUpdate::Set(
-                                __DYNASHARD_GSI_0_PK.attribute,
-                                __dynashard::AttributeValue::S({
-                                    let mut __writer = __DYNASHARD_GSI_0_PK.writer();
-                                    __writer.literal("album");
-                                    __writer.finish()?
-                                }),
-                            ),
-                        );
-                    __updates
-                        .push(
-                            __dynashard::IndexKeyUpdate::Set(
-                                __DYNASHARD_GSI_0_SK.attribute,
-                                __dynashard::AttributeValue::S({
-                                    let mut __writer = __DYNASHARD_GSI_0_SK.writer();
-                                    __writer
-                                        .part::<
-                                            String,
-                                        >(
-                                            "title",
-                                            <String as __dynashard::KeyPart>::as_arg(
-                                                &__dynashard_value_title,
-                                            ),
-                                        )?;
-                                    __writer.finish()?
-                                }),
-                            ),
-                        );
+                    {
+                        let __value = {
+                            let mut __writer = __DYNASHARD_GSI_0_PK.writer();
+                            __writer.literal("album");
+                            __writer.finish()?
+                        };
+                        __keys.set(__DYNASHARD_GSI_0_PK.attribute, __value)?;
+                    }
+                    {
+                        let __value = {
+                            let mut __writer = __DYNASHARD_GSI_0_SK.writer();
+                            __writer
+                                .part::<
+                                    String,
+                                >(
+                                    "title",
+                                    <String as __dynashard::KeyPart>::as_arg(
+                                        &__dynashard_value_title,
+                                    ),
+                                )?;
+                            __writer.finish()?
+                        };
+                        __keys.set(__DYNASHARD_GSI_0_SK.attribute, __value)?;
+                    }
                 }
             }
             if __changes.touches(&["seconds"]) {
@@ -1643,28 +1626,25 @@ const _: () = {
                     }
                 };
                 {
-                    __updates
-                        .push(
-                            __dynashard::IndexKeyUpdate::Set(
-                                __DYNASHARD_GSI_1_SK.attribute,
-                                __dynashard::AttributeValue::S({
-                                    let mut __writer = __DYNASHARD_GSI_1_SK.writer();
-                                    __writer
-                                        .part::<
-                                            u32,
-                                        >(
-                                            "seconds",
-                                            <u32 as __dynashard::KeyPart>::as_arg(
-                                                &__dynashard_value_seconds,
-                                            ),
-                                        )?;
-                                    __writer.finish()?
-                                }),
-                            ),
-                        );
+                    {
+                        let __value = {
+                            let mut __writer = __DYNASHARD_GSI_1_SK.writer();
+                            __writer
+                                .part::<
+                                    u32,
+                                >(
+                                    "seconds",
+                                    <u32 as __dynashard::KeyPart>::as_arg(
+                                        &__dynashard_value_seconds,
+                                    ),
+                                )?;
+                            __writer.finish()?
+                        };
+                        __keys.set(__DYNASHARD_GSI_1_SK.attribute, __value)?;
+                    }
                 }
             }
-            __dynashard::Ok(__updates)
+            __dynashard::Ok(__keys.into_updates())
         }
     }
     #[automatically_derived]

@@ -156,7 +156,7 @@ const _: () = {
             __dynashard::Ok(
                 __dynashard::Key::from_primary(__dynashard::PrimaryKey {
                     pk: __DYNASHARD_SHARD_TABLE
-                        .partition(
+                        .key_partition(
                             &{
                                 let mut __writer = __DYNASHARD_PK.writer();
                                 __writer.literal("event#");
@@ -171,9 +171,6 @@ const _: () = {
                                 );
                                 __text
                             },
-                            __dynashard::None,
-                            __dynashard::BaseKey::None,
-                            &__dynashard::NoDynamicShards,
                         )?,
                     sk: __dynashard::Some({
                         let mut __writer = __DYNASHARD_SK.writer();
@@ -279,7 +276,7 @@ const _: () = {
         fn primary_key(&self) -> __dynashard::Result<__dynashard::PrimaryKey> {
             __dynashard::Ok(__dynashard::PrimaryKey {
                 pk: __DYNASHARD_SHARD_TABLE
-                    .partition(
+                    .key_partition(
                         &{
                             let mut __writer = __DYNASHARD_PK.writer();
                             __writer.literal("event#");
@@ -300,9 +297,6 @@ const _: () = {
                             );
                             __text
                         },
-                        __dynashard::None,
-                        __dynashard::BaseKey::None,
-                        &__dynashard::NoDynamicShards,
                     )?,
                 sk: __dynashard::Some({
                     let mut __writer = __DYNASHARD_SK.writer();

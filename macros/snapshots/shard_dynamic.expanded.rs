@@ -636,14 +636,14 @@ const _: () = {
         }
         fn write_index_keys(
             &self,
-            __item: &mut __dynashard::Item,
             #[allow(unused_variables)]
-            __chooser: &dyn __dynashard::ShardChooser,
+            __keys: &mut __dynashard::IndexKeys<'_>,
         ) -> __dynashard::Result<()> {
             {
                 {
-                    let __value = __DYNASHARD_SHARD_0
+                    let __value = __keys
                         .partition(
+                            &__DYNASHARD_SHARD_0,
                             &{
                                 let mut __writer = __DYNASHARD_GSI_0_PK.writer();
                                 __writer.literal("album");
@@ -651,14 +651,8 @@ const _: () = {
                             },
                             &"",
                             __dynashard::None,
-                            __dynashard::BaseKey::Item(__item, &__DYNASHARD_TABLE),
-                            __chooser,
                         )?;
-                    __dynashard::insert_key(
-                        __item,
-                        __DYNASHARD_GSI_0_PK.attribute,
-                        __value,
-                    )?;
+                    __keys.set(__DYNASHARD_GSI_0_PK.attribute, __value)?;
                 }
                 {
                     let __value = {
@@ -672,11 +666,7 @@ const _: () = {
                             )?;
                         __writer.finish()?
                     };
-                    __dynashard::insert_key(
-                        __item,
-                        __DYNASHARD_GSI_0_SK.attribute,
-                        __value,
-                    )?;
+                    __keys.set(__DYNASHARD_GSI_0_SK.attribute, __value)?;
                 }
             }
             __dynashard::Ok(())
@@ -686,9 +676,11 @@ const _: () = {
             __changes: &__dynashard::FieldChanges,
         ) -> __dynashard::Result<__dynashard::Vec<__dynashard::IndexKeyUpdate>> {
             #[allow(unused_mut)]
-            let mut __updates = __dynashard::Vec::new();
-            #[allow(unused_variables)]
-            let __chooser: &dyn __dynashard::ShardChooser = &__dynashard::NoDynamicShards;
+            let mut __keys = __dynashard::IndexKeys::of_update(
+                __key.pk(),
+                __key.sk(),
+                &__DYNASHARD_TABLE,
+            );
             if __changes.touches(&[]) || __changes.creates() {
                 return __dynashard::Err(__dynashard::Error::IndexKeyIncomplete {
                     index: "ByTitle",
@@ -696,7 +688,7 @@ const _: () = {
                     reason: "the index has a dynamic shard count, which puts read: write the entity with put",
                 });
             }
-            __dynashard::Ok(__updates)
+            __dynashard::Ok(__keys.into_updates())
         }
         const SHARDS: &'static [__dynashard::ShardSpec] = &[__DYNASHARD_SHARD_0];
     }

@@ -635,14 +635,14 @@ const _: () = {
         }
         fn write_index_keys(
             &self,
-            __item: &mut __dynashard::Item,
             #[allow(unused_variables)]
-            __chooser: &dyn __dynashard::ShardChooser,
+            __keys: &mut __dynashard::IndexKeys<'_>,
         ) -> __dynashard::Result<()> {
             {
                 {
-                    let __value = __DYNASHARD_SHARD_0
+                    let __value = __keys
                         .partition(
+                            &__DYNASHARD_SHARD_0,
                             &{
                                 let mut __writer = __DYNASHARD_GSI_0_PK.writer();
                                 __writer.literal("album");
@@ -657,14 +657,8 @@ const _: () = {
                                 __text
                             },
                             __dynashard::None,
-                            __dynashard::BaseKey::Item(__item, &__DYNASHARD_TABLE),
-                            __chooser,
                         )?;
-                    __dynashard::insert_key(
-                        __item,
-                        __DYNASHARD_GSI_0_PK.attribute,
-                        __value,
-                    )?;
+                    __keys.set(__DYNASHARD_GSI_0_PK.attribute, __value)?;
                 }
                 {
                     let __value = {
@@ -678,11 +672,7 @@ const _: () = {
                             )?;
                         __writer.finish()?
                     };
-                    __dynashard::insert_key(
-                        __item,
-                        __DYNASHARD_GSI_0_SK.attribute,
-                        __value,
-                    )?;
+                    __keys.set(__DYNASHARD_GSI_0_SK.attribute, __value)?;
                 }
             }
             __dynashard::Ok(())
@@ -692,9 +682,11 @@ const _: () = {
             __changes: &__dynashard::FieldChanges,
         ) -> __dynashard::Result<__dynashard::Vec<__dynashard::IndexKeyUpdate>> {
             #[allow(unused_mut)]
-            let mut __updates = __dynashard::Vec::new();
-            #[allow(unused_variables)]
-            let __chooser: &dyn __dynashard::ShardChooser = &__dynashard::NoDynamicShards;
+            let mut __keys = __dynashard::IndexKeys::of_update(
+                __key.pk(),
+                __key.sk(),
+                &__DYNASHARD_TABLE,
+            );
             if __changes.creates() {
                 let __dynashard_value_title: String = match __changes
                     .value::<String>("ByTitle", "title")
@@ -707,58 +699,46 @@ const _: () = {
                     }
                 };
                 {
-                    __updates
-                        .push(
-                            __dynashard::IndexKeyUpdate::Set(
-                                __DYNASHARD_GSI_0_PK.attribute,
-                                __dynashard::AttributeValue::S(
-                                    __DYNASHARD_SHARD_0
-                                        .partition(
-                                            &{
-                                                let mut __writer = __DYNASHARD_GSI_0_PK.writer();
-                                                __writer.literal("album");
-                                                __writer.finish()?
-                                            },
-                                            &{
-                                                let mut __text = ::std::string::String::new();
-                                                __dynashard::RoutingText::push_routing_text(
-                                                    &__dynashard_value_title,
-                                                    &mut __text,
-                                                );
-                                                __text
-                                            },
-                                            __dynashard::None,
-                                            __dynashard::BaseKey::Key(
-                                                __key.pk(),
-                                                __key.sk().unwrap_or_default(),
-                                            ),
-                                            __chooser,
-                                        )?,
-                                ),
-                            ),
-                        );
-                    __updates
-                        .push(
-                            __dynashard::IndexKeyUpdate::Set(
-                                __DYNASHARD_GSI_0_SK.attribute,
-                                __dynashard::AttributeValue::S({
-                                    let mut __writer = __DYNASHARD_GSI_0_SK.writer();
-                                    __writer
-                                        .part::<
-                                            String,
-                                        >(
-                                            "title",
-                                            <String as __dynashard::KeyPart>::as_arg(
-                                                &__dynashard_value_title,
-                                            ),
-                                        )?;
+                    {
+                        let __value = __keys
+                            .partition(
+                                &__DYNASHARD_SHARD_0,
+                                &{
+                                    let mut __writer = __DYNASHARD_GSI_0_PK.writer();
+                                    __writer.literal("album");
                                     __writer.finish()?
-                                }),
-                            ),
-                        );
+                                },
+                                &{
+                                    let mut __text = ::std::string::String::new();
+                                    __dynashard::RoutingText::push_routing_text(
+                                        &__dynashard_value_title,
+                                        &mut __text,
+                                    );
+                                    __text
+                                },
+                                __dynashard::None,
+                            )?;
+                        __keys.set(__DYNASHARD_GSI_0_PK.attribute, __value)?;
+                    }
+                    {
+                        let __value = {
+                            let mut __writer = __DYNASHARD_GSI_0_SK.writer();
+                            __writer
+                                .part::<
+                                    String,
+                                >(
+                                    "title",
+                                    <String as __dynashard::KeyPart>::as_arg(
+                                        &__dynashard_value_title,
+                                    ),
+                                )?;
+                            __writer.finish()?
+                        };
+                        __keys.set(__DYNASHARD_GSI_0_SK.attribute, __value)?;
+                    }
                 }
             }
-            __dynashard::Ok(__updates)
+            __dynashard::Ok(__keys.into_updates())
         }
         const SHARDS: &'static [__dynashard::ShardSpec] = &[__DYNASHARD_SHARD_0];
     }

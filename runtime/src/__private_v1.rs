@@ -8,7 +8,7 @@ pub use crate::error::{Error, Item, KeyError, Result};
 pub use crate::expression::{Condition, Nested, NestedField, RawExpression};
 pub use crate::index::Index;
 pub use crate::index_keys::{
-    attribute_name, const_str_eq, find_index, insert_key, FieldChanges, IndexKeyUpdate,
+    attribute_name, const_str_eq, find_index, FieldChanges, IndexKeyUpdate, IndexKeys,
 };
 pub use crate::item::{from_item, from_item_checked};
 pub use crate::key::{DecodeKeyPart, KeyPart, KeyPartDecodeError, KeyRole, KeyTemplate, KeyWriter, Segment};
@@ -23,8 +23,8 @@ pub use crate::query::{
 pub use crate::scan::Scan;
 pub use crate::sets::SetAttribute;
 pub use crate::shard::{
-    logical_partition, BaseKey, Boundaries, BoundarySource, BucketTime, Layout, NoDynamicShards,
-    Normalization, RangeShards, RoutingText, ShardChooser, ShardSpec, Shards, TimeBucket,
+    logical_partition, Boundaries, BoundarySource, BucketTime, Layout, Normalization, RangeShards,
+    RoutingText, ShardSpec, Shards, TimeBucket,
 };
 pub use crate::table::{
     Billing, IndexDefinition, IndexProjection, KeyAttribute, ScalarKind, StreamView, Table, TableDefinition,

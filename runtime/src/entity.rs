@@ -1,8 +1,8 @@
 //! The `Entity` trait that `#[derive(Entity)]` implements, typed keys and typed field handles.
 
 use crate::error::{Item, Result};
-use crate::index_keys::{FieldChanges, IndexKeyUpdate};
-use crate::shard::{ShardChooser, ShardSpec};
+use crate::index_keys::{FieldChanges, IndexKeyUpdate, IndexKeys};
+use crate::shard::ShardSpec;
 use crate::table::Table;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -90,10 +90,10 @@ pub trait Entity: Serialize + DeserializeOwned + Send + Sync + Sized + 'static {
         Ok(())
     }
 
-    /// Writes the key attributes of every index this value belongs to into `item` (none for a
-    /// sparse index that does not apply).
-    /// `chooser` picks the shard of dynamic-sharded indexes.
-    fn write_index_keys(&self, _item: &mut Item, _chooser: &dyn ShardChooser) -> Result<()> {
+    /// Names the key values of every index this value belongs to (none for a sparse index that
+    /// does not apply); `keys` routes the sharded ones and writes them into the item.
+    #[doc(hidden)]
+    fn write_index_keys(&self, _keys: &mut IndexKeys<'_>) -> Result<()> {
         Ok(())
     }
 

@@ -10,6 +10,7 @@ mod path;
 
 use crate::entity::{Entity, PrimaryKey};
 use crate::error::{Error, Item, Result, Undecodable};
+use crate::index_keys::IndexKeys;
 pub use crate::item_size::{item_size, value_size, MAX_ITEM_BYTES};
 use crate::table::{Table, TableDefinition};
 use aws_sdk_dynamodb::types::AttributeValue;
@@ -34,7 +35,7 @@ pub fn to_item<E: Entity>(entity: &E) -> Result<Item> {
 /// [`to_item`], with `chooser` picking the shards of dynamic-sharded indexes.
 pub fn to_item_with<E: Entity>(entity: &E, chooser: &dyn crate::shard::ShardChooser) -> Result<Item> {
     let mut item = body(entity)?;
-    entity.write_index_keys(&mut item, chooser)?;
+    entity.write_index_keys(&mut IndexKeys::of_item(&mut item, table_of::<E>(), chooser))?;
     check_complete::<E>(&item)?;
     Ok(item)
 }

@@ -1,9 +1,11 @@
 //! Write sharding as data and plain functions: the layouts `#[shard(...)]` declares and the
 //! routing they run, with no I/O.
 //!
-//! - [`ShardSpec`]: one mapping's sharding as the derive emits it (`Entity::SHARDS`), read as its
-//!   [`Layout`]: the one description of a layout, which routes writes, plans reads, binds
-//!   cursors and is what a resharding moves a mapping to;
+//! - [`Layout`]: the one description of how a mapping's items are laid out (its strategy with
+//!   what it needs); it routes writes, plans reads, binds cursors and is what a resharding moves
+//!   a mapping to. Every `match` on the strategy is in its file;
+//! - [`ShardSpec`]: one mapping's sharding as the derive emits it (`Entity::SHARDS`): its index,
+//!   its `by` attributes and its layout;
 //! - [`hash_shard`]: SHA-256 of the value, big-endian, modulo the shard count;
 //! - [`Boundaries`]: ordered range shards cut from the data's own distribution, routing on a
 //!   [`Normalization`] of the value ([`crate::use_boundaries`] replaces an index's compiled
@@ -51,5 +53,5 @@ pub use range_shards::RangeShards;
 pub use read::{ShardMode, Shards};
 pub use routing_text::RoutingText;
 pub use sort_key::{normalized_prefix, range_sort_key, PART_SEPARATOR};
-pub use spec::{BaseKey, ShardSpec};
+pub use spec::ShardSpec;
 pub use time_bucket::{BucketTime, TimeBucket};

@@ -1,7 +1,7 @@
 //! What a sharded read is told by its layout: the partitions it reads, how their results
 //! combine, and how conditions on the routing value prune them.
 
-use super::{BucketWindow, Layout};
+use super::{shard_partition, sub_shard_partition, BucketWindow, Layout};
 use serde::Serialize;
 
 /// How the partitions of a sharded query combine into one ordered result.
@@ -88,4 +88,44 @@ pub(crate) struct Read<'a> {
     pub window: Option<(i64, i64)>,
     pub in_time_order: bool,
     pub directory: bool,
+}
+
+impl Layout {
+    /// The partitions `read` reads in this layout, and how they combine.
+    pub(crate) fn plan(&self, read: Read<'_>) -> Shards {
+        let every = |count: u32| (0..count).map(|shard| shard_partition(read.partition, shard)).collect();
+        match self {
+            Layout::Bucketed { bucket, shards: count, .. } => {
+                let (from, to) = read.window.unwrap_or((1, 0));
+                let (range, mode) = match read.one_shard {
+                    Some(one) => (one..one + 1, ShardMode::Buckets),
+                    None if read.in_time_order => (0..*count, ShardMode::Buckets),
+                    None => (0..*count, ShardMode::Merge),
+                };
+                let window = BucketWindow::new(read.partition, range, *bucket, from, to);
+                Shards { directory: read.directory, ..Shards::bucketed(window, mode, self.clone()) }
+            }
+            Layout::Hash { .. } => match read.one_shard {
+                Some(one) => {
+                    Shards::of(vec![shard_partition(read.partition, one)], ShardMode::InOrder, self.clone())
+                }
+                None => Shards::of(every(self.shards()), ShardMode::Merge, self.clone()),
+            },
+            Layout::Dynamic { max, .. } => {
+                Shards { dynamic: Some(*max), ..Shards::of(Vec::new(), ShardMode::Merge, self.clone()) }
+            }
+            Layout::Range { overflow, .. } if *overflow > 1 => {
+                let overflow = *overflow;
+                let partitions = (0..self.shards())
+                    .flat_map(|shard| (0..overflow).map(move |sub| (shard, sub)))
+                    .map(|(shard, sub)| sub_shard_partition(read.partition, shard, sub))
+                    .collect();
+                Shards::of(partitions, ShardMode::Merge, self.clone())
+            }
+            Layout::Range { .. } => Shards::of(every(self.shards()), ShardMode::InOrder, self.clone()),
+            // Random shards, one partition a key, and any layout whose every shard holds items
+            // from the whole sort order: every shard, merged.
+            _ => Shards::of(every(self.shards()), ShardMode::Merge, self.clone()),
+        }
+    }
 }

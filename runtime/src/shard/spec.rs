@@ -2,22 +2,18 @@
 //! read as its [`Layout`], which everything that routes (writes, query plans, resharding) asks.
 
 use super::read::Read;
-use super::{range_sort_key, Boundaries, Layout, Normalization, RangeShards, ShardChooser, Shards};
-use crate::error::{Item, Result};
-use crate::index_key_limits::check_range_value;
-use crate::index_keys::base_key_of;
-use crate::table::TableDefinition;
+use super::{Boundaries, Layout, NoDynamicShards, Normalization, RangeShards, Shards};
+use crate::error::Result;
 use std::sync::Arc;
 
 /// How one index mapping (or, with `index` empty, the base table) is sharded.
 ///
 /// ```
-/// use dynashard::shard::{BaseKey, Layout, ShardSpec};
+/// use dynashard::shard::{Layout, ShardSpec};
 ///
 /// const BY_TITLE: ShardSpec =
 ///     ShardSpec { index: "ByTitle", layout: Layout::Hash { shards: 8 }, by: &["title"], directory: false };
-/// let partition =
-///     BY_TITLE.partition("albums", "Leaving Home", None, BaseKey::None, &dynashard::shard::NoDynamicShards)?;
+/// let partition = BY_TITLE.key_partition("albums", "Leaving Home")?;
 /// assert_eq!(partition, format!("albums#{}", dynashard::shard::hash_shard("Leaving Home", 8)));
 /// # Ok::<(), dynashard::Error>(())
 /// ```
@@ -33,28 +29,6 @@ pub struct ShardSpec {
     /// Whether writes keep a directory of the time buckets' non-empty partitions, which reads
     /// consult (see [`directory_partition`](super::directory_partition)).
     pub directory: bool,
-}
-
-/// The base-table key of the item a write routes, read only by the strategies that use it
-/// (split range shards, range sort keys).
-#[derive(Debug, Clone, Copy)]
-pub enum BaseKey<'a> {
-    /// The key attributes of an item of `table`.
-    Item(&'a Item, &'a TableDefinition),
-    /// A partition and sort key value.
-    Key(&'a str, &'a str),
-    /// Not known (a base-table key being composed): empty values.
-    None,
-}
-
-impl BaseKey<'_> {
-    fn values(self) -> (String, String) {
-        match self {
-            Self::Item(item, table) => base_key_of(item, table),
-            Self::Key(pk, sk) => (pk.to_owned(), sk.to_owned()),
-            Self::None => (String::new(), String::new()),
-        }
-    }
 }
 
 impl ShardSpec {
@@ -103,34 +77,11 @@ impl ShardSpec {
         self.layout.route(text).unwrap_or(0)
     }
 
-    /// The partition key a write uses: the logical partition key `logical` with the shard the
-    /// routing `text` selects (a random one, or the `chooser`'s for dynamic shards), the bucket of
-    /// `at_seconds`, and for split range shards the sub-shard of the item's base-table key.
-    pub fn partition(
-        &self,
-        logical: &str,
-        text: &str,
-        at_seconds: Option<i64>,
-        base: BaseKey<'_>,
-        chooser: &dyn ShardChooser,
-    ) -> Result<String> {
-        self.layout.partition((self.index, logical), text, at_seconds, || base.values(), chooser)
-    }
-
-    /// The sort key a range-sharded index stores for `value` of `field` (its routing value):
-    /// normalized value (not normalized for other strategies), original value, base-table key.
-    pub fn range_sort_key(
-        &self,
-        table: &TableDefinition,
-        field: &'static str,
-        value: &str,
-        base: BaseKey<'_>,
-    ) -> Result<String> {
-        check_range_value(table, self.index, field, value)?;
-        let normalized =
-            self.normalization().map_or_else(|| value.to_owned(), |normalization| normalization.apply(value));
-        let (pk, sk) = base.values();
-        Ok(range_sort_key(&normalized, value, &[pk.as_str(), sk.as_str()]))
+    /// The partition key of a base-table key: the logical partition key `logical` with the hash
+    /// shard of the routing `text` (a base table is sharded by hash only).
+    pub fn key_partition(&self, logical: &str, text: &str) -> Result<String> {
+        let no_base = || (String::new(), String::new());
+        self.layout.partition((self.index, logical), text, None, no_base, &NoDynamicShards)
     }
 
     /// The partitions a query of logical partition `partition` reads, with range `boundaries`
@@ -170,7 +121,7 @@ impl ShardSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::shard::{hash_shard, BoundarySource, NoDynamicShards, ShardMode, TimeBucket};
+    use crate::shard::{hash_shard, BoundarySource, ShardMode, TimeBucket};
     use std::sync::OnceLock;
 
     fn compiled() -> &'static RangeShards {
@@ -195,7 +146,8 @@ mod tests {
     const HOURLY: ShardSpec = spec(Layout::Bucketed { bucket: TimeBucket::Hour, shards: 4, random: false });
 
     fn write(spec: &ShardSpec, text: &str, at: Option<i64>) -> Result<String> {
-        spec.partition("album", text, at, BaseKey::Key("artist", "album#x"), &NoDynamicShards)
+        let base = || ("artist".to_owned(), "album#x".to_owned());
+        spec.layout.partition((spec.index, "album"), text, at, base, &NoDynamicShards)
     }
 
     #[test]

@@ -7,7 +7,8 @@ use crate::db::Db;
 use crate::dynamic::{DynamicTarget, Recorded};
 use crate::entity::Entity;
 use crate::error::{Item, Result};
-use crate::item::{body, check_complete};
+use crate::index_keys::IndexKeys;
+use crate::item::{body, check_complete, table_of};
 use aws_sdk_dynamodb::types::AttributeValue;
 
 /// An entity's item, its body built.
@@ -78,7 +79,7 @@ fn built(item: Item, recorded: Recorded, created_now: Option<AttributeValue>) ->
 /// `entity`'s `body` with the index keys for the cached counts, the dual writes, and checked.
 fn complete<E: Entity>(entity: &E, mut item: Item, layouts: &Layouts<'_, E>) -> Result<(Item, Recorded)> {
     let chooser = layouts.chooser();
-    entity.write_index_keys(&mut item, &chooser)?;
+    entity.write_index_keys(&mut IndexKeys::of_item(&mut item, table_of::<E>(), &chooser))?;
     layouts.mirror(&mut item)?;
     check_complete::<E>(&item)?;
     Ok((item, chooser.into_recorded()))

@@ -39,8 +39,7 @@ pub fn expand(model: &Entity) -> IndexTokens {
         write_index_keys: quote! {
             fn write_index_keys(
                 &self,
-                __item: &mut __dynashard::Item,
-                #[allow(unused_variables)] __chooser: &dyn __dynashard::ShardChooser,
+                #[allow(unused_variables)] __keys: &mut __dynashard::IndexKeys<'_>,
             ) -> __dynashard::Result<()> {
                 #native_checks
                 #(#writes)*
@@ -53,22 +52,28 @@ pub fn expand(model: &Entity) -> IndexTokens {
                 __changes: &__dynashard::FieldChanges,
             ) -> __dynashard::Result<__dynashard::Vec<__dynashard::IndexKeyUpdate>> {
                 #[allow(unused_mut)]
-                let mut __updates = __dynashard::Vec::new();
-                // An update never recomputes a dynamic-sharded key (it is refused above).
-                #[allow(unused_variables)]
-                let __chooser: &dyn __dynashard::ShardChooser = &__dynashard::NoDynamicShards;
+                let mut __keys = __dynashard::IndexKeys::of_update(__key.pk(), __key.sk(), &__DYNASHARD_TABLE);
                 #(#updates)*
-                __dynashard::Ok(__updates)
+                __dynashard::Ok(__keys.into_updates())
             }
         },
     }
+}
+
+/// Hands the key `key` of the attribute of `template` to the runtime's `IndexKeys`, which
+/// writes it into the item or records it as an update's change.
+fn emit(template: &Ident, key: TokenStream) -> TokenStream {
+    quote!({
+        let __value = #key;
+        __keys.set(#template.attribute, __value)?;
+    })
 }
 
 fn local(field: &IndexField, prefix: &str) -> Ident {
     format_ident!("__dynashard_{}_{}", prefix, field.field.ident)
 }
 
-/// The composition of the index keys, and what to do with them (`emit`), guarded so it only
+/// The composition of the index keys, handed to the runtime ([`emit`]), guarded so it only
 /// runs when every optional field is present. `value_of` gives each field's value expression
 /// (an `Option<T>` for optional fields, a `T` otherwise).
 fn guarded(
@@ -76,9 +81,8 @@ fn guarded(
     mapping: &IndexMapping,
     fields: &[IndexField],
     value_of: impl Fn(&IndexField) -> TokenStream,
-    emit: impl Fn(&Ident, TokenStream) -> TokenStream,
     otherwise: Option<TokenStream>,
-    sharding: Option<(&Shard, TokenStream)>,
+    sharding: Option<&Shard>,
 ) -> TokenStream {
     let (pk_ident, sk_ident) = index_statics(position);
     let args: Vec<KeyArg> = fields
@@ -101,7 +105,7 @@ fn guarded(
     // A local index's partition key is the item's own: only its sort key is written.
     let mut pk = (!mapping.local).then(|| compose(&pk_ident, &mapping.pk, &args));
     let mut sk = mapping.sk.as_ref().map(|sk| compose(&sk_ident, sk, &args));
-    if let Some((shard, base_key)) = sharding {
+    if let Some(shard) = sharding {
         let spec = shard::spec_ident(shard, position);
         let value_of_field =
             |ident: &Ident| fields.iter().find(|field| &field.field.ident == ident).map(&value_of);
@@ -118,12 +122,8 @@ fn guarded(
             let (ty, value) = (&field.field.ty, value_of(field));
             Some(quote_spanned!(ty.span()=> <#ty as __dynashard::BucketTime>::unix_seconds(&#value)))
         });
-        let chooser = quote!(__chooser);
-        pk =
-            pk.map(|pk| shard::partition(&spec, pk, by_value.clone(), at_seconds, base_key.clone(), chooser));
-        if let Some(range_sk) =
-            by_value.and_then(|value| shard::range_sort_key(&spec, shard, value, base_key))
-        {
+        pk = pk.map(|pk| shard::partition(&spec, pk, by_value.clone(), at_seconds));
+        if let Some(range_sk) = by_value.and_then(|value| shard::range_sort_key(&spec, shard, value)) {
             sk = Some(range_sk);
         }
     }
@@ -147,14 +147,6 @@ fn guarded(
 
 fn write_block(model: &Entity, position: usize, mapping: &IndexMapping) -> TokenStream {
     let fields = model.index_fields(mapping);
-    let emit = |template: &Ident, key: TokenStream| {
-        quote!({
-            let __value = #key;
-            __dynashard::insert_key(__item, #template.attribute, __value)?;
-        })
-    };
-    let base_key = quote!(__dynashard::BaseKey::Item(__item, &__DYNASHARD_TABLE));
-    let sharding = model.shard_of(&mapping.name).map(|shard| (shard, base_key));
     let block = guarded(
         position,
         mapping,
@@ -163,9 +155,8 @@ fn write_block(model: &Entity, position: usize, mapping: &IndexMapping) -> Token
             let ident = &field.field.ident;
             quote!(self.#ident)
         },
-        emit,
         None,
-        sharding,
+        model.shard_of(&mapping.name),
     );
     match &mapping.when {
         Some(predicate) => quote!(if #predicate(self) { #block }),
@@ -201,21 +192,9 @@ fn update_block(model: &Entity, position: usize, mapping: &IndexMapping) -> Toke
             }
         }
     });
-    let emit = |template: &Ident, key: TokenStream| {
-        quote! {
-            __updates.push(__dynashard::IndexKeyUpdate::Set(
-                #template.attribute,
-                __dynashard::AttributeValue::S(#key),
-            ));
-        }
-    };
     let (pk_ident, sk_ident) = index_statics(position);
-    let remove_sk = mapping
-        .sk
-        .as_ref()
-        .map(|_| quote!(__updates.push(__dynashard::IndexKeyUpdate::Remove(#sk_ident.attribute));));
-    let remove_pk = (!mapping.local)
-        .then(|| quote!(__updates.push(__dynashard::IndexKeyUpdate::Remove(#pk_ident.attribute));));
+    let remove_sk = mapping.sk.as_ref().map(|_| quote!(__keys.remove(#sk_ident.attribute);));
+    let remove_pk = (!mapping.local).then(|| quote!(__keys.remove(#pk_ident.attribute);));
     let remove = quote! {
         #remove_pk
         #remove_sk
@@ -228,11 +207,8 @@ fn update_block(model: &Entity, position: usize, mapping: &IndexMapping) -> Toke
             let local = local(field, "value");
             quote!(#local)
         },
-        emit,
         Some(remove),
-        model.shard_of(&mapping.name).map(|shard| {
-            (shard, quote!(__dynashard::BaseKey::Key(__key.pk(), __key.sk().unwrap_or_default())))
-        }),
+        model.shard_of(&mapping.name),
     );
     // An index keyed on key fields and literals is written by an upsert, which may create the
     // item; any other, when the fields it is keyed on are set (a sparse index's optional fields

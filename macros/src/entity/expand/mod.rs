@@ -146,12 +146,8 @@ fn primary_key(model: &Entity, args: &[KeyArg]) -> TokenStream {
             .map(|arg| arg.arg.clone())
             .collect();
         let text = shard::routing_text(&by);
-        let (spec, base, chooser) = (
-            shard::spec_ident(shard, 0),
-            quote!(__dynashard::BaseKey::None),
-            quote!(&__dynashard::NoDynamicShards),
-        );
-        pk = shard::partition(&spec, pk, Some(text), None, base, chooser);
+        let spec = shard::spec_ident(shard, 0);
+        pk = quote!(#spec.key_partition(&#pk, &#text)?);
     }
     let sk = match &model.sk {
         Some(sk) => {

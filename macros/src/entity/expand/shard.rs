@@ -136,36 +136,29 @@ pub fn routing_text(values: &[TokenStream]) -> TokenStream {
 
 /// The partition key a write uses, from the composed logical partition key `partition` and the
 /// routing `text` (an expression of a type that derefs to `str`; none for random and dynamic
-/// shards); `at_seconds` is the bucket time in unix seconds, `base` the `BaseKey` of the item.
+/// shards); `at_seconds` is the bucket time in unix seconds. The runtime's `IndexKeys` routes.
 pub fn partition(
     spec: &Ident,
     partition: TokenStream,
     text: Option<TokenStream>,
     at_seconds: Option<TokenStream>,
-    base: TokenStream,
-    chooser: TokenStream,
 ) -> TokenStream {
     let text = text.unwrap_or_else(|| quote!(""));
     let at_seconds = match at_seconds {
         Some(seconds) => quote!(__dynashard::Some(#seconds)),
         None => quote!(__dynashard::None),
     };
-    quote!(#spec.partition(&#partition, &#text, #at_seconds, #base, #chooser)?)
+    quote!(__keys.partition(&#spec, &#partition, &#text, #at_seconds)?)
 }
 
 /// The sort key a range-sharded index stores for `value` (normalized value, original value,
 /// base-table key); `None` for other strategies.
-pub fn range_sort_key(
-    spec: &Ident,
-    shard: &Shard,
-    value: TokenStream,
-    base: TokenStream,
-) -> Option<TokenStream> {
+pub fn range_sort_key(spec: &Ident, shard: &Shard, value: TokenStream) -> Option<TokenStream> {
     if !shard.strategy.sorts_by_value() {
         return None;
     }
     let field = shard.single_by()?.to_string();
-    Some(quote!(#spec.range_sort_key(&__DYNASHARD_TABLE, #field, &#value, #base)?))
+    Some(quote!(__keys.range_sort_key(&#spec, #field, &#value)?))
 }
 
 /// Statements a query entry point of a sharded mapping runs first: the boundaries its layout

@@ -9,6 +9,7 @@ use crate::entity::{Entity, Field, Key};
 use crate::error::{Item, Result};
 use crate::expression::{Condition, FieldPath, Placeholders, RawExpression};
 use crate::field_value::FieldValue;
+use crate::index_keys::IndexKeyUpdate;
 use crate::item::{from_item, key_item, table_of};
 use crate::key_fields::DecodeKeyFields;
 use crate::sets::SetField;
@@ -250,7 +251,11 @@ impl<'a, E: Entity> Update<'a, E> {
         self.actions.stamp::<E>(creates)?;
         self.actions.check_ttl(E::TTL)?;
         let index_updates = E::index_key_updates(&self.key, self.actions.changes())?;
-        crate::index_key_limits::check_updates(table_of::<E>(), &index_updates)?;
+        let sets = index_updates.iter().filter_map(|update| match update {
+            IndexKeyUpdate::Set(name, value) => Some((*name, value)),
+            IndexKeyUpdate::Remove(_) => None,
+        });
+        crate::index_key_limits::check_updates(table_of::<E>(), sets)?;
         let buckets = Buckets::of_updates::<E>(&index_updates);
         let condition = self.actions.guard(self.condition.take());
         // A list element missing, or a stored number without room for the change: say which.

@@ -1,10 +1,8 @@
 //! A layout as records: what a sharded read's cursor is bound to, and a resharding's target as
 //! it is stored.
 
-use super::super::{Boundaries, Normalization, TimeBucket};
-use super::{BoundarySource, Layout};
+use super::super::{Normalization, TimeBucket};
 use serde::{Deserialize, Serialize};
-use std::sync::Arc;
 
 /// What a sharded read's cursor is bound to: the strategy with its parameters (range boundaries
 /// by fingerprint), each present only where the strategy has it.
@@ -56,43 +54,4 @@ pub(crate) enum Target {
 
 fn is_default(normalization: &Normalization) -> bool {
     *normalization == Normalization::default()
-}
-
-impl Target {
-    /// The target form of `layout`; `None` unless it is a hash or range layout.
-    pub fn of(layout: &Layout) -> Option<Self> {
-        match layout {
-            Layout::Hash { shards } => Some(Self::Hash { shards: *shards }),
-            Layout::Range { boundaries, normalization, .. } => Some(Self::Range {
-                boundaries: boundaries.current().values().to_vec(),
-                normalization: *normalization,
-            }),
-            _ => None,
-        }
-    }
-}
-
-/// Stored as its [`Target`]: only hash and range layouts are resharding targets.
-impl Serialize for Layout {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match Target::of(self) {
-            Some(target) => target.serialize(serializer),
-            None => Err(serde::ser::Error::custom(format!("a {} layout is not stored", self.strategy()))),
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for Layout {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Ok(match Target::deserialize(deserializer)? {
-            Target::Hash { shards } => Self::Hash { shards },
-            Target::Range { boundaries, normalization } => Self::Range {
-                boundaries: BoundarySource::Fixed(Arc::new(
-                    Boundaries::new(boundaries).map_err(serde::de::Error::custom)?,
-                )),
-                normalization,
-                overflow: 1,
-            },
-        })
-    }
 }

@@ -9,14 +9,14 @@ mod source;
 #[cfg(test)]
 mod tests;
 
-use super::read::{Read, ShardMode, Shards};
 use super::{
-    bucket_partition, hash_shard, overflow_partition, random_shard, shard_partition, sub_shard_partition,
-    Boundaries, BucketWindow, Normalization, ShardChooser, TimeBucket,
+    bucket_partition, hash_shard, overflow_partition, random_shard, shard_partition, Boundaries,
+    Normalization, ShardChooser, TimeBucket,
 };
 use crate::error::Result;
 pub(crate) use binding::Binding;
 use binding::Target;
+use serde::{Deserialize, Serialize};
 pub use source::BoundarySource;
 use std::sync::Arc;
 
@@ -286,7 +286,7 @@ impl Layout {
     /// place of the query's own (a resharding's, past its cut-over).
     pub(crate) fn binding<'a>(&self, target: Option<&'a str>) -> Binding<'a> {
         if let Some(index) = target {
-            return Binding { index: Some(index), layout: Target::of(self), ..Binding::named("resharded") };
+            return Binding { index: Some(index), layout: self.target(), ..Binding::named("resharded") };
         }
         match self {
             Self::Hash { shards } => Binding { shards: Some(*shards), ..Binding::named("hash") },
@@ -309,44 +309,41 @@ impl Layout {
             Self::Unsharded => Binding::named("unsharded"),
         }
     }
+
+    /// This layout as a resharding's target record; `None` unless it is a hash or range layout.
+    fn target(&self) -> Option<Target> {
+        match self {
+            Self::Hash { shards } => Some(Target::Hash { shards: *shards }),
+            Self::Range { boundaries, normalization, .. } => Some(Target::Range {
+                boundaries: boundaries.current().values().to_vec(),
+                normalization: *normalization,
+            }),
+            _ => None,
+        }
+    }
 }
 
-impl Layout {
-    /// The partitions `read` reads in this layout, and how they combine.
-    pub(crate) fn plan(&self, read: Read<'_>) -> Shards {
-        let every = |count: u32| (0..count).map(|shard| shard_partition(read.partition, shard)).collect();
-        match self {
-            Layout::Bucketed { bucket, shards: count, .. } => {
-                let (from, to) = read.window.unwrap_or((1, 0));
-                let (range, mode) = match read.one_shard {
-                    Some(one) => (one..one + 1, ShardMode::Buckets),
-                    None if read.in_time_order => (0..*count, ShardMode::Buckets),
-                    None => (0..*count, ShardMode::Merge),
-                };
-                let window = BucketWindow::new(read.partition, range, *bucket, from, to);
-                Shards { directory: read.directory, ..Shards::bucketed(window, mode, self.clone()) }
-            }
-            Layout::Hash { .. } => match read.one_shard {
-                Some(one) => {
-                    Shards::of(vec![shard_partition(read.partition, one)], ShardMode::InOrder, self.clone())
-                }
-                None => Shards::of(every(self.shards()), ShardMode::Merge, self.clone()),
-            },
-            Layout::Dynamic { max, .. } => {
-                Shards { dynamic: Some(*max), ..Shards::of(Vec::new(), ShardMode::Merge, self.clone()) }
-            }
-            Layout::Range { overflow, .. } if *overflow > 1 => {
-                let overflow = *overflow;
-                let partitions = (0..self.shards())
-                    .flat_map(|shard| (0..overflow).map(move |sub| (shard, sub)))
-                    .map(|(shard, sub)| sub_shard_partition(read.partition, shard, sub))
-                    .collect();
-                Shards::of(partitions, ShardMode::Merge, self.clone())
-            }
-            Layout::Range { .. } => Shards::of(every(self.shards()), ShardMode::InOrder, self.clone()),
-            Layout::Random { .. } | Layout::Unsharded => {
-                Shards::of(every(self.shards()), ShardMode::Merge, self.clone())
-            }
+/// Stored as its [`Target`]: only hash and range layouts are resharding targets.
+impl Serialize for Layout {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        match self.target() {
+            Some(target) => target.serialize(serializer),
+            None => Err(serde::ser::Error::custom(format!("a {} layout is not stored", self.strategy()))),
         }
+    }
+}
+
+impl<'de> Deserialize<'de> for Layout {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        Ok(match Target::deserialize(deserializer)? {
+            Target::Hash { shards } => Self::Hash { shards },
+            Target::Range { boundaries, normalization } => Self::Range {
+                boundaries: BoundarySource::Fixed(Arc::new(
+                    Boundaries::new(boundaries).map_err(serde::de::Error::custom)?,
+                )),
+                normalization,
+                overflow: 1,
+            },
+        })
     }
 }

@@ -7,9 +7,12 @@
 //! in the index. Updates that change a field used by an index template recompute the index key
 //! attributes, or remove them when the item leaves a sparse index.
 
+mod sink;
+
 use crate::error::{Error, Item, Result};
 use aws_sdk_dynamodb::types::AttributeValue;
 use serde::de::DeserializeOwned;
+pub use sink::IndexKeys;
 use std::collections::HashMap;
 
 /// A change to one index key attribute, produced by an update.
@@ -97,7 +100,7 @@ impl FieldChanges {
 }
 
 /// Inserts a composed index key attribute into an item.
-pub fn insert_key(item: &mut Item, attribute: &'static str, value: String) -> Result<()> {
+pub(crate) fn insert_key(item: &mut Item, attribute: &'static str, value: String) -> Result<()> {
     match item.insert(attribute.to_owned(), AttributeValue::S(value)) {
         None => Ok(()),
         Some(_) => Err(Error::ReservedAttribute { attribute: attribute.to_owned() }),
