@@ -90,11 +90,12 @@ fn check_value(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::table::{Billing, IndexProjection, ScalarKind};
 
-    static TABLE: TableDefinition = TableDefinition {
+    /// A table with one index, `ByTitle` (`title_pk`, `title_sk`).
+    pub(crate) static TABLE: TableDefinition = TableDefinition {
         name: "T",
         partition_key: "pk",
         sort_key: Some("sk"),

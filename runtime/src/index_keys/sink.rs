@@ -121,31 +121,8 @@ impl<'a> IndexKeys<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::index_key_limits::tests::TABLE;
     use crate::shard::{hash_shard, Layout};
-    use crate::table::{Billing, IndexDefinition, IndexProjection, KeyAttribute, ScalarKind};
-
-    static TABLE: TableDefinition = TableDefinition {
-        name: "Music",
-        partition_key: "pk",
-        sort_key: Some("sk"),
-        type_attribute: "_type",
-        indexes: &[IndexDefinition {
-            local: false,
-            name: "ByTitle",
-            partition_key: &[KeyAttribute { name: "title_pk", kind: ScalarKind::String }],
-            sort_key: &[KeyAttribute { name: "title_sk", kind: ScalarKind::String }],
-            projection: IndexProjection::All,
-            warm_throughput: None,
-        }],
-        billing: Billing::PayPerRequest,
-        shard_metadata: None,
-        ttl: None,
-        stream: None,
-        deletion_protection: false,
-        point_in_time_recovery: false,
-        warm_throughput: None,
-        tags: &[],
-    };
 
     const HASHED: ShardSpec =
         ShardSpec { index: "ByTitle", layout: Layout::Hash { shards: 8 }, by: &["title"], directory: false };

@@ -141,26 +141,17 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Visiting<'_, '_, V> {
     }
 
     fn visit_str<E: de::Error>(self, value: &str) -> Result<V::Value, E> {
-        if let Some(key) = self.capture {
-            key.clear();
-            key.push_str(value);
-        }
+        copy_key(self.capture, value);
         self.inner.visit_str(value)
     }
 
     fn visit_borrowed_str<E: de::Error>(self, value: &'de str) -> Result<V::Value, E> {
-        if let Some(key) = self.capture {
-            key.clear();
-            key.push_str(value);
-        }
+        copy_key(self.capture, value);
         self.inner.visit_borrowed_str(value)
     }
 
     fn visit_string<E: de::Error>(self, value: String) -> Result<V::Value, E> {
-        if let Some(key) = self.capture {
-            key.clear();
-            key.push_str(&value);
-        }
+        copy_key(self.capture, &value);
         self.inner.visit_string(value)
     }
 
@@ -188,32 +179,26 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Visiting<'_, '_, V> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<V::Value, A::Error> {
         let failed_inside = Cell::new(false);
-        let entries = Entries {
-            inner: seq,
-            trail: self.trail,
-            depth: self.depth,
-            next: 0,
-            key: String::new(),
-            failed_inside: &failed_inside,
-        };
+        let entries = Entries::new(seq, self.trail, self.depth, &failed_inside);
         self.inner.visit_seq(entries).map_err(|error| own(self.trail, &failed_inside, error))
     }
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
         let failed_inside = Cell::new(false);
-        let entries = Entries {
-            inner: map,
-            trail: self.trail,
-            depth: self.depth,
-            next: 0,
-            key: String::new(),
-            failed_inside: &failed_inside,
-        };
+        let entries = Entries::new(map, self.trail, self.depth, &failed_inside);
         self.inner.visit_map(entries).map_err(|error| own(self.trail, &failed_inside, error))
     }
 
     fn visit_enum<A: de::EnumAccess<'de>>(self, data: A) -> Result<V::Value, A::Error> {
         self.inner.visit_enum(data)
+    }
+}
+
+/// Copies a map's key into its buffer, when the key is being read.
+fn copy_key(buffer: Option<&mut String>, key: &str) {
+    if let Some(buffer) = buffer {
+        buffer.clear();
+        buffer.push_str(key);
     }
 }
 
@@ -236,7 +221,11 @@ struct Entries<'t, 'f, A> {
     failed_inside: &'f Cell<bool>,
 }
 
-impl<A> Entries<'_, '_, A> {
+impl<'t, 'f, A> Entries<'t, 'f, A> {
+    fn new(inner: A, trail: &'t Trail, depth: usize, failed_inside: &'f Cell<bool>) -> Self {
+        Entries { inner, trail, depth, next: 0, key: String::new(), failed_inside }
+    }
+
     fn failed<E>(&self, segment: Segment, error: E) -> E {
         self.failed_inside.set(true);
         self.trail.record(self.depth + 1, segment);

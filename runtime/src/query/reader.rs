@@ -232,6 +232,18 @@ impl Reader {
         Some(Position::new(Arc::clone(&self.plan), start, reader.item_bytes()))
     }
 
+    /// Like [`Reader::position`], without what only sizes the next page's requests (the lanes it
+    /// can skip, a previous page's shares): what a stream keeps before every item, at no cost
+    /// that grows with the items buffered.
+    pub(crate) fn resume_position(&self) -> Option<Position> {
+        let reader = self.source.as_ref()?;
+        let start = match self.hydration.as_ref().and_then(|(hydration, ..)| hydration.position()) {
+            Some(waiting) => Arc::clone(waiting?),
+            None => Arc::clone(reader.position()?),
+        };
+        Some(Position::new(Arc::clone(&self.plan), start, reader.item_bytes()))
+    }
+
     /// Right after the last item read, whether or not anything is left after it (a previous
     /// page starts there); `None` before the first item, or when items fetched for hydration
     /// wait past the end of the query.

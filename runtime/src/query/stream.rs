@@ -126,7 +126,9 @@ impl<E: FromItem + Send + 'static> QueryStream<E> {
                     Poll::Ready(Err(error)) => return Poll::Ready(Some(Err(error))),
                 },
                 State::Idle(mut reader) => {
-                    let position = reader.position();
+                    // Kept for a cursor asked for while the item is read; a cursor asked for
+                    // between items also names what sizes the next page (`Reader::cursor`).
+                    let position = reader.resume_position();
                     let next = async move {
                         let item = reader.next::<E>().await;
                         (reader, item)

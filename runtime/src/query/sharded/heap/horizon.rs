@@ -12,7 +12,7 @@
 //! serves the pages after it until they reach it.
 
 use super::super::bands::{cut, parks, Bands, Bound, Next};
-use super::{Merger, Place};
+use super::Merger;
 
 /// What a page end tells a lane of the page that follows it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -51,16 +51,25 @@ impl<T, C: Clone> Merger<T, C> {
                 }
             })
             .collect();
-        // The next page ends by the `items`-th item buffered, if that many are.
+        // The next page ends by the `items`-th item buffered, if that many are: chosen among
+        // borrowed keys (a stream asks before every item), in output order (key, then lane).
         let descending = self.descending;
-        let place = |key: &Vec<u8>, lane: usize| Place { group: 0, key: Some(key.clone()), lane, descending };
-        let mut buffered: Vec<Place> = self
+        let mut buffered: Vec<(&[u8], usize)> = self
             .lanes
             .iter()
-            .flat_map(|(&lane, state)| state.buffer.iter().map(move |(key, _)| place(key, lane)))
+            .flat_map(|(&lane, state)| state.buffer.iter().map(move |(key, _)| (key.as_slice(), lane)))
             .collect();
+        let in_output_order = |a: &(&[u8], usize), b: &(&[u8], usize)| {
+            if descending {
+                b.cmp(a)
+            } else {
+                a.cmp(b)
+            }
+        };
         let horizon = match items.checked_sub(1) {
-            Some(nth) if nth < buffered.len() => buffered.select_nth_unstable(nth).1.key.take(),
+            Some(nth) if nth < buffered.len() => {
+                Some(buffered.select_nth_unstable_by(nth, in_output_order).1 .0.to_vec())
+            }
             _ => None,
         };
         let bands = cut(&next, items, horizon.as_deref(), descending)?;
