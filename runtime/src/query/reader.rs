@@ -347,14 +347,15 @@ fn decode_start(db: &Db, plan: &QueryPlan, cursor: Option<&str>) -> Result<Decod
             let opened =
                 sharded_cursor::open_cursor(cursor, &fingerprint, db.cursor_key()).map_err(invalid)?;
             let here = opened.layout == layout_fingerprint(shards);
+            // A dynamic count raised since the cursor was made: the cursor's layout read fewer.
             let raised = !here
                 && (1..shards.partitions.len()).any(|count| {
-                    let partitions = shards.partitions[..count].to_vec();
                     let readable = u32::try_from(count).ok();
                     let Some(layout) = readable.and_then(|readable| shards.layout.with_readable(readable))
                     else {
                         return false;
                     };
+                    let partitions = shards.partitions[..count].to_vec();
                     let before = Shards { partitions, layout, ..shards.clone() };
                     layout_fingerprint(&before) == opened.layout
                 });

@@ -2,7 +2,7 @@
 //! what it needs. A mapping declares it (the derive emits it in a [`ShardSpec`](super::ShardSpec)),
 //! writes route by it, reads are planned from it, cursors are bound to it and a resharding moves
 //! a mapping from one to another. Every question whose answer depends on the strategy is answered
-//! in this file.
+//! in this file, but for which partitions a read reads ([`super::read`]).
 
 mod binding;
 mod source;
@@ -26,8 +26,7 @@ use std::sync::Arc;
 /// layout of its strategy, built with [`Layout::hash`] or [`Layout::range`].
 ///
 /// ```
-/// use dynashard::shard::{hash_shard, Boundaries, Layout, Normalization};
-/// use std::sync::Arc;
+/// use dynashard::shard::{hash_shard, Boundaries, Layout};
 ///
 /// assert_eq!(Layout::hash(21).route("Leaving Home"), Some(hash_shard("Leaving Home", 21)));
 ///
@@ -323,7 +322,7 @@ impl Layout {
     }
 }
 
-/// Stored as its [`Target`]: only hash and range layouts are resharding targets.
+/// Stored as its target record: only hash and range layouts are resharding targets.
 impl Serialize for Layout {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
         match self.target() {
