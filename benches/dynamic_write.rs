@@ -24,15 +24,15 @@ const ROUNDS: usize = 11;
 
 #[derive(Table)]
 #[table(name = "DynamicWriteBench", pk = "pk", sk = "sk")]
-#[gsi(name = "ByFileHash", pk = "hash_pk", sk = "hash_sk")]
-#[gsi(name = "ByFileDynamic", pk = "dynamic_pk", sk = "dynamic_sk")]
+#[gsi(ByFileHash(pk = "hash_pk", sk = "hash_sk"))]
+#[gsi(ByFileDynamic(pk = "dynamic_pk", sk = "dynamic_sk"))]
 struct Bench;
 
 /// The same access, written through a static hash layout of 8 shards.
 #[derive(Entity, Serialize, Deserialize, Clone)]
 #[entity(table = Bench, pk = "hash#{id}", sk = "access")]
-#[gsi(ByFileHash, pk = "file#{path}", sk = "{at}#{id}")]
-#[shard(ByFileHash, hash = 8, by = id)]
+#[gsi(ByFileHash(pk = "file#{path}", sk = "{at}#{id}"))]
+#[shard(ByFileHash(hash = 8, by = id))]
 struct HashedAccess {
     id: String,
     path: String,
@@ -43,8 +43,8 @@ struct HashedAccess {
 /// ... and through a dynamic count (set to 8 before the run, so both spread alike).
 #[derive(Entity, Serialize, Deserialize, Clone)]
 #[entity(table = Bench, pk = "dynamic#{id}", sk = "access")]
-#[gsi(ByFileDynamic, pk = "file#{path}", sk = "{at}#{id}")]
-#[shard(ByFileDynamic, dynamic, max = 64)]
+#[gsi(ByFileDynamic(pk = "file#{path}", sk = "{at}#{id}"))]
+#[shard(ByFileDynamic(dynamic, max = 64))]
 struct DynamicAccess {
     id: String,
     path: String,

@@ -50,15 +50,15 @@ const NOTE_BYTES: usize = 820;
 
 #[derive(Table)]
 #[table(name = "HotPartitionBench", pk = "pk", sk = "sk")]
-#[gsi(name = "Plain", pk = "plain_pk", sk = "plain_sk")]
-#[gsi(name = "Hashed", pk = "hashed_pk", sk = "hashed_sk")]
-#[gsi(name = "Dynamic", pk = "dynamic_pk", sk = "dynamic_sk")]
+#[gsi(Plain(pk = "plain_pk", sk = "plain_sk"))]
+#[gsi(Hashed(pk = "hashed_pk", sk = "hashed_sk"))]
+#[gsi(Dynamic(pk = "dynamic_pk", sk = "dynamic_sk"))]
 struct Bench;
 
 /// One access of a file, listed by file in an unsharded index.
 #[derive(Entity, Serialize, Deserialize, Clone)]
 #[entity(table = Bench, pk = "plain#{id}", sk = "access")]
-#[gsi(Plain, pk = "file#{path}", sk = "{at}#{id}")]
+#[gsi(Plain(pk = "file#{path}", sk = "{at}#{id}"))]
 struct PlainAccess {
     id: String,
     path: String,
@@ -69,8 +69,8 @@ struct PlainAccess {
 /// ... over 8 hash shards.
 #[derive(Entity, Serialize, Deserialize, Clone)]
 #[entity(table = Bench, pk = "hashed#{id}", sk = "access")]
-#[gsi(Hashed, pk = "file#{path}", sk = "{at}#{id}")]
-#[shard(Hashed, hash = 8, by = id)]
+#[gsi(Hashed(pk = "file#{path}", sk = "{at}#{id}"))]
+#[shard(Hashed(hash = 8, by = id))]
 struct HashedAccess {
     id: String,
     path: String,
@@ -81,8 +81,8 @@ struct HashedAccess {
 /// ... over a dynamic count of shards.
 #[derive(Entity, Serialize, Deserialize, Clone)]
 #[entity(table = Bench, pk = "dynamic#{id}", sk = "access")]
-#[gsi(Dynamic, pk = "file#{path}", sk = "{at}#{id}")]
-#[shard(Dynamic, dynamic, max = 32)]
+#[gsi(Dynamic(pk = "file#{path}", sk = "{at}#{id}"))]
+#[shard(Dynamic(dynamic, max = 32))]
 struct DynamicAccess {
     id: String,
     path: String,

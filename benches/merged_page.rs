@@ -55,22 +55,20 @@ const LATENCY: Duration = Duration::from_millis(20);
 
 #[derive(Table)]
 #[table(name = "MergedPageBench", pk = "pk", sk = "sk")]
-#[gsi(name = "GSI1", pk = "gsi1_pk", sk = "gsi1_sk")]
-#[gsi(name = "GSI2", pk = "gsi2_pk", sk = "gsi2_sk")]
-#[gsi(name = "GSI3", pk = "gsi3_pk", sk = "gsi3_sk")]
+#[gsi(GSI1(pk = "gsi1_pk", sk = "gsi1_sk"))]
+#[gsi(GSI2(pk = "gsi2_pk", sk = "gsi2_sk"))]
+#[gsi(GSI3(pk = "gsi3_pk", sk = "gsi3_sk"))]
 struct Bench;
 
 /// One album of about 500 bytes, in three copies of a title index: hash shards, range shards,
-/// and unsharded. The mappings repeat `pk = "album", sk = "{title}"`, which clippy's
-/// `duplicated_attributes` lint reads as a copy-paste slip.
-#[allow(clippy::duplicated_attributes)]
+/// and unsharded.
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[entity(table = Bench, pk = "{artist}", sk = "album#{title}")]
-#[gsi(GSI1, pk = "album", sk = "{title}")]
-#[shard(GSI1, hash = 21, by = title)]
-#[gsi(GSI2, pk = "album", sk = "{title}")]
-#[shard(GSI2, range = "examples/data/album_boundaries_21.json", by = title)]
-#[gsi(GSI3, pk = "album", sk = "{title}")]
+#[gsi(GSI1(pk = "album", sk = "{title}"))]
+#[shard(GSI1(hash = 21, by = title))]
+#[gsi(GSI2(pk = "album", sk = "{title}"))]
+#[shard(GSI2(range = "examples/data/album_boundaries_21.json", by = title))]
+#[gsi(GSI3(pk = "album", sk = "{title}"))]
 struct Album {
     artist: String,
     title: String,

@@ -28,18 +28,16 @@ const ORDERS: u32 = 2_000;
 const PAGE: usize = 100;
 const PAGES: usize = 5;
 
-#[allow(clippy::duplicated_attributes)] // both indexes share one key shape
 #[derive(Table)]
 #[table(name = "ProjectedReadsBench", pk = "pk", sk = "sk")]
-#[gsi(name = "Keys", pk = "keys_pk", sk = "keys_sk", projection = "keys_only")]
-#[gsi(name = "Lines", pk = "lines_pk", sk = "lines_sk", projection = ["number", "total"])]
+#[gsi(Keys(pk = "keys_pk", sk = "keys_sk", projection = "keys_only"))]
+#[gsi(Lines(pk = "lines_pk", sk = "lines_sk", projection = ["number", "total"]))]
 struct Bench;
 
-#[allow(clippy::duplicated_attributes)] // both mappings share one key shape
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[entity(table = Bench, pk = "customer#{customer}", sk = "order#{number}")]
-#[gsi(Keys, pk = "{customer}", sk = "{number}")]
-#[gsi(Lines, pk = "{customer}", sk = "{number}")]
+#[gsi(Keys(pk = "{customer}", sk = "{number}"))]
+#[gsi(Lines(pk = "{customer}", sk = "{number}"))]
 struct Order {
     customer: String,
     number: u32,

@@ -36,14 +36,14 @@ use std::time::{Duration, Instant};
     shard_metadata = "ReshardBenchMetadata",
     stream = "new_image"
 )]
-#[gsi(name = "ByTitle", pk = "title_pk", sk = "title_sk")]
-#[gsi(name = "ByTitleNext", pk = "next_pk", sk = "next_sk")]
+#[gsi(ByTitle(pk = "title_pk", sk = "title_sk"))]
+#[gsi(ByTitleNext(pk = "next_pk", sk = "next_sk"))]
 struct Bench;
 
 #[derive(Entity, Serialize, Deserialize, Clone)]
 #[entity(table = Bench, pk = "{artist}", sk = "album#{title}#{n}")]
-#[gsi(ByTitle, pk = "albums", sk = "{title}#{n}")]
-#[shard(ByTitle, hash = 16, by = title)]
+#[gsi(ByTitle(pk = "albums", sk = "{title}#{n}"))]
+#[shard(ByTitle(hash = 16, by = title))]
 struct Album {
     artist: String,
     title: String,

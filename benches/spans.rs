@@ -40,14 +40,14 @@ const BOUND: f64 = 1.03;
 
 #[derive(Table)]
 #[table(name = "SpansBench", pk = "pk", sk = "sk")]
-#[gsi(name = "GSI1", pk = "gsi1_pk", sk = "gsi1_sk")]
+#[gsi(GSI1(pk = "gsi1_pk", sk = "gsi1_sk"))]
 struct Bench;
 
 /// A track listed by title over 21 hash shards.
 #[derive(Entity, Serialize, Deserialize, Clone)]
 #[entity(table = Bench, pk = "track#{id}", sk = "track")]
-#[gsi(GSI1, pk = "tracks", sk = "{title}")]
-#[shard(GSI1, hash = 21, by = title)]
+#[gsi(GSI1(pk = "tracks", sk = "{title}"))]
+#[shard(GSI1(hash = 21, by = title))]
 struct Track {
     id: u32,
     title: String,

@@ -34,19 +34,17 @@ use std::time::{Duration, Instant};
 
 #[derive(Table)]
 #[table(name = "AuditLog", pk = "pk", sk = "sk", shard_metadata = "AuditShardMetadata", stream = "new_image")]
-#[gsi(name = "ByFile", pk = "file_pk", sk = "file_sk")]
-#[gsi(name = "Feed", pk = "feed_pk", sk = "feed_sk")]
-#[gsi(name = "FeedNext", pk = "feed_next_pk", sk = "feed_next_sk")]
+#[gsi(ByFile(pk = "file_pk", sk = "file_sk"))]
+#[gsi(Feed(pk = "feed_pk", sk = "feed_sk"))]
+#[gsi(FeedNext(pk = "feed_next_pk", sk = "feed_next_sk"))]
 struct AuditLog;
 
-// Both mappings sort by `{at}#{id}`; clippy reads the repeated template as a duplicate.
-#[allow(clippy::duplicated_attributes)]
 #[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[entity(table = AuditLog, pk = "access#{id}", sk = "access")]
-#[gsi(ByFile, pk = "file#{path}", sk = "{at}#{id}")]
-#[shard(ByFile, dynamic, max = 32)]
-#[gsi(Feed, pk = "feed", sk = "{at}#{id}")]
-#[shard(Feed, hash = 16, by = id)]
+#[gsi(ByFile(pk = "file#{path}", sk = "{at}#{id}"))]
+#[shard(ByFile(dynamic, max = 32))]
+#[gsi(Feed(pk = "feed", sk = "{at}#{id}"))]
+#[shard(Feed(hash = 16, by = id))]
 struct FileAccess {
     id: String,
     path: String,

@@ -27,7 +27,7 @@ use time::OffsetDateTime;
     stream = "new_and_old_images",
     shard_metadata = "OrderFeedMetadata"
 )]
-#[gsi(name = "ByStatus", pk = "status_pk", sk = "status_sk")]
+#[gsi(ByStatus(pk = "status_pk", sk = "status_sk"))]
 struct OrderFeed;
 
 /// `customer#c-042` / `!`
@@ -41,8 +41,8 @@ struct Customer {
 /// `customer#c-042` / `order#0000000007`; listed by status over 4 shards.
 #[derive(Entity, Serialize, Deserialize, Debug)]
 #[entity(table = OrderFeed, pk = "customer#{customer}", sk = "order#{number}")]
-#[gsi(ByStatus, pk = "{status}", sk = "{customer}#{number}")]
-#[shard(ByStatus, hash = 4, by = customer)]
+#[gsi(ByStatus(pk = "{status}", sk = "{customer}#{number}"))]
+#[shard(ByStatus(hash = 4, by = customer))]
 struct Order {
     customer: String,
     number: u32,

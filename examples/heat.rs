@@ -28,15 +28,15 @@ const USERS: u32 = 50;
 
 #[derive(Table)]
 #[table(name = "HeatExample", pk = "pk", sk = "sk")]
-#[gsi(name = "ByFeed", pk = "feed_pk", sk = "feed_sk")]
-#[gsi(name = "ByUser", pk = "user_pk", sk = "user_sk")]
+#[gsi(ByFeed(pk = "feed_pk", sk = "feed_sk"))]
+#[gsi(ByUser(pk = "user_pk", sk = "user_sk"))]
 struct Events;
 
 /// A click: every one under one feed key.
 #[derive(Entity, Serialize, Deserialize, Clone)]
 #[entity(table = Events, pk = "click#{id}", sk = "click")]
-#[gsi(ByFeed, pk = "clicks", sk = "{id}")]
-#[gsi(ByUser, pk = "user#{user}", sk = "click#{id}")]
+#[gsi(ByFeed(pk = "clicks", sk = "{id}"))]
+#[gsi(ByUser(pk = "user#{user}", sk = "click#{id}"))]
 struct Click {
     id: u64,
     user: u32,
@@ -45,9 +45,9 @@ struct Click {
 /// A view: the feed key in four hash shards.
 #[derive(Entity, Serialize, Deserialize, Clone)]
 #[entity(table = Events, pk = "view#{id}", sk = "view")]
-#[gsi(ByFeed, pk = "views", sk = "{id}")]
-#[shard(ByFeed, hash = 4, by = id)]
-#[gsi(ByUser, pk = "user#{user}", sk = "view#{id}")]
+#[gsi(ByFeed(pk = "views", sk = "{id}"))]
+#[shard(ByFeed(hash = 4, by = id))]
+#[gsi(ByUser(pk = "user#{user}", sk = "view#{id}"))]
 struct View {
     id: u64,
     user: u32,

@@ -30,22 +30,20 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Table)]
 #[table(name = "Telemetry", pk = "pk", sk = "sk")]
-#[gsi(name = "ByRandomShard", pk = "random_pk", sk = "random_sk")]
-#[gsi(name = "ByEvent", pk = "event_pk", sk = "event_sk")]
-#[gsi(name = "ByHour", pk = "hour_pk", sk = "hour_sk")]
+#[gsi(ByRandomShard(pk = "random_pk", sk = "random_sk"))]
+#[gsi(ByEvent(pk = "event_pk", sk = "event_sk"))]
+#[gsi(ByHour(pk = "hour_pk", sk = "hour_sk"))]
 struct Telemetry;
 
-/// `event#3f2a...` / `reading`. The first two mappings share `pk = "{sensor}"`, which clippy's
-/// `duplicated_attributes` lint takes for a repeated argument.
-#[allow(clippy::duplicated_attributes)]
+/// `event#3f2a...` / `reading`.
 #[derive(Entity, Serialize, Deserialize, Debug, Clone)]
 #[entity(table = Telemetry, pk = "event#{event_id}", sk = "reading")]
-#[gsi(ByRandomShard, pk = "{sensor}", sk = "{taken_at}")]
-#[shard(ByRandomShard, random = 10)]
-#[gsi(ByEvent, pk = "{sensor}", sk = "{event_id}")]
-#[shard(ByEvent, hash = 10, by = event_id)]
-#[gsi(ByHour, pk = "reading", sk = "{taken_at}#{sensor}#{event_id}")]
-#[shard(ByHour, hash = 16, by = sensor, bucket = "hour", at = taken_at)]
+#[gsi(ByRandomShard(pk = "{sensor}", sk = "{taken_at}"))]
+#[shard(ByRandomShard(random = 10))]
+#[gsi(ByEvent(pk = "{sensor}", sk = "{event_id}"))]
+#[shard(ByEvent(hash = 10, by = event_id))]
+#[gsi(ByHour(pk = "reading", sk = "{taken_at}#{sensor}#{event_id}"))]
+#[shard(ByHour(hash = 16, by = sensor, bucket = "hour", at = taken_at))]
 struct Reading {
     event_id: String,
     sensor: String,
@@ -91,14 +89,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
 #[derive(Table)]
 #[table(name = "TelemetryLive", pk = "pk", sk = "sk")]
-#[gsi(name = "BySensor", pk = "sensor_pk", sk = "sensor_sk")]
-#[gsi(name = "BySensorShard", pk = "shard_pk", sk = "shard_sk")]
+#[gsi(BySensor(pk = "sensor_pk", sk = "sensor_sk"))]
+#[gsi(BySensorShard(pk = "shard_pk", sk = "shard_sk"))]
 struct TelemetryLive;
 
 /// A live reading listed by sensor in one partition.
 #[derive(Entity, Serialize, Deserialize, Clone)]
 #[entity(table = TelemetryLive, pk = "live#{event_id}", sk = "reading")]
-#[gsi(BySensor, pk = "{sensor}", sk = "{taken_at}#{event_id}")]
+#[gsi(BySensor(pk = "{sensor}", sk = "{taken_at}#{event_id}"))]
 struct LiveReading {
     event_id: String,
     sensor: String,
@@ -109,8 +107,8 @@ struct LiveReading {
 /// The same, over 8 shards by a hash of the event id.
 #[derive(Entity, Serialize, Deserialize, Clone)]
 #[entity(table = TelemetryLive, pk = "spread#{event_id}", sk = "reading")]
-#[gsi(BySensorShard, pk = "{sensor}", sk = "{taken_at}#{event_id}")]
-#[shard(BySensorShard, hash = 8, by = event_id)]
+#[gsi(BySensorShard(pk = "{sensor}", sk = "{taken_at}#{event_id}"))]
+#[shard(BySensorShard(hash = 8, by = event_id))]
 struct SpreadReading {
     event_id: String,
     sensor: String,

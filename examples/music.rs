@@ -31,23 +31,21 @@ mod titles;
 
 #[derive(Table)]
 #[table(name = "MusicCatalog", pk = "pk", sk = "sk")]
-#[gsi(name = "ByTitle", pk = "title_pk", sk = "title_sk")]
-#[gsi(name = "ByTitleHash", pk = "title_hash_pk", sk = "title_hash_sk")]
-#[gsi(name = "ByTitlePlain", pk = "title_plain_pk", sk = "title_plain_sk")]
+#[gsi(ByTitle(pk = "title_pk", sk = "title_sk"))]
+#[gsi(ByTitleHash(pk = "title_hash_pk", sk = "title_hash_sk"))]
+#[gsi(ByTitlePlain(pk = "title_plain_pk", sk = "title_plain_sk"))]
 struct Catalog;
 
 /// `Solar Fields` / `album#Leaving Home`, listed by title three times: through 21 range shards
 /// (`album#0` .. `album#20`, in order), through 21 hash shards (merged), and through one
-/// unsharded partition to compare with. The mappings repeat `pk = "album", sk = "{title}"`,
-/// which clippy's `duplicated_attributes` lint mistakes for a copy-paste slip.
-#[allow(clippy::duplicated_attributes)]
+/// unsharded partition to compare with.
 #[derive(Entity, Serialize, Deserialize, Debug, Clone)]
 #[entity(table = Catalog, pk = "{artist}", sk = "album#{title}")]
-#[gsi(ByTitle, pk = "album", sk = "{title}")]
-#[shard(ByTitle, range = "examples/data/album_boundaries_21.json", by = title)]
-#[gsi(ByTitleHash, pk = "album", sk = "{title}")]
-#[shard(ByTitleHash, hash = 21, by = title)]
-#[gsi(ByTitlePlain, pk = "album", sk = "{title}")]
+#[gsi(ByTitle(pk = "album", sk = "{title}"))]
+#[shard(ByTitle(range = "examples/data/album_boundaries_21.json", by = title))]
+#[gsi(ByTitleHash(pk = "album", sk = "{title}"))]
+#[shard(ByTitleHash(hash = 21, by = title))]
+#[gsi(ByTitlePlain(pk = "album", sk = "{title}"))]
 struct Album {
     artist: String,
     title: String,

@@ -18,8 +18,8 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Table)]
 #[table(name = "Shop", pk = "pk", sk = "sk")]
-#[gsi(name = "OpenOrders", pk = "open_pk", sk = "open_sk", projection = "keys_only")]
-#[gsi(name = "ByAmount", pk = "amount_pk", sk = "amount_sk", projection = ["number", "total_cents"])]
+#[gsi(OpenOrders(pk = "open_pk", sk = "open_sk", projection = "keys_only"))]
+#[gsi(ByAmount(pk = "amount_pk", sk = "amount_sk", projection = ["number", "total_cents"]))]
 struct Shop;
 
 /// `customer#c-042` / `!`
@@ -34,8 +34,8 @@ struct Customer {
 /// `ByAmount` under its customer, by total.
 #[derive(Entity, Serialize, Deserialize, Debug)]
 #[entity(table = Shop, pk = "customer#{customer}", sk = "order#{number}")]
-#[sparse_gsi(OpenOrders, pk = "open", sk = "{opened_at}#{customer}#{number}")]
-#[gsi(ByAmount, pk = "{customer}", sk = "{total_cents}#{number}")]
+#[sparse_gsi(OpenOrders(pk = "open", sk = "{opened_at}#{customer}#{number}"))]
+#[gsi(ByAmount(pk = "{customer}", sk = "{total_cents}#{number}"))]
 struct Order {
     customer: String,
     number: u32,

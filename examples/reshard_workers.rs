@@ -20,15 +20,15 @@ use std::time::Duration;
 
 #[derive(Table)]
 #[table(name = "Shop", pk = "pk", sk = "sk", stream = "new_image", shard_metadata = "ShopMetadata")]
-#[gsi(name = "ByDay", pk = "day_pk", sk = "day_sk")]
-#[gsi(name = "ByDayNext", pk = "next_pk", sk = "next_sk")]
+#[gsi(ByDay(pk = "day_pk", sk = "day_sk"))]
+#[gsi(ByDayNext(pk = "next_pk", sk = "next_sk"))]
 struct Shop;
 
 /// Orders listed by day over 4 hash shards, resharded to 16.
 #[derive(Entity, Serialize, Deserialize, Debug, Clone)]
 #[entity(table = Shop, pk = "customer#{customer}", sk = "order#{number}")]
-#[gsi(ByDay, pk = "{day}", sk = "{number}")]
-#[shard(ByDay, hash = 4, by = number)]
+#[gsi(ByDay(pk = "{day}", sk = "{number}"))]
+#[shard(ByDay(hash = 4, by = number))]
 struct Order {
     customer: u32,
     number: u64,
@@ -139,7 +139,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let progress = db.resharding_progress::<Order>(Shop::BY_DAY).await?.ok_or("no resharding")?;
     println!(
-        "{:?}: the cleanup scanned {} items in {} segments; then declare #[shard(ByDayNext, hash = 16, by = number)]",
+        "{:?}: the cleanup scanned {} items in {} segments; then declare #[shard(ByDayNext(hash = 16, by = number))]",
         done.phase, progress.scanned, progress.segments.1
     );
     Ok(())

@@ -31,14 +31,14 @@ const LEASE: Duration = Duration::from_secs(3);
     shard_metadata = "ReshardKillMetadata",
     stream = "new_image"
 )]
-#[gsi(name = "ByTitle", pk = "title_pk", sk = "title_sk")]
-#[gsi(name = "ByTitleNext", pk = "next_pk", sk = "next_sk")]
+#[gsi(ByTitle(pk = "title_pk", sk = "title_sk"))]
+#[gsi(ByTitleNext(pk = "next_pk", sk = "next_sk"))]
 struct Catalogue;
 
 #[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[entity(table = Catalogue, pk = "{shelf}", sk = "record#{title}")]
-#[gsi(ByTitle, pk = "titles", sk = "{title}")]
-#[shard(ByTitle, hash = 16, by = title)]
+#[gsi(ByTitle(pk = "titles", sk = "{title}"))]
+#[shard(ByTitle(hash = 16, by = title))]
 struct Record {
     shelf: String,
     title: String,

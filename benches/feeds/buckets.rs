@@ -21,14 +21,12 @@ const START: i64 = 1_698_364_800;
 const WINDOW: i64 = 3 * 86_400;
 const STREAM: &str = "plant";
 
-/// One reading, in a bucketed index with a directory and in an unsharded one. The mappings
-/// repeat one template, which clippy's `duplicated_attributes` reads as repeated arguments.
-#[allow(clippy::duplicated_attributes)]
+/// One reading, in a bucketed index with a directory and in an unsharded one.
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[entity(table = Social, pk = "reading#{sensor}", sk = "{at}")]
-#[gsi(Windowed, pk = "{stream}", sk = "{at}#{sensor}")]
-#[shard(Windowed, random = 4, bucket = "minute", at = at, directory)]
-#[gsi(Flat, pk = "{stream}", sk = "{at}#{sensor}")]
+#[gsi(Windowed(pk = "{stream}", sk = "{at}#{sensor}"))]
+#[shard(Windowed(random = 4, bucket = "minute", at = at, directory))]
+#[gsi(Flat(pk = "{stream}", sk = "{at}#{sensor}"))]
 struct Reading {
     stream: String,
     sensor: String,

@@ -57,18 +57,18 @@ const LONG_RUN: usize = 60;
 
 #[derive(Table)]
 #[table(name = "FeedsBench", pk = "pk", sk = "sk")]
-#[gsi(name = "ByTopic", pk = "topic_pk", sk = "topic_sk")]
-#[gsi(name = "Windowed", pk = "win_pk", sk = "win_sk")]
-#[gsi(name = "Flat", pk = "flat_pk", sk = "flat_sk")]
-#[gsi(name = "Hashed", pk = "hashed_pk", sk = "hashed_sk")]
-#[gsi(name = "Ranged", pk = "ranged_pk", sk = "ranged_sk")]
+#[gsi(ByTopic(pk = "topic_pk", sk = "topic_sk"))]
+#[gsi(Windowed(pk = "win_pk", sk = "win_sk"))]
+#[gsi(Flat(pk = "flat_pk", sk = "flat_sk"))]
+#[gsi(Hashed(pk = "hashed_pk", sk = "hashed_sk"))]
+#[gsi(Ranged(pk = "ranged_pk", sk = "ranged_sk"))]
 struct Social;
 
 /// A post, and its topic in an index of 21 hash shards by topic.
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[entity(table = Social, pk = "account#{account}", sk = "post#{at}#{id}")]
-#[gsi(ByTopic, pk = "topics", sk = "{topic}#{at}#{account}#{id}")]
-#[shard(ByTopic, hash = 21, by = topic)]
+#[gsi(ByTopic(pk = "topics", sk = "{topic}#{at}#{account}#{id}"))]
+#[shard(ByTopic(hash = 21, by = topic))]
 struct Post {
     account: String,
     at: u64,

@@ -27,15 +27,13 @@ use std::collections::BTreeMap;
 const DISCS: usize = 3_000;
 const SHARDS: u32 = 21;
 
-/// One disc, in a hash-sharded and a range-sharded title index (the mappings repeat a partition
-/// template, which clippy's `duplicated_attributes` reads as repeated arguments).
-#[allow(clippy::duplicated_attributes)]
+/// One disc, in a hash-sharded and a range-sharded title index.
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[entity(table = Social, pk = "disc#{set}#{n}", sk = "disc")]
-#[gsi(Hashed, pk = "{set}", sk = "{title}#{n}")]
-#[shard(Hashed, hash = 21, by = title)]
-#[gsi(Ranged, pk = "{set}", sk = "{title}")]
-#[shard(Ranged, range = "examples/data/album_boundaries_21.json", by = title)]
+#[gsi(Hashed(pk = "{set}", sk = "{title}#{n}"))]
+#[shard(Hashed(hash = 21, by = title))]
+#[gsi(Ranged(pk = "{set}", sk = "{title}"))]
+#[shard(Ranged(range = "examples/data/album_boundaries_21.json", by = title))]
 struct Disc {
     set: String,
     n: u32,

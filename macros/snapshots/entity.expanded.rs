@@ -112,7 +112,7 @@ const _: () = {
         #[diagnostic::on_unimplemented(
             message = "entity `Album` maps index `ByTitle`, but table `Music` declares no index `ByTitle`",
             label = "not an index of table `Music`",
-            note = "declare the index on the table, e.g. `#[gsi(name = \"ByTitle\", pk = \"...\", sk = \"...\")]` on `Music`, or correct the name in `#[gsi(ByTitle, ...)]`"
+            note = "declare the index on the table, e.g. `#[gsi(ByTitle(pk = \"...\", sk = \"...\"))]` on `Music`, or correct the name in `#[gsi(ByTitle(...))]`"
         )]
         trait IndexIsDeclared {
             const HOLDS: ();
@@ -129,7 +129,7 @@ const _: () = {
         #[diagnostic::on_unimplemented(
             message = "index `ByTitle` of table `Music` is a local index, mapped with `#[gsi(...)]`",
             label = "declared local",
-            note = "map a global index with `#[gsi(ByTitle, pk = \"...\", sk = \"...\")]` and a local one with `#[lsi(ByTitle, sk = \"...\")]`"
+            note = "map a global index with `#[gsi(ByTitle(pk = \"...\", sk = \"...\"))]` and a local one with `#[lsi(ByTitle(sk = \"...\"))]`"
         )]
         trait IndexIsOfTheMappedKind {
             const HOLDS: ();
@@ -145,7 +145,7 @@ const _: () = {
         #[diagnostic::on_unimplemented(
             message = "index `ByTitle` of table `Music` has a multi-attribute key, which key templates cannot fill",
             label = "mapped with key templates",
-            note = "map it with field lists instead: `#[gsi(ByTitle, pk = [field, ...], sk = [field, ...])]`"
+            note = "map it with field lists instead: `#[gsi(ByTitle(pk = [field, ...], sk = [field, ...]))]`"
         )]
         trait IndexHasSingleAttributeKeys {
             const HOLDS: ();
@@ -163,7 +163,7 @@ const _: () = {
         #[diagnostic::on_unimplemented(
             message = "index `ByTitle` of table `Music` declares a number or binary key attribute, but key templates write strings",
             label = "mapped with key templates",
-            note = "declare the index's key attributes as strings (`\"attribute\"` or `\"attribute:S\"`), or map the index with field lists: `#[gsi(ByTitle, pk = [field], sk = [field])]`"
+            note = "declare the index's key attributes as strings (`\"attribute\"` or `\"attribute:S\"`), or map the index with field lists: `#[gsi(ByTitle(pk = [field], sk = [field]))]`"
         )]
         trait IndexHasStringKeys {
             const HOLDS: ();
@@ -189,7 +189,7 @@ const _: () = {
         #[diagnostic::on_unimplemented(
             message = "index `ByTitle` of table `Music` has no sort key, so the mapping cannot give `sk`",
             label = "the index has no sort-key attribute to store this template in",
-            note = "remove `sk = \"...\"` from `#[gsi(ByTitle, ...)]`, or declare a sort key on the index: `#[gsi(name = \"ByTitle\", pk = \"...\", sk = \"...\")]` on `Music`"
+            note = "remove `sk = \"...\"` from `#[gsi(ByTitle(...))]`, or declare a sort key on the index: `#[gsi(ByTitle(pk = \"...\", sk = \"...\"))]` on `Music`"
         )]
         trait IndexHasSortKey {
             const HOLDS: ();
@@ -247,7 +247,7 @@ const _: () = {
         #[diagnostic::on_unimplemented(
             message = "entity `Album` maps index `ByLength`, but table `Music` declares no index `ByLength`",
             label = "not an index of table `Music`",
-            note = "declare the index on the table, e.g. `#[gsi(name = \"ByLength\", pk = \"...\", sk = \"...\")]` on `Music`, or correct the name in `#[lsi(ByLength, ...)]`"
+            note = "declare the index on the table, e.g. `#[gsi(ByLength(pk = \"...\", sk = \"...\"))]` on `Music`, or correct the name in `#[lsi(ByLength(...))]`"
         )]
         trait IndexIsDeclared {
             const HOLDS: ();
@@ -264,7 +264,7 @@ const _: () = {
         #[diagnostic::on_unimplemented(
             message = "index `ByLength` of table `Music` is a global index, mapped with `#[lsi(...)]`",
             label = "declared global",
-            note = "map a global index with `#[gsi(ByLength, pk = \"...\", sk = \"...\")]` and a local one with `#[lsi(ByLength, sk = \"...\")]`"
+            note = "map a global index with `#[gsi(ByLength(pk = \"...\", sk = \"...\"))]` and a local one with `#[lsi(ByLength(sk = \"...\"))]`"
         )]
         trait IndexIsOfTheMappedKind {
             const HOLDS: ();
@@ -280,7 +280,7 @@ const _: () = {
         #[diagnostic::on_unimplemented(
             message = "index `ByLength` of table `Music` has a multi-attribute key, which key templates cannot fill",
             label = "mapped with key templates",
-            note = "map it with field lists instead: `#[lsi(ByLength, pk = [field, ...], sk = [field, ...])]`"
+            note = "map it with field lists instead: `#[lsi(ByLength(pk = [field, ...], sk = [field, ...]))]`"
         )]
         trait IndexHasSingleAttributeKeys {
             const HOLDS: ();
@@ -298,7 +298,7 @@ const _: () = {
         #[diagnostic::on_unimplemented(
             message = "index `ByLength` of table `Music` declares a number or binary key attribute, but key templates write strings",
             label = "mapped with key templates",
-            note = "declare the index's key attributes as strings (`\"attribute\"` or `\"attribute:S\"`), or map the index with field lists: `#[lsi(ByLength, pk = [field], sk = [field])]`"
+            note = "declare the index's key attributes as strings (`\"attribute\"` or `\"attribute:S\"`), or map the index with field lists: `#[lsi(ByLength(pk = [field], sk = [field]))]`"
         )]
         trait IndexHasStringKeys {
             const HOLDS: ();
@@ -324,7 +324,7 @@ const _: () = {
         #[diagnostic::on_unimplemented(
             message = "index `ByLength` of table `Music` has no sort key, so the mapping cannot give `sk`",
             label = "the index has no sort-key attribute to store this template in",
-            note = "remove `sk = \"...\"` from `#[lsi(ByLength, ...)]`, or declare a sort key on the index: `#[gsi(name = \"ByLength\", pk = \"...\", sk = \"...\")]` on `Music`"
+            note = "remove `sk = \"...\"` from `#[lsi(ByLength(...))]`, or declare a sort key on the index: `#[gsi(ByLength(pk = \"...\", sk = \"...\"))]` on `Music`"
         )]
         trait IndexHasSortKey {
             const HOLDS: ();
@@ -386,7 +386,7 @@ const _: () = {
         #[diagnostic::on_unimplemented(
             message = "entity `Album` maps index `ByYear`, but table `Music` declares no index `ByYear`",
             label = "not an index of table `Music`",
-            note = "declare the index on the table, e.g. `#[gsi(name = \"ByYear\", pk = \"...\", sk = \"...\")]` on `Music`, or correct the name in `#[sparse_gsi(ByYear, ...)]`"
+            note = "declare the index on the table, e.g. `#[gsi(ByYear(pk = \"...\", sk = \"...\"))]` on `Music`, or correct the name in `#[sparse_gsi(ByYear(...))]`"
         )]
         trait IndexIsDeclared {
             const HOLDS: ();
@@ -617,7 +617,7 @@ const _: () = {
         #[diagnostic::on_unimplemented(
             message = "field `artist` is stored as attribute `artist`, which is a key attribute of index `ByTitle`",
             label = "stored as `artist`",
-            note = "dynashard writes index `ByTitle`'s key attributes itself, from the templates of `#[gsi(ByTitle, ...)]`; give the field another attribute name with `#[serde(rename = \"...\")]`, or rename it"
+            note = "dynashard writes index `ByTitle`'s key attributes itself, from the templates of `#[gsi(ByTitle(...))]`; give the field another attribute name with `#[serde(rename = \"...\")]`, or rename it"
         )]
         trait NotAnIndexKeyAttribute {
             const HOLDS: ();
@@ -646,7 +646,7 @@ const _: () = {
         #[diagnostic::on_unimplemented(
             message = "field `artist` is stored as attribute `artist`, which is a key attribute of index `ByLength`",
             label = "stored as `artist`",
-            note = "dynashard writes index `ByLength`'s key attributes itself, from the templates of `#[gsi(ByLength, ...)]`; give the field another attribute name with `#[serde(rename = \"...\")]`, or rename it"
+            note = "dynashard writes index `ByLength`'s key attributes itself, from the templates of `#[gsi(ByLength(...))]`; give the field another attribute name with `#[serde(rename = \"...\")]`, or rename it"
         )]
         trait NotAnIndexKeyAttribute {
             const HOLDS: ();
@@ -716,7 +716,7 @@ const _: () = {
         #[diagnostic::on_unimplemented(
             message = "field `title` is stored as attribute `title`, which is a key attribute of index `ByTitle`",
             label = "stored as `title`",
-            note = "dynashard writes index `ByTitle`'s key attributes itself, from the templates of `#[gsi(ByTitle, ...)]`; give the field another attribute name with `#[serde(rename = \"...\")]`, or rename it"
+            note = "dynashard writes index `ByTitle`'s key attributes itself, from the templates of `#[gsi(ByTitle(...))]`; give the field another attribute name with `#[serde(rename = \"...\")]`, or rename it"
         )]
         trait NotAnIndexKeyAttribute {
             const HOLDS: ();
@@ -745,7 +745,7 @@ const _: () = {
         #[diagnostic::on_unimplemented(
             message = "field `title` is stored as attribute `title`, which is a key attribute of index `ByLength`",
             label = "stored as `title`",
-            note = "dynashard writes index `ByLength`'s key attributes itself, from the templates of `#[gsi(ByLength, ...)]`; give the field another attribute name with `#[serde(rename = \"...\")]`, or rename it"
+            note = "dynashard writes index `ByLength`'s key attributes itself, from the templates of `#[gsi(ByLength(...))]`; give the field another attribute name with `#[serde(rename = \"...\")]`, or rename it"
         )]
         trait NotAnIndexKeyAttribute {
             const HOLDS: ();
@@ -815,7 +815,7 @@ const _: () = {
         #[diagnostic::on_unimplemented(
             message = "field `year` is stored as attribute `year`, which is a key attribute of index `ByTitle`",
             label = "stored as `year`",
-            note = "dynashard writes index `ByTitle`'s key attributes itself, from the templates of `#[gsi(ByTitle, ...)]`; give the field another attribute name with `#[serde(rename = \"...\")]`, or rename it"
+            note = "dynashard writes index `ByTitle`'s key attributes itself, from the templates of `#[gsi(ByTitle(...))]`; give the field another attribute name with `#[serde(rename = \"...\")]`, or rename it"
         )]
         trait NotAnIndexKeyAttribute {
             const HOLDS: ();
@@ -844,7 +844,7 @@ const _: () = {
         #[diagnostic::on_unimplemented(
             message = "field `year` is stored as attribute `year`, which is a key attribute of index `ByLength`",
             label = "stored as `year`",
-            note = "dynashard writes index `ByLength`'s key attributes itself, from the templates of `#[gsi(ByLength, ...)]`; give the field another attribute name with `#[serde(rename = \"...\")]`, or rename it"
+            note = "dynashard writes index `ByLength`'s key attributes itself, from the templates of `#[gsi(ByLength(...))]`; give the field another attribute name with `#[serde(rename = \"...\")]`, or rename it"
         )]
         trait NotAnIndexKeyAttribute {
             const HOLDS: ();
@@ -917,7 +917,7 @@ const _: () = {
         #[diagnostic::on_unimplemented(
             message = "field `seconds` is stored as attribute `seconds`, which is a key attribute of index `ByTitle`",
             label = "stored as `seconds`",
-            note = "dynashard writes index `ByTitle`'s key attributes itself, from the templates of `#[gsi(ByTitle, ...)]`; give the field another attribute name with `#[serde(rename = \"...\")]`, or rename it"
+            note = "dynashard writes index `ByTitle`'s key attributes itself, from the templates of `#[gsi(ByTitle(...))]`; give the field another attribute name with `#[serde(rename = \"...\")]`, or rename it"
         )]
         trait NotAnIndexKeyAttribute {
             const HOLDS: ();
@@ -946,7 +946,7 @@ const _: () = {
         #[diagnostic::on_unimplemented(
             message = "field `seconds` is stored as attribute `seconds`, which is a key attribute of index `ByLength`",
             label = "stored as `seconds`",
-            note = "dynashard writes index `ByLength`'s key attributes itself, from the templates of `#[gsi(ByLength, ...)]`; give the field another attribute name with `#[serde(rename = \"...\")]`, or rename it"
+            note = "dynashard writes index `ByLength`'s key attributes itself, from the templates of `#[gsi(ByLength(...))]`; give the field another attribute name with `#[serde(rename = \"...\")]`, or rename it"
         )]
         trait NotAnIndexKeyAttribute {
             const HOLDS: ();
@@ -1019,7 +1019,7 @@ const _: () = {
         #[diagnostic::on_unimplemented(
             message = "field `version` is stored as attribute `version`, which is a key attribute of index `ByTitle`",
             label = "stored as `version`",
-            note = "dynashard writes index `ByTitle`'s key attributes itself, from the templates of `#[gsi(ByTitle, ...)]`; give the field another attribute name with `#[serde(rename = \"...\")]`, or rename it"
+            note = "dynashard writes index `ByTitle`'s key attributes itself, from the templates of `#[gsi(ByTitle(...))]`; give the field another attribute name with `#[serde(rename = \"...\")]`, or rename it"
         )]
         trait NotAnIndexKeyAttribute {
             const HOLDS: ();
@@ -1048,7 +1048,7 @@ const _: () = {
         #[diagnostic::on_unimplemented(
             message = "field `version` is stored as attribute `version`, which is a key attribute of index `ByLength`",
             label = "stored as `version`",
-            note = "dynashard writes index `ByLength`'s key attributes itself, from the templates of `#[gsi(ByLength, ...)]`; give the field another attribute name with `#[serde(rename = \"...\")]`, or rename it"
+            note = "dynashard writes index `ByLength`'s key attributes itself, from the templates of `#[gsi(ByLength(...))]`; give the field another attribute name with `#[serde(rename = \"...\")]`, or rename it"
         )]
         trait NotAnIndexKeyAttribute {
             const HOLDS: ();
@@ -1121,7 +1121,7 @@ const _: () = {
         #[diagnostic::on_unimplemented(
             message = "field `expires` is stored as attribute `expires`, which is a key attribute of index `ByTitle`",
             label = "stored as `expires`",
-            note = "dynashard writes index `ByTitle`'s key attributes itself, from the templates of `#[gsi(ByTitle, ...)]`; give the field another attribute name with `#[serde(rename = \"...\")]`, or rename it"
+            note = "dynashard writes index `ByTitle`'s key attributes itself, from the templates of `#[gsi(ByTitle(...))]`; give the field another attribute name with `#[serde(rename = \"...\")]`, or rename it"
         )]
         trait NotAnIndexKeyAttribute {
             const HOLDS: ();
@@ -1150,7 +1150,7 @@ const _: () = {
         #[diagnostic::on_unimplemented(
             message = "field `expires` is stored as attribute `expires`, which is a key attribute of index `ByLength`",
             label = "stored as `expires`",
-            note = "dynashard writes index `ByLength`'s key attributes itself, from the templates of `#[gsi(ByLength, ...)]`; give the field another attribute name with `#[serde(rename = \"...\")]`, or rename it"
+            note = "dynashard writes index `ByLength`'s key attributes itself, from the templates of `#[gsi(ByLength(...))]`; give the field another attribute name with `#[serde(rename = \"...\")]`, or rename it"
         )]
         trait NotAnIndexKeyAttribute {
             const HOLDS: ();

@@ -89,7 +89,7 @@ const _: () = {
         #[diagnostic::on_unimplemented(
             message = "entity `Album` maps index `ByTitle`, but table `Music` declares no index `ByTitle`",
             label = "not an index of table `Music`",
-            note = "declare the index on the table, e.g. `#[gsi(name = \"ByTitle\", pk = \"...\", sk = \"...\")]` on `Music`, or correct the name in `#[gsi(ByTitle, ...)]`"
+            note = "declare the index on the table, e.g. `#[gsi(ByTitle(pk = \"...\", sk = \"...\"))]` on `Music`, or correct the name in `#[gsi(ByTitle(...))]`"
         )]
         trait IndexIsDeclared {
             const HOLDS: ();
@@ -106,7 +106,7 @@ const _: () = {
         #[diagnostic::on_unimplemented(
             message = "index `ByTitle` of table `Music` is a local index, mapped with `#[gsi(...)]`",
             label = "declared local",
-            note = "map a global index with `#[gsi(ByTitle, pk = \"...\", sk = \"...\")]` and a local one with `#[lsi(ByTitle, sk = \"...\")]`"
+            note = "map a global index with `#[gsi(ByTitle(pk = \"...\", sk = \"...\"))]` and a local one with `#[lsi(ByTitle(sk = \"...\"))]`"
         )]
         trait IndexIsOfTheMappedKind {
             const HOLDS: ();
@@ -122,7 +122,7 @@ const _: () = {
         #[diagnostic::on_unimplemented(
             message = "index `ByTitle` of table `Music` has a multi-attribute key, which key templates cannot fill",
             label = "mapped with key templates",
-            note = "map it with field lists instead: `#[gsi(ByTitle, pk = [field, ...], sk = [field, ...])]`"
+            note = "map it with field lists instead: `#[gsi(ByTitle(pk = [field, ...], sk = [field, ...]))]`"
         )]
         trait IndexHasSingleAttributeKeys {
             const HOLDS: ();
@@ -140,7 +140,7 @@ const _: () = {
         #[diagnostic::on_unimplemented(
             message = "index `ByTitle` of table `Music` declares a number or binary key attribute, but key templates write strings",
             label = "mapped with key templates",
-            note = "declare the index's key attributes as strings (`\"attribute\"` or `\"attribute:S\"`), or map the index with field lists: `#[gsi(ByTitle, pk = [field], sk = [field])]`"
+            note = "declare the index's key attributes as strings (`\"attribute\"` or `\"attribute:S\"`), or map the index with field lists: `#[gsi(ByTitle(pk = [field], sk = [field]))]`"
         )]
         trait IndexHasStringKeys {
             const HOLDS: ();
@@ -166,7 +166,7 @@ const _: () = {
         #[diagnostic::on_unimplemented(
             message = "index `ByTitle` of table `Music` has no sort key, so the mapping cannot give `sk`",
             label = "the index has no sort-key attribute to store this template in",
-            note = "remove `sk = \"...\"` from `#[gsi(ByTitle, ...)]`, or declare a sort key on the index: `#[gsi(name = \"ByTitle\", pk = \"...\", sk = \"...\")]` on `Music`"
+            note = "remove `sk = \"...\"` from `#[gsi(ByTitle(...))]`, or declare a sort key on the index: `#[gsi(ByTitle(pk = \"...\", sk = \"...\"))]` on `Music`"
         )]
         trait IndexHasSortKey {
             const HOLDS: ();
@@ -263,7 +263,7 @@ const _: () = {
         #[diagnostic::on_unimplemented(
             message = "field `artist` is stored as attribute `artist`, which is a key attribute of index `ByTitle`",
             label = "stored as `artist`",
-            note = "dynashard writes index `ByTitle`'s key attributes itself, from the templates of `#[gsi(ByTitle, ...)]`; give the field another attribute name with `#[serde(rename = \"...\")]`, or rename it"
+            note = "dynashard writes index `ByTitle`'s key attributes itself, from the templates of `#[gsi(ByTitle(...))]`; give the field another attribute name with `#[serde(rename = \"...\")]`, or rename it"
         )]
         trait NotAnIndexKeyAttribute {
             const HOLDS: ();
@@ -333,7 +333,7 @@ const _: () = {
         #[diagnostic::on_unimplemented(
             message = "field `title` is stored as attribute `title`, which is a key attribute of index `ByTitle`",
             label = "stored as `title`",
-            note = "dynashard writes index `ByTitle`'s key attributes itself, from the templates of `#[gsi(ByTitle, ...)]`; give the field another attribute name with `#[serde(rename = \"...\")]`, or rename it"
+            note = "dynashard writes index `ByTitle`'s key attributes itself, from the templates of `#[gsi(ByTitle(...))]`; give the field another attribute name with `#[serde(rename = \"...\")]`, or rename it"
         )]
         trait NotAnIndexKeyAttribute {
             const HOLDS: ();
@@ -406,7 +406,7 @@ const _: () = {
         #[diagnostic::on_unimplemented(
             message = "field `released` is stored as attribute `released`, which is a key attribute of index `ByTitle`",
             label = "stored as `released`",
-            note = "dynashard writes index `ByTitle`'s key attributes itself, from the templates of `#[gsi(ByTitle, ...)]`; give the field another attribute name with `#[serde(rename = \"...\")]`, or rename it"
+            note = "dynashard writes index `ByTitle`'s key attributes itself, from the templates of `#[gsi(ByTitle(...))]`; give the field another attribute name with `#[serde(rename = \"...\")]`, or rename it"
         )]
         trait NotAnIndexKeyAttribute {
             const HOLDS: ();

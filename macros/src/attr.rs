@@ -56,3 +56,60 @@ pub fn missing_value(key: &syn::Path, needs: &str, form: &str) -> syn::Error {
     let name = key.get_ident().map(ToString::to_string).unwrap_or_else(|| "?".into());
     syn::Error::new_spanned(key, format!("`{name}` needs {needs}: `{form}`"))
 }
+
+/// Reads `#[kind(Name(key = value, ...))]`: one name with its keys in parentheses, the layout of
+/// every attribute that describes a named index (so two indexes declared alike repeat no
+/// argument path). Each key inside is read by `read`; the name is returned. `example` shows the
+/// layout in the error for anything else (such as `#[gsi(Name, pk = ...)]`).
+pub fn named(
+    attr: &syn::Attribute,
+    example: &str,
+    errors: &mut Errors,
+    mut read: impl FnMut(&ParseNestedMeta, &mut Errors) -> syn::Result<()>,
+) -> Option<syn::Ident> {
+    let mut name: Option<syn::Ident> = None;
+    let mut misplaced = false;
+    let result = attr.parse_nested_meta(|meta| {
+        let ident = meta.path.get_ident().filter(|_| meta.input.peek(syn::token::Paren));
+        match ident {
+            Some(ident) if name.is_none() => {
+                name = Some(ident.clone());
+                inside(&meta, |inner| read(inner, errors))
+            }
+            Some(_) => {
+                errors.push_spanned(&meta.path, format!("one index per attribute: `{example}`"));
+                skip_value(&meta)
+            }
+            None => {
+                if !misplaced {
+                    errors.push_spanned(
+                        &meta.path,
+                        format!("write the index name with its keys in parentheses: `{example}`"),
+                    );
+                }
+                misplaced = true;
+                skip_value(&meta)
+            }
+        }
+    });
+    if let Err(error) = result {
+        errors.add(error);
+        return None;
+    }
+    if name.is_none() && !misplaced {
+        errors.push_spanned(attr, format!("name the index, with its keys in parentheses: `{example}`"));
+    }
+    name.filter(|_| !misplaced)
+}
+
+/// Reads the keys in `meta`'s parentheses with `read`; unlike syn's `parse_nested_meta`, empty
+/// parentheses are no keys rather than an error.
+pub fn inside(
+    meta: &ParseNestedMeta,
+    mut read: impl FnMut(&ParseNestedMeta) -> syn::Result<()>,
+) -> syn::Result<()> {
+    let content;
+    syn::parenthesized!(content in meta.input);
+    let keys: proc_macro2::TokenStream = content.parse()?;
+    syn::parse::Parser::parse2(syn::meta::parser(|inner| read(&inner)), keys)
+}

@@ -16,12 +16,12 @@ use std::sync::Arc;
 /// # use dynashard::{Entity, Table};
 /// # #[derive(Table)]
 /// # #[table(name = "Music", pk = "pk", sk = "sk")]
-/// # #[gsi(name = "GSI1", pk = "gsi1_pk", sk = "gsi1_sk")]
+/// # #[gsi(GSI1(pk = "gsi1_pk", sk = "gsi1_sk"))]
 /// # struct Music;
 /// #[derive(Entity, serde::Serialize, serde::Deserialize)]
 /// #[entity(table = Music, pk = "{artist}", sk = "album#{title}")]
-/// #[gsi(GSI1, pk = "albums", sk = "{title}")]
-/// #[shard(GSI1, range = "doc/album_boundaries.json", by = title)]
+/// #[gsi(GSI1(pk = "albums", sk = "{title}"))]
+/// #[shard(GSI1(range = "doc/album_boundaries.json", by = title))]
 /// struct Album {
 ///     artist: String,
 ///     title: String,
@@ -47,12 +47,12 @@ pub fn range_shards<E: Entity>(index: Index<E::Table>) -> Result<&'static RangeS
 /// # use dynashard::{Entity, Table};
 /// # #[derive(Table)]
 /// # #[table(name = "Music", pk = "pk", sk = "sk")]
-/// # #[gsi(name = "GSI1", pk = "gsi1_pk", sk = "gsi1_sk")]
+/// # #[gsi(GSI1(pk = "gsi1_pk", sk = "gsi1_sk"))]
 /// # struct Music;
 /// #[derive(Entity, serde::Serialize, serde::Deserialize)]
 /// #[entity(table = Music, pk = "{artist}", sk = "album#{title}")]
-/// #[gsi(GSI1, pk = "albums", sk = "{title}")]
-/// #[shard(GSI1, range = "doc/album_boundaries.json", by = title)]
+/// #[gsi(GSI1(pk = "albums", sk = "{title}"))]
+/// #[shard(GSI1(range = "doc/album_boundaries.json", by = title))]
 /// struct Album {
 ///     artist: String,
 ///     title: String,

@@ -31,7 +31,7 @@ pub trait Entity: Serialize + DeserializeOwned + Send + Sync + Sized + 'static {
     /// without an index name); 1 when it is not sharded.
     const BASE_TABLE_SHARDS: u32 = 1;
 
-    /// Whether an index of the entity has a dynamic shard count (`#[shard(INDEX, dynamic)]`).
+    /// Whether an index of the entity has a dynamic shard count (`#[shard(INDEX(dynamic))]`).
     const DYNAMIC_SHARDS: bool = false;
 
     /// The attributes the entity's serde body writes, after serde renames (its key fields

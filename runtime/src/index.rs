@@ -12,7 +12,7 @@ use std::marker::PhantomData;
 ///
 /// #[derive(Table)]
 /// #[table(name = "Music", pk = "pk", sk = "sk")]
-/// #[gsi(name = "ByTitle", pk = "title_pk", sk = "title_sk")]
+/// #[gsi(ByTitle(pk = "title_pk", sk = "title_sk"))]
 /// struct Music;
 ///
 /// let by_title: Index<Music> = Music::BY_TITLE;

@@ -129,11 +129,12 @@ pub use db::Db;
 /// | `shard_metadata = "..."` | the table every `Db` keeps dynamic shard counts and resharding phases in | none |
 /// | `crate = "..."` | the path of this crate, where it is not `::dynashard` (a re-export) | `::dynashard` |
 ///
-/// `#[gsi(name = "...", pk = "...", sk = "...")]` declares a global secondary index keyed on
-/// string attributes; `pk = ["a", "b:N"]` (up to four each, `:N` number, `:B` binary) keys it on
+/// `#[gsi(ByTitle(pk = "...", sk = "..."))]` declares a global secondary index `ByTitle` keyed on
+/// string attributes (`name = "by-title"` inside gives a DynamoDB name that is not a Rust
+/// identifier); `pk = ["a", "b:N"]` (up to four each, `:N` number, `:B` binary) keys it on
 /// the items' own attributes. `projection = "keys_only"` or `projection = ["title", "year"]`
 /// copies less into the index than every attribute (the default, `"all"`), and `warm_reads`,
-/// `warm_writes` its warm throughput. `#[lsi(name = "...", sk = "...")]` declares a local
+/// `warm_writes` its warm throughput. `#[lsi(ByDate(sk = "..."))]` declares a local
 /// secondary index (the table's partition key, a sort key of its own; created with the table),
 /// with the same `projection`. Each index is also an associated constant in upper snake case
 /// ([`Index`]), for the operations that name an index.
@@ -143,8 +144,8 @@ pub use db::Db;
 ///
 /// #[derive(Table)]
 /// #[table(name = "Music", pk = "pk", sk = "sk", shard_metadata = "MusicShards")]
-/// #[gsi(name = "ByTitle", pk = "title_pk", sk = "title_sk")]
-/// #[gsi(name = "ByStatus", pk = ["carrier"], sk = ["status", "weight:N"])]
+/// #[gsi(ByTitle(pk = "title_pk", sk = "title_sk"))]
+/// #[gsi(ByStatus(pk = ["carrier"], sk = ["status", "weight:N"]))]
 /// struct Music;
 ///
 /// assert_eq!(Music::DEFINITION.indexes.len(), 2);
@@ -171,9 +172,9 @@ pub use dynashard_macros::Table;
 ///
 /// | attribute | meaning |
 /// |---|---|
-/// | `#[gsi(Index, pk = "...", sk = "...")]` | key templates of the index |
-/// | `#[gsi(Index, pk = [a], sk = [b, c])]` | a multi-attribute index keyed on these fields |
-/// | `#[sparse_gsi(Index, pk = "...", sk = "...")]` | only items whose template fields are all `Some` |
+/// | `#[gsi(Index(pk = "...", sk = "..."))]` | key templates of the index |
+/// | `#[gsi(Index(pk = [a], sk = [b, c]))]` | a multi-attribute index keyed on these fields |
+/// | `#[sparse_gsi(Index(pk = "...", sk = "..."))]` | only items whose template fields are all `Some` |
 /// | `when = path::to::predicate` | (sparse) only items for which `fn(&Self) -> bool` holds |
 /// | `method = "query_..."` | the name of the generated query method (default `query_<index>`) |
 ///
@@ -181,11 +182,11 @@ pub use dynashard_macros::Table;
 ///
 /// | attribute | shards |
 /// |---|---|
-/// | `#[shard(Index, hash = N, by = field)]` | by a hash of `by` (or `by = (a, b)`) |
-/// | `#[shard(Index, random = N)]` | at random |
-/// | `#[shard(Index, range = "file.json", by = field)]` | ordered ranges cut at the file's boundaries; `normalize = "nfkd-lower" \| "lower" \| "none"`, `overflow = K` |
-/// | `#[shard(Index, hash = N, by = field, bucket = "minute" \| "hour" \| "day", at = field)]` | time buckets, each hashed; with `, directory`, windows read only the buckets that hold items |
-/// | `#[shard(Index, dynamic, max = N)]` | a count that grows under throttling, up to `N` |
+/// | `#[shard(Index(hash = N, by = field))]` | by a hash of `by` (or `by = (a, b)`) |
+/// | `#[shard(Index(random = N))]` | at random |
+/// | `#[shard(Index(range = "file.json", by = field))]` | ordered ranges cut at the file's boundaries; `normalize = "nfkd-lower" \| "lower" \| "none"`, `overflow = K` |
+/// | `#[shard(Index(hash = N, by = field, bucket = "minute" \| "hour" \| "day", at = field))]` | time buckets, each hashed; with `, directory`, windows read only the buckets that hold items |
+/// | `#[shard(Index(dynamic, max = N))]` | a count that grows under throttling, up to `N` |
 ///
 /// Generated: `Song::key(...)`, `Song::fields()`, `Song::query(...)`, one query method per
 /// index mapping, `Song::scan()`, and the [`Entity`](trait@Entity) impl, whose `SHARDS` lists each
@@ -197,13 +198,13 @@ pub use dynashard_macros::Table;
 ///
 /// #[derive(Table)]
 /// #[table(name = "Music", pk = "pk", sk = "sk")]
-/// #[gsi(name = "ByTitle", pk = "title_pk", sk = "title_sk")]
+/// #[gsi(ByTitle(pk = "title_pk", sk = "title_sk"))]
 /// struct Music;
 ///
 /// #[derive(Entity, Serialize, Deserialize)]
 /// #[entity(table = Music, pk = "{artist}", sk = "album#{title}")]
-/// #[gsi(ByTitle, method = "query_by_title", pk = "albums", sk = "{title}")]
-/// #[shard(ByTitle, hash = 8, by = title)]
+/// #[gsi(ByTitle(method = "query_by_title", pk = "albums", sk = "{title}"))]
+/// #[shard(ByTitle(hash = 8, by = title))]
 /// struct Album {
 ///     artist: String,
 ///     title: String,

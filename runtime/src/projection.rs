@@ -13,12 +13,12 @@
 //! # use serde::{Deserialize, Serialize};
 //! #[derive(Table)]
 //! #[table(name = "Shop", pk = "pk", sk = "sk")]
-//! #[gsi(name = "byCustomer", pk = "gsi1pk", sk = "gsi1sk", projection = "keys_only")]
+//! #[gsi(byCustomer(pk = "gsi1pk", sk = "gsi1sk", projection = "keys_only"))]
 //! struct Shop;
 //!
 //! #[derive(Entity, Serialize, Deserialize)]
 //! #[entity(table = Shop, pk = "order#{id}", sk = "order")]
-//! #[gsi(byCustomer, pk = "{customer}", sk = "{id}")]
+//! #[gsi(byCustomer(pk = "{customer}", sk = "{id}"))]
 //! struct Order { id: String, customer: String, total: u64 }
 //!
 //! # async fn example(db: Db) -> dynashard::Result<()> {

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 ///
 /// #[derive(Table)]
 /// #[table(name = "Music", pk = "pk", sk = "sk")]
-/// #[gsi(name = "GSI1", pk = "gsi1pk", sk = "gsi1sk")]
+/// #[gsi(GSI1(pk = "gsi1pk", sk = "gsi1sk"))]
 /// struct Music;
 ///
 /// assert_eq!(Music::DEFINITION.name, "Music");
@@ -111,8 +111,8 @@ pub struct IndexDefinition {
     pub sort_key: &'static [KeyAttribute],
     /// Which attributes the index holds besides the keys.
     pub projection: IndexProjection,
-    /// The throughput a global index is prepared for at once (`#[gsi(..., warm_reads = ...,
-    /// warm_writes = ...)]`), if declared; a local index shares the table's.
+    /// The throughput a global index is prepared for at once (`#[gsi(Name(..., warm_reads =
+    /// ..., warm_writes = ...))]`), if declared; a local index shares the table's.
     pub warm_throughput: Option<WarmThroughput>,
 }
 

@@ -24,12 +24,12 @@ use serde::de::DeserializeOwned;
 ///
 /// #[derive(Table)]
 /// #[table(name = "Shop", pk = "pk", sk = "sk")]
-/// #[gsi(name = "byCustomer", pk = "gsi1pk", sk = "gsi1sk", projection = ["id", "total"])]
+/// #[gsi(byCustomer(pk = "gsi1pk", sk = "gsi1sk", projection = ["id", "total"]))]
 /// struct Shop;
 ///
 /// #[derive(Entity, Serialize, Deserialize)]
 /// #[entity(table = Shop, pk = "order#{id}", sk = "order")]
-/// #[gsi(byCustomer, pk = "{customer}", sk = "{id}")]
+/// #[gsi(byCustomer(pk = "{customer}", sk = "{id}"))]
 /// struct Order { id: String, customer: String, total: u64, notes: String }
 ///
 /// /// What a customer's order list shows: the index holds these two attributes.

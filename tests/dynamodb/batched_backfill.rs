@@ -28,14 +28,14 @@ const METADATA: &str = "BatchedBackfillMetadata";
     shard_metadata = "BatchedBackfillMetadata",
     stream = "new_image"
 )]
-#[gsi(name = "ByFeed", pk = "feed_pk", sk = "feed_sk")]
-#[gsi(name = "ByFeedNext", pk = "next_pk", sk = "next_sk")]
+#[gsi(ByFeed(pk = "feed_pk", sk = "feed_sk"))]
+#[gsi(ByFeedNext(pk = "next_pk", sk = "next_sk"))]
 struct Logs;
 
 #[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 #[entity(table = Logs, pk = "{file}", sk = "at#{at}")]
-#[gsi(ByFeed, pk = "feed#{volume}", sk = "{at}#{file}")]
-#[shard(ByFeed, hash = 8, by = file)]
+#[gsi(ByFeed(pk = "feed#{volume}", sk = "{at}#{file}"))]
+#[shard(ByFeed(hash = 8, by = file))]
 struct Access {
     volume: String,
     at: String,

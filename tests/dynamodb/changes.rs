@@ -11,7 +11,7 @@ use time::OffsetDateTime;
 
 #[derive(Table)]
 #[table(name = "ChangeTests", pk = "pk", sk = "sk", stream = "new_and_old_images")]
-#[gsi(name = "ByStatus", pk = "status_pk", sk = "status_sk")]
+#[gsi(ByStatus(pk = "status_pk", sk = "status_sk"))]
 struct ChangeTests;
 
 #[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
@@ -23,8 +23,8 @@ struct Customer {
 
 #[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[entity(table = ChangeTests, pk = "customer#{customer}", sk = "order#{number}")]
-#[gsi(ByStatus, pk = "{status}", sk = "{customer}#{number}")]
-#[shard(ByStatus, hash = 4, by = customer)]
+#[gsi(ByStatus(pk = "{status}", sk = "{customer}#{number}"))]
+#[shard(ByStatus(hash = 4, by = customer))]
 struct Order {
     customer: String,
     number: u32,

@@ -16,13 +16,13 @@ const COOLDOWN: Duration = Duration::from_millis(300);
 
 #[derive(Table)]
 #[table(name = "DynamicShardTests", pk = "pk", sk = "sk")]
-#[gsi(name = "ByFile", pk = "file_pk", sk = "file_sk")]
+#[gsi(ByFile(pk = "file_pk", sk = "file_sk"))]
 struct Audit;
 
 #[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 #[entity(table = Audit, pk = "access#{id}", sk = "access")]
-#[gsi(ByFile, pk = "file#{path}", sk = "{at}#{id}")]
-#[shard(ByFile, dynamic, max = 16)]
+#[gsi(ByFile(pk = "file#{path}", sk = "{at}#{id}"))]
+#[shard(ByFile(dynamic, max = 16))]
 struct FileAccess {
     at: u64,
     id: String,
@@ -254,8 +254,8 @@ impl Serialize for Counted {
 
 #[derive(Entity, Serialize, Deserialize, Debug, Clone)]
 #[entity(table = Audit, pk = "counted#{id}", sk = "access")]
-#[gsi(ByFile, pk = "file#{path}", sk = "{at}#{id}")]
-#[shard(ByFile, dynamic, max = 16)]
+#[gsi(ByFile(pk = "file#{path}", sk = "{at}#{id}"))]
+#[shard(ByFile(dynamic, max = 16))]
 struct CountedAccess {
     at: u64,
     id: String,

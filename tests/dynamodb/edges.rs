@@ -10,27 +10,26 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Table)]
 #[table(name = "EdgeTests", pk = "pk", sk = "sk")]
-#[gsi(name = "ByDay", pk = "day_pk", sk = "day_sk")]
-#[gsi(name = "ByMinute", pk = "minute_pk", sk = "minute_sk")]
-#[gsi(name = "ByHash", pk = "hash_pk", sk = "hash_sk")]
-#[gsi(name = "ByRange", pk = "range_pk", sk = "range_sk")]
-#[gsi(name = "ByHour", pk = "hour_pk", sk = "hour_sk")]
+#[gsi(ByDay(pk = "day_pk", sk = "day_sk"))]
+#[gsi(ByMinute(pk = "minute_pk", sk = "minute_sk"))]
+#[gsi(ByHash(pk = "hash_pk", sk = "hash_sk"))]
+#[gsi(ByRange(pk = "range_pk", sk = "range_sk"))]
+#[gsi(ByHour(pk = "hour_pk", sk = "hour_sk"))]
 pub struct Edges;
 
 /// One event, in every layout whose keys grow past what the event's own fields hold.
-#[allow(clippy::duplicated_attributes)]
 #[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[entity(table = Edges, pk = "event#{id}", sk = "event")]
-#[gsi(ByDay, pk = "{kind}", sk = "{at}#{id}")]
-#[shard(ByDay, hash = 4, by = id, bucket = "day", at = at)]
-#[gsi(ByMinute, pk = "minutes", sk = "{at}#{id}")]
-#[shard(ByMinute, random = 4, bucket = "minute", at = at)]
-#[gsi(ByHash, pk = "{kind}", sk = "{id}")]
-#[shard(ByHash, hash = 21, by = id)]
-#[gsi(ByRange, pk = "titles", sk = "{title}")]
-#[shard(ByRange, range = "tests/data/album_boundaries_21.json", by = title)]
-#[gsi(ByHour, pk = "hours", sk = "{id}#{at}")]
-#[shard(ByHour, hash = 4, by = id, bucket = "hour", at = at)]
+#[gsi(ByDay(pk = "{kind}", sk = "{at}#{id}"))]
+#[shard(ByDay(hash = 4, by = id, bucket = "day", at = at))]
+#[gsi(ByMinute(pk = "minutes", sk = "{at}#{id}"))]
+#[shard(ByMinute(random = 4, bucket = "minute", at = at))]
+#[gsi(ByHash(pk = "{kind}", sk = "{id}"))]
+#[shard(ByHash(hash = 21, by = id))]
+#[gsi(ByRange(pk = "titles", sk = "{title}"))]
+#[shard(ByRange(range = "tests/data/album_boundaries_21.json", by = title))]
+#[gsi(ByHour(pk = "hours", sk = "{id}#{at}"))]
+#[shard(ByHour(hash = 4, by = id, bucket = "hour", at = at))]
 pub struct Event {
     pub id: String,
     pub kind: String,

@@ -17,18 +17,18 @@ use serde::{Deserialize, Serialize};
     warm_reads = 12000,
     warm_writes = 4000
 )]
-#[lsi(name = "ByPlaced", sk = "placed_sk")]
-#[lsi(name = "Flagged", sk = "flag_sk", projection = "keys_only")]
-#[gsi(name = "ByCity", pk = "city_pk", sk = "city_sk", warm_reads = 12000, warm_writes = 4000)]
+#[lsi(ByPlaced(sk = "placed_sk"))]
+#[lsi(Flagged(sk = "flag_sk", projection = "keys_only"))]
+#[gsi(ByCity(pk = "city_pk", sk = "city_sk", warm_reads = 12000, warm_writes = 4000))]
 struct Shipments;
 
 /// A customer's shipments, by id in the table, by placing time in `ByPlaced`, and while flagged
 /// in the sparse `Flagged`.
 #[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[entity(table = Shipments, pk = "customer#{customer}", sk = "shipment#{id}")]
-#[lsi(ByPlaced, sk = "{placed}#{id}")]
-#[sparse_lsi(Flagged, sk = "{flag}#{id}")]
-#[gsi(ByCity, pk = "{city}", sk = "{customer}#{id}")]
+#[lsi(ByPlaced(sk = "{placed}#{id}"))]
+#[sparse_lsi(Flagged(sk = "{flag}#{id}"))]
+#[gsi(ByCity(pk = "{city}", sk = "{customer}#{id}"))]
 struct Shipment {
     customer: String,
     id: u32,
@@ -126,9 +126,9 @@ async fn verify_table_compares_local_indexes_and_what_the_endpoint_keeps() {
         warm_reads = 12000,
         warm_writes = 4000
     )]
-    #[gsi(name = "ByPlaced", pk = "pk", sk = "placed_sk")]
-    #[lsi(name = "Flagged", sk = "flag_sk", projection = "keys_only")]
-    #[gsi(name = "ByCity", pk = "city_pk", sk = "city_sk")]
+    #[gsi(ByPlaced(pk = "pk", sk = "placed_sk"))]
+    #[lsi(Flagged(sk = "flag_sk", projection = "keys_only"))]
+    #[gsi(ByCity(pk = "city_pk", sk = "city_sk"))]
     struct Redeclared;
     let differences = db.verify_table::<Redeclared>().await.unwrap();
     assert_eq!(

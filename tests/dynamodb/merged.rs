@@ -10,13 +10,13 @@ use std::collections::BTreeSet;
 
 #[derive(Table)]
 #[table(name = "MergedTests", pk = "pk", sk = "sk")]
-#[gsi(name = "Timeline", pk = "tl_pk", sk = "tl_sk")]
+#[gsi(Timeline(pk = "tl_pk", sk = "tl_sk"))]
 pub struct Social;
 
 #[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[entity(table = Social, pk = "author#{author}", sk = "post#{at}#{id}")]
-#[gsi(Timeline, pk = "timeline#{author}", sk = "{at}#{id}")]
-#[shard(Timeline, hash = 4, by = id)]
+#[gsi(Timeline(pk = "timeline#{author}", sk = "{at}#{id}"))]
+#[shard(Timeline(hash = 4, by = id))]
 pub struct Post {
     pub author: String,
     pub at: u32,

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Table)]
 #[table(name = "MusicTests", pk = "pk", sk = "sk")]
-#[gsi(name = "GSI1", pk = "gsi1pk", sk = "gsi1sk")]
+#[gsi(GSI1(pk = "gsi1pk", sk = "gsi1sk"))]
 pub struct Music;
 
 #[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
@@ -17,7 +17,7 @@ pub struct Artist {
 
 #[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[entity(table = Music, pk = "{artist}", sk = "album#{title}")]
-#[gsi(GSI1, pk = "album", sk = "{title}")]
+#[gsi(GSI1(pk = "album", sk = "{title}"))]
 pub struct Album {
     pub artist: String,
     pub title: String,

@@ -14,12 +14,12 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Table)]
 #[table(name = "NarrowIndexTests", pk = "pk", sk = "sk")]
-#[gsi(name = "Wide", pk = "wide_pk", sk = "wide_sk")]
+#[gsi(Wide(pk = "wide_pk", sk = "wide_sk"))]
 struct Notes;
 
 #[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[entity(table = Notes, pk = "{author}", sk = "note#{n}")]
-#[gsi(Wide, pk = "{author}", sk = "{n}")]
+#[gsi(Wide(pk = "{author}", sk = "{n}"))]
 struct Note {
     author: String,
     n: u32,

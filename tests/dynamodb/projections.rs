@@ -7,27 +7,25 @@ use dynashard::{Db, Entity, Error, Table, View};
 use futures::TryStreamExt;
 use serde::{Deserialize, Serialize};
 
-#[allow(clippy::duplicated_attributes)] // three indexes hold keys only
 #[derive(Table)]
 #[table(name = "ProjectionReads", pk = "pk", sk = "sk")]
-#[gsi(name = "Keys", pk = "keys_pk", sk = "keys_sk", projection = "keys_only")]
-#[gsi(name = "Lines", pk = "lines_pk", sk = "lines_sk", projection = ["title", "n"])]
-#[gsi(name = "Spread", pk = "spread_pk", sk = "spread_sk", projection = "keys_only")]
-#[gsi(name = "Ranged", pk = "ranged_pk", sk = "ranged_sk", projection = "keys_only")]
-#[gsi(name = "Whole", pk = "whole_pk", sk = "whole_sk", projection = ["group", "n", "title", "body"])]
+#[gsi(Keys(pk = "keys_pk", sk = "keys_sk", projection = "keys_only"))]
+#[gsi(Lines(pk = "lines_pk", sk = "lines_sk", projection = ["title", "n"]))]
+#[gsi(Spread(pk = "spread_pk", sk = "spread_sk", projection = "keys_only"))]
+#[gsi(Ranged(pk = "ranged_pk", sk = "ranged_sk", projection = "keys_only"))]
+#[gsi(Whole(pk = "whole_pk", sk = "whole_sk", projection = ["group", "n", "title", "body"]))]
 struct Records;
 
 /// A record of about 500 bytes, indexed five ways by title.
-#[allow(clippy::duplicated_attributes)] // the mappings share one sort-key template
 #[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[entity(table = Records, pk = "record#{group}", sk = "{n}")]
-#[gsi(Keys, pk = "{group}", sk = "{title}#{n}")]
-#[gsi(Lines, pk = "{group}", sk = "{title}#{n}")]
-#[gsi(Spread, pk = "{group}", sk = "{title}#{n}")]
-#[shard(Spread, hash = 21, by = title)]
-#[gsi(Ranged, pk = "{group}", sk = "{title}")]
-#[shard(Ranged, range = "tests/data/album_boundaries_21.json", by = title)]
-#[gsi(Whole, pk = "{group}", sk = "{title}#{n}")]
+#[gsi(Keys(pk = "{group}", sk = "{title}#{n}"))]
+#[gsi(Lines(pk = "{group}", sk = "{title}#{n}"))]
+#[gsi(Spread(pk = "{group}", sk = "{title}#{n}"))]
+#[shard(Spread(hash = 21, by = title))]
+#[gsi(Ranged(pk = "{group}", sk = "{title}"))]
+#[shard(Ranged(range = "tests/data/album_boundaries_21.json", by = title))]
+#[gsi(Whole(pk = "{group}", sk = "{title}#{n}"))]
 struct Record {
     group: String,
     n: u32,
@@ -38,7 +36,7 @@ struct Record {
 /// Another type in the same partitions of `Keys`.
 #[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[entity(table = Records, pk = "remark#{group}", sk = "{n}")]
-#[gsi(Keys, pk = "{group}", sk = "{title}#{n}")]
+#[gsi(Keys(pk = "{group}", sk = "{title}#{n}"))]
 struct Remark {
     group: String,
     n: u32,

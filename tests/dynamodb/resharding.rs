@@ -24,18 +24,18 @@ const METADATA: &str = "ReshardMetadataTests";
     shard_metadata = "ReshardMetadataTests",
     stream = "new_image"
 )]
-#[gsi(name = "ByTitle", pk = "title_pk", sk = "title_sk")]
-#[gsi(name = "ByTitleNext", pk = "next_pk", sk = "next_sk")]
-#[gsi(name = "ByName", pk = "name_pk", sk = "name_sk")]
-#[gsi(name = "ByNameNext", pk = "name_next_pk", sk = "name_next_sk")]
+#[gsi(ByTitle(pk = "title_pk", sk = "title_sk"))]
+#[gsi(ByTitleNext(pk = "next_pk", sk = "next_sk"))]
+#[gsi(ByName(pk = "name_pk", sk = "name_sk"))]
+#[gsi(ByNameNext(pk = "name_next_pk", sk = "name_next_sk"))]
 struct Catalogue;
 
 #[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 #[entity(table = Catalogue, pk = "{shelf}", sk = "record#{title}")]
-#[gsi(ByTitle, pk = "titles#{shelf}", sk = "{title}")]
-#[shard(ByTitle, hash = 16, by = title)]
-#[gsi(ByName, pk = "names#{shelf}", sk = "{name}")]
-#[shard(ByName, range = "tests/data/album_boundaries_21.json", by = name)]
+#[gsi(ByTitle(pk = "titles#{shelf}", sk = "{title}"))]
+#[shard(ByTitle(hash = 16, by = title))]
+#[gsi(ByName(pk = "names#{shelf}", sk = "{name}"))]
+#[shard(ByName(range = "tests/data/album_boundaries_21.json", by = name))]
 struct Record {
     shelf: String,
     title: String,

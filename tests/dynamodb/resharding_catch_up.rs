@@ -28,14 +28,14 @@ const LAG: Duration = Duration::from_secs(10);
     shard_metadata = "ReshardCatchUpMetadata",
     stream = "new_image"
 )]
-#[gsi(name = "ByTitle", pk = "title_pk", sk = "title_sk")]
-#[gsi(name = "ByTitleNext", pk = "next_pk", sk = "next_sk")]
+#[gsi(ByTitle(pk = "title_pk", sk = "title_sk"))]
+#[gsi(ByTitleNext(pk = "next_pk", sk = "next_sk"))]
 struct Shelves;
 
 #[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
 #[entity(table = Shelves, pk = "{shelf}", sk = "record#{title}")]
-#[gsi(ByTitle, pk = "titles#{shelf}", sk = "{title}")]
-#[shard(ByTitle, hash = 16, by = title)]
+#[gsi(ByTitle(pk = "titles#{shelf}", sk = "{title}"))]
+#[shard(ByTitle(hash = 16, by = title))]
 struct Record {
     shelf: String,
     title: String,

@@ -21,21 +21,20 @@ const METADATA: &str = "CursorReshardMetadataTests";
     shard_metadata = "CursorReshardMetadataTests",
     stream = "new_image"
 )]
-#[gsi(name = "ByYear", pk = "year_pk", sk = "year_sk")]
-#[gsi(name = "ByYearNext", pk = "next_pk", sk = "next_sk")]
-#[gsi(name = "ByDay", pk = "day_pk", sk = "day_sk")]
+#[gsi(ByYear(pk = "year_pk", sk = "year_sk"))]
+#[gsi(ByYearNext(pk = "next_pk", sk = "next_sk"))]
+#[gsi(ByDay(pk = "day_pk", sk = "day_sk"))]
 struct Releases;
 
 /// Releases of a shelf, listed by year: a dozen years, a dozen releases or more each. Hashed by
 /// year, a year's releases tie within one shard (another one in each layout); in dynamic shards
 /// they tie across every shard.
-#[allow(clippy::duplicated_attributes)] // both mappings sort by `{year}`
 #[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[entity(table = Releases, pk = "{shelf}", sk = "release#{id}")]
-#[gsi(ByYear, pk = "years#{shelf}", sk = "{year}")]
-#[shard(ByYear, hash = 4, by = year)]
-#[gsi(ByDay, pk = "days#{shelf}", sk = "{year}")]
-#[shard(ByDay, dynamic, max = 16)]
+#[gsi(ByYear(pk = "years#{shelf}", sk = "{year}"))]
+#[shard(ByYear(hash = 4, by = year))]
+#[gsi(ByDay(pk = "days#{shelf}", sk = "{year}"))]
+#[shard(ByDay(dynamic, max = 16))]
 struct Release {
     shelf: String,
     id: String,

@@ -20,14 +20,14 @@ use std::time::Duration;
     shard_metadata = "ReshardVerifyMetadata",
     stream = "new_image"
 )]
-#[gsi(name = "ByTitle", pk = "title_pk", sk = "title_sk")]
-#[gsi(name = "ByTitleNext", pk = "next_pk", sk = "next_sk")]
+#[gsi(ByTitle(pk = "title_pk", sk = "title_sk"))]
+#[gsi(ByTitleNext(pk = "next_pk", sk = "next_sk"))]
 struct Shelves;
 
 #[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 #[entity(table = Shelves, pk = "{shelf}", sk = "record#{title}")]
-#[sparse_gsi(ByTitle, pk = "titles#{shelf}", sk = "{label}#{title}")]
-#[shard(ByTitle, hash = 16, by = title)]
+#[sparse_gsi(ByTitle(pk = "titles#{shelf}", sk = "{label}#{title}"))]
+#[shard(ByTitle(hash = 16, by = title))]
 struct Record {
     shelf: String,
     title: String,

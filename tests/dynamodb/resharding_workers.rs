@@ -20,14 +20,14 @@ use std::time::{Duration, Instant};
     shard_metadata = "ReshardWorkerMetadata",
     stream = "new_image"
 )]
-#[gsi(name = "ByTitle", pk = "title_pk", sk = "title_sk")]
-#[gsi(name = "ByTitleNext", pk = "next_pk", sk = "next_sk")]
+#[gsi(ByTitle(pk = "title_pk", sk = "title_sk"))]
+#[gsi(ByTitleNext(pk = "next_pk", sk = "next_sk"))]
 struct Shelves;
 
 #[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 #[entity(table = Shelves, pk = "{shelf}", sk = "record#{title}")]
-#[gsi(ByTitle, pk = "titles", sk = "{title}")]
-#[shard(ByTitle, hash = 16, by = title)]
+#[gsi(ByTitle(pk = "titles", sk = "{title}"))]
+#[shard(ByTitle(hash = 16, by = title))]
 struct Record {
     shelf: String,
     title: String,

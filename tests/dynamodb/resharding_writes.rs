@@ -23,14 +23,14 @@ const CACHE: Duration = Duration::from_millis(100);
     shard_metadata = "ReshardWritesMetadata",
     stream = "new_image"
 )]
-#[gsi(name = "ByShelf", pk = "shelf_pk", sk = "shelf_sk")]
-#[gsi(name = "ByShelfNext", pk = "next_pk", sk = "next_sk")]
+#[gsi(ByShelf(pk = "shelf_pk", sk = "shelf_sk"))]
+#[gsi(ByShelfNext(pk = "next_pk", sk = "next_sk"))]
 struct Library;
 
 #[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
 #[entity(table = Library, pk = "book#{isbn}", sk = "book")]
-#[gsi(ByShelf, pk = "shelf#{shelf}", sk = "{isbn}")]
-#[shard(ByShelf, hash = 4, by = isbn)]
+#[gsi(ByShelf(pk = "shelf#{shelf}", sk = "{isbn}"))]
+#[shard(ByShelf(hash = 4, by = isbn))]
 struct Book {
     isbn: String,
     shelf: String,
@@ -165,14 +165,14 @@ async fn a_process_given_no_shard_metadata_still_dual_writes() {
 
 #[derive(Table)]
 #[table(name = "ReshardUndeclaredTests", pk = "pk", sk = "sk")]
-#[gsi(name = "ByShelf", pk = "shelf_pk", sk = "shelf_sk")]
-#[gsi(name = "ByShelfNext", pk = "next_pk", sk = "next_sk")]
+#[gsi(ByShelf(pk = "shelf_pk", sk = "shelf_sk"))]
+#[gsi(ByShelfNext(pk = "next_pk", sk = "next_sk"))]
 struct Undeclared;
 
 #[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
 #[entity(table = Undeclared, pk = "book#{isbn}", sk = "book")]
-#[gsi(ByShelf, pk = "shelf#{shelf}", sk = "{isbn}")]
-#[shard(ByShelf, hash = 4, by = isbn)]
+#[gsi(ByShelf(pk = "shelf#{shelf}", sk = "{isbn}"))]
+#[shard(ByShelf(hash = 4, by = isbn))]
 struct LooseBook {
     isbn: String,
     shelf: String,

@@ -12,13 +12,13 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Table)]
 #[table(name = "RuntimeBoundaryTests", pk = "pk", sk = "sk")]
-#[gsi(name = "ByTitle", pk = "title_pk", sk = "title_sk")]
+#[gsi(ByTitle(pk = "title_pk", sk = "title_sk"))]
 struct Records;
 
 #[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[entity(table = Records, pk = "{shelf}", sk = "record#{title}")]
-#[gsi(ByTitle, pk = "records", sk = "{title}")]
-#[shard(ByTitle, range = "tests/data/album_boundaries_21.json", by = title)]
+#[gsi(ByTitle(pk = "records", sk = "{title}"))]
+#[shard(ByTitle(range = "tests/data/album_boundaries_21.json", by = title))]
 struct Record {
     shelf: String,
     title: String,

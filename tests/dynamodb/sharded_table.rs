@@ -10,13 +10,13 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Table)]
 #[table(name = "ShardedTableTests", pk = "pk", sk = "sk")]
-#[gsi(name = "ByUser", pk = "user_pk", sk = "user_sk")]
+#[gsi(ByUser(pk = "user_pk", sk = "user_sk"))]
 struct AccessLog;
 
 #[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[entity(table = AccessLog, pk = "file#{path}", sk = "{at}#{event}")]
 #[shard(hash = 8, by = event)]
-#[gsi(ByUser, pk = "user#{user}", sk = "{path}#{at}")]
+#[gsi(ByUser(pk = "user#{user}", sk = "{path}#{at}"))]
 struct Access {
     path: String,
     at: u64,

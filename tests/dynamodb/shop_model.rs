@@ -5,20 +5,20 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Table)]
 #[table(name = "ShopTests", pk = "pk", sk = "sk")]
-#[gsi(name = "ByRegion", pk = "region_pk", sk = "region_sk")]
-#[gsi(name = "OpenOrders", pk = "open_pk", sk = "open_sk")]
-#[gsi(name = "BigOrders", pk = "big_pk", sk = "big_sk")]
-#[gsi(name = "ByStatus", pk = ["carrier"], sk = ["status", "weight:N"])]
-#[gsi(name = "Pending", pk = ["carrier"], sk = ["pending_since:N"])]
+#[gsi(ByRegion(pk = "region_pk", sk = "region_sk"))]
+#[gsi(OpenOrders(pk = "open_pk", sk = "open_sk"))]
+#[gsi(BigOrders(pk = "big_pk", sk = "big_sk"))]
+#[gsi(ByStatus(pk = ["carrier"], sk = ["status", "weight:N"]))]
+#[gsi(Pending(pk = ["carrier"], sk = ["pending_since:N"]))]
 pub struct Shop;
 
 /// Orders of a customer; open orders (with `opened_at`) are also in the sparse `OpenOrders`
 /// index, big ones in the predicate-sparse `BigOrders` index.
 #[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[entity(table = Shop, pk = "customer#{customer}", sk = "order#{id}")]
-#[gsi(ByRegion, pk = "region#{region}", sk = "{placed}#{id}")]
-#[sparse_gsi(OpenOrders, pk = "open#{shard}", sk = "{opened_at}#{customer}#{id}")]
-#[sparse_gsi(BigOrders, pk = "big#{customer}", sk = "{total}", when = Order::is_big)]
+#[gsi(ByRegion(pk = "region#{region}", sk = "{placed}#{id}"))]
+#[sparse_gsi(OpenOrders(pk = "open#{shard}", sk = "{opened_at}#{customer}#{id}"))]
+#[sparse_gsi(BigOrders(pk = "big#{customer}", sk = "{total}", when = Order::is_big))]
 pub struct Order {
     pub customer: String,
     pub id: u32,
@@ -63,8 +63,8 @@ pub enum ProductItems {
 /// number, and a sparse index of pending shipments.
 #[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[entity(table = Shop, pk = "shipment#{id}", sk = "shipment")]
-#[gsi(ByStatus, pk = [carrier], sk = [status, weight])]
-#[sparse_gsi(Pending, pk = [carrier], sk = [pending_since])]
+#[gsi(ByStatus(pk = [carrier], sk = [status, weight]))]
+#[sparse_gsi(Pending(pk = [carrier], sk = [pending_since]))]
 pub struct Shipment {
     pub id: u32,
     pub carrier: String,

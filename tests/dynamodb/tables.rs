@@ -13,7 +13,7 @@ use dynashard::{Db, Table};
     write_capacity = 3,
     type_attribute = "kind"
 )]
-#[gsi(name = "ByOwner", pk = "owner", sk = "created")]
+#[gsi(ByOwner(pk = "owner", sk = "created"))]
 struct Provisioned;
 
 #[tokio::test]
@@ -90,17 +90,16 @@ fn create_table_json_matches_the_cli_input_format() {
 
 #[derive(dynashard::Table)]
 #[table(name = "ProjectionTests", pk = "pk", sk = "sk")]
-#[gsi(name = "ByTitle", pk = "title_pk", sk = "title_sk", projection = "keys_only")]
-#[gsi(name = "ByYear", pk = "year_pk", sk = "year_sk", projection = ["year"])]
-#[gsi(name = "Everything", pk = "all_pk", sk = "all_sk")]
+#[gsi(ByTitle(pk = "title_pk", sk = "title_sk", projection = "keys_only"))]
+#[gsi(ByYear(pk = "year_pk", sk = "year_sk", projection = ["year"]))]
+#[gsi(Everything(pk = "all_pk", sk = "all_sk"))]
 struct Projected;
 
-#[allow(clippy::duplicated_attributes)] // the three mappings share `sk = "{title}"`
 #[derive(dynashard::Entity, serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq)]
 #[entity(table = Projected, pk = "{artist}", sk = "album#{title}")]
-#[gsi(ByTitle, pk = "titles", sk = "{title}")]
-#[gsi(ByYear, pk = "years", sk = "{title}")]
-#[gsi(Everything, pk = "all", sk = "{title}")]
+#[gsi(ByTitle(pk = "titles", sk = "{title}"))]
+#[gsi(ByYear(pk = "years", sk = "{title}"))]
+#[gsi(Everything(pk = "all", sk = "{title}"))]
 struct ProjectedAlbum {
     artist: String,
     title: String,

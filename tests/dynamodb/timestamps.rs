@@ -11,13 +11,13 @@ use time::{Duration, OffsetDateTime};
 
 #[derive(Table)]
 #[table(name = "StampTests", pk = "pk", sk = "sk")]
-#[gsi(name = "ByTag", pk = "tag_pk", sk = "tag_sk")]
+#[gsi(ByTag(pk = "tag_pk", sk = "tag_sk"))]
 struct Stamps;
 
 /// Times as RFC 3339 text, renamed by `rename_all`.
 #[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[entity(table = Stamps, pk = "doc#{id}", sk = "doc")]
-#[sparse_gsi(ByTag, pk = "{tag}", sk = "{id}")]
+#[sparse_gsi(ByTag(pk = "{tag}", sk = "{id}"))]
 #[serde(rename_all = "camelCase")]
 struct Document {
     id: String,

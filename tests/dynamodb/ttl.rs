@@ -10,15 +10,14 @@ use time::OffsetDateTime;
 
 #[derive(Table)]
 #[table(name = "TtlTests", pk = "pk", sk = "sk", ttl = "expires_at")]
-#[gsi(name = "ByUser", pk = "user_pk", sk = "user_sk", projection = ["user", "id", "expires_at"])]
-#[gsi(name = "Keys", pk = "keys_pk", sk = "keys_sk", projection = "keys_only")]
+#[gsi(ByUser(pk = "user_pk", sk = "user_sk", projection = ["user", "id", "expires_at"]))]
+#[gsi(Keys(pk = "keys_pk", sk = "keys_sk", projection = "keys_only"))]
 struct Sessions;
 
-#[allow(clippy::duplicated_attributes)] // both mappings share one key shape
 #[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[entity(table = Sessions, pk = "session#{user}", sk = "{id}")]
-#[gsi(ByUser, pk = "{user}", sk = "{id}")]
-#[gsi(Keys, pk = "{user}", sk = "{id}")]
+#[gsi(ByUser(pk = "{user}", sk = "{id}"))]
+#[gsi(Keys(pk = "{user}", sk = "{id}"))]
 struct Session {
     user: String,
     id: u32,

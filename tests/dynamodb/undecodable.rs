@@ -9,16 +9,15 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Table)]
 #[table(name = "UndecodableTests", pk = "pk", sk = "sk")]
-#[gsi(name = "Spread", pk = "spread_pk", sk = "spread_sk")]
-#[gsi(name = "Slim", pk = "slim_pk", sk = "slim_sk", projection = "keys_only")]
+#[gsi(Spread(pk = "spread_pk", sk = "spread_sk"))]
+#[gsi(Slim(pk = "slim_pk", sk = "slim_sk", projection = "keys_only"))]
 struct Readings;
 
-#[allow(clippy::duplicated_attributes)] // both mappings key on the site and the time
 #[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[entity(table = Readings, pk = "site#{site}", sk = "{at}")]
-#[gsi(Spread, pk = "{site}", sk = "{at}")]
-#[shard(Spread, hash = 4, by = at)]
-#[gsi(Slim, pk = "{site}", sk = "{at}")]
+#[gsi(Spread(pk = "{site}", sk = "{at}"))]
+#[shard(Spread(hash = 4, by = at))]
+#[gsi(Slim(pk = "{site}", sk = "{at}"))]
 struct Reading {
     site: String,
     at: u32,

@@ -17,7 +17,7 @@ struct Curator {
 
 #[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[entity(table = Music, pk = "playlists#{owner}", sk = "playlist#{name}")]
-#[gsi(GSI1, pk = "playlists#{owner}", sk = "{plays}#{name}")]
+#[gsi(GSI1(pk = "playlists#{owner}", sk = "{plays}#{name}"))]
 struct Playlist {
     owner: String,
     name: String,
@@ -160,7 +160,7 @@ async fn index_keys_follow_and_in_place_changes_of_key_fields_are_refused() {
 /// An entity for upserts: an index keyed on key fields alone, a counter that may start missing.
 #[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[entity(table = Music, pk = "profiles#{owner}", sk = "{name}")]
-#[gsi(GSI1, pk = "profiles#{owner}", sk = "{name}")]
+#[gsi(GSI1(pk = "profiles#{owner}", sk = "{name}"))]
 struct Profile {
     owner: String,
     name: String,
@@ -236,7 +236,7 @@ async fn an_upsert_of_an_entity_with_a_predicate_index_is_refused() {
 /// An entity in a sparse index keyed on an optional field.
 #[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[entity(table = crate::shop_model::Shop, pk = "ticket#{customer}", sk = "{id}")]
-#[sparse_gsi(OpenOrders, pk = "tickets#{customer}", sk = "{opened_at}#{id}")]
+#[sparse_gsi(OpenOrders(pk = "tickets#{customer}", sk = "{opened_at}#{id}"))]
 struct Ticket {
     customer: String,
     id: u32,

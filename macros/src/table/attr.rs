@@ -1,5 +1,5 @@
 //! The attributes of one `#[derive(Table)]`, each parsed into typed values on its own:
-//! `#[table(...)]` and every `#[gsi(name = "...", pk = ..., sk = ...)]`. A value of the wrong
+//! `#[table(...)]` and every `#[gsi(Name(pk = ..., sk = ...))]`. A value of the wrong
 //! form (a bad name, a zero capacity, a fifth key attribute) is reported here.
 
 use crate::attr::{set_once, unknown_key, value};

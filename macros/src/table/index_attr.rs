@@ -1,5 +1,6 @@
-//! `#[gsi(name = "...", pk = ..., sk = ..., projection = ...)]` and `#[lsi(name = "...", sk =
-//! ..., projection = ...)]`: the indexes a table declares.
+//! `#[gsi(Name(pk = ..., sk = ..., projection = ...))]` and `#[lsi(Name(sk = ..., projection =
+//! ...))]`: the indexes a table declares (`name = "..."` inside gives a DynamoDB name that is not
+//! a Rust identifier).
 
 use super::values::{checked_name, units_per_second, KeyAttr, ScalarKind, Text};
 use crate::attr::{set_once, unknown_key, value};
@@ -47,43 +48,45 @@ struct AttributeList {
 /// Parses one `#[gsi(...)]` (or, `local`, `#[lsi(...)]`).
 pub fn parse(attr: &Attribute, local: bool, errors: &mut Errors) -> Option<IndexAttr> {
     let kind = if local { "lsi" } else { "gsi" };
+    let example = match local {
+        true => "#[lsi(ByDate(sk = \"date\"))]",
+        false => "#[gsi(ByTitle(pk = \"gsi1pk\", sk = \"gsi1sk\"))]",
+    };
     let mut name: Option<LitStr> = None;
     let (mut pk, mut sk): (Option<AttributeList>, Option<AttributeList>) = (None, None);
     let mut projection: Option<Projection> = None;
     let (mut warm_reads, mut warm_writes): (Option<LitInt>, Option<LitInt>) = (None, None);
-    let result = attr.parse_nested_meta(|meta| {
+    let ident = crate::attr::named(attr, example, errors, |meta, errors| {
         if meta.path.is_ident("name") {
-            let value = value(&meta, "an index name", "name = \"GSI1\"")?.parse()?;
-            set_once(errors, &meta, &mut name, value);
+            let value = value(meta, "the index's name in DynamoDB", "name = \"by-title\"")?.parse()?;
+            set_once(errors, meta, &mut name, value);
         } else if meta.path.is_ident("projection") {
-            let value = parse_projection(&meta, errors)?;
-            set_once(errors, &meta, &mut projection, value);
+            let value = parse_projection(meta, errors)?;
+            set_once(errors, meta, &mut projection, value);
         } else if meta.path.is_ident("pk") && !local {
-            let value = attribute_list(&meta)?;
-            set_once(errors, &meta, &mut pk, value);
+            let value = attribute_list(meta)?;
+            set_once(errors, meta, &mut pk, value);
         } else if meta.path.is_ident("sk") {
-            let value = attribute_list(&meta)?;
-            set_once(errors, &meta, &mut sk, value);
+            let value = attribute_list(meta)?;
+            set_once(errors, meta, &mut sk, value);
         } else if meta.path.is_ident("warm_reads") && !local {
-            let value = value(&meta, "read units per second", "warm_reads = 12000")?.parse()?;
-            set_once(errors, &meta, &mut warm_reads, value);
+            let value = value(meta, "read units per second", "warm_reads = 12000")?.parse()?;
+            set_once(errors, meta, &mut warm_reads, value);
         } else if meta.path.is_ident("warm_writes") && !local {
-            let value = value(&meta, "write units per second", "warm_writes = 4000")?.parse()?;
-            set_once(errors, &meta, &mut warm_writes, value);
+            let value = value(meta, "write units per second", "warm_writes = 4000")?.parse()?;
+            set_once(errors, meta, &mut warm_writes, value);
         } else {
-            unknown_key(errors, &meta, kind, if local { LSI_KEYS } else { GSI_KEYS })?;
+            unknown_key(errors, meta, kind, if local { LSI_KEYS } else { GSI_KEYS })?;
         }
         Ok(())
-    });
-    if let Err(error) = result {
-        errors.add(error);
-        return None;
-    }
+    })?;
+    // The name in DynamoDB: the identifier, unless `name` gives one that is not an identifier.
+    let name = name.unwrap_or_else(|| LitStr::new(&ident.to_string(), ident.span()));
     if local {
         return local_index(attr, name, sk, projection, errors);
     }
-    let (Some(name), Some(pk)) = (name, pk) else {
-        errors.push_spanned(attr, "a `#[gsi(...)]` needs `name = \"...\"` and `pk = \"...\"`");
+    let Some(pk) = pk else {
+        errors.push_spanned(attr, format!("a `#[gsi(...)]` needs `pk = \"...\"`: `{example}`"));
         return None;
     };
     if pk.attributes.is_empty() {
@@ -197,15 +200,15 @@ fn key_attribute(literal: &LitStr, errors: &mut Errors) -> KeyAttr {
 /// table's, filled in with the declaration.
 fn local_index(
     attr: &Attribute,
-    name: Option<LitStr>,
+    name: LitStr,
     sk: Option<AttributeList>,
     projection: Option<Projection>,
     errors: &mut Errors,
 ) -> Option<IndexAttr> {
-    let (Some(name), Some(sk)) = (name, sk) else {
+    let Some(sk) = sk else {
         errors.push_spanned(
             attr,
-            "a `#[lsi(...)]` needs `name = \"...\"` and `sk = \"...\"`: it shares the table's partition key",
+            "a `#[lsi(...)]` needs `sk = \"...\"`: it shares the table's partition key (`#[lsi(ByDate(sk = \"date\"))]`)",
         );
         return None;
     };

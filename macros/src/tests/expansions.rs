@@ -47,9 +47,9 @@ fn table() {
         "table",
         crate::table::derive(parse_quote! {
             #[table(name = "Music", pk = "pk", sk = "sk", ttl = "expires")]
-            #[gsi(name = "ByTitle", pk = "title_pk", sk = "title_sk", projection = "keys_only")]
-            #[gsi(name = "ByYear", pk = ["artist", "year:N"], sk = ["title"])]
-            #[lsi(name = "ByLength", sk = "length_sk", projection = ["seconds"])]
+            #[gsi(ByTitle(pk = "title_pk", sk = "title_sk", projection = "keys_only"))]
+            #[gsi(ByYear(pk = ["artist", "year:N"], sk = ["title"]))]
+            #[lsi(ByLength(sk = "length_sk", projection = ["seconds"]))]
             struct Music;
         }),
     );
@@ -61,9 +61,9 @@ fn entity_with_indexes_a_version_and_a_ttl() {
         "entity",
         crate::entity::derive(parse_quote! {
             #[entity(table = Music, pk = "{artist}", sk = "album#{title}")]
-            #[gsi(ByTitle, pk = "album", sk = "{title}")]
-            #[sparse_gsi(ByYear, pk = [artist, year], sk = [title])]
-            #[lsi(ByLength, sk = "{seconds}")]
+            #[gsi(ByTitle(pk = "album", sk = "{title}"))]
+            #[sparse_gsi(ByYear(pk = [artist, year], sk = [title]))]
+            #[lsi(ByLength(sk = "{seconds}"))]
             struct Album {
                 artist: String,
                 title: String,
@@ -82,7 +82,7 @@ fn entity_with_indexes_a_version_and_a_ttl() {
 fn sharded(shard: syn::Attribute) -> TokenStream {
     crate::entity::derive(parse_quote! {
         #[entity(table = Music, pk = "{artist}", sk = "album#{title}")]
-        #[gsi(ByTitle, pk = "album", sk = "{title}")]
+        #[gsi(ByTitle(pk = "album", sk = "{title}"))]
         #shard
         struct Album {
             artist: String,
@@ -94,24 +94,24 @@ fn sharded(shard: syn::Attribute) -> TokenStream {
 
 #[test]
 fn hash_shards() {
-    snapshot("shard_hash", sharded(parse_quote!(#[shard(ByTitle, hash = 8, by = title)])));
+    snapshot("shard_hash", sharded(parse_quote!(#[shard(ByTitle(hash = 8, by = title))])));
 }
 
 #[test]
 fn random_shards() {
-    snapshot("shard_random", sharded(parse_quote!(#[shard(ByTitle, random = 8)])));
+    snapshot("shard_random", sharded(parse_quote!(#[shard(ByTitle(random = 8))])));
 }
 
 #[test]
 fn range_shards() {
     let shard =
-        parse_quote!(#[shard(ByTitle, range = "snapshots/boundaries.json", by = title, overflow = 2)]);
+        parse_quote!(#[shard(ByTitle(range = "snapshots/boundaries.json", by = title, overflow = 2))]);
     snapshot("shard_range", sharded(shard));
 }
 
 #[test]
 fn dynamic_shards() {
-    snapshot("shard_dynamic", sharded(parse_quote!(#[shard(ByTitle, dynamic, max = 32)])));
+    snapshot("shard_dynamic", sharded(parse_quote!(#[shard(ByTitle(dynamic, max = 32))])));
 }
 
 #[test]
@@ -120,8 +120,8 @@ fn time_bucket_shards() {
         "shard_time_bucket",
         crate::entity::derive(parse_quote! {
             #[entity(table = Music, pk = "{artist}", sk = "album#{title}")]
-            #[gsi(ByRelease, pk = "{artist}", sk = "{released}#{title}")]
-            #[shard(ByRelease, hash = 4, by = artist, bucket = "hour", at = released, directory)]
+            #[gsi(ByRelease(pk = "{artist}", sk = "{released}#{title}"))]
+            #[shard(ByRelease(hash = 4, by = artist, bucket = "hour", at = released, directory))]
             struct Album {
                 artist: String,
                 title: String,

@@ -1,7 +1,7 @@
 //! Dynamic shard counts: a count per logical partition key, kept in a metadata table and raised
 //! when writes are throttled.
 //!
-//! `#[shard(INDEX, dynamic, max = 64)]` spreads an index's partition over a count of shards that
+//! `#[shard(INDEX(dynamic, max = 64))]` spreads an index's partition over a count of shards that
 //! starts at 1 and grows with load:
 //!
 //! - **Writers** read the count (cached for [`ShardMetadata::cache_for`]) and write to a random

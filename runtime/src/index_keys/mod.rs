@@ -1,6 +1,6 @@
 //! Index key attributes: how entities fill global secondary indexes, on put and on update.
 //!
-//! An entity maps an index with key templates (`#[gsi(GSI1, pk = "album", sk = "{title}")]`),
+//! An entity maps an index with key templates (`#[gsi(GSI1(pk = "album", sk = "{title}"))]`),
 //! and dynashard writes the index's key attributes on every put. A sparse index
 //! (`#[sparse_gsi(...)]`) gets its key attributes only when every optional field its templates
 //! use is present (or its `when` predicate holds); otherwise they are absent and the item is not

@@ -97,11 +97,11 @@ impl<E, F> Query<E, F> {
     /// ```
     /// # use dynashard::{Entity, Table};
     /// # use serde::{Deserialize, Serialize};
-    /// # #[derive(Table)] #[table(name = "Music", pk = "pk", sk = "sk")] #[gsi(name = "gsi1", pk = "gsi1pk", sk = "gsi1sk")] struct Music;
+    /// # #[derive(Table)] #[table(name = "Music", pk = "pk", sk = "sk")] #[gsi(gsi1(pk = "gsi1pk", sk = "gsi1sk"))] struct Music;
     /// #[derive(Entity, Serialize, Deserialize)]
     /// #[entity(table = Music, pk = "{artist}", sk = "album#{title}")]
-    /// #[gsi(gsi1, pk = "albums", sk = "{title}")]
-    /// #[shard(gsi1, hash = 21, by = title)]
+    /// #[gsi(gsi1(pk = "albums", sk = "{title}"))]
+    /// #[shard(gsi1(hash = 21, by = title))]
     /// struct Album { artist: String, title: String }
     ///
     /// // Three titles, from the three shards they hash to.

@@ -36,13 +36,13 @@ impl<E, F> super::Query<E, F> {
     /// ```
     /// # use dynashard::{Entity, Table};
     /// # use serde::{Deserialize, Serialize};
-    /// # #[derive(Table)] #[table(name = "Music", pk = "pk", sk = "sk")] #[gsi(name = "gsi1", pk = "gsi1pk", sk = "gsi1sk")] struct Music;
+    /// # #[derive(Table)] #[table(name = "Music", pk = "pk", sk = "sk")] #[gsi(gsi1(pk = "gsi1pk", sk = "gsi1sk"))] struct Music;
     /// use dynashard::query::RequestSizing;
     ///
     /// #[derive(Entity, Serialize, Deserialize)]
     /// #[entity(table = Music, pk = "{artist}", sk = "album#{title}")]
-    /// #[gsi(gsi1, pk = "albums", sk = "{title}")]
-    /// #[shard(gsi1, hash = 21, by = title)]
+    /// #[gsi(gsi1(pk = "albums", sk = "{title}"))]
+    /// #[shard(gsi1(hash = 21, by = title))]
     /// struct Album { artist: String, title: String }
     ///
     /// // A page of 100 titles in one round trip to the 21 shards, at about three times the
@@ -62,11 +62,11 @@ impl<E, F> super::Query<E, F> {
     /// ```
     /// # use dynashard::{Entity, Table};
     /// # use serde::{Deserialize, Serialize};
-    /// # #[derive(Table)] #[table(name = "Sensors", pk = "pk", sk = "sk")] #[gsi(name = "Readings", pk = "rpk", sk = "rsk")] struct Sensors;
+    /// # #[derive(Table)] #[table(name = "Sensors", pk = "pk", sk = "sk")] #[gsi(Readings(pk = "rpk", sk = "rsk"))] struct Sensors;
     /// #[derive(Entity, Serialize, Deserialize)]
     /// #[entity(table = Sensors, pk = "sensor#{sensor}", sk = "at#{at}")]
-    /// #[gsi(Readings, pk = "reading", sk = "{at}#{sensor}")]
-    /// #[shard(Readings, hash = 4, by = sensor, bucket = "minute", at = at)]
+    /// #[gsi(Readings(pk = "reading", sk = "{at}#{sensor}"))]
+    /// #[shard(Readings(hash = 4, by = sensor, bucket = "minute", at = at))]
     /// struct Reading { sensor: String, at: i64 }
     ///
     /// let day = 86_400;

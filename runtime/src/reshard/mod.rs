@@ -19,7 +19,7 @@
 //!    with the new layout. Writes go on to both.
 //! 4. [`Db::finish_resharding`](crate::Db::finish_resharding): writes stop filling the source
 //!    index, and a scan removes the source attributes from every item placed in the target.
-//!    Then declare the target index with the new layout in code (`#[shard(TARGET, hash = 32, ...)]`).
+//!    Then declare the target index with the new layout in code (`#[shard(TARGET(hash = 32, ...))]`).
 //!
 //! Throughout, the **catch-up** ([`Db::catch_up`](crate::Db::catch_up),
 //! [`Db::run_catch_up`](crate::Db::run_catch_up)) reads the table's stream and places every item

@@ -29,13 +29,13 @@ impl Db {
     /// # use dynashard::{Entity, Table};
     /// # #[derive(Table)]
     /// # #[table(name = "Music", pk = "pk", sk = "sk")]
-    /// # #[gsi(name = "GSI1", pk = "gsi1_pk", sk = "gsi1_sk")]
-    /// # #[gsi(name = "GSI2", pk = "gsi2_pk", sk = "gsi2_sk")]
+    /// # #[gsi(GSI1(pk = "gsi1_pk", sk = "gsi1_sk"))]
+    /// # #[gsi(GSI2(pk = "gsi2_pk", sk = "gsi2_sk"))]
     /// # struct Music;
     /// #[derive(Entity, serde::Serialize, serde::Deserialize)]
     /// #[entity(table = Music, pk = "{artist}", sk = "album#{title}")]
-    /// #[gsi(GSI1, pk = "albums", sk = "{title}")]
-    /// #[shard(GSI1, range = "doc/album_boundaries.json", by = title)]
+    /// #[gsi(GSI1(pk = "albums", sk = "{title}"))]
+    /// #[shard(GSI1(range = "doc/album_boundaries.json", by = title))]
     /// struct Album {
     ///     artist: String,
     ///     title: String,

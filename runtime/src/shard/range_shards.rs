@@ -1,6 +1,6 @@
 //! The boundaries a range-sharded index routes by, replaceable at run time.
 //!
-//! `#[shard(INDEX, range = "file.json", by = field)]` compiles the file's boundaries into the
+//! `#[shard(INDEX(range = "file.json", by = field))]` compiles the file's boundaries into the
 //! crate; they are the index's boundaries until the program supplies others, for example ones
 //! computed by `dynashard boundaries` and loaded from configuration. Writes route by the
 //! boundaries current when the item is built; a query reads with the boundaries current when it

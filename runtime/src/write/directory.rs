@@ -146,11 +146,11 @@ impl Db {
     /// ```no_run
     /// # use dynashard::{Entity, Table};
     /// # use serde::{Deserialize, Serialize};
-    /// # #[derive(Table)] #[table(name = "Sensors", pk = "pk", sk = "sk")] #[gsi(name = "Readings", pk = "rpk", sk = "rsk")] struct Sensors;
+    /// # #[derive(Table)] #[table(name = "Sensors", pk = "pk", sk = "sk")] #[gsi(Readings(pk = "rpk", sk = "rsk"))] struct Sensors;
     /// # #[derive(Entity, Serialize, Deserialize)]
     /// # #[entity(table = Sensors, pk = "sensor#{sensor}", sk = "at#{at}")]
-    /// # #[gsi(Readings, pk = "reading", sk = "{at}#{sensor}")]
-    /// # #[shard(Readings, hash = 4, by = sensor, bucket = "hour", at = at, directory)]
+    /// # #[gsi(Readings(pk = "reading", sk = "{at}#{sensor}"))]
+    /// # #[shard(Readings(hash = 4, by = sensor, bucket = "hour", at = at, directory))]
     /// # struct Reading { sensor: String, at: i64 }
     /// # async fn example(db: dynashard::Db) -> dynashard::Result<()> {
     /// let listed = db.record_bucket_directory::<Reading>("Readings").await?;

@@ -8,17 +8,16 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Table)]
 #[table(name = "EmulatorTests", pk = "pk", sk = "sk")]
-#[gsi(name = "ByFile", pk = "file_pk", sk = "file_sk")]
-#[gsi(name = "ByUser", pk = "user_pk", sk = "user_sk")]
+#[gsi(ByFile(pk = "file_pk", sk = "file_sk"))]
+#[gsi(ByUser(pk = "user_pk", sk = "user_sk"))]
 pub struct Audit;
 
 /// One access to a file: its own table partition, and the file's partition of `ByFile`. Both
-/// mappings sort by `{at}#{id}`, which clippy reads as a repeated attribute.
-#[allow(clippy::duplicated_attributes)]
+/// mappings sort by `{at}#{id}`.
 #[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 #[entity(table = Audit, pk = "access#{id}", sk = "access")]
-#[gsi(ByFile, pk = "file#{path}", sk = "{at}#{id}")]
-#[gsi(ByUser, pk = "user#{user}", sk = "{at}#{id}")]
+#[gsi(ByFile(pk = "file#{path}", sk = "{at}#{id}"))]
+#[gsi(ByUser(pk = "user#{user}", sk = "{at}#{id}"))]
 pub struct Access {
     pub at: u64,
     pub id: String,
@@ -55,18 +54,17 @@ pub async fn direct() -> Db {
 
 #[derive(Table)]
 #[table(name = "EmulatorDynamicTests", pk = "pk", sk = "sk")]
-#[gsi(name = "ByFile", pk = "file_pk", sk = "file_sk")]
-#[gsi(name = "ByUser", pk = "user_pk", sk = "user_sk")]
+#[gsi(ByFile(pk = "file_pk", sk = "file_sk"))]
+#[gsi(ByUser(pk = "user_pk", sk = "user_sk"))]
 pub struct SharedLog;
 
 /// An access listed by file and by user, both over dynamic shard counts.
-#[allow(clippy::duplicated_attributes)]
 #[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 #[entity(table = SharedLog, pk = "access#{id}", sk = "access")]
-#[gsi(ByFile, pk = "file#{path}", sk = "{at}#{id}")]
-#[shard(ByFile, dynamic, max = 16)]
-#[gsi(ByUser, pk = "user#{user}", sk = "{at}#{id}")]
-#[shard(ByUser, dynamic, max = 16)]
+#[gsi(ByFile(pk = "file#{path}", sk = "{at}#{id}"))]
+#[shard(ByFile(dynamic, max = 16))]
+#[gsi(ByUser(pk = "user#{user}", sk = "{at}#{id}"))]
+#[shard(ByUser(dynamic, max = 16))]
 pub struct SharedAccess {
     pub at: u64,
     pub id: String,

@@ -8,13 +8,13 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Table)]
 #[table(name = "Music", pk = "pk", sk = "sk")]
-#[gsi(name = "ByTitle", pk = "title_pk", sk = "title_sk")]
+#[gsi(ByTitle(pk = "title_pk", sk = "title_sk"))]
 struct Music;
 
 #[derive(Entity, Serialize, Deserialize)]
 #[entity(table = Music, pk = "{artist}", sk = "album#{title}")]
-#[gsi(ByTitle, pk = "album", sk = "{title}")]
-#[shard(ByTitle, range = "../data/cli_skewed_21.json", by = title)]
+#[gsi(ByTitle(pk = "album", sk = "{title}"))]
+#[shard(ByTitle(range = "../data/cli_skewed_21.json", by = title))]
 struct Album {
     artist: String,
     title: String,

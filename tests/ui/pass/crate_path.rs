@@ -10,13 +10,13 @@ use storage::engine::{Collection, Entity, Table};
 
 #[derive(Table)]
 #[table(name = "Music", pk = "pk", sk = "sk", crate = "storage::engine")]
-#[gsi(name = "GSI1", pk = "gsi1pk", sk = "gsi1sk")]
+#[gsi(GSI1(pk = "gsi1pk", sk = "gsi1sk"))]
 struct Music;
 
 #[derive(Entity, Serialize, Deserialize)]
 #[entity(table = Music, pk = "{artist}", sk = "album#{title}", crate = "storage::engine")]
-#[gsi(GSI1, pk = "album", sk = "{title}")]
-#[shard(GSI1, hash = 4, by = title)]
+#[gsi(GSI1(pk = "album", sk = "{title}"))]
+#[shard(GSI1(hash = 4, by = title))]
 struct Album {
     artist: String,
     title: String,

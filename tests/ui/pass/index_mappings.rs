@@ -10,14 +10,14 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Table)]
 #[table(name = "Music", pk = "pk", sk = "sk")]
-#[gsi(name = "GSI1", pk = "gsi1pk", sk = "gsi1sk")]
-#[gsi(name = "Open", pk = "open_pk", sk = "open_sk")]
-#[gsi(name = "BigOrders", pk = "big_pk", sk = "big_sk")]
+#[gsi(GSI1(pk = "gsi1pk", sk = "gsi1sk"))]
+#[gsi(Open(pk = "open_pk", sk = "open_sk"))]
+#[gsi(BigOrders(pk = "big_pk", sk = "big_sk"))]
 struct Music;
 
 #[derive(Entity, Serialize, Deserialize)]
 #[entity(table = Music, pk = "{artist}", sk = "album#{title}")]
-#[gsi(GSI1, pk = "album", sk = "{title}")]
+#[gsi(GSI1(pk = "album", sk = "{title}"))]
 struct Album {
     artist: String,
     title: String,
@@ -26,8 +26,8 @@ struct Album {
 
 #[derive(Entity, Serialize, Deserialize)]
 #[entity(table = Music, pk = "customer#{customer}", sk = "order#{id}")]
-#[sparse_gsi(Open, pk = "open", sk = "{opened_at}#{id}")]
-#[sparse_gsi(BigOrders, pk = "big", sk = "{total}", when = Self::is_big)]
+#[sparse_gsi(Open(pk = "open", sk = "{opened_at}#{id}"))]
+#[sparse_gsi(BigOrders(pk = "big", sk = "{total}", when = Self::is_big))]
 struct Order {
     customer: String,
     id: u32,

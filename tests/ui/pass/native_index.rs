@@ -9,12 +9,12 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Table)]
 #[table(name = "Shipping", pk = "pk", sk = "sk")]
-#[gsi(name = "ByStatus", pk = ["carrier"], sk = ["status", "weight:N"])]
+#[gsi(ByStatus(pk = ["carrier"], sk = ["status", "weight:N"]))]
 struct Shipping;
 
 #[derive(Entity, Serialize, Deserialize)]
 #[entity(table = Shipping, pk = "shipment#{id}", sk = "shipment")]
-#[gsi(ByStatus, pk = [carrier], sk = [status, weight])]
+#[gsi(ByStatus(pk = [carrier], sk = [status, weight]))]
 struct Shipment {
     id: u32,
     carrier: String,

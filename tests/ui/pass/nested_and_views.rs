@@ -4,8 +4,8 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Table)]
 #[table(name = "Shop", pk = "pk", sk = "sk")]
-#[gsi(name = "Totals", pk = "gsi1pk", sk = "gsi1sk", projection = ["total", "address"])]
-#[gsi(name = "Everything", pk = "gsi2pk", sk = "gsi2sk")]
+#[gsi(Totals(pk = "gsi1pk", sk = "gsi1sk", projection = ["total", "address"]))]
+#[gsi(Everything(pk = "gsi2pk", sk = "gsi2sk"))]
 struct Shop;
 
 #[derive(Nested, Serialize, Deserialize)]
@@ -26,8 +26,8 @@ pub struct Geo {
 
 #[derive(Entity, Serialize, Deserialize)]
 #[entity(table = Shop, pk = "order#{id}", sk = "order")]
-#[gsi(Totals, pk = "{customer}", sk = "{id}")]
-#[gsi(Everything, pk = "{customer}", sk = "{id}")]
+#[gsi(Totals(pk = "{customer}", sk = "{id}"))]
+#[gsi(Everything(pk = "{customer}", sk = "{id}"))]
 struct Order {
     id: String,
     customer: String,

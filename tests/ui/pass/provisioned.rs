@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
     read_capacity = 5,
     write_capacity = 10
 )]
-#[gsi(name = "by-customer", pk = "customer")]
+#[gsi(by_customer(name = "by-customer", pk = "customer"))]
 struct Orders;
 
 #[derive(Entity, Serialize, Deserialize)]

@@ -6,16 +6,16 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Table)]
 #[table(name = "Music", pk = "pk", sk = "sk")]
-#[gsi(name = "ByTitle", pk = "title_pk", sk = "title_sk")]
-#[gsi(name = "ByTitleNext", pk = "next_pk", sk = "next_sk")]
-#[gsi(name = "ByYear", pk = ["year:N"])]
+#[gsi(ByTitle(pk = "title_pk", sk = "title_sk"))]
+#[gsi(ByTitleNext(pk = "next_pk", sk = "next_sk"))]
+#[gsi(ByYear(pk = ["year:N"]))]
 struct Music;
 
 #[derive(Entity, Serialize, Deserialize)]
 #[entity(table = Music, pk = "{artist}", sk = "album#{title}")]
-#[gsi(ByTitleNext, method = "query_by_title", pk = "albums", sk = "{title}")]
-#[shard(ByTitleNext, hash = 32, by = title)]
-#[gsi(ByYear, method = "albums_of_year", pk = [year])]
+#[gsi(ByTitleNext(method = "query_by_title", pk = "albums", sk = "{title}"))]
+#[shard(ByTitleNext(hash = 32, by = title))]
+#[gsi(ByYear(method = "albums_of_year", pk = [year]))]
 struct Album {
     artist: String,
     title: String,

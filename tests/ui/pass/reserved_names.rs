@@ -8,13 +8,13 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Table)]
 #[table(name = "Music", pk = "pk", sk = "sk")]
-#[gsi(name = "GSI1", pk = "gsi1pk", sk = "gsi1sk")]
-#[gsi(name = "GSI2", pk = "gsi2pk", sk = "gsi2sk")]
+#[gsi(GSI1(pk = "gsi1pk", sk = "gsi1sk"))]
+#[gsi(GSI2(pk = "gsi2pk", sk = "gsi2sk"))]
 struct Music;
 
 #[derive(Entity, Serialize, Deserialize)]
 #[entity(table = Music, pk = "{artist}", sk = "album#{title}")]
-#[gsi(GSI1, pk = "albums", sk = "{title}")]
+#[gsi(GSI1(pk = "albums", sk = "{title}"))]
 struct Album {
     artist: String,
     title: String,

@@ -13,22 +13,22 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Table)]
 #[table(name = "Music", pk = "pk", sk = "sk")]
-#[gsi(name = "ByHash", pk = "hash_pk", sk = "hash_sk")]
-#[gsi(name = "Anywhere", pk = "random_pk", sk = "random_sk")]
-#[gsi(name = "ByRange", pk = "range_pk", sk = "range_sk")]
-#[gsi(name = "ByRawRange", pk = "raw_pk", sk = "raw_sk")]
+#[gsi(ByHash(pk = "hash_pk", sk = "hash_sk"))]
+#[gsi(Anywhere(pk = "random_pk", sk = "random_sk"))]
+#[gsi(ByRange(pk = "range_pk", sk = "range_sk"))]
+#[gsi(ByRawRange(pk = "raw_pk", sk = "raw_sk"))]
 struct Music;
 
 #[derive(Entity, Serialize, Deserialize)]
 #[entity(table = Music, pk = "{artist}", sk = "album#{title}")]
-#[gsi(ByHash, pk = "album", sk = "{title}")]
-#[shard(ByHash, hash = 7, by = title)]
-#[gsi(Anywhere, pk = "album", sk = "{year}")]
-#[shard(Anywhere, random = 3)]
-#[gsi(ByRange, pk = "album", sk = "{title}")]
-#[shard(ByRange, range = "../data/boundaries_3.json", by = title)]
-#[gsi(ByRawRange, pk = "album", sk = "{title}")]
-#[shard(ByRawRange, range = "../data/boundaries_3.json", by = title, normalize = "none")]
+#[gsi(ByHash(pk = "album", sk = "{title}"))]
+#[shard(ByHash(hash = 7, by = title))]
+#[gsi(Anywhere(pk = "album", sk = "{year}"))]
+#[shard(Anywhere(random = 3))]
+#[gsi(ByRange(pk = "album", sk = "{title}"))]
+#[shard(ByRange(range = "../data/boundaries_3.json", by = title))]
+#[gsi(ByRawRange(pk = "album", sk = "{title}"))]
+#[shard(ByRawRange(range = "../data/boundaries_3.json", by = title, normalize = "none"))]
 struct Album {
     artist: String,
     title: String,

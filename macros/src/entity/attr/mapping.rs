@@ -31,7 +31,7 @@ pub struct IndexMapping {
 }
 
 /// How an entity fills an index keyed on its own attributes (a multi-attribute key):
-/// `#[gsi(ByStatus, pk = [customer], sk = [status, placed_at])]`.
+/// `#[gsi(ByStatus(pk = [customer], sk = [status, placed_at]))]`.
 pub struct NativeMapping {
     /// The attribute, where errors about the whole mapping are reported.
     pub attr: Attribute,
@@ -157,7 +157,6 @@ fn key_spec(meta: &syn::meta::ParseNestedMeta) -> syn::Result<KeySpec> {
 /// The keys one mapping attribute gave.
 #[derive(Default)]
 struct Given {
-    name: Option<(String, Span)>,
     pk: Option<KeySpec>,
     sk: Option<KeySpec>,
     when: Option<Path>,
@@ -171,15 +170,6 @@ fn read_key(
     (sparse, local): (bool, bool),
     errors: &mut Errors,
 ) -> syn::Result<()> {
-    let is_bare = !meta.input.peek(syn::Token![=]) && !meta.input.peek(syn::token::Paren);
-    // `pk` and `sk` are too short to be index names: written bare, they miss their value.
-    let is_key = meta.path.is_ident("pk") || meta.path.is_ident("sk");
-    if is_bare && !is_key && given.name.is_none() && given.pk.is_none() && given.sk.is_none() {
-        if let Some(ident) = meta.path.get_ident() {
-            given.name = Some((ident.to_string(), ident.span()));
-            return Ok(());
-        }
-    }
     if meta.path.is_ident("pk") && local {
         errors.push_spanned(
             &meta.path,
@@ -217,26 +207,27 @@ fn read_key(
     Ok(())
 }
 
+/// The layout of a mapping attribute, as errors show it.
+fn example(kind: &str, local: bool) -> String {
+    match local {
+        true => format!("#[{kind}(ByDate(sk = \"{{date}}\"))]"),
+        false => format!("#[{kind}(ByTitle(pk = \"...\", sk = \"...\"))]"),
+    }
+}
+
 fn parse_one(attr: &Attribute, (sparse, local): (bool, bool), errors: &mut Errors) -> Option<Mapping> {
     let kind = kind_name(sparse, local);
     let mut given = Given::default();
-    if let Err(error) = attr.parse_nested_meta(|meta| read_key(&meta, &mut given, (sparse, local), errors)) {
-        errors.add(error);
-        return None;
-    }
-    let Some((name, name_span)) = given.name else {
-        errors.push_spanned(
-            attr,
-            format!("`#[{kind}(...)]` starts with the index name, e.g. `#[{kind}(GSI1, pk = \"...\")]`"),
-        );
-        return None;
-    };
+    let ident = crate::attr::named(attr, &example(kind, local), errors, |meta, errors| {
+        read_key(meta, &mut given, (sparse, local), errors)
+    })?;
+    let (name, name_span) = (ident.to_string(), ident.span());
     let (when, method) = (given.when, given.method);
     if local {
         let Some(KeySpec::Template(sk)) = given.sk else {
             errors.push_spanned(
                 attr,
-                format!("a local index needs a sort key template: `#[{kind}({name}, sk = \"...\")]`"),
+                format!("a local index needs a sort key template: `#[{kind}({name}(sk = \"...\"))]`"),
             );
             return None;
         };
@@ -245,7 +236,7 @@ fn parse_one(attr: &Attribute, (sparse, local): (bool, bool), errors: &mut Error
         return composed(attr, (name, name_span), (&pk, Some(&sk)), (sparse, true), (when, method), errors);
     }
     let Some(pk) = given.pk else {
-        errors.push_spanned(attr, format!("missing `pk = \"...\"` in `#[{kind}({name}, ...)]`"));
+        errors.push_spanned(attr, format!("missing `pk = \"...\"` in `#[{kind}({name}(...))]`"));
         return None;
     };
     match (pk, given.sk) {

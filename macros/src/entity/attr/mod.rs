@@ -42,15 +42,8 @@ impl Attrs {
                 mappings.push(mapping);
             }
         }
-        let composed: Vec<&str> = mappings
-            .iter()
-            .filter_map(|mapping| match mapping {
-                Mapping::Composed(mapping) => Some(mapping.name.as_str()),
-                Mapping::Native(_) => None,
-            })
-            .collect();
         let mut shards: Vec<Shard> = Vec::new();
-        for shard in shard::parse(&input.attrs, &composed, errors) {
+        for shard in shard::parse(&input.attrs, errors) {
             match shard.index.as_str() {
                 index if shards.iter().all(|known| known.index != index) => shards.push(shard),
                 BASE_TABLE => errors.push_spanned(&shard.attr, "the base table is sharded twice"),

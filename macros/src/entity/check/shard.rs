@@ -19,7 +19,7 @@ pub fn check(entity: &Entity, errors: &mut Errors) {
             errors.push_spanned(
                 &shard.attr,
                 format!(
-                    "`#[shard({}, ...)]` needs a `#[gsi({}, pk = \"...\", ...)]` key template mapping",
+                    "`#[shard({}(...))]` needs a `#[gsi({}(pk = \"...\", ...))]` key template mapping",
                     shard.index, shard.index
                 ),
             );
@@ -95,7 +95,7 @@ fn check_base_table(shard: &Shard, entity: &Entity, errors: &mut Errors) {
         errors.push_spanned(
             &shard.attr,
             "the base table takes `hash = N, by = field` shards only: a key must name its shard, so \
-             random, range and time-bucket shards belong on an index (`#[shard(INDEX, ...)]`)",
+             random, range and time-bucket shards belong on an index (`#[shard(Index(...))]`)",
         );
         return;
     };

@@ -96,8 +96,8 @@ pub fn index_declared_check(
         ),
         label: format!("not an index of table `{table}`"),
         note: Some(format!(
-            "declare the index on the table, e.g. `#[gsi(name = \"{name}\", pk = \"...\", sk = \"...\")]` on \
-             `{table}`, or correct the name in `#[{kind}({name}, ...)]`"
+            "declare the index on the table, e.g. `#[gsi({name}(pk = \"...\", sk = \"...\"))]` on \
+             `{table}`, or correct the name in `#[{kind}({name}(...))]`"
         )),
     }
 }
@@ -130,8 +130,8 @@ fn shape_checks(
             ),
             label: format!("declared {declared_as}"),
             note: Some(format!(
-                "map a global index with `#[gsi({name}, pk = \"...\", sk = \"...\")]` and a local one with \
-                 `#[lsi({name}, sk = \"...\")]`"
+                "map a global index with `#[gsi({name}(pk = \"...\", sk = \"...\"))]` and a local one with \
+                 `#[lsi({name}(sk = \"...\"))]`"
             )),
         },
         ConstCheck {
@@ -143,7 +143,7 @@ fn shape_checks(
             ),
             label: "mapped with key templates".to_owned(),
             note: Some(format!(
-                "map it with field lists instead: `#[{kind}({name}, pk = [field, ...], sk = [field, ...])]`"
+                "map it with field lists instead: `#[{kind}({name}(pk = [field, ...], sk = [field, ...]))]`"
             )),
         },
         ConstCheck {
@@ -160,7 +160,7 @@ fn shape_checks(
             label: "mapped with key templates".to_owned(),
             note: Some(format!(
                 "declare the index's key attributes as strings (`\"attribute\"` or `\"attribute:S\"`), or \
-                 map the index with field lists: `#[{kind}({name}, pk = [field], sk = [field])]`"
+                 map the index with field lists: `#[{kind}({name}(pk = [field], sk = [field]))]`"
             )),
         },
     ];
@@ -173,8 +173,8 @@ fn shape_checks(
             message: format!("index `{name}` of table `{table}` has no sort key, so the mapping cannot give `sk`"),
             label: "the index has no sort-key attribute to store this template in".to_owned(),
             note: Some(format!(
-                "remove `sk = \"...\"` from `#[{kind}({name}, ...)]`, or declare a sort key on the index: \
-                 `#[gsi(name = \"{name}\", pk = \"...\", sk = \"...\")]` on `{table}`"
+                "remove `sk = \"...\"` from `#[{kind}({name}(...))]`, or declare a sort key on the index: \
+                 `#[gsi({name}(pk = \"...\", sk = \"...\"))]` on `{table}`"
             )),
         },
         None => ConstCheck {
@@ -184,7 +184,7 @@ fn shape_checks(
             message: format!("index `{name}` of table `{table}` has a sort key, so the mapping needs `sk = \"...\"`"),
             label: "this index's items have a sort key".to_owned(),
             note: Some(format!(
-                "add a sort-key template: `#[{kind}({name}, pk = \"...\", sk = \"...\")]`; a constant such as \
+                "add a sort-key template: `#[{kind}({name}(pk = \"...\", sk = \"...\"))]`; a constant such as \
                  `sk = \"{ident}\"` is fine when the partition key alone tells the items apart"
             )),
         },

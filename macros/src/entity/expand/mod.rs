@@ -265,7 +265,7 @@ fn reserved_attribute_checks(model: &Entity) -> TokenStream {
                 label: format!("stored as `{attribute}`"),
                 note: Some(format!(
                     "dynashard writes index `{index_name}`'s key attributes itself, from the templates \
-                     of `#[{kind}({index_name}, ...)]`; {rename}"
+                     of `#[{kind}({index_name}(...))]`; {rename}"
                 )),
             });
         }

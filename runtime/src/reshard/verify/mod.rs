@@ -72,13 +72,13 @@ impl Db {
     /// # use serde::{Deserialize, Serialize};
     /// # #[derive(Table)]
     /// # #[table(name = "Music", pk = "pk", sk = "sk", shard_metadata = "Meta", stream = "new_image")]
-    /// # #[gsi(name = "ByTitle", pk = "tpk", sk = "tsk")]
-    /// # #[gsi(name = "ByTitleNext", pk = "npk", sk = "nsk")]
+    /// # #[gsi(ByTitle(pk = "tpk", sk = "tsk"))]
+    /// # #[gsi(ByTitleNext(pk = "npk", sk = "nsk"))]
     /// # struct Music;
     /// # #[derive(Entity, Serialize, Deserialize)]
     /// # #[entity(table = Music, pk = "{artist}", sk = "album#{title}")]
-    /// # #[gsi(ByTitle, pk = "albums", sk = "{title}")]
-    /// # #[shard(ByTitle, hash = 16, by = title)]
+    /// # #[gsi(ByTitle(pk = "albums", sk = "{title}"))]
+    /// # #[shard(ByTitle(hash = 16, by = title))]
     /// # struct Album { artist: String, title: String }
     /// # async fn example(db: Db) -> dynashard::Result<()> {
     /// use dynashard::reshard::Verify;

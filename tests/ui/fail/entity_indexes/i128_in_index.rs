@@ -3,12 +3,12 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Table)]
 #[table(name = "Music", pk = "pk", sk = "sk")]
-#[gsi(name = "GSI1", pk = "gsi1pk", sk = "gsi1sk")]
+#[gsi(GSI1(pk = "gsi1pk", sk = "gsi1sk"))]
 struct Music;
 
 #[derive(Entity, Serialize, Deserialize)]
 #[entity(table = Music, pk = "{artist}", sk = "album#{title}")]
-#[gsi(GSI1, pk = "sales", sk = "{copies}")]
+#[gsi(GSI1(pk = "sales", sk = "{copies}"))]
 struct Album {
     artist: String,
     title: String,

@@ -22,12 +22,12 @@ impl KeyPart for Isrc {
 
 #[derive(Table)]
 #[table(name = "Music", pk = "pk", sk = "sk")]
-#[gsi(name = "GSI1", pk = "gsi1pk", sk = "gsi1sk")]
+#[gsi(GSI1(pk = "gsi1pk", sk = "gsi1sk"))]
 struct Music;
 
 #[derive(Entity, Serialize, Deserialize)]
 #[entity(table = Music, pk = "recording#{isrc}", sk = "recording")]
-#[gsi(GSI1, pk = "{label}", sk = "{isrc}")]
+#[gsi(GSI1(pk = "{label}", sk = "{isrc}"))]
 struct Recording {
     isrc: Isrc,
     label: String,

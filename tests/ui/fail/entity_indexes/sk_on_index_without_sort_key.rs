@@ -3,12 +3,12 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Table)]
 #[table(name = "Music", pk = "pk", sk = "sk")]
-#[gsi(name = "ByTitle", pk = "title_pk")]
+#[gsi(ByTitle(pk = "title_pk"))]
 struct Music;
 
 #[derive(Entity, Serialize, Deserialize)]
 #[entity(table = Music, pk = "{artist}", sk = "album#{title}")]
-#[gsi(ByTitle, pk = "{title}", sk = "{year}")]
+#[gsi(ByTitle(pk = "{title}", sk = "{year}"))]
 struct Album {
     artist: String,
     title: String,

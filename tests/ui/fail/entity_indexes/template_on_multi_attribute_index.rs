@@ -3,12 +3,12 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Table)]
 #[table(name = "Music", pk = "pk", sk = "sk")]
-#[gsi(name = "ByYear", pk = ["artist", "year:N"], sk = ["title"])]
+#[gsi(ByYear(pk = ["artist", "year:N"], sk = ["title"]))]
 struct Music;
 
 #[derive(Entity, Serialize, Deserialize)]
 #[entity(table = Music, pk = "{artist}", sk = "album#{title}")]
-#[gsi(ByYear, pk = "{artist}", sk = "{year}")]
+#[gsi(ByYear(pk = "{artist}", sk = "{year}"))]
 struct Album {
     artist: String,
     title: String,

@@ -3,12 +3,12 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Table)]
 #[table(name = "Music", pk = "pk", sk = "sk")]
-#[gsi(name = "ByYear", pk = "year_pk", sk = "year:N")]
+#[gsi(ByYear(pk = "year_pk", sk = "year:N"))]
 struct Music;
 
 #[derive(Entity, Serialize, Deserialize)]
 #[entity(table = Music, pk = "{artist}", sk = "album#{title}")]
-#[gsi(ByYear, pk = "albums", sk = "{year}")]
+#[gsi(ByYear(pk = "albums", sk = "{year}"))]
 struct Album {
     artist: String,
     title: String,

@@ -15,9 +15,9 @@ struct Album {
 // one error is that `Music` is not a table.
 #[derive(Entity, Serialize, Deserialize)]
 #[entity(table = Music, pk = "{artist}")]
-#[gsi(ByYear, pk = "year", sk = "{title}")]
-#[shard(ByYear, hash = 4, by = title)]
-#[gsi(ByTitle, pk = [title], sk = [year])]
+#[gsi(ByYear(pk = "year", sk = "{title}"))]
+#[shard(ByYear(hash = 4, by = title))]
+#[gsi(ByTitle(pk = [title], sk = [year]))]
 struct Single {
     artist: String,
     title: String,

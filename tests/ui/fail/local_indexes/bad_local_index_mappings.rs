@@ -3,13 +3,13 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Table)]
 #[table(name = "Orders", pk = "pk", sk = "sk")]
-#[lsi(name = "ByDate", sk = "date_sk")]
-#[gsi(name = "ByCity", pk = "city_pk", sk = "city_sk")]
+#[lsi(ByDate(sk = "date_sk"))]
+#[gsi(ByCity(pk = "city_pk", sk = "city_sk"))]
 struct Orders;
 
 #[derive(Entity, Serialize, Deserialize)]
 #[entity(table = Orders, pk = "customer#{customer}", sk = "order#{id}")]
-#[lsi(ByDate, pk = "{customer}", sk = "{date}")]
+#[lsi(ByDate(pk = "{customer}", sk = "{date}"))]
 struct WithPk {
     customer: String,
     id: u32,
@@ -18,8 +18,8 @@ struct WithPk {
 
 #[derive(Entity, Serialize, Deserialize)]
 #[entity(table = Orders, pk = "customer#{customer}", sk = "order#{id}")]
-#[lsi(ByDate, sk = "{date}")]
-#[shard(ByDate, hash = 4, by = date)]
+#[lsi(ByDate(sk = "{date}"))]
+#[shard(ByDate(hash = 4, by = date))]
 struct Sharded {
     customer: String,
     id: u32,
@@ -28,7 +28,7 @@ struct Sharded {
 
 #[derive(Entity, Serialize, Deserialize)]
 #[entity(table = Orders, pk = "customer#{customer}", sk = "order#{id}")]
-#[gsi(ByDate, pk = "{customer}", sk = "{date}")]
+#[gsi(ByDate(pk = "{customer}", sk = "{date}"))]
 struct GlobalMapping {
     customer: String,
     id: u32,
@@ -37,7 +37,7 @@ struct GlobalMapping {
 
 #[derive(Entity, Serialize, Deserialize)]
 #[entity(table = Orders, pk = "customer#{customer}", sk = "order#{id}")]
-#[lsi(ByCity, sk = "{date}")]
+#[lsi(ByCity(sk = "{date}"))]
 struct LocalMapping {
     customer: String,
     id: u32,
@@ -47,7 +47,7 @@ struct LocalMapping {
 #[derive(Entity, Serialize, Deserialize)]
 #[entity(table = Orders, pk = "customer#{customer}", sk = "order#{id}")]
 #[shard(hash = 4, by = customer)]
-#[lsi(ByDate, sk = "{date}")]
+#[lsi(ByDate(sk = "{date}"))]
 struct BaseSharded {
     customer: String,
     id: u32,
@@ -56,7 +56,7 @@ struct BaseSharded {
 
 #[derive(Entity, Serialize, Deserialize)]
 #[entity(table = Orders, pk = "customer#{customer}", sk = "order#{id}")]
-#[lsi(ByDate)]
+#[lsi(ByDate())]
 struct WithoutSortKey {
     customer: String,
     id: u32,

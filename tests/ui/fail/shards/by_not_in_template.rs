@@ -3,13 +3,13 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Table)]
 #[table(name = "Music", pk = "pk", sk = "sk")]
-#[gsi(name = "GSI1", pk = "gsi1pk", sk = "gsi1sk")]
+#[gsi(GSI1(pk = "gsi1pk", sk = "gsi1sk"))]
 struct Music;
 
 #[derive(Entity, Serialize, Deserialize)]
 #[entity(table = Music, pk = "{artist}", sk = "album#{title}")]
-#[gsi(GSI1, pk = "album", sk = "{title}")]
-#[shard(GSI1, hash = 4, by = artist)]
+#[gsi(GSI1(pk = "album", sk = "{title}"))]
+#[shard(GSI1(hash = 4, by = artist))]
 struct Album {
     artist: String,
     title: String,

@@ -3,13 +3,13 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Table)]
 #[table(name = "Music", pk = "pk", sk = "sk")]
-#[gsi(name = "GSI1", pk = "gsi1pk", sk = "gsi1sk")]
+#[gsi(GSI1(pk = "gsi1pk", sk = "gsi1sk"))]
 struct Music;
 
 #[derive(Entity, Serialize, Deserialize)]
 #[entity(table = Music, pk = "{artist}", sk = "album#{title}")]
-#[gsi(GSI1, pk = "album", sk = "{year}")]
-#[shard(GSI1, range = "../../data/boundaries_3.json", by = year)]
+#[gsi(GSI1(pk = "album", sk = "{year}"))]
+#[shard(GSI1(range = "../../data/boundaries_3.json", by = year))]
 struct Album {
     artist: String,
     title: String,

@@ -5,13 +5,13 @@ use serde::{Deserialize, Serialize};
 // index, which the entity below uses as declared.
 #[derive(Table)]
 #[table(name = "Feed", pk = "pk", sk = "sk")]
-#[gsi(name = "G1", pk = "g1pk", sk = "g1sk")]
-#[gsi(name = "TenantFeed", pk = "tenant_pk", sk = "tenant_sk")]
+#[gsi(G1(pk = "g1pk", sk = "g1sk"))]
+#[gsi(TenantFeed(pk = "tenant_pk", sk = "tenant_sk"))]
 struct Feed;
 
 #[derive(Entity, Serialize, Deserialize)]
 #[entity(table = Feed, pk = "{user}", sk = "post#{id}")]
-#[gsi(TenantFeed, pk = "{tenant}", sk = "{id}")]
+#[gsi(TenantFeed(pk = "{tenant}", sk = "{id}"))]
 struct Post {
     user: String,
     tenant: String,

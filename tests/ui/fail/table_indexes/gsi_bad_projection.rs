@@ -2,10 +2,10 @@ use dynashard::Table;
 
 #[derive(Table)]
 #[table(name = "Music", pk = "pk", sk = "sk")]
-#[gsi(name = "ByTitle", pk = "title_pk", projection = "everything")]
-#[gsi(name = "ByYear", pk = "year_pk", projection = [])]
-#[gsi(name = "ByLabel", pk = "label_pk", projection = ["label", ""])]
-#[gsi(name = "ByGenre", pk = "genre_pk", projection = 3)]
+#[gsi(ByTitle(pk = "title_pk", projection = "everything"))]
+#[gsi(ByYear(pk = "year_pk", projection = []))]
+#[gsi(ByLabel(pk = "label_pk", projection = ["label", ""]))]
+#[gsi(ByGenre(pk = "genre_pk", projection = 3))]
 struct Music;
 
 fn main() {}

@@ -2,7 +2,7 @@ use dynashard::Table;
 
 #[derive(Table)]
 #[table(name = "Shipping", pk = "pk", sk = "sk")]
-#[gsi(name = "ByStatus", pk = [], sk = ["status"])]
+#[gsi(ByStatus(pk = [], sk = ["status"]))]
 struct Shipping;
 
 fn main() {}

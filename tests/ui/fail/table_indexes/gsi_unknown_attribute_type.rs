@@ -2,7 +2,7 @@ use dynashard::Table;
 
 #[derive(Table)]
 #[table(name = "Shipping", pk = "pk", sk = "sk")]
-#[gsi(name = "ByStatus", pk = ["carrier"], sk = ["status", "weight:n"])]
+#[gsi(ByStatus(pk = ["carrier"], sk = ["status", "weight:n"]))]
 struct Shipping;
 
 fn main() {}

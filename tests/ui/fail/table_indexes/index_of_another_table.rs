@@ -3,18 +3,18 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Table)]
 #[table(name = "Music", pk = "pk", sk = "sk")]
-#[gsi(name = "ByTitle", pk = "title_pk", sk = "title_sk")]
+#[gsi(ByTitle(pk = "title_pk", sk = "title_sk"))]
 struct Music;
 
 #[derive(Table)]
 #[table(name = "Films", pk = "pk", sk = "sk")]
-#[gsi(name = "ByTitle", pk = "title_pk", sk = "title_sk")]
+#[gsi(ByTitle(pk = "title_pk", sk = "title_sk"))]
 struct Films;
 
 #[derive(Entity, Serialize, Deserialize)]
 #[entity(table = Music, pk = "{artist}", sk = "album#{title}")]
-#[gsi(ByTitle, pk = "albums", sk = "{title}")]
-#[shard(ByTitle, hash = 4, by = title)]
+#[gsi(ByTitle(pk = "albums", sk = "{title}"))]
+#[shard(ByTitle(hash = 4, by = title))]
 struct Album {
     artist: String,
     title: String,

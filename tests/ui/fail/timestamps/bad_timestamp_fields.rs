@@ -4,7 +4,7 @@ use time::OffsetDateTime;
 
 #[derive(Table)]
 #[table(name = "Docs", pk = "pk", sk = "sk")]
-#[gsi(name = "ByTime", pk = "time_pk", sk = "time_sk")]
+#[gsi(ByTime(pk = "time_pk", sk = "time_sk"))]
 struct Docs;
 
 #[derive(Entity, Serialize, Deserialize)]
@@ -28,7 +28,7 @@ struct BothOnOneField {
 
 #[derive(Entity, Serialize, Deserialize)]
 #[entity(table = Docs, pk = "{id}", sk = "{created}")]
-#[gsi(ByTime, pk = "{id}", sk = "{updated}")]
+#[gsi(ByTime(pk = "{id}", sk = "{updated}"))]
 struct InKeys {
     id: String,
     #[created_at]

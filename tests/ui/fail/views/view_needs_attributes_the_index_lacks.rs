@@ -3,14 +3,14 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Table)]
 #[table(name = "Shop", pk = "pk", sk = "sk")]
-#[gsi(name = "Totals", pk = "gsi1pk", sk = "gsi1sk", projection = ["total"])]
-#[gsi(name = "ByCustomer", pk = "gsi2pk", sk = "gsi2sk", projection = "keys_only")]
+#[gsi(Totals(pk = "gsi1pk", sk = "gsi1sk", projection = ["total"]))]
+#[gsi(ByCustomer(pk = "gsi2pk", sk = "gsi2sk", projection = "keys_only"))]
 struct Shop;
 
 #[derive(Entity, Serialize, Deserialize)]
 #[entity(table = Shop, pk = "order#{id}", sk = "order")]
-#[gsi(Totals, pk = "{customer}", sk = "{id}")]
-#[gsi(ByCustomer, pk = "{customer}", sk = "{id}")]
+#[gsi(Totals(pk = "{customer}", sk = "{id}"))]
+#[gsi(ByCustomer(pk = "{customer}", sk = "{id}"))]
 struct Order {
     id: String,
     customer: String,

@@ -3,14 +3,14 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Table)]
 #[table(name = "Shop", pk = "pk", sk = "sk")]
-#[gsi(name = "ByCustomer", pk = "gsi1pk", sk = "gsi1sk", projection = "keys_only")]
-#[gsi(name = "Totals", pk = "gsi2pk", sk = "gsi2sk", projection = ["total"])]
+#[gsi(ByCustomer(pk = "gsi1pk", sk = "gsi1sk", projection = "keys_only"))]
+#[gsi(Totals(pk = "gsi2pk", sk = "gsi2sk", projection = ["total"]))]
 struct Shop;
 
 #[derive(Entity, Serialize, Deserialize)]
 #[entity(table = Shop, pk = "order#{id}", sk = "order")]
-#[gsi(ByCustomer, pk = "{customer}", sk = "{id}")]
-#[gsi(Totals, pk = "{customer}", sk = "{id}")]
+#[gsi(ByCustomer(pk = "{customer}", sk = "{id}"))]
+#[gsi(Totals(pk = "{customer}", sk = "{id}"))]
 struct Order {
     id: String,
     customer: String,

@@ -40,30 +40,33 @@ pub struct Given {
     pub directory: Option<proc_macro2::Span>,
 }
 
+/// The layout of an index's `#[shard(...)]`, as errors show it.
+const INDEX_FORM: &str = "#[shard(ByTitle(hash = 8, by = title))]";
+
 impl Given {
-    /// The keys of `attr`; `None` (with the error) when one cannot be read. `mapped` names the
-    /// indexes the entity maps with key templates: a bare word that names one is the index.
-    pub fn read(attr: &Attribute, mapped: &[&str], errors: &mut Errors) -> Option<Given> {
+    /// The keys of `attr`, written `#[shard(key = value, ...)]` for the table's own key or
+    /// `#[shard(Index(key = value, ...))]` for an index; `None` (with the error) when one cannot
+    /// be read.
+    pub fn read(attr: &Attribute, errors: &mut Errors) -> Option<Given> {
         let mut given = Given::default();
+        let mut first = true;
         let result = attr.parse_nested_meta(|meta| {
-            let is_bare = !meta.input.peek(syn::Token![=]) && !meta.input.peek(syn::token::Paren);
-            if is_bare && given.index.is_none() {
-                if let Some(ident) = meta.path.get_ident() {
-                    // A strategy key written bare is a key missing its value, unless the entity
-                    // maps an index of that name.
-                    let mapped = mapped.iter().any(|name| ident == name);
-                    if mapped || !SHARD_KEYS.iter().any(|key| ident == key) {
-                        given.index = Some(ident.clone());
-                        return Ok(());
-                    }
+            let named = meta.path.get_ident().filter(|_| meta.input.peek(syn::token::Paren));
+            let was_first = std::mem::replace(&mut first, false);
+            match named {
+                Some(index) if was_first => {
+                    given.index = Some(index.clone());
+                    crate::attr::inside(&meta, |inner| given.entry(inner, errors))
                 }
-            }
-            let flag = meta.path.is_ident("dynamic") || meta.path.is_ident("directory");
-            if is_bare && flag {
-                given.flag(&meta);
-                Ok(())
-            } else {
-                given.key(&meta, errors)
+                Some(_) => Err(syn::Error::new_spanned(
+                    &meta.path,
+                    format!("one index per attribute, its keys inside its parentheses: `{INDEX_FORM}`"),
+                )),
+                None if given.index.is_some() => Err(syn::Error::new_spanned(
+                    &meta.path,
+                    format!("the index's keys go inside its parentheses: `{INDEX_FORM}`"),
+                )),
+                None => given.entry(&meta, errors),
             }
         });
         match result {
@@ -72,6 +75,25 @@ impl Given {
                 errors.add(error);
                 None
             }
+        }
+    }
+
+    /// One key, a flag (`dynamic`, `directory`) or one with a value.
+    fn entry(&mut self, meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<()> {
+        let is_bare = !meta.input.peek(syn::Token![=]) && !meta.input.peek(syn::token::Paren);
+        let flag = meta.path.is_ident("dynamic") || meta.path.is_ident("directory");
+        let key = SHARD_KEYS.iter().any(|key| meta.path.is_ident(key));
+        if is_bare && flag {
+            self.flag(meta);
+            Ok(())
+        } else if is_bare && !key && self.index.is_none() {
+            // A word that is no key: an index named the way `#[shard(...)]` no longer reads.
+            Err(syn::Error::new_spanned(
+                &meta.path,
+                format!("write the index name with its keys in parentheses: `{INDEX_FORM}`"),
+            ))
+        } else {
+            self.key(meta, errors)
         }
     }
 
@@ -90,13 +112,13 @@ impl Given {
         if path.is_ident("dynamic") {
             return Err(syn::Error::new_spanned(
                 path,
-                "`dynamic` takes no value: `#[shard(INDEX, dynamic)]`, or `#[shard(INDEX, dynamic, max = N)]`",
+                "`dynamic` takes no value: `#[shard(Index(dynamic))]`, or `#[shard(Index(dynamic, max = N))]`",
             ));
         }
         if path.is_ident("directory") {
             return Err(syn::Error::new_spanned(
                 path,
-                "`directory` takes no value: `#[shard(INDEX, hash = 4, by = field, bucket = \"hour\", at = field, directory)]`",
+                "`directory` takes no value: `#[shard(Index(hash = 4, by = field, bucket = \"hour\", at = field, directory))]`",
             ));
         }
         if path.is_ident("max") {

@@ -5,9 +5,9 @@
 //!
 //! ```text
 //! #[shard(hash = 8, by = id)]                  // the base table
-//! #[shard(GSI1, hash = 21, by = title)]
-//! #[shard(GSI1, random = 10)]
-//! #[shard(GSI1, range = "boundaries/albums.json", by = title, normalize = "nfkd-lower")]
+//! #[shard(GSI1(hash = 21, by = title))]
+//! #[shard(GSI1(random = 10))]
+//! #[shard(GSI1(range = "boundaries/albums.json", by = title, normalize = "nfkd-lower"))]
 //! ```
 
 mod given;
@@ -133,19 +133,18 @@ impl Strategy {
 /// The default most shards of a dynamic count.
 const DEFAULT_DYNAMIC_MAX: u32 = 64;
 
-/// Parses every `#[shard(...)]`, in order; `mapped` names the indexes the entity maps with key
-/// templates.
-pub fn parse(attrs: &[Attribute], mapped: &[&str], errors: &mut Errors) -> Vec<Shard> {
+/// Parses every `#[shard(...)]`, in order.
+pub fn parse(attrs: &[Attribute], errors: &mut Errors) -> Vec<Shard> {
     attrs
         .iter()
         .filter(|attr| attr.path().is_ident("shard"))
-        .filter_map(|attr| parse_one(attr, mapped, errors))
+        .filter_map(|attr| parse_one(attr, errors))
         .collect()
 }
 
-/// Parses one `#[shard(...)]`; `mapped` names the indexes the entity maps with key templates.
-fn parse_one(attr: &Attribute, mapped: &[&str], errors: &mut Errors) -> Option<Shard> {
-    let mut given = Given::read(attr, mapped, errors)?;
+/// Parses one `#[shard(...)]`.
+fn parse_one(attr: &Attribute, errors: &mut Errors) -> Option<Shard> {
+    let mut given = Given::read(attr, errors)?;
     let index = given.index.take().map_or_else(|| BASE_TABLE.to_owned(), |index| index.to_string());
     let strategies = given.strategies();
     if given.dynamic && strategies.len() == 1 {
