@@ -6,13 +6,13 @@ use crate::db::Db;
 use crate::dynamic::Counts;
 use crate::error::{Error, Result};
 use crate::metadata::{ShardMetadata, ShardState};
-use crate::shard::shard_partition;
+use crate::shard::Read;
 use std::sync::Arc;
 
 impl Db {
     /// The metadata key and maximum of a query on a dynamic-sharded index.
     fn dynamic_target(&self, plan: &QueryPlan) -> Result<(String, u32)> {
-        let max = plan.shards.as_ref().and_then(|shards| shards.dynamic);
+        let max = plan.shards.as_ref().and_then(|shards| shards.layout.dynamic_max());
         let (Some(max), Some(index)) = (max, plan.index) else {
             return Err(Error::InvalidQuery {
                 reason: "the query's index is not dynamically sharded".into(),
@@ -76,21 +76,17 @@ impl Db {
 
     /// A copy of `plan` whose dynamic layout lists every shard that may hold items.
     pub(super) async fn resolve_dynamic_plan(&self, plan: Arc<QueryPlan>) -> Result<Arc<QueryPlan>> {
-        if plan.shards.as_ref().is_none_or(|shards| shards.dynamic.is_none()) {
+        let Some(declared) = plan.shards.as_ref().filter(|shards| shards.layout.awaits_count()) else {
             return Ok(plan);
-        }
+        };
         let (key, max) = self.dynamic_target(&plan)?;
         let shards = self.shards.require(plan.table)?;
         let state = Counts::new(self, &shards).readable(&key, max).await?;
+        // Planned by the layout with its count: every shard that may hold items.
+        let layout = declared.layout.with_readable(state.readable());
+        let planned = layout.map(|layout| layout.plan(Read::whole(&plan.partition_value)));
         let mut plan = (*plan).clone();
-        if let Some(shards) = &mut plan.shards {
-            let readable = state.readable();
-            shards.partitions =
-                (0..readable).map(|shard| shard_partition(&plan.partition_value, shard)).collect();
-            if let Some(layout) = shards.layout.with_readable(readable) {
-                shards.layout = layout;
-            }
-        }
+        plan.shards = planned.or(plan.shards);
         Ok(Arc::new(plan))
     }
 }

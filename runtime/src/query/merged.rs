@@ -108,7 +108,6 @@ impl<E> Query<E, Done> {
             mode: if in_order { ShardMode::InOrder } else { ShardMode::Merge },
             layout,
             target: None,
-            dynamic: None,
             directory: false,
         });
         merged.keys = parts.into_iter().map(|part| part.key).collect();
@@ -234,7 +233,7 @@ fn unmergeable(plan: &QueryPlan) -> Option<QueryError> {
         "a query on a multi-attribute index key cannot be merged with others"
     } else if plan.shards.as_ref().is_some_and(|shards| shards.window.is_some()) {
         "a merge of time-bucketed queries is not supported; read each key's window on its own"
-    } else if plan.shards.as_ref().is_some_and(|shards| shards.dynamic.is_some()) {
+    } else if plan.shards.as_ref().is_some_and(|shards| shards.layout.dynamic_max().is_some()) {
         "a merge of queries of a dynamic-sharded index is not supported"
     } else if !plan.keys.is_empty() {
         "a merged query cannot be merged again; merge the queries it was made of"

@@ -65,7 +65,7 @@ pub(crate) fn check(plan: &QueryPlan) -> Result<()> {
     if let Some(shards) = &plan.shards {
         // A dynamic layout's partitions are read from the shard metadata when the query runs,
         // a window's buckets as the read reaches them.
-        let described = shards.dynamic.is_some()
+        let described = shards.layout.awaits_count()
             || shards.window.as_ref().is_some_and(|window| !window.shards.is_empty());
         if shards.partitions.is_empty() && !described {
             return invalid("a sharded query needs at least one partition");

@@ -7,15 +7,14 @@ use crate::error::Result;
 use crate::index_keys::find_index;
 use crate::metadata::{reshard_key, string_keys, CachedReshard, Phase, ReshardState};
 use crate::reshard::Records;
-use crate::shard::shard_partition;
-use crate::shard::ShardMode;
+use crate::shard::{Read, ShardMode, Shards};
 use futures::future::{BoxFuture, FutureExt};
 use std::sync::Arc;
 
 impl Db {
     /// Whether running `plan` may involve shard metadata (a resharding or a dynamic count).
     pub(super) fn plan_needs_metadata(&self, plan: &QueryPlan) -> bool {
-        let dynamic = plan.shards.as_ref().is_some_and(|shards| shards.dynamic.is_some());
+        let dynamic = plan.shards.as_ref().is_some_and(|shards| shards.layout.dynamic_max().is_some());
         dynamic || (plan.table.shard_metadata.is_some() && plan.index.is_some() && plan.shards.is_some())
     }
 
@@ -84,20 +83,22 @@ fn redirected(plan: &QueryPlan, state: &ReshardState) -> Option<QueryPlan> {
     plan.partition_attribute = partition_attribute;
     plan.sort_attribute = Some(sort_attribute);
     plan.routing = None;
-    let count = state.layout.shards();
-    let merge = !plan.keys.is_empty();
-    let partitions: Vec<String> =
-        plan.keys().iter().flat_map(|key| (0..count).map(move |shard| shard_partition(key, shard))).collect();
+    // Planned by the new layout, key by key: every shard of each.
+    let planned: Vec<Shards> = plan.keys().iter().map(|key| state.layout.plan(Read::whole(key))).collect();
     // A merge's keys with ranges of their own keep them, on every shard.
-    plan.lane_ranges =
-        plan.key_ranges.iter().flat_map(|range| std::iter::repeat_n(range.clone(), count as usize)).collect();
-    if let Some(shards) = &mut plan.shards {
-        shards.partitions = partitions;
-        // A merge's keys are merged whatever their layout: one after another would be out of
-        // order.
-        shards.mode = if state.layout.in_order() && !merge { ShardMode::InOrder } else { ShardMode::Merge };
-        shards.layout = state.layout.clone();
-        shards.target = Some(state.target.clone());
-    }
+    plan.lane_ranges = plan
+        .key_ranges
+        .iter()
+        .zip(&planned)
+        .flat_map(|(range, shards)| std::iter::repeat_n(range.clone(), shards.partitions.len()))
+        .collect();
+    // A merge's keys are merged whatever their layout: one after another would be out of order.
+    let mode = match planned.as_slice() {
+        [one] => one.mode,
+        _ => ShardMode::Merge,
+    };
+    let partitions = planned.into_iter().flat_map(|shards| shards.partitions).collect();
+    let shards = Shards::of(partitions, mode, state.layout.clone());
+    plan.shards = Some(Shards { target: Some(state.target.clone()), ..shards });
     Some(plan)
 }

@@ -117,11 +117,13 @@ impl super::QueryPlan {
 
     /// How many partitions the plan reads (1 when unsharded).
     pub(crate) fn shard_count(&self) -> usize {
-        self.shards.as_ref().map_or(1, |shards| match (shards.dynamic, &shards.window, shards.mode) {
-            (Some(max), _, _) => max as usize,
-            // Requests to a window read bucket after bucket count under their shard.
-            (None, Some(window), ShardMode::Buckets) => window.shards.len(),
-            (None, _, _) => shards.partitions.len(),
+        self.shards.as_ref().map_or(1, |shards| {
+            match (shards.layout.dynamic_max(), &shards.window, shards.mode) {
+                (Some(max), _, _) => max as usize,
+                // Requests to a window read bucket after bucket count under their shard.
+                (None, Some(window), ShardMode::Buckets) => window.shards.len(),
+                (None, _, _) => shards.partitions.len(),
+            }
         })
     }
 }

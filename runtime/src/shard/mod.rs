@@ -50,6 +50,7 @@ pub(crate) use layout::Binding;
 pub use layout::{BoundarySource, Layout};
 pub use normalize::Normalization;
 pub use range_shards::RangeShards;
+pub(crate) use read::Read;
 pub use read::{ShardMode, Shards};
 pub use routing_text::RoutingText;
 pub use sort_key::{normalized_prefix, range_sort_key, PART_SEPARATOR};

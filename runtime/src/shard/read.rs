@@ -37,9 +37,6 @@ pub struct Shards {
     pub layout: Layout,
     /// The index read in place of the query's own: a resharding's target, past its cut-over.
     pub target: Option<String>,
-    /// For a dynamic-sharded index, its maximum shard count: the partitions are read from the
-    /// shard metadata when the query runs.
-    pub dynamic: Option<u32>,
     /// For a time-bucketed index declared with `directory`: the window's partitions are read
     /// only where the index's bucket directory lists them.
     pub directory: bool,
@@ -60,20 +57,12 @@ impl Shards {
 
     /// The partitions of a time window, named when the query runs.
     pub(crate) fn bucketed(window: BucketWindow, mode: ShardMode, layout: Layout) -> Self {
-        Shards {
-            partitions: Vec::new(),
-            window: Some(window),
-            mode,
-            layout,
-            target: None,
-            dynamic: None,
-            directory: false,
-        }
+        Shards { partitions: Vec::new(), window: Some(window), mode, layout, target: None, directory: false }
     }
 
     /// `partitions` read in `mode`, laid out by `layout`.
     pub fn of(partitions: Vec<String>, mode: ShardMode, layout: Layout) -> Self {
-        Shards { partitions, window: None, mode, layout, target: None, dynamic: None, directory: false }
+        Shards { partitions, window: None, mode, layout, target: None, directory: false }
     }
 }
 
@@ -88,6 +77,13 @@ pub(crate) struct Read<'a> {
     pub window: Option<(i64, i64)>,
     pub in_time_order: bool,
     pub directory: bool,
+}
+
+impl<'a> Read<'a> {
+    /// Every shard of logical partition `partition`, without a window.
+    pub(crate) fn whole(partition: &'a str) -> Self {
+        Read { partition, one_shard: None, window: None, in_time_order: false, directory: false }
+    }
 }
 
 impl Layout {
@@ -111,9 +107,8 @@ impl Layout {
                 }
                 None => Shards::of(every(self.shards()), ShardMode::Merge, self.clone()),
             },
-            Layout::Dynamic { max, .. } => {
-                Shards { dynamic: Some(*max), ..Shards::of(Vec::new(), ShardMode::Merge, self.clone()) }
-            }
+            // A count not read yet names no partition: the query plans again once it is read.
+            Layout::Dynamic { readable: None, .. } => Shards::of(Vec::new(), ShardMode::Merge, self.clone()),
             Layout::Range { overflow, .. } if *overflow > 1 => {
                 let overflow = *overflow;
                 let partitions = (0..self.shards())

@@ -187,7 +187,8 @@ mod tests {
         assert_eq!((split.partitions.len(), split.mode), (9, ShardMode::Merge));
         assert_eq!(split.partitions[7], "album#2#1");
         let dynamic = DYNAMIC.shards("album", None, None, None, false);
-        assert_eq!((dynamic.partitions.len(), dynamic.dynamic), (0, Some(8)));
+        assert_eq!((dynamic.partitions.len(), dynamic.layout.dynamic_max()), (0, Some(8)));
+        assert!(dynamic.layout.awaits_count());
         let hours = HOURLY.shards("album", None, None, Some((0, 7_199)), true);
         assert_eq!(hours.mode, ShardMode::Buckets);
         assert_eq!(hours.window.as_ref().map(|window| window.partitions()), Some(8));

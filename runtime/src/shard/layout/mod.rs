@@ -252,6 +252,20 @@ impl Layout {
         matches!(self, Self::Range { overflow, .. } if *overflow <= 1)
     }
 
+    /// The most shards of a dynamic count; `None` for other layouts.
+    pub(crate) fn dynamic_max(&self) -> Option<u32> {
+        match self {
+            Self::Dynamic { max, .. } => Some(*max),
+            _ => None,
+        }
+    }
+
+    /// Whether this is a dynamic count whose readable shards are not known yet: its plan names
+    /// no partitions until the count is read and planned again [`with_readable`](Self::with_readable).
+    pub(crate) fn awaits_count(&self) -> bool {
+        matches!(self, Self::Dynamic { readable: None, .. })
+    }
+
     /// This dynamic layout with `readable` shards read; `None` for other layouts.
     pub(crate) fn with_readable(&self, readable: u32) -> Option<Self> {
         match self {
