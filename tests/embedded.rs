@@ -1,0 +1,71 @@
+//! The embedded backend (`dynashard_local::Embedded`): the library's reads and writes, a
+//! sharded page in order, time to live that expires, and a server that stops when dropped.
+
+use dynashard::{Db, Entity, Table};
+use dynashard_local::Embedded;
+use serde::{Deserialize, Serialize};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+#[derive(Table)]
+#[table(name = "EmbeddedTests", pk = "pk", sk = "sk", ttl = "expires_at")]
+#[gsi(ByTitle(pk = "title_pk", sk = "title_sk"))]
+struct Records;
+
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[entity(table = Records, pk = "record#{id}", sk = "record")]
+#[gsi(ByTitle(pk = "titles", sk = "{title}"))]
+#[shard(ByTitle(hash = 8, by = title))]
+struct Record {
+    id: u32,
+    title: String,
+    #[ttl]
+    expires_at: Option<u64>,
+}
+
+fn now() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or_default()
+}
+
+async fn db(embedded: &Embedded) -> Db {
+    let db = Db::new(embedded.client());
+    db.create_table::<Records>().await.expect("create table");
+    db
+}
+
+#[tokio::test]
+async fn entities_and_a_sharded_page_round_trip() {
+    let embedded = Embedded::start().expect("embedded DynamoDB");
+    let db = db(&embedded).await;
+    let records: Vec<Record> = (0..200)
+        .map(|id| Record { id, title: format!("title {:03}", (id * 37) % 200), expires_at: None })
+        .collect();
+    db.batch_put(&records).await.expect("batch put");
+    let stored = db.get(Record::key(7).expect("key")).await.expect("get");
+    assert_eq!(stored.as_ref(), records.get(7));
+    let page = db.page(&Record::query_by_title().page_size(50), None).await.expect("page");
+    let titles: Vec<&str> = page.items.iter().map(|record| record.title.as_str()).collect();
+    let expected: Vec<String> = (0..50).map(|n| format!("title {n:03}")).collect();
+    assert_eq!(titles, expected, "the first 50 titles, merged from 8 shards in order");
+}
+
+#[tokio::test]
+async fn a_sweep_deletes_what_has_expired() {
+    let embedded = Embedded::start().expect("embedded DynamoDB");
+    let db = db(&embedded).await;
+    let expired = Record { id: 1, title: "old".into(), expires_at: Some(now() - 60) };
+    let live = Record { id: 2, title: "new".into(), expires_at: Some(now() + 3_600) };
+    db.put(&expired).await.expect("put");
+    db.put(&live).await.expect("put");
+    assert_eq!(embedded.sweep_ttl().expect("sweep"), 1);
+    assert_eq!(db.get(Record::key(1).expect("key")).await.expect("get"), None);
+    assert_eq!(db.get(Record::key(2).expect("key")).await.expect("get"), Some(live));
+}
+
+#[test]
+fn dropping_it_stops_the_server() {
+    let embedded = Embedded::start().expect("embedded DynamoDB");
+    let address = embedded.endpoint().trim_start_matches("http://").to_owned();
+    assert!(std::net::TcpStream::connect(&address).is_ok(), "served while held");
+    drop(embedded);
+    assert!(std::net::TcpStream::connect(&address).is_err(), "stopped once dropped");
+}
