@@ -6,7 +6,7 @@
 //! DynamoDB Local it can expire items by their time to live ([`Embedded::sweep_ttl`]), and it
 //! knows no transaction conflicts and no continuous backups.
 
-use crate::LocalError;
+use crate::error::LocalError;
 use aws_sdk_dynamodb::Client;
 use dynashard::client::client_for_endpoint;
 use std::net::{Ipv4Addr, SocketAddr, TcpListener};
