@@ -68,7 +68,12 @@ fn main() {
         for (mode, (name, options)) in modes.iter().enumerate() {
             // A DynamoDB Local of its own: it keeps the stream records of deleted tables, and
             // every write gets slower as they pile up.
-            let connection = runtime.block_on(dynashard_local::connect()).expect("DynamoDB Local");
+            let connection = runtime
+                .block_on(dynashard_local::connect_to(
+                    dynashard_local::Backend::from_env_or(dynashard_local::Backend::Local)
+                        .expect("a backend"),
+                ))
+                .expect("DynamoDB Local");
             let metadata_table = format!("BackfillBenchMetadata{round}{name}");
             let metadata = ShardMetadata::new(metadata_table.clone()).cache_for(Duration::from_millis(10));
             let db = connection

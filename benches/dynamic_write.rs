@@ -80,7 +80,11 @@ async fn put_all<E: Entity>(db: &Db, items: &[E]) {
 
 fn main() {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime");
-    let connection = runtime.block_on(dynashard_local::connect()).expect("DynamoDB Local");
+    let connection = runtime
+        .block_on(dynashard_local::connect_to(
+            dynashard_local::Backend::from_env_or(dynashard_local::Backend::Local).expect("a backend"),
+        ))
+        .expect("DynamoDB Local");
     let shards = ShardMetadata::new("DynamicWriteBenchMetadata").cache_for(Duration::from_secs(3_600));
     let db = Db::new(connection.client().clone()).with_shard_metadata(shards);
     runtime.block_on(async {

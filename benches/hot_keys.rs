@@ -84,7 +84,11 @@ fn recall(found: &BTreeSet<String>, truth: &BTreeSet<String>) -> f64 {
 
 fn main() {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime");
-    let connection = runtime.block_on(dynashard_local::connect()).expect("DynamoDB Local");
+    let connection = runtime
+        .block_on(dynashard_local::connect_to(
+            dynashard_local::Backend::from_env_or(dynashard_local::Backend::Local).expect("a backend"),
+        ))
+        .expect("DynamoDB Local");
     let direct = Db::new(connection.client().clone());
     runtime.block_on(direct.create_table::<Bench>()).expect("create table");
     let limits = PartitionLimits::dynamodb().write_units(150.0);

@@ -235,7 +235,11 @@ async fn phase<A: Access, F>(
 
 fn main() {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime");
-    let connection = runtime.block_on(dynashard_local::connect()).expect("DynamoDB Local");
+    let connection = runtime
+        .block_on(dynashard_local::connect_to(
+            dynashard_local::Backend::from_env_or(dynashard_local::Backend::Local).expect("a backend"),
+        ))
+        .expect("DynamoDB Local");
     // Reads back past the emulator, so that they are not throttled.
     let direct = Db::new(connection.client().clone()).with_shard_metadata(ShardMetadata::new(METADATA));
     runtime.block_on(async {

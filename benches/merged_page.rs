@@ -184,17 +184,17 @@ async fn listing<F>(db: &Db, query: Query<Album, F>) -> (Vec<Album>, f64) {
 
 fn main() {
     let runtime = tokio::runtime::Runtime::new().expect("tokio runtime");
-    let connection = runtime.block_on(dynashard_local::connect()).expect("DynamoDB Local");
+    let connection = runtime
+        .block_on(dynashard_local::connect_to(
+            dynashard_local::Backend::from_env_or(dynashard_local::Backend::Local).expect("a backend"),
+        ))
+        .expect("DynamoDB Local");
     // A table of its own per run, so a shared endpoint never holds albums of an earlier run.
     let table_name = format!("MergedPageBench-{}", std::process::id());
     let db = Db::new(connection.client().clone())
         .with_table_name::<Bench>(table_name.clone())
         .expect("a valid table name");
-    let upstream = connection
-        .endpoint()
-        .map(str::to_owned)
-        .or_else(|| std::env::var(dynashard_local::ENDPOINT_VARIABLE).ok())
-        .expect("an endpoint");
+    let upstream = connection.url().to_owned();
     let delayed = Db::new(dynashard::client_for_endpoint(&machine::delaying_proxy(&upstream, LATENCY)))
         .with_table_name::<Bench>(table_name)
         .expect("a valid table name");

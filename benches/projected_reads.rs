@@ -93,7 +93,11 @@ impl Cost {
 
 fn main() {
     let runtime = tokio::runtime::Runtime::new().expect("tokio runtime");
-    let connection = runtime.block_on(dynashard_local::connect()).expect("DynamoDB Local");
+    let connection = runtime
+        .block_on(dynashard_local::connect_to(
+            dynashard_local::Backend::from_env_or(dynashard_local::Backend::Local).expect("a backend"),
+        ))
+        .expect("DynamoDB Local");
     // A table of its own per run, so a shared endpoint never holds orders of an earlier run.
     let table_name = format!("ProjectedReadsBench-{}", std::process::id());
     let db = Db::new(connection.client().clone())

@@ -61,7 +61,11 @@ async fn by_hand(db: &Db, artist: &str) -> usize {
 
 fn main() {
     let runtime = tokio::runtime::Runtime::new().expect("tokio runtime");
-    let connection = runtime.block_on(dynashard_local::connect()).expect("DynamoDB Local");
+    let connection = runtime
+        .block_on(dynashard_local::connect_to(
+            dynashard_local::Backend::from_env_or(dynashard_local::Backend::Local).expect("a backend"),
+        ))
+        .expect("DynamoDB Local");
     let db = Db::new(connection.client().clone());
     let artist = format!("bench-{}", std::process::id());
     runtime.block_on(async {

@@ -210,7 +210,11 @@ fn statement(table: &str, item: &Item) -> BatchStatementRequest {
 /// A DynamoDB Local of its own for one run (or the endpoint of `AWS_ENDPOINT_URL_DYNAMODB`):
 /// DynamoDB Local's writes slow down as its streams grow, which would tax the later runs.
 async fn fresh() -> dynashard_local::Connection {
-    dynashard_local::connect().await.expect("DynamoDB Local")
+    dynashard_local::connect_to(
+        dynashard_local::Backend::from_env_or(dynashard_local::Backend::Local).expect("a backend"),
+    )
+    .await
+    .expect("DynamoDB Local")
 }
 
 fn main() {

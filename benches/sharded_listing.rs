@@ -136,7 +136,11 @@ async fn first_plain_page(db: &Db) -> Vec<Album> {
 
 fn main() {
     let runtime = tokio::runtime::Runtime::new().expect("tokio runtime");
-    let connection = runtime.block_on(dynashard_local::connect()).expect("DynamoDB Local");
+    let connection = runtime
+        .block_on(dynashard_local::connect_to(
+            dynashard_local::Backend::from_env_or(dynashard_local::Backend::Local).expect("a backend"),
+        ))
+        .expect("DynamoDB Local");
     // A table of its own per run, so a shared endpoint never holds albums of an earlier run.
     let table_name = format!("ShardedListingBench-{}", std::process::id());
     let direct = Db::new(connection.client().clone())
@@ -144,11 +148,7 @@ fn main() {
         .expect("a valid table name");
     let db = match machine::latency() {
         Some(delay) => {
-            let upstream = connection
-                .endpoint()
-                .map(str::to_owned)
-                .or_else(|| std::env::var(dynashard_local::ENDPOINT_VARIABLE).ok())
-                .expect("an endpoint");
+            let upstream = connection.url().to_owned();
             let proxy = machine::delaying_proxy(&upstream, delay);
             println!("reads go through a proxy that delays every response by {delay:?}");
             Db::new(dynashard::client_for_endpoint(&proxy))

@@ -64,7 +64,11 @@ fn subscriber(provider: &SdkTracerProvider, on: bool) -> Dispatch {
 
 fn main() {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("tokio runtime");
-    let connection = runtime.block_on(dynashard_local::connect()).expect("DynamoDB Local");
+    let connection = runtime
+        .block_on(dynashard_local::connect_to(
+            dynashard_local::Backend::from_env_or(dynashard_local::Backend::Local).expect("a backend"),
+        ))
+        .expect("DynamoDB Local");
     let db = Db::new(connection.client().clone());
     runtime.block_on(db.create_table::<Bench>()).expect("create table");
     let tracks: Vec<Track> = (0..ITEMS as u32)

@@ -68,7 +68,11 @@ fn child(mode: &str) {
     }
     if mode == "endpoint" {
         let connection = runtime.block_on(dynashard_local::connect()).expect("connect");
-        assert!(connection.endpoint().is_none(), "nothing is started when AWS_ENDPOINT_URL_DYNAMODB is set");
+        assert!(
+            matches!(connection.backend(), dynashard_local::Backend::Endpoint(_))
+                && connection.local().is_none(),
+            "nothing is started when AWS_ENDPOINT_URL_DYNAMODB is set"
+        );
         let tables = runtime.block_on(connection.client().list_tables().send());
         assert!(tables.is_ok(), "the endpoint from the environment is used: {tables:?}");
         // The standard chain with no AWS configuration at all: a loopback endpoint gets dummy

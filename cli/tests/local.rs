@@ -1,5 +1,5 @@
-//! `dynashard local`: serves DynamoDB Local on the chosen port until Ctrl-C, and leaves nothing
-//! running afterwards, even when Ctrl-C reaches the whole process group as in a terminal.
+//! `dynashard local`: serves the embedded DynamoDB or DynamoDB Local on the chosen port until
+//! Ctrl-C, and leaves nothing running afterwards, even when Ctrl-C reaches the whole process group as in a terminal.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test unwraps what it sets up
 
@@ -92,10 +92,11 @@ async fn create_table(client: &aws_sdk_dynamodb::Client, table: &str, keys: &[&s
     create.send().await.expect("create a table");
 }
 
-#[tokio::test]
-async fn serves_on_the_chosen_port_until_ctrl_c() {
+/// Serves a working DynamoDB on the chosen port until Ctrl-C; `upstream` finds the port of the
+/// backend behind it (none when the backend listens there itself).
+async fn serves_on_the_chosen_port(backend: &str, stopped: &str, upstream: fn(&str) -> Option<u16>) {
     let port = free_port();
-    let (mut running, pid, endpoint) = start(&["--port", &port.to_string()]);
+    let (mut running, pid, endpoint) = start(&["--backend", backend, "--port", &port.to_string()]);
     assert_eq!(endpoint, format!("http://127.0.0.1:{port}"));
 
     // A real DynamoDB answers there.
@@ -108,17 +109,44 @@ async fn serves_on_the_chosen_port_until_ctrl_c() {
     // Ctrl-C to the whole process group, as a terminal sends it.
     let (code, stderr) = interrupt(&mut running, pid);
     assert_eq!(code, Some(0), "{stderr}");
-    assert!(stderr.contains("DynamoDB Local stopped"), "{stderr}");
+    assert!(stderr.contains(stopped), "{stderr}");
 
-    // Neither the forwarded port nor DynamoDB Local itself is left listening.
-    let upstream: u16 = stderr
-        .split("forwarding to DynamoDB Local at http://127.0.0.1:")
-        .nth(1)
-        .and_then(|rest| rest.split_whitespace().next())
-        .and_then(|port| port.parse().ok())
-        .unwrap_or_else(|| panic!("the upstream endpoint in {stderr}"));
-    assert!(!accepts_connections(port), "the forwarded port is closed");
-    assert!(!accepts_connections(upstream), "DynamoDB Local was stopped");
+    // Neither the chosen port nor the backend behind it is left listening.
+    assert!(!accepts_connections(port), "the chosen port is closed");
+    if let Some(upstream) = upstream(&stderr) {
+        assert!(!accepts_connections(upstream), "the backend was stopped");
+    }
+}
+
+#[tokio::test]
+async fn the_embedded_dynamodb_serves_on_the_chosen_port_until_ctrl_c() {
+    serves_on_the_chosen_port("embedded", "the embedded DynamoDB stopped", |_| None).await;
+}
+
+#[tokio::test]
+#[ignore = "needs DynamoDB Local (Java): DYNASHARD_BACKEND=local cargo test -- --include-ignored"]
+async fn dynamodb_local_serves_on_the_chosen_port_until_ctrl_c() {
+    serves_on_the_chosen_port("local", "DynamoDB Local stopped", |stderr| {
+        let port = stderr
+            .split("forwarding to DynamoDB Local at http://127.0.0.1:")
+            .nth(1)
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|port| port.parse().ok());
+        assert!(port.is_some(), "the upstream endpoint in {stderr}");
+        port
+    })
+    .await;
+}
+
+#[test]
+fn a_ttl_sweep_is_for_the_embedded_dynamodb() {
+    cargo_bin_cmd!("dynashard")
+        .args(["local", "--backend", "local", "--ttl-sweep", "5"])
+        .timeout(Duration::from_secs(30))
+        .assert()
+        .failure()
+        .stdout("")
+        .stderr(predicate::str::contains("--ttl-sweep is for the embedded DynamoDB"));
 }
 
 #[test]

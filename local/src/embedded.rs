@@ -11,7 +11,44 @@ use aws_sdk_dynamodb::Client;
 use dynashard::client::client_for_endpoint;
 use std::net::{Ipv4Addr, SocketAddr, TcpListener};
 use std::thread::JoinHandle;
+use std::time::Duration;
 use tokio::sync::oneshot;
+
+/// How to start an [`Embedded`] DynamoDB.
+///
+/// ```
+/// use dynashard_local::EmbeddedOptions;
+/// use std::time::Duration;
+///
+/// let options = EmbeddedOptions::default().sweep_ttl_every(Duration::from_secs(1));
+/// assert_eq!(options.ttl_sweep, Some(Duration::from_secs(1)));
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct EmbeddedOptions {
+    /// How often it deletes the items whose time to live has passed, as DynamoDB's TTL process
+    /// does; `None` (the default) never on its own, only when [`Embedded::sweep_ttl`] is called,
+    /// so that a test decides when items expire.
+    pub ttl_sweep: Option<Duration>,
+    /// The loopback port to serve on; `None` (the default) a free one.
+    pub port: Option<u16>,
+}
+
+impl EmbeddedOptions {
+    /// Sweeps expired items every `period` (at least a millisecond).
+    #[must_use]
+    pub fn sweep_ttl_every(mut self, period: Duration) -> Self {
+        self.ttl_sweep = Some(period.max(Duration::from_millis(1)));
+        self
+    }
+
+    /// Serves on this loopback port (an error at start when it is taken).
+    #[must_use]
+    pub fn port(mut self, port: u16) -> Self {
+        self.port = Some(port);
+        self
+    }
+}
 
 /// An embedded DynamoDB, served until it is dropped.
 ///
@@ -41,8 +78,13 @@ impl Embedded {
     /// with a runtime of its own (so it serves whatever the caller's runtime is doing, and
     /// outside any runtime too).
     pub fn start() -> Result<Self, LocalError> {
+        Self::start_with(&EmbeddedOptions::default())
+    }
+
+    /// As [`start`](Self::start), with `options`: a TTL sweep on a schedule, for one.
+    pub fn start_with(options: &EmbeddedOptions) -> Result<Self, LocalError> {
         let database = dynoxide::Database::memory().map_err(|e| LocalError::Embedded(e.to_string()))?;
-        let listener = TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, 0)))
+        let listener = TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, options.port.unwrap_or(0))))
             .map_err(|e| LocalError::io("binding a loopback port for the embedded DynamoDB", e))?;
         let address = listener
             .local_addr()
@@ -56,10 +98,15 @@ impl Embedded {
             .map_err(|e| LocalError::io("starting the embedded DynamoDB's runtime", e))?;
         let (stop, stopped) = oneshot::channel::<()>();
         let served = database.clone();
+        let swept = database.clone();
+        let sweep = options.ttl_sweep;
         let server = std::thread::Builder::new()
             .name("dynashard-embedded".into())
             .spawn(move || {
                 runtime.block_on(async move {
+                    if let Some(period) = sweep {
+                        tokio::spawn(sweep_on_schedule(swept, period));
+                    }
                     let listener = tokio::net::TcpListener::from_std(listener).map_err(|e| e.to_string())?;
                     let shutdown = async move {
                         // A dropped sender stops the server too.
@@ -88,10 +135,25 @@ impl Embedded {
     }
 
     /// Deletes every item whose time to live has passed, as DynamoDB's TTL process does (with a
-    /// stream record of the TTL service's deletion); the number deleted. Nothing sweeps on its
-    /// own: call it where a test wants expired items gone.
+    /// stream record of the TTL service's deletion); the number deleted. Unless its options set a
+    /// schedule, nothing sweeps on its own: call it where a test wants expired items gone.
     pub fn sweep_ttl(&self) -> Result<usize, LocalError> {
         self.database.sweep_ttl().map_err(|e| LocalError::Embedded(e.to_string()))
+    }
+}
+
+/// Deletes expired items every `period`, off the server's thread, until the runtime stops.
+async fn sweep_on_schedule(database: dynoxide::Database, period: Duration) {
+    let mut ticks = tokio::time::interval(period);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticks.tick().await;
+        let database = database.clone();
+        match tokio::task::spawn_blocking(move || database.sweep_ttl()).await {
+            Ok(Ok(_)) => {}
+            Ok(Err(error)) => eprintln!("dynashard-local: the embedded DynamoDB's TTL sweep failed: {error}"),
+            Err(_) => return,
+        }
     }
 }
 

@@ -46,8 +46,26 @@ pub enum LocalError {
     #[cfg(feature = "embedded")]
     #[error("the embedded DynamoDB failed: {0}")]
     Embedded(String),
+    /// `DYNASHARD_BACKEND` names no backend.
+    #[error("`{name}` is no backend: DYNASHARD_BACKEND is `embedded` or `local` (or set AWS_ENDPOINT_URL_DYNAMODB to an endpoint)")]
+    UnknownBackend {
+        /// The name given.
+        name: String,
+    },
+    /// The embedded backend was asked for, and the feature `embedded` is off.
+    #[cfg(not(feature = "embedded"))]
+    #[error("the embedded DynamoDB needs the feature `embedded` of dynashard-local; set DYNASHARD_BACKEND=local to use DynamoDB Local")]
+    EmbeddedDisabled,
+    /// A backend cannot do what was asked (DynamoDB Local cannot expire items, for one).
+    #[error("{what} is not something the {backend} backend can do")]
+    Unsupported {
+        /// The backend's name.
+        backend: &'static str,
+        /// What was asked.
+        what: &'static str,
+    },
     /// The process-wide shared instance failed to start earlier.
-    #[error("the shared DynamoDB Local failed to start: {0}")]
+    #[error("the shared DynamoDB failed to start: {0}")]
     Shared(String),
     /// An endpoint URL is not a plain `http://host:port` one.
     #[error("`{endpoint}` is not an http:// endpoint URL")]

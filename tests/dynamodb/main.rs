@@ -1,5 +1,5 @@
-//! Integration tests against DynamoDB Local, which the suite starts by itself (or
-//! `AWS_ENDPOINT_URL_DYNAMODB`, when set).
+//! Integration tests against a real DynamoDB the suite starts by itself: the embedded one, or
+//! DynamoDB Local with `DYNASHARD_BACKEND=local` (or `AWS_ENDPOINT_URL_DYNAMODB`, when set).
 
 mod arithmetic;
 mod batch;
@@ -57,43 +57,41 @@ mod versioning;
 
 use dynashard::Db;
 
-/// A DynamoDB Local of one test's own (the endpoint of `AWS_ENDPOINT_URL_DYNAMODB` when set), for
-/// the tests that write streamed tables while reading their streams: DynamoDB Local serves every
-/// request of an instance from one SQLite thread, and its stream bookkeeping grows costlier with
-/// the traffic of every streamed table it has served, so that such tests sharing an instance slow
-/// each other (and everything else) many times over. Stopped when dropped.
+/// A DynamoDB of one test's own (the backend `DYNASHARD_BACKEND` chooses, or the endpoint of
+/// `AWS_ENDPOINT_URL_DYNAMODB` when set), for the tests that write streamed tables while reading
+/// their streams: DynamoDB Local serves every request of an instance from one SQLite thread, and
+/// its stream bookkeeping grows costlier with the traffic of every streamed table it has served,
+/// so that such tests sharing an instance slow each other (and everything else) many times over;
+/// and for the tests that expire items. Stopped when dropped.
 pub struct Own {
-    _local: Option<dynashard_local::LocalDynamo>,
-    endpoint: String,
+    connection: dynashard_local::Connection,
 }
 
 impl Own {
     /// A `Db` on this instance, its streams read there too.
     pub fn db(&self) -> Db {
-        Db::new(dynashard::client_for_endpoint(&self.endpoint))
-            .with_streams_client(dynashard::client::streams_client_for_endpoint(&self.endpoint))
+        self.connection.db()
     }
 
     /// The endpoint, for clients of another kind.
     pub fn endpoint(&self) -> &str {
-        &self.endpoint
+        self.connection.url()
+    }
+
+    /// The connection, to sweep expired items.
+    pub fn connection(&self) -> &dynashard_local::Connection {
+        &self.connection
     }
 }
 
-/// Starts a DynamoDB Local for the calling test alone (see [`Own`]).
+/// Starts a DynamoDB for the calling test alone (see [`Own`]).
 pub async fn own() -> Own {
-    if let Some(endpoint) =
-        std::env::var(dynashard::client::ENDPOINT_VARIABLE).ok().filter(|e| !e.trim().is_empty())
-    {
-        return Own { _local: None, endpoint };
-    }
-    let local = dynashard_local::LocalDynamo::start().await.expect("DynamoDB Local starts");
-    Own { endpoint: local.endpoint().to_owned(), _local: Some(local) }
+    Own { connection: dynashard_local::connect().await.expect("a DynamoDB starts") }
 }
 
-/// A `Db` on the shared DynamoDB Local with the test tables created.
+/// A `Db` on the shared DynamoDB with the test tables created.
 pub async fn db() -> Db {
-    let db = dynashard_local::shared_db().await.expect("DynamoDB Local starts");
+    let db = dynashard_local::shared_db().await.expect("the shared DynamoDB starts");
     db.create_table::<model::Music>().await.expect("create Music");
     db.create_table::<model::Counters>().await.expect("create Counters");
     db.create_table::<shop_model::Shop>().await.expect("create Shop");

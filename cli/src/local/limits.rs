@@ -1,11 +1,11 @@
-//! `dynashard local --partition-limits`: DynamoDB Local behind the partition-limit emulator, and
+//! `dynashard local --partition-limits`: a local DynamoDB behind the partition-limit emulator, and
 //! on the way out, the partitions that were hottest.
 
+use super::served::Served;
 use super::shutdown_signal;
 use crate::args::LocalArgs;
 use crate::error::CliError;
 use dynashard_local::emulator::{Consumption, Emulator, PartitionId, PartitionLimits};
-use dynashard_local::{default_cache_dir, LocalDynamo};
 use std::net::Ipv4Addr;
 
 /// How many partitions the summary lists.
@@ -32,18 +32,17 @@ pub fn limits_of(args: &LocalArgs) -> PartitionLimits {
     }
 }
 
-/// Runs DynamoDB Local behind the emulator until Ctrl-C.
+/// Runs a local DynamoDB behind the emulator until Ctrl-C.
 pub async fn serve(args: LocalArgs) -> Result<(), CliError> {
     let limits = limits_of(&args);
     let port = args.port.unwrap_or(0);
     if port != 0 {
-        // A busy port fails at once rather than after Java has started.
+        // A busy port fails at once rather than after the DynamoDB has started.
         std::net::TcpListener::bind((Ipv4Addr::LOCALHOST, port))
             .map_err(|error| CliError::io(format!("cannot listen on 127.0.0.1:{port}"), error))?;
     }
-    eprintln!("starting DynamoDB Local (installed on first use into {})", default_cache_dir().display());
-    let local = LocalDynamo::start().await?;
-    let emulator = Emulator::start_on(local.endpoint(), limits.clone(), port)?;
+    let served = Served::start(&args, None).await?;
+    let emulator = Emulator::start_on(served.endpoint(), limits.clone(), port)?;
     let endpoint = emulator.endpoint().to_owned();
     println!("{endpoint}");
     eprintln!(
@@ -52,8 +51,9 @@ pub async fn serve(args: LocalArgs) -> Result<(), CliError> {
         limits.partition_read_units()
     );
     eprintln!(
-        "DynamoDB Local is running in memory behind the emulator: export AWS_ENDPOINT_URL_DYNAMODB={endpoint}; \\
-         press Ctrl-C to stop"
+        "{} is running in memory behind the emulator: export AWS_ENDPOINT_URL_DYNAMODB={endpoint}; \
+         press Ctrl-C to stop",
+        super::capitalized(served.name())
     );
     let outcome = shutdown_signal().await;
     let usage = emulator.usage();
@@ -70,10 +70,7 @@ pub async fn serve(args: LocalArgs) -> Result<(), CliError> {
         }
     }
     drop(emulator);
-    tokio::task::spawn_blocking(move || local.stop())
-        .await
-        .map_err(|error| CliError::io("stopping DynamoDB Local", std::io::Error::other(error)))?;
-    eprintln!("DynamoDB Local stopped");
+    served.stop().await?;
     outcome
 }
 

@@ -1,13 +1,14 @@
-//! `dynashard local`: DynamoDB Local in the foreground, installed and managed the same way the
-//! library does it for tests and examples, until Ctrl-C (or SIGTERM); with `--partition-limits`,
-//! behind the partition-limit emulator.
+//! `dynashard local`: a DynamoDB in the foreground, the embedded one or DynamoDB Local (managed
+//! the same way the library does it for tests and examples), until Ctrl-C (or SIGTERM); with
+//! `--partition-limits`, behind the partition-limit emulator.
 
 mod forward;
 mod limits;
+mod served;
 
-use crate::args::LocalArgs;
+use crate::args::{BackendArg, LocalArgs};
 use crate::error::CliError;
-use dynashard_local::{default_cache_dir, LocalDynamo};
+use served::Served;
 use std::net::Ipv4Addr;
 use tokio::net::TcpListener;
 
@@ -20,6 +21,15 @@ async fn serve(args: LocalArgs) -> Result<(), CliError> {
     if args.partition_limits {
         return limits::serve(args).await;
     }
+    if args.backend == BackendArg::Embedded {
+        if let Some(port) = args.port {
+            // Say which port is taken, in the words DynamoDB Local's relay uses.
+            std::net::TcpListener::bind((Ipv4Addr::LOCALHOST, port))
+                .map_err(|error| CliError::io(format!("cannot listen on 127.0.0.1:{port}"), error))?;
+        }
+        let served = Served::start(&args, args.port).await?;
+        return announce_and_wait(served, None).await;
+    }
     // Take the port first, so a busy port fails at once rather than after Java has started.
     let listener = match args.port {
         Some(port) => Some(
@@ -29,11 +39,15 @@ async fn serve(args: LocalArgs) -> Result<(), CliError> {
         ),
         None => None,
     };
-    eprintln!("starting DynamoDB Local (installed on first use into {})", default_cache_dir().display());
-    let local = LocalDynamo::start().await?;
-    let upstream = forward::loopback_address(local.endpoint()).ok_or_else(|| CliError::Dynamo {
-        context: "starting DynamoDB Local".to_owned(),
-        message: format!("unexpected endpoint {}", local.endpoint()),
+    let served = Served::start(&args, None).await?;
+    announce_and_wait(served, listener).await
+}
+
+/// Prints the endpoint (relayed from `listener` when given), serves until Ctrl-C, and stops.
+async fn announce_and_wait(served: Served, listener: Option<TcpListener>) -> Result<(), CliError> {
+    let upstream = forward::loopback_address(served.endpoint()).ok_or_else(|| CliError::Dynamo {
+        context: format!("starting {}", served.name()),
+        message: format!("unexpected endpoint {}", served.endpoint()),
     })?;
     let endpoint = match &listener {
         Some(listener) => {
@@ -41,14 +55,15 @@ async fn serve(args: LocalArgs) -> Result<(), CliError> {
                 .local_addr()
                 .map_err(|error| CliError::io("reading the listening port", error))?
                 .port();
-            eprintln!("forwarding to DynamoDB Local at {}", local.endpoint());
+            eprintln!("forwarding to {} at {}", served.name(), served.endpoint());
             format!("http://127.0.0.1:{port}")
         }
-        None => local.endpoint().to_owned(),
+        None => served.endpoint().to_owned(),
     };
     println!("{endpoint}");
     eprintln!(
-        "DynamoDB Local is running in memory: export AWS_ENDPOINT_URL_DYNAMODB={endpoint}; press Ctrl-C to stop"
+        "{} is running in memory: export AWS_ENDPOINT_URL_DYNAMODB={endpoint}; press Ctrl-C to stop",
+        capitalized(served.name())
     );
     let outcome = match listener {
         Some(listener) => tokio::select! {
@@ -57,11 +72,14 @@ async fn serve(args: LocalArgs) -> Result<(), CliError> {
         },
         None => shutdown_signal().await,
     };
-    tokio::task::spawn_blocking(move || local.stop())
-        .await
-        .map_err(|error| CliError::io("stopping DynamoDB Local", std::io::Error::other(error)))?;
-    eprintln!("DynamoDB Local stopped");
+    served.stop().await?;
     outcome
+}
+
+/// `name` with its first letter upper case, to start a sentence.
+pub(super) fn capitalized(name: &str) -> String {
+    let mut chars = name.chars();
+    chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }
 
 /// Waits for Ctrl-C, or SIGTERM on Unix.
