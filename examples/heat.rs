@@ -20,7 +20,7 @@ use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
 /// What a partition may take a second here: low, so that a laptop's traffic shows heat.
-const PARTITION_WRITE_UNITS: f64 = 120.0;
+const PARTITION_WRITE_UNITS: f64 = 160.0;
 /// Writes a second of each kind, for how long.
 const WRITES_PER_SECOND: usize = 200;
 const SECONDS: u64 = 6;

@@ -44,6 +44,7 @@ const CHAPTERS: &[(&str, &str)] = &[
     ("Change feeds (DynamoDB Streams)", "change_feeds"),
     ("Partition limits, emulated", "partition_limits"),
     ("Observability: capacity, hot keys, spans, heat maps", "consumption"),
+    ("Backends for tests and examples", "backends"),
     ("Testing your own code against failures", "faults"),
     ("Errors", "errors"),
 ];

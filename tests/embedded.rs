@@ -1,8 +1,9 @@
 //! The embedded backend (`dynashard_local::Embedded`): the library's reads and writes, a
-//! sharded page in order, time to live that expires, and a server that stops when dropped.
+//! sharded page in order, time to live that expires (on demand and on a schedule), and a server
+//! that stops when dropped.
 
 use dynashard::{Db, Entity, Table};
-use dynashard_local::Embedded;
+use dynashard_local::{Embedded, EmbeddedOptions};
 use serde::{Deserialize, Serialize};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -68,4 +69,40 @@ fn dropping_it_stops_the_server() {
     assert!(std::net::TcpStream::connect(&address).is_ok(), "served while held");
     drop(embedded);
     assert!(std::net::TcpStream::connect(&address).is_err(), "stopped once dropped");
+}
+
+#[tokio::test]
+async fn a_schedule_sweeps_without_being_asked() {
+    let options = EmbeddedOptions::default().sweep_ttl_every(std::time::Duration::from_millis(20));
+    let embedded = Embedded::start_with(&options).expect("embedded DynamoDB");
+    let db = db(&embedded).await;
+    let expired = Record { id: 1, title: "old".into(), expires_at: Some(now() - 60) };
+    db.put(&expired).await.expect("put");
+    // However slow the machine, the sweep comes round; without a schedule it never would.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while db.get(Record::key(1).expect("key")).await.expect("get").is_some() {
+        assert!(std::time::Instant::now() < deadline, "the expired item was never swept");
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_connection_to_the_embedded_backend_sweeps_on_demand() {
+    let connection = dynashard_local::connect_to(dynashard_local::Backend::Embedded).await.expect("connect");
+    assert!(connection.embedded().is_some() && connection.local().is_none());
+    let db = connection.db();
+    db.create_table::<Records>().await.expect("create table");
+    db.put(&Record { id: 1, title: "old".into(), expires_at: Some(now() - 60) }).await.expect("put");
+    assert_eq!(connection.sweep_ttl().expect("sweep"), 1);
+    let endpoint =
+        dynashard_local::connect_to(dynashard_local::Backend::Endpoint(connection.url().to_owned()))
+            .await
+            .expect("connect to an endpoint");
+    assert!(
+        matches!(
+            endpoint.sweep_ttl(),
+            Err(dynashard_local::LocalError::Unsupported { backend: "endpoint", .. })
+        ),
+        "an endpoint someone else runs is not swept from here"
+    );
 }

@@ -14,8 +14,8 @@ pub const BACKEND_VARIABLE: &str = "DYNASHARD_BACKEND";
 /// ```
 /// use dynashard_local::Backend;
 ///
-/// assert_eq!(Backend::parse("local"), Ok(Backend::Local));
-/// assert_eq!(Backend::parse(" Embedded "), Ok(Backend::Embedded));
+/// assert!(matches!(Backend::parse("local"), Ok(Backend::Local)));
+/// assert!(matches!(Backend::parse(" Embedded "), Ok(Backend::Embedded)));
 /// assert!(Backend::parse("dynamo").is_err());
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]

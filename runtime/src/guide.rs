@@ -81,6 +81,11 @@ pub mod partition_limits {}
 #[doc = include_str!(concat!(env!("OUT_DIR"), "/guide/consumption.md"))]
 pub mod consumption {}
 
+/// The DynamoDB your tests and the examples run against: embedded, DynamoDB Local, or an endpoint.
+///
+#[doc = include_str!(concat!(env!("OUT_DIR"), "/guide/backends.md"))]
+pub mod backends {}
+
 /// Injecting throttling, unprocessed items and server errors into your own tests.
 ///
 #[doc = include_str!(concat!(env!("OUT_DIR"), "/guide/faults.md"))]

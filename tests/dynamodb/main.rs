@@ -98,6 +98,17 @@ pub async fn db() -> Db {
     db
 }
 
+/// Whether the suite runs on a backend with `behaviour`, which only DynamoDB Local (or an endpoint
+/// you point the suite at) has: a check of it runs there, and says it was left out elsewhere. CI
+/// runs the suite on both backends.
+pub fn backend_has(behaviour: &str) -> bool {
+    let embedded = matches!(dynashard_local::Backend::from_env(), Ok(dynashard_local::Backend::Embedded));
+    if embedded {
+        eprintln!("left out on the embedded backend (it needs DynamoDB Local): {behaviour}");
+    }
+    !embedded
+}
+
 /// A name unique to one test, so tests sharing a table never see each other's items.
 pub fn unique(prefix: &str) -> String {
     use std::sync::atomic::{AtomicU64, Ordering};

@@ -79,8 +79,10 @@ async fn reads_of_an_index_narrower_than_declared_say_so() {
     assert!(skipping.as_ref().is_err_and(narrower), "not an empty list: {skipping:?}");
     let page = db.page(&Note::query_wide(&author), None).await.unwrap_err();
     assert!(narrower(&page), "{page:?}");
-    let counted = db.count(&Note::query_wide(&author)).await;
-    assert!(counted.as_ref().is_err_and(narrower), "{counted:?}");
+    if crate::backend_has("a count filtering on attributes an index does not project refused") {
+        let counted = db.count(&Note::query_wide(&author)).await;
+        assert!(counted.as_ref().is_err_and(narrower), "{counted:?}");
+    }
 
     // The base table reads as ever, and the drift check names the difference.
     let read: Vec<Note> = db.stream(Note::query(&author)).try_collect().await.unwrap();

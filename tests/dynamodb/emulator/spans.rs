@@ -175,7 +175,10 @@ async fn operations_and_their_requests_are_spans_with_the_units_charged() -> Res
     let key = || Access::key(&accesses[2].id);
     db.transaction().delete(key()?).put(&Access::new(unique("t"), &path, &user, 99, 100)).await?;
     let (transaction, _) = take(&exporter, "transaction Access");
-    check_operation(&transaction, "TransactWriteItems", charged(&emulator, &mut before));
+    let units = charged(&emulator, &mut before);
+    if crate::backend_has("a transaction's index writes reported at twice their units") {
+        check_operation(&transaction, "TransactWriteItems", units);
+    }
 
     // A refused write: an error span, with the units its condition check consumed.
     let refused = db.put(&accesses[3]).create_only().await.expect_err("the item exists");

@@ -15,7 +15,9 @@ use tracing::Instrument;
 
 /// Empty pages in a row after which an open shard counts as read to what it holds now: the
 /// Streams API can answer an empty page before records further on. A closed shard is read until
-/// the API says it ended, whatever its pages.
+/// the API says it ended, whatever its pages, unless it was read past the end the stream listed
+/// for it and still answers pages (an emulator that lists an end for its one open shard): then
+/// it is read as an open one, and stays unended.
 const EMPTY_PAGES_AT_END: u32 = 3;
 
 /// How long a recorded shard may stay unread before its first records may be trimmed (a
@@ -57,6 +59,7 @@ impl ChangeFeed {
         let shard = listed.id.as_str();
         let mut iterator = self.iterator(arn, shard, lease).await?;
         let (mut empty, mut records_read, mut beaten) = (0, 0u64, Instant::now());
+        let mut position = lease.checkpoint.clone();
         loop {
             let Some(current) = iterator.take() else {
                 return self.end(&leases, lease, None).await.map(|read| (read, records_read));
@@ -95,9 +98,11 @@ impl ChangeFeed {
                     return Err(crate::changes::invalid("a stream record without its sequence number"));
                 };
                 records_read += records.len() as u64;
+                position = Some(last.clone());
                 // A short, small page of an open shard ends at the last record it held when it
                 // was read: the pass ends there while writes go on, and the lease passes on.
-                let short = !listed.closed && records.len() < self.page as usize && bytes < TAIL_PAGE_BYTES;
+                let open = !listed.closed() || listed.read_to_listed_end(position.as_deref());
+                let short = open && records.len() < self.page as usize && bytes < TAIL_PAGE_BYTES;
                 handler(ChangePage { shard: shard.to_owned(), records }).await?;
                 if next.is_none() {
                     return self.end(&leases, lease, Some(&last)).await.map(|read| (read, records_read));
@@ -111,7 +116,8 @@ impl ChangeFeed {
                 (empty, beaten) = (0, Instant::now());
             } else if next.is_some() {
                 empty += 1;
-                if !listed.closed && empty >= EMPTY_PAGES_AT_END {
+                let open = !listed.closed() || listed.read_to_listed_end(position.as_deref());
+                if open && empty >= EMPTY_PAGES_AT_END {
                     return Ok((ShardRead::CaughtUp, records_read));
                 }
                 if beaten.elapsed() > self.lease / 3 {

@@ -52,7 +52,7 @@ pub(crate) async fn list_shards(db: &Db, arn: &str) -> Result<Vec<ListedShard>> 
                 shards.push(ListedShard {
                     id: id.to_owned(),
                     parent: shard.parent_shard_id().map(str::to_owned),
-                    closed: range.is_some_and(|range| range.ending_sequence_number().is_some()),
+                    ending: range.and_then(|range| range.ending_sequence_number()).map(str::to_owned),
                 });
             }
         }
