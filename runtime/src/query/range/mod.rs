@@ -110,20 +110,33 @@ impl SortRange {
     /// `key` lies inside it; `None` when nothing of it lies there. For the lanes of a merge,
     /// each with a range of its own, resumed at another lane's page end.
     pub(crate) fn part_from(&self, key: &str, descending: bool) -> Option<Self> {
+        self.cut_at(key, descending)
+    }
+
+    /// The part of this range up to `key` (included), in the direction of a read: below it
+    /// ascending, above it descending; `None` when nothing of it lies there. For a request that
+    /// need not read past the last item a page can hold.
+    pub(crate) fn part_until(&self, key: &str, descending: bool) -> Option<Self> {
+        self.cut_at(key, !descending)
+    }
+
+    /// This range with its upper bound (`upper`) or its lower one moved to `key`, included,
+    /// unless the bound lies short of it already.
+    fn cut_at(&self, key: &str, upper_side: bool) -> Option<Self> {
         if self.empty {
             return None;
         }
         let (mut lower, mut upper) = self.bounds();
         let at = Some((key.to_owned(), true));
-        // The bound on the side the read comes from moves up to `key`, unless it is past it.
-        let past = |bound: &Option<Bound>, beyond: fn(&str, &str) -> bool| {
+        // A bound short of `key` (or at it, excluded) stays.
+        let short = |bound: &Option<Bound>, beyond: fn(&str, &str) -> bool| {
             bound.as_ref().is_some_and(|(edge, inclusive)| beyond(edge, key) || (edge == key && !inclusive))
         };
-        if descending {
-            if !past(&upper, |edge, key| edge < key) {
+        if upper_side {
+            if !short(&upper, |edge, key| edge < key) {
                 upper = at;
             }
-        } else if !past(&lower, |edge, key| edge > key) {
+        } else if !short(&lower, |edge, key| edge > key) {
             lower = at;
         }
         let exclusive =

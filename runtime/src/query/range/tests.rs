@@ -38,7 +38,7 @@ fn ranges_sorted_by_start_tell_disjointness_as_every_pair_does() {
 }
 
 #[test]
-fn a_range_from_a_key_holds_exactly_its_keys_at_and_after_the_key() {
+fn a_range_from_or_until_a_key_holds_exactly_its_keys_on_that_side_of_the_key() {
     let keys = ["", "a", "a#1", "a#2", "a#3", "b", "b#1", "c", "z"];
     let ranges = [
         SortRange::all(),
@@ -56,14 +56,19 @@ fn a_range_from_a_key_holds_exactly_its_keys_at_and_after_the_key() {
         for at in keys {
             for descending in [false, true] {
                 let from = range.part_from(at, descending);
+                let until = range.part_until(at, descending);
                 for key in keys {
                     let after = if descending { key <= at } else { key >= at };
                     let want = range.contains(key) && after;
                     let got = from.as_ref().is_some_and(|from| from.contains(key));
                     assert_eq!(got, want, "{range:?} from {at:?} (descending {descending}) at {key:?}");
+                    let before = if descending { key >= at } else { key <= at };
+                    let want = range.contains(key) && before;
+                    let got = until.as_ref().is_some_and(|until| until.contains(key));
+                    assert_eq!(got, want, "{range:?} until {at:?} (descending {descending}) at {key:?}");
                 }
-                if let Some(from) = from {
-                    assert!(!from.is_empty());
+                for part in [from, until].into_iter().flatten() {
+                    assert!(!part.is_empty());
                 }
             }
         }

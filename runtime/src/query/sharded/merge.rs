@@ -36,6 +36,9 @@ pub(crate) struct Merge {
     resumed: Option<Resumed>,
     sizes: LaneSizes,
     tasks: JoinSet<(usize, Result<RawPage>)>,
+    /// The sort key each lane's request in flight reads up to, when bounded: its answer ends
+    /// there, not at the end of the partition.
+    until: BTreeMap<usize, String>,
     /// Right after the last item emitted, else where the read began; shared, so a stream can
     /// hold on to it while the next item is read.
     end: Arc<Start>,
@@ -137,6 +140,7 @@ impl Merge {
             resumed,
             sizes: LaneSizes::starting_at(item_bytes),
             tasks: JoinSet::new(),
+            until: BTreeMap::new(),
             end: Arc::new(start),
             remaining,
             ties,
@@ -257,9 +261,19 @@ impl Merge {
             .as_ref()
             .and_then(|key| sort_key_of(plan, key))
             .map(|key| key.as_bytes().to_vec());
-        let floor = floor.or_else(|| page.items.last().map(sort_key));
+        // A bounded request read everything of the lane up to its bound, unless it stopped at
+        // its limit: it goes on after its last item.
+        let bound = self.until.remove(&lane);
+        let bounded = bound.is_some();
+        let (floor, more) = match (page.last_evaluated_key, bound) {
+            (Some(key), _) => (floor, Some(key)),
+            (None, Some(bound)) => {
+                (Some(bound.into_bytes()), page.items.last().map(|item| resume_key(plan, item)))
+            }
+            (None, None) => (floor.or_else(|| page.items.last().map(sort_key)), None),
+        };
         let entries = page.items.into_iter().filter(kept).map(|item| (sort_key(&item), item)).collect();
-        self.merger.fill(lane, entries, page.last_evaluated_key, floor);
+        self.merger.fill(lane, entries, more, floor, bounded);
         Ok(())
     }
 
@@ -306,8 +320,15 @@ impl Merge {
             .requests(wanted, slots, |lane, demand| sizing::limit(demand, &sizes.of(lane), cap, mode));
         for request in requests {
             let (group, _) = self.lanes.split(request.lane);
-            let range = self.lane_range(request.lane, group);
+            let mut range = self.lane_range(request.lane, group);
             let lane = request.lane;
+            let until = request.until.filter(|_| sizing::worth_bounding(request.limit, &self.sizes.of(lane)));
+            if let Some((key, part)) =
+                until.and_then(|until| self.bounded(range.as_ref(), &request.start, until))
+            {
+                range = Some(part);
+                self.until.insert(lane, key);
+            }
             let request = Request {
                 partition: self.lanes.partition(&self.plan, lane),
                 shard: self.lanes.shard(lane),
@@ -318,6 +339,26 @@ impl Merge {
             let (db, plan, stats) = (self.db.clone(), Arc::clone(&self.plan), self.stats.clone());
             self.tasks.spawn(carry(async move { (lane, fetch(&db, &plan, request, &stats).await) }));
         }
+    }
+
+    /// The part of `range` (the plan's own when `None`) up to `until`, for a request starting
+    /// after `start`, and the key: `None` (no bound) when the index has no sort key, or the
+    /// start lies past the bound (a request must start inside its key condition).
+    fn bounded(
+        &self,
+        range: Option<&SortRange>,
+        start: &Option<Item>,
+        until: Vec<u8>,
+    ) -> Option<(String, SortRange)> {
+        let plan = &self.plan;
+        plan.sort_attribute?;
+        let key = String::from_utf8(until).ok()?;
+        let started = start.as_ref().and_then(|start| sort_key_of(plan, start));
+        if started.is_some_and(|at| if plan.descending { at < key.as_str() } else { at > key.as_str() }) {
+            return None;
+        }
+        let part = range.unwrap_or(&plan.range).part_until(&key, plan.descending)?;
+        Some((key, part))
     }
 
     /// Where a read resuming right after the last item emitted starts; `None` when nothing is

@@ -259,14 +259,17 @@ impl<T, C: Clone> Merger<T, C> {
     }
 
     /// Hands lane `lane` the page its pending request returned: `entries` in DynamoDB's order,
-    /// where to continue (`None`: the partition is exhausted), and the sort key where DynamoDB
-    /// stopped, if known (else the last entry's key is the floor).
+    /// where to continue (`None`: the partition is exhausted, or with `bounded`, the request's
+    /// bound reached with no entry to continue after), and the sort key where DynamoDB stopped,
+    /// if known (else the last entry's key is the floor). `bounded`: the request read up to a
+    /// bound ([`Request::until`](requests::Request)), which is not the end of the partition.
     pub(crate) fn fill(
         &mut self,
         lane: usize,
         entries: Vec<(Vec<u8>, T)>,
         more: Option<C>,
         floor: Option<Vec<u8>>,
+        bounded: bool,
     ) {
         let Some(state) = self.lanes.get(&lane) else { return };
         let was_empty = state.buffer.is_empty();
@@ -275,14 +278,16 @@ impl<T, C: Clone> Merger<T, C> {
         state.pending = None;
         state.last_fill = entries.len();
         state.supplied += entries.len();
-        let whole = (more.is_none() && state.fresh).then_some(state.supplied);
+        let whole = (more.is_none() && !bounded && state.fresh).then_some(state.supplied);
         let floor = floor.or_else(|| entries.last().map(|(key, _)| key.clone()));
         state.floor = floor.or(state.floor.take());
         state.buffer.extend(entries);
-        state.next = match more {
-            Some(key) => Continuation::After(key),
-            None => Continuation::Done,
-        };
+        match more {
+            Some(key) => state.next = Continuation::After(key),
+            // Nothing up to the bound: the lane goes on from where it was, past its new floor.
+            None if bounded => {}
+            None => state.next = Continuation::Done,
+        }
         if let Some(items) = whole {
             self.finished += 1;
             self.finished_items += items;

@@ -19,12 +19,14 @@ pub(crate) struct Demand {
     pub held: Option<usize>,
 }
 
-/// A request the merge wants sent: a lane, the key to start after, and its `Limit`.
+/// A request the merge wants sent: a lane, the key to start after, its `Limit`, and the sort key
+/// it need not read past (see [`Merger::output_bound`]).
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Request<C> {
     pub lane: usize,
     pub start: Option<C>,
     pub limit: Option<usize>,
+    pub until: Option<Vec<u8>>,
 }
 
 /// What is known to come before a place: items buffered or expected in all, and buffered in
@@ -95,6 +97,31 @@ impl<T, C: Clone> Merger<T, C> {
         (expected - expected.sqrt()).max(0.0) as usize
     }
 
+    /// The sort key of the `wanted`-th item buffered, in output order, in a merge of one group:
+    /// an item of any lane with a key after it is preceded by `wanted` items known already, so
+    /// it cannot be in the output, and no request needs to read past that key. The key itself is
+    /// included: an item there may still come before some of them (ties go by lane).
+    ///
+    /// Without the bound, a lane asked for its share of what is still wanted reads on past the
+    /// page when its items run out early (a run of equal keys ending): each item read there is
+    /// paid for and dropped.
+    pub(crate) fn output_bound(&self, wanted: usize) -> Option<Vec<u8>> {
+        if self.groups.count != 1 || wanted == 0 {
+            return None;
+        }
+        let mut keys: Vec<&[u8]> =
+            self.lanes.values().flat_map(|lane| lane.buffer.iter().map(|(key, _)| key.as_slice())).collect();
+        if keys.len() < wanted {
+            return None;
+        }
+        let (_, key, _) = if self.descending {
+            keys.select_nth_unstable_by(wanted - 1, |a, b| b.cmp(a))
+        } else {
+            keys.select_nth_unstable(wanted - 1)
+        };
+        Some(key.to_vec())
+    }
+
     /// Whether the lane at `place`, read before, waits on a first request to another lane of its
     /// group: until that answers, nothing says where the other lane's items fall, so whether this
     /// lane is needed at all is unknown. A lane never read waits on nothing (the first requests to
@@ -119,6 +146,8 @@ impl<T, C: Clone> Merger<T, C> {
     ) -> Vec<Request<C>> {
         let mut requests = Vec::new();
         let mut after: Option<Place> = None;
+        // Buffers do not change while requests are picked: one bound serves them all.
+        let bound = wanted.and_then(|wanted| self.output_bound(wanted));
         while requests.len() < slots {
             let candidate = match &after {
                 None => self.frontier.first().cloned(),
@@ -171,6 +200,16 @@ impl<T, C: Clone> Merger<T, C> {
                 Continuation::Done => break,
             };
             let limit = size(place.lane, &demand);
+            // A lane whose floor lies past the bound holds nothing of the output (and is not
+            // asked); one before it reads up to it. One at it reads on unbounded: a bounded
+            // read there could bring nothing, and leave the lane where it was.
+            let until = bound.clone().filter(|bound| {
+                let descending = self.descending;
+                state
+                    .floor
+                    .as_ref()
+                    .is_none_or(|floor| if descending { floor > bound } else { floor < bound })
+            });
             self.unindex(place.lane);
             if let Some(state) = self.lanes.get_mut(&place.lane) {
                 state.pending = Some(limit.unwrap_or(usize::MAX));
@@ -183,7 +222,7 @@ impl<T, C: Clone> Merger<T, C> {
                 state.covers = believed && demand.need > 0 && limit.is_none_or(|limit| limit >= demand.need);
             }
             self.index(place.lane);
-            requests.push(Request { lane: place.lane, start, limit });
+            requests.push(Request { lane: place.lane, start, limit, until });
         }
         requests
     }

@@ -210,5 +210,15 @@ fn fill(items: usize, size: Size, round_at: u64) -> usize {
     usize::try_from(fitting).unwrap_or(usize::MAX).max(1)
 }
 
+/// Whether a request of `limit` items of `sizes` is worth ending at the last key a page can hold
+/// ([`Merger::output_bound`](super::heap::Merger::output_bound)). Only when it may read more
+/// than one unit: a request costs a unit at least, and the items a one-unit request reads past
+/// the page cost nothing more, while they place the lane's floor past the page end, which tells
+/// the next page whether to ask the lane at all.
+pub(crate) fn worth_bounding(limit: Option<usize>, sizes: &ItemSizes) -> bool {
+    let mean = sizes.mean().unwrap_or(ASSUMED_ITEM_BYTES);
+    limit.is_none_or(|limit| (limit as u64).saturating_mul(mean) > READ_UNIT_BYTES)
+}
+
 #[cfg(test)]
 mod tests;

@@ -41,16 +41,24 @@ impl Partition {
 
     /// The page from read position `start`, and where to continue (like DynamoDB, a page that
     /// stops at its size has a continuation even at the very end).
+    /// Up to `until` (a sort key, included), when given: a page that reaches it first has no
+    /// continuation, as a key condition that ends there.
     fn read(
         &self,
         lane: usize,
         start: usize,
         limit: Option<usize>,
         descending: bool,
+        until: Option<&[u8]>,
     ) -> (Vec<(Vec<u8>, Id)>, Option<At>) {
         let order = self.order(descending);
         let size = limit.map_or(self.page, |limit| limit.min(self.page)).max(1);
-        let end = (start + size).min(order.len());
+        let within = |index: &usize| {
+            let key = self.keys[*index].as_bytes();
+            until.is_none_or(|until| if descending { key >= until } else { key <= until })
+        };
+        let last = start + order[start.min(order.len())..].iter().take_while(|index| within(index)).count();
+        let end = (start + size).min(last);
         let entries = order[start.min(end)..end]
             .iter()
             .map(|&index| (self.keys[index].as_bytes().to_vec(), (lane, index)))
@@ -217,6 +225,9 @@ fn resumption(setup: &Setup, end: Option<Id>) -> Resumption {
 /// whose ties it drops (group, place, key).
 type Resumption = (u64, Vec<Continuation<At>>, Option<(usize, usize, String)>);
 
+/// A request in flight: lane, start, limit, bound, and its round trip.
+type Pending = (usize, usize, Option<usize>, Option<Vec<u8>>, usize);
+
 /// [`run`], resumed as `resumption` says, with the first group's lanes parked at `floors`.
 fn run_with_floors(
     setup: &Setup,
@@ -232,7 +243,7 @@ fn run_with_floors(
         merger = merger.listed();
     }
     let sizes = ItemSizes::starting_at(Some(500));
-    let mut pending: Vec<(usize, usize, Option<usize>, usize)> = Vec::new();
+    let mut pending: Vec<Pending> = Vec::new();
     let mut run = Run {
         output: Vec::new(),
         requests: 0,
@@ -263,7 +274,8 @@ fn run_with_floors(
             merger.requests(remaining, slots, |_, demand| sizing::limit(demand, &sizes, remaining, mode))
         {
             let start = request.start.map_or(0, |At(position)| position);
-            pending.push((request.lane, start, request.limit, depth + 1));
+            let until = request.until.filter(|_| sizing::worth_bounding(request.limit, &sizes));
+            pending.push((request.lane, start, request.limit, until, depth + 1));
             run.rounds = run.rounds.max(depth + 1);
             run.requests += 1;
         }
@@ -288,20 +300,33 @@ fn run_with_floors(
             Step::Blocked => {
                 assert!(!pending.is_empty(), "blocked with nothing pending");
                 let pick = choice.next().copied().unwrap_or(0) % pending.len();
-                let (lane, start, request_limit, d) = pending.remove(pick);
+                let (lane, start, request_limit, until, d) = pending.remove(pick);
                 depth = d;
-                let (mut entries, more) = setup.partitions[lane].read(lane, start, request_limit, descending);
+                let partition = &setup.partitions[lane];
+                let (mut entries, more) =
+                    partition.read(lane, start, request_limit, descending, until.as_deref());
+                // As the reader does: a bounded read that ended at its bound goes on after its
+                // last item, its floor at the bound.
+                let bounded = until.is_some();
+                let (more, bound_floor) = match (more, until) {
+                    (None, Some(until)) => {
+                        ((!entries.is_empty()).then_some(At(start + entries.len())), Some(until))
+                    }
+                    (more, _) => (more, None),
+                };
                 run.items_read += entries.len();
                 if let Some((group, place, key)) = &drop {
                     if lane / setup.width == *group && ties_before(lane % setup.width, *place, descending) {
                         entries.retain(|(entry, _)| entry != key.as_bytes());
                     }
                 }
-                let floor = more.map(|At(end)| {
-                    let index = setup.partitions[lane].order(descending)[end - 1];
-                    setup.partitions[lane].keys[index].as_bytes().to_vec()
+                let floor = bound_floor.or_else(|| {
+                    more.map(|At(end)| {
+                        let index = partition.order(descending)[end - 1];
+                        partition.keys[index].as_bytes().to_vec()
+                    })
                 });
-                merger.fill(lane, entries, more, floor);
+                merger.fill(lane, entries, more, floor, bounded);
             }
         }
     }
