@@ -263,3 +263,40 @@ async fn a_forged_cursor_cannot_widen_the_range() {
         }
     }
 }
+
+#[tokio::test]
+async fn a_run_of_equal_titles_ending_inside_a_page_is_not_read_past_it() {
+    // 60 notes share the first title (one shard holds them all, with its share of the others);
+    // 940 more have titles drawn at random, all after it. The first page of 100 takes the run
+    // and 40 others. Once the run's shard has answered with nothing but the run, it is asked
+    // for what is still missing, up to the 100th title known: without that bound it reads on
+    // past its run, 36 notes that the page does not hold (226 notes read in all and 16.5 units,
+    // against 190 and 14.5).
+    let db = db().await;
+    floor(&db).await;
+    let group = model::group("run");
+    let mut random = Lcg(11);
+    let notes: Vec<Note> = (0..1_000)
+        .map(|n| {
+            let mut note = note(&group, n, &mut random, 0);
+            if n < 60 {
+                note.title = "aaaaa aaaaa aaaaa aaaaa".to_owned();
+            }
+            note
+        })
+        .collect();
+    db.batch_put(&notes).await.expect("the notes are written");
+    for descending in [false, true] {
+        let (query, plain) = (Note::query_by_title(&group), Note::query_plain(&group));
+        let (query, plain) = match descending {
+            true => (query.descending(), plain.descending()),
+            false => (query, plain),
+        };
+        let page = db.page(&query.page_size(100), None).await.expect("a page");
+        let expected = db.page(&plain.page_size(100), None).await.expect("the unsharded page");
+        assert_eq!(ids(&page.items), ids(&expected.items), "descending {descending}");
+        if !descending {
+            assert!(page.stats.items_read <= 205, "{:?}", page.stats);
+        }
+    }
+}
