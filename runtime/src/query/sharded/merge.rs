@@ -10,9 +10,9 @@
 use super::directory;
 use super::heap::{Continuation, Merger, Step};
 use super::lanes::{DirectorySpan, Lanes};
-use super::request_limit;
 use super::resume::{finish_passed_lanes, identity, Horizon, PageEnd, Resumed, Start, Ties};
 use super::sizing::{self, LaneSizes};
+use super::{bounded_range, request_limit};
 use crate::consumption::carry;
 use crate::db::Db;
 use crate::error::{Error, Item, Result};
@@ -324,7 +324,7 @@ impl Merge {
             let lane = request.lane;
             let until = request.until.filter(|_| sizing::worth_bounding(request.limit, &self.sizes.of(lane)));
             if let Some((key, part)) =
-                until.and_then(|until| self.bounded(range.as_ref(), &request.start, until))
+                until.and_then(|until| bounded_range(&self.plan, range.as_ref(), &request.start, until))
             {
                 range = Some(part);
                 self.until.insert(lane, key);
@@ -339,26 +339,6 @@ impl Merge {
             let (db, plan, stats) = (self.db.clone(), Arc::clone(&self.plan), self.stats.clone());
             self.tasks.spawn(carry(async move { (lane, fetch(&db, &plan, request, &stats).await) }));
         }
-    }
-
-    /// The part of `range` (the plan's own when `None`) up to `until`, for a request starting
-    /// after `start`, and the key: `None` (no bound) when the index has no sort key, or the
-    /// start lies past the bound (a request must start inside its key condition).
-    fn bounded(
-        &self,
-        range: Option<&SortRange>,
-        start: &Option<Item>,
-        until: Vec<u8>,
-    ) -> Option<(String, SortRange)> {
-        let plan = &self.plan;
-        plan.sort_attribute?;
-        let key = String::from_utf8(until).ok()?;
-        let started = start.as_ref().and_then(|start| sort_key_of(plan, start));
-        if started.is_some_and(|at| if plan.descending { at < key.as_str() } else { at > key.as_str() }) {
-            return None;
-        }
-        let part = range.unwrap_or(&plan.range).part_until(&key, plan.descending)?;
-        Some((key, part))
     }
 
     /// Where a read resuming right after the last item emitted starts; `None` when nothing is

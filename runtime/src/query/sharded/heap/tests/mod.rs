@@ -300,36 +300,46 @@ fn run_with_floors(
             Step::Blocked => {
                 assert!(!pending.is_empty(), "blocked with nothing pending");
                 let pick = choice.next().copied().unwrap_or(0) % pending.len();
-                let (lane, start, request_limit, until, d) = pending.remove(pick);
-                depth = d;
-                let partition = &setup.partitions[lane];
-                let (mut entries, more) =
-                    partition.read(lane, start, request_limit, descending, until.as_deref());
-                // As the reader does: a bounded read that ended at its bound goes on after its
-                // last item, its floor at the bound.
-                let bounded = until.is_some();
-                let (more, bound_floor) = match (more, until) {
-                    (None, Some(until)) => {
-                        ((!entries.is_empty()).then_some(At(start + entries.len())), Some(until))
-                    }
-                    (more, _) => (more, None),
-                };
-                run.items_read += entries.len();
-                if let Some((group, place, key)) = &drop {
-                    if lane / setup.width == *group && ties_before(lane % setup.width, *place, descending) {
-                        entries.retain(|(entry, _)| entry != key.as_bytes());
-                    }
-                }
-                let floor = bound_floor.or_else(|| {
-                    more.map(|At(end)| {
-                        let index = partition.order(descending)[end - 1];
-                        partition.keys[index].as_bytes().to_vec()
-                    })
-                });
-                merger.fill(lane, entries, more, floor, bounded);
+                let answered = pending.remove(pick);
+                depth = answered.4;
+                run.items_read += answer(setup, &mut merger, answered, drop.as_ref());
             }
         }
     }
+}
+
+/// Serves `request` from the simulated partitions and hands its page to `merger`, dropping what
+/// a resumed page end drops; the items read.
+fn answer(
+    setup: &Setup,
+    merger: &mut Merger<Id, At>,
+    (lane, start, limit, until, _): Pending,
+    drop: Option<&(usize, usize, String)>,
+) -> usize {
+    let descending = setup.descending;
+    let partition = &setup.partitions[lane];
+    let (mut entries, more) = partition.read(lane, start, limit, descending, until.as_deref());
+    let read = entries.len();
+    // As the reader does: a bounded read that ended at its bound goes on after its last item,
+    // its floor at the bound.
+    let bounded = until.is_some();
+    let (more, bound_floor) = match (more, until) {
+        (None, Some(until)) => ((!entries.is_empty()).then_some(At(start + entries.len())), Some(until)),
+        (more, _) => (more, None),
+    };
+    if let Some((group, place, key)) = drop {
+        if lane / setup.width == *group && ties_before(lane % setup.width, *place, descending) {
+            entries.retain(|(entry, _)| entry != key.as_bytes());
+        }
+    }
+    let floor = bound_floor.or_else(|| {
+        more.map(|At(end)| {
+            let index = partition.order(descending)[end - 1];
+            partition.keys[index].as_bytes().to_vec()
+        })
+    });
+    merger.fill(lane, entries, more, floor, bounded);
+    read
 }
 
 proptest! {
