@@ -88,6 +88,8 @@ struct Lane<T, C> {
     /// The items a page end knows it holds of the page, until it is asked (see
     /// `resume::Horizon::held`).
     held: Option<usize>,
+    /// The key of the first entry of its last answer that brought any (its last is the floor).
+    answer_start: Option<Vec<u8>>,
 }
 
 impl<T, C> Lane<T, C> {
@@ -246,6 +248,7 @@ impl<T, C: Clone> Merger<T, C> {
                 covers: false,
                 parked,
                 held,
+                answer_start: None,
             };
             self.lanes.insert(lane, state);
             self.index(lane);
@@ -281,6 +284,9 @@ impl<T, C: Clone> Merger<T, C> {
         let whole = (more.is_none() && !bounded && state.fresh).then_some(state.supplied);
         let floor = floor.or_else(|| entries.last().map(|(key, _)| key.clone()));
         state.floor = floor.or(state.floor.take());
+        if let Some((first, _)) = entries.first() {
+            state.answer_start = Some(first.clone());
+        }
         state.buffer.extend(entries);
         match more {
             Some(key) => state.next = Continuation::After(key),

@@ -17,6 +17,10 @@ pub(crate) struct Demand {
     /// The items a page end knows the lane holds of the page, when it says (see
     /// `resume::Horizon::held`).
     pub held: Option<usize>,
+    /// Whether the lane's last answer came with no item of another lane between its first and
+    /// last keys, and every other lane had read past them: the output is the lane's alone there,
+    /// and likely goes on so (a run of one title, a burst of one account).
+    pub dense: bool,
 }
 
 /// A request the merge wants sent: a lane, the key to start after, its `Limit`, and the sort key
@@ -122,6 +126,26 @@ impl<T, C: Clone> Merger<T, C> {
         Some(key.to_vec())
     }
 
+    /// Whether lane `lane`'s last answer is the output's alone: no other lane of its group holds
+    /// an item strictly between that answer's first and last keys, and every other lane with
+    /// more to read has read past its last key (a lane in flight from before it has not).
+    fn dense(&self, lane: usize) -> bool {
+        let own = lane;
+        let Some(state) = self.lanes.get(&lane) else { return false };
+        let (Some(first), Some(last)) = (&state.answer_start, &state.floor) else { return false };
+        let descending = self.descending;
+        let before = |a: &[u8], b: &[u8]| if descending { a > b } else { a < b };
+        let alone = |(&other, lane): (&usize, &Lane<T, C>)| {
+            if other == own {
+                return true;
+            }
+            let inside = lane.buffer.iter().any(|(key, _)| before(first, key) && before(key, last));
+            let behind = lane.has_more() && lane.floor.as_deref().is_none_or(|floor| before(floor, last));
+            !inside && !behind
+        };
+        first != last && self.lanes.iter().filter(|(_, other)| other.group == state.group).all(alone)
+    }
+
     /// Whether the lane at `place`, read before, waits on a first request to another lane of its
     /// group: until that answers, nothing says where the other lane's items fall, so whether this
     /// lane is needed at all is unknown. A lane never read waits on nothing (the first requests to
@@ -186,13 +210,19 @@ impl<T, C: Clone> Merger<T, C> {
                     // Its share of its own group's output: earlier groups are not its business.
                     let rank = self.emitted.get(&state.group).copied().unwrap_or(0) + known.in_group;
                     let supplied = (state.floor.is_some() && rank > 0).then_some((state.supplied, rank));
-                    Demand { need: wanted - before, competing: competing.max(1), supplied, held: state.held }
+                    Demand {
+                        need: wanted - before,
+                        competing: competing.max(1),
+                        supplied,
+                        held: state.held,
+                        dense: self.dense(place.lane),
+                    }
                 }
                 None if !state.buffer.is_empty() && state.buffer.len() > state.last_fill => {
                     after = Some(place);
                     continue;
                 }
-                None => Demand { need: 0, competing: 1, supplied: None, held: None },
+                None => Demand { need: 0, competing: 1, supplied: None, held: None, dense: false },
             };
             let start = match &state.next {
                 Continuation::Start(start) => start.clone(),

@@ -61,7 +61,8 @@ impl RequestSizing {
     /// assert_eq!(RequestSizing::Floor.first_request(100, 1, 500), 100);
     /// ```
     pub fn first_request(self, page: usize, shards: usize, item_bytes: u64) -> usize {
-        let demand = Demand { need: page, competing: shards.max(1), supplied: None, held: None };
+        let demand =
+            Demand { need: page, competing: shards.max(1), supplied: None, held: None, dense: false };
         let sizes = ItemSizes::starting_at(Some(item_bytes));
         limit(&demand, &sizes, Some(page), self).unwrap_or(page)
     }
@@ -94,6 +95,9 @@ pub(crate) fn limit(
         return Some(capped(fill_started_units(one_round_share(demand.need, demand.competing), size)));
     }
     let share = match demand.supplied {
+        // A lane dense where it stopped is asked for all that is missing (the bound of the page
+        // keeps it from reading far past a run that ends early).
+        Some(_) if demand.dense => demand.need,
         // A lane asked again ran out inside the page: it is likely denser there than it was on
         // average, so it is asked for half as much again as its share, which saves a third
         // round more often than it costs a unit.

@@ -3,7 +3,7 @@
 use super::*;
 
 fn demand(need: usize, competing: usize) -> Demand {
-    Demand { need, competing, supplied: None, held: None }
+    Demand { need, competing, supplied: None, held: None, dense: false }
 }
 
 fn limit_floor(demand: &Demand, sizes: &ItemSizes, cap: Option<usize>) -> Option<usize> {
@@ -56,7 +56,7 @@ fn one_round_trip_fills_the_units_of_its_share_on_the_first_request_only() {
     // Thirteen items of 485 bytes start a second unit, which holds sixteen.
     assert_eq!(one_round(&demand(100, 21)), Some(16));
     assert_eq!(one_round(&demand(100, 1)), Some(100), "alone: exactly what is missing");
-    let again = Demand { need: 60, competing: 21, supplied: Some((5, 100)), held: None };
+    let again = Demand { need: 60, competing: 21, supplied: Some((5, 100)), held: None, dense: false };
     assert_eq!(one_round(&again), limit_floor(&again, &sizes, Some(100)), "later rounds as the floor");
     assert_eq!(limit(&demand(0, 21), &sizes, Some(7), RequestSizing::OneRoundTrip), Some(7));
 }
@@ -118,14 +118,14 @@ fn sizes_are_learnt() {
 fn a_shard_once_read_is_asked_for_its_share_of_the_output() {
     let sizes = ItemSizes::starting_at(Some(500));
     // It supplied all 8 of the first 8 items: it holds everything, so it gets the shortfall.
-    let skewed = Demand { need: 92, competing: 21, supplied: Some((8, 8)), held: None };
+    let skewed = Demand { need: 92, competing: 21, supplied: Some((8, 8)), held: None, dense: false };
     assert_eq!(limit_floor(&skewed, &sizes, Some(100)), Some(98));
     // One twentieth of the output: 1.5 times a twentieth of the shortfall, filling its unit.
-    let even = Demand { need: 60, competing: 21, supplied: Some((5, 100)), held: None };
+    let even = Demand { need: 60, competing: 21, supplied: Some((5, 100)), held: None, dense: false };
     assert_eq!(limit_floor(&even, &sizes, Some(100)), Some(8));
-    let dense = Demand { need: 80, competing: 21, supplied: Some((8, 60)), held: None };
+    let dense = Demand { need: 80, competing: 21, supplied: Some((8, 60)), held: None, dense: false };
     assert_eq!(limit_floor(&dense, &sizes, Some(100)), Some(16), "two units for sixteen");
-    let alone = Demand { need: 10, competing: 1, supplied: Some((3, 12)), held: None };
+    let alone = Demand { need: 10, competing: 1, supplied: Some((3, 12)), held: None, dense: false };
     assert_eq!(limit_floor(&alone, &sizes, Some(100)), Some(4), "alone: exactly its share");
 }
 

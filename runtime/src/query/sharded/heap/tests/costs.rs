@@ -5,7 +5,7 @@ use super::back::back_floors;
 use super::*;
 
 /// Uniform keys over `lanes` lanes, `per_lane` each, distinct.
-fn uniform(lanes: usize, per_lane: usize, seed: u64) -> Vec<Partition> {
+pub(super) fn uniform(lanes: usize, per_lane: usize, seed: u64) -> Vec<Partition> {
     let mut state = seed;
     let mut next = move || {
         state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
@@ -21,7 +21,7 @@ fn uniform(lanes: usize, per_lane: usize, seed: u64) -> Vec<Partition> {
         .collect()
 }
 
-fn merge_of(partitions: Vec<Partition>, concurrency: usize) -> Setup {
+pub(super) fn merge_of(partitions: Vec<Partition>, concurrency: usize) -> Setup {
     let width = partitions.len();
     Setup {
         partitions,
@@ -355,29 +355,5 @@ fn a_previous_page_asks_each_lane_for_the_items_it_held_in_one_round() {
         let named = told(Vec::new());
         assert_eq!(named.output, want);
         assert!(named.requests > lanes, "page {at}: {} requests for {lanes} lanes", named.requests);
-    }
-}
-
-#[test]
-fn a_run_ending_inside_the_page_is_not_read_past_the_page() {
-    // Shard 0 starts (in the read's direction) with a run of 60 keys before every other shard's,
-    // then holds 2,000 keys after all of them; 20 shards of uniform keys. A page of 100 takes the
-    // run and 40 keys of the others: asked for what is still missing once the run filled its
-    // first answer, shard 0 reads up to the 100th key known, not 46 keys past its run (266 items
-    // read in all without the bound: the first round's 168, 52 of the run, 46 past it).
-    for descending in [false, true] {
-        let (first, then) =
-            if descending { ("9999999999", "0000000000") } else { ("0000000000", "9999999999") };
-        let mut partitions = uniform(21, 100, 5);
-        let run_keys = (0..60).map(|i| format!("{first}#00#{i:05}"));
-        let after = (0..2_000).map(|i| format!("{then}#00#{i:05}"));
-        partitions[0].keys = run_keys.chain(after).collect();
-        partitions[0].keys.sort();
-        let mut setup = merge_of(partitions, 32);
-        setup.descending = descending;
-        let expected = setup.expected();
-        let read = run(&setup, None, Some(100), &[1]);
-        assert_eq!(read.output, expected[..100]);
-        assert!(read.items_read <= 225, "descending {descending}: {} items read", read.items_read);
     }
 }

@@ -10,6 +10,7 @@ use proptest::prelude::*;
 
 mod back;
 mod costs;
+mod runs;
 mod strategies;
 
 use strategies::{merge_strategy, setup_strategy};
