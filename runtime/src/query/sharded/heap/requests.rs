@@ -130,20 +130,19 @@ impl<T, C: Clone> Merger<T, C> {
     /// an item strictly between that answer's first and last keys, and every other lane with
     /// more to read has read past its last key (a lane in flight from before it has not).
     fn dense(&self, lane: usize) -> bool {
-        let own = lane;
         let Some(state) = self.lanes.get(&lane) else { return false };
         let (Some(first), Some(last)) = (&state.answer_start, &state.floor) else { return false };
         let descending = self.descending;
         let before = |a: &[u8], b: &[u8]| if descending { a > b } else { a < b };
-        let alone = |(&other, lane): (&usize, &Lane<T, C>)| {
-            if other == own {
+        let alone = |(&number, other): (&usize, &Lane<T, C>)| {
+            if number == lane || other.group != state.group {
                 return true;
             }
-            let inside = lane.buffer.iter().any(|(key, _)| before(first, key) && before(key, last));
-            let behind = lane.has_more() && lane.floor.as_deref().is_none_or(|floor| before(floor, last));
+            let inside = other.buffer.iter().any(|(key, _)| before(first, key) && before(key, last));
+            let behind = other.has_more() && other.floor.as_deref().is_none_or(|floor| before(floor, last));
             !inside && !behind
         };
-        first != last && self.lanes.iter().filter(|(_, other)| other.group == state.group).all(alone)
+        first != last && self.lanes.iter().all(alone)
     }
 
     /// Whether the lane at `place`, read before, waits on a first request to another lane of its
