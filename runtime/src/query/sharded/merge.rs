@@ -60,6 +60,9 @@ pub(crate) struct Merge {
     emitted: Option<(String, u64, BTreeMap<u64, usize>)>,
     /// Whether the read began at the beginning of the query.
     from_beginning: bool,
+    /// Whether no item size is known for the index yet: one lane is asked alone first, and the
+    /// others once its answer says how large the items are (see [`sizing::probes`]).
+    probe: bool,
     /// For a previous page's read, whether its cursor says it is the query's first page (the
     /// page it reads again began at the beginning); `None` for other reads.
     first_page: Option<bool>,
@@ -131,6 +134,7 @@ impl Merge {
         let window_listing = lanes.window_span().map(|_| (Vec::new(), None));
         let listed = lanes.directory_span(0).is_some() || window_listing.is_some();
         let merger = if listed { merger.listed() } else { merger };
+        let probe = sizing::probes(item_bytes, remaining, plan.sizing);
         Merge {
             db,
             plan,
@@ -150,6 +154,7 @@ impl Merge {
             emitted: None,
             from_beginning,
             first_page,
+            probe,
         }
     }
 
@@ -228,6 +233,7 @@ impl Merge {
             self.merger.list(self.lanes.listed_groups(entries), through);
             return Ok(());
         }
+        self.probe = false;
         let page = page?;
         if self.remaining.is_some() && !page.items.is_empty() {
             let sizes: Vec<u64> = page.items.iter().map(|item| item_size(item) as u64).collect();
@@ -307,7 +313,12 @@ impl Merge {
 
     /// Sends the lane requests the merge wants, up to the concurrency cap.
     fn dispatch_lanes(&mut self) {
-        let slots = self.plan.concurrency.saturating_sub(self.tasks.len());
+        let mut slots = self.plan.concurrency.saturating_sub(self.tasks.len());
+        if self.probe {
+            // The lane asked first answers before any other is asked.
+            let lanes_in_flight = self.tasks.len() > usize::from(self.listing);
+            slots = if lanes_in_flight { 0 } else { slots.min(1) };
+        }
         if slots == 0 {
             return;
         }
@@ -317,12 +328,12 @@ impl Merge {
         let (sizes, mode) = (&self.sizes, self.plan.sizing);
         let requests = self
             .merger
-            .requests(wanted, slots, |lane, demand| sizing::limit(demand, &sizes.of(lane), cap, mode));
+            .requests(wanted, slots, |lane, demand| sizing::limit(demand, sizes.of(lane), cap, mode));
         for request in requests {
             let (group, _) = self.lanes.split(request.lane);
             let mut range = self.lane_range(request.lane, group);
             let lane = request.lane;
-            let until = request.until.filter(|_| sizing::worth_bounding(request.limit, &self.sizes.of(lane)));
+            let until = request.until.filter(|_| sizing::worth_bounding(request.limit, self.sizes.of(lane)));
             if let Some((key, part)) =
                 until.and_then(|until| bounded_range(&self.plan, range.as_ref(), &request.start, until))
             {

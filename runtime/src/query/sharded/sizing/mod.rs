@@ -35,7 +35,10 @@ pub(crate) const ASSUMED_ITEM_BYTES: u64 = 680;
 pub enum RequestSizing {
     /// Each shard is first asked for its even share, filled to the nearest whole read unit: the
     /// fewest read units, usually with a second round trip to a few shards (a page of 100 items
-    /// of 500 bytes over 21 shards: about 1.8 times the read units of an unsharded page).
+    /// of 500 bytes over 21 shards: about 1.8 times the read units of an unsharded page). When
+    /// the [`Db`](crate::Db) knows no item size for the index yet (it never read it, and the
+    /// read does not resume from a cursor), one shard is asked first, alone, and the others once
+    /// its items say how many of them a unit holds: one round trip more, once.
     #[default]
     Floor,
     /// Each shard that has supplied nothing yet is asked for as many items as any one of them
@@ -63,23 +66,22 @@ impl RequestSizing {
     pub fn first_request(self, page: usize, shards: usize, item_bytes: u64) -> usize {
         let demand =
             Demand { need: page, competing: shards.max(1), supplied: None, held: None, dense: false };
-        let sizes = ItemSizes::starting_at(Some(item_bytes));
-        limit(&demand, &sizes, Some(page), self).unwrap_or(page)
+        limit(&demand, Some(Size::exactly(item_bytes)), Some(page), self).unwrap_or(page)
     }
 }
 
-/// The `Limit` of a request for `demand`, with items of `sizes`, at most `cap` (the page size,
-/// or what is still wanted); without a limit on the read (`need` 0), `cap` alone.
+/// The `Limit` of a request for `demand`, with items of `known` size (`None`: not known yet),
+/// at most `cap` (the page size, or what is still wanted); without a limit on the read (`need`
+/// 0), `cap` alone.
 pub(crate) fn limit(
     demand: &Demand,
-    sizes: &ItemSizes,
+    known: Option<Size>,
     cap: Option<usize>,
     sizing: RequestSizing,
 ) -> Option<usize> {
     if demand.need == 0 {
         return cap;
     }
-    let known = sizes.size();
     let size = known.unwrap_or(Size::exactly(ASSUMED_ITEM_BYTES));
     let mean = size.mean;
     let capped = |items: usize| match cap {
@@ -214,13 +216,25 @@ fn fill(items: usize, size: Size, round_at: u64) -> usize {
     usize::try_from(fitting).unwrap_or(usize::MAX).max(1)
 }
 
-/// Whether a request of `limit` items of `sizes` is worth ending at the last key a page can hold
+/// Whether a read sends one request alone before the others, to learn the size of the index's
+/// items: when none is known (`item_bytes`, from an earlier read of the index or the page before),
+/// the read has a limit, and `sizing` is [`RequestSizing::Floor`].
+///
+/// Requests sized for items of an assumed size cost up to half as much again as the page's floor
+/// when the items are much smaller (a unit asked for five items holds twenty, and every shard
+/// holding more than five is asked twice) or larger. One round trip more, once per index and
+/// [`Db`](crate::Db), sizes all the other first requests by the items themselves.
+pub(crate) fn probes(item_bytes: Option<u64>, limit: Option<usize>, sizing: RequestSizing) -> bool {
+    item_bytes.is_none() && limit.is_some_and(|limit| limit > 0) && sizing == RequestSizing::Floor
+}
+
+/// Whether a request of `limit` items of `known` size is worth ending at the last key a page can hold
 /// ([`Merger::output_bound`](super::heap::Merger::output_bound)). Only when it may read more
 /// than one unit: a request costs a unit at least, and the items a one-unit request reads past
 /// the page cost nothing more, while they place the lane's floor past the page end, which tells
 /// the next page whether to ask the lane at all.
-pub(crate) fn worth_bounding(limit: Option<usize>, sizes: &ItemSizes) -> bool {
-    let mean = sizes.mean().unwrap_or(ASSUMED_ITEM_BYTES);
+pub(crate) fn worth_bounding(limit: Option<usize>, known: Option<Size>) -> bool {
+    let mean = known.map_or(ASSUMED_ITEM_BYTES, |size| size.mean);
     limit.is_none_or(|limit| (limit as u64).saturating_mul(mean) > READ_UNIT_BYTES)
 }
 

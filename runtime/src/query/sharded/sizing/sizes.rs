@@ -128,15 +128,21 @@ impl LaneSizes {
         }
     }
 
-    /// The sizes a request to `lane` is filled with.
-    pub(crate) fn of(&self, lane: usize) -> ItemSizes {
+    /// The size a request to `lane` is filled with, if any item was seen: a lane read before by
+    /// its own items (the mean of all counted as one of them); one not read yet by
+    /// [`LaneSizes::fitting`], spread as all items read are (a mean taken from one lane's few
+    /// items says little of another's).
+    pub(crate) fn of(&self, lane: usize) -> Option<Size> {
         match self.lanes.get(&lane) {
             Some(own) => {
                 let mut sizes = ItemSizes::starting_at(self.all.mean());
                 sizes.add(own);
-                sizes
+                sizes.size()
             }
-            None => ItemSizes::starting_at(self.fitting()),
+            None => {
+                let spread = self.all.size().map_or(0, |all| all.spread);
+                self.fitting().map(|mean| Size { mean, spread })
+            }
         }
     }
 

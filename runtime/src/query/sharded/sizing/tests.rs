@@ -7,7 +7,7 @@ fn demand(need: usize, competing: usize) -> Demand {
 }
 
 fn limit_floor(demand: &Demand, sizes: &ItemSizes, cap: Option<usize>) -> Option<usize> {
-    limit(demand, sizes, cap, RequestSizing::Floor)
+    limit(demand, sizes.size(), cap, RequestSizing::Floor)
 }
 
 /// `P(X >= k)` for `X ~ Binomial(n, p)`, summed directly.
@@ -52,13 +52,13 @@ fn one_round_shares_leave_a_lane_short_one_page_in_twenty() {
 #[test]
 fn one_round_trip_fills_the_units_of_its_share_on_the_first_request_only() {
     let sizes = ItemSizes::starting_at(Some(485));
-    let one_round = |demand: &Demand| limit(demand, &sizes, Some(100), RequestSizing::OneRoundTrip);
+    let one_round = |demand: &Demand| limit(demand, sizes.size(), Some(100), RequestSizing::OneRoundTrip);
     // Thirteen items of 485 bytes start a second unit, which holds sixteen.
     assert_eq!(one_round(&demand(100, 21)), Some(16));
     assert_eq!(one_round(&demand(100, 1)), Some(100), "alone: exactly what is missing");
     let again = Demand { need: 60, competing: 21, supplied: Some((5, 100)), held: None, dense: false };
     assert_eq!(one_round(&again), limit_floor(&again, &sizes, Some(100)), "later rounds as the floor");
-    assert_eq!(limit(&demand(0, 21), &sizes, Some(7), RequestSizing::OneRoundTrip), Some(7));
+    assert_eq!(limit(&demand(0, 21), sizes.size(), Some(7), RequestSizing::OneRoundTrip), Some(7));
 }
 
 #[test]
@@ -169,14 +169,32 @@ fn a_lane_is_sized_by_its_own_items_and_one_not_read_by_the_largest() {
     let mut lanes = LaneSizes::starting_at(Some(210));
     lanes.record(0, &[204; 19], Some(1));
     lanes.record(1, &[248; 16], Some(1));
-    assert_eq!(lanes.of(0).mean(), Some(204), "its own, the rest counted as one item");
-    assert_eq!(lanes.of(1).mean(), Some(246));
+    assert_eq!(lanes.of(0).map(|size| size.mean), Some(204), "its own, the rest counted as one item");
+    assert_eq!(lanes.of(1).map(|size| size.mean), Some(246));
     assert_eq!(lanes.fitting(), Some(248), "the largest lane mean");
-    assert_eq!(lanes.of(2).mean(), Some(248));
+    assert_eq!(lanes.of(2).map(|size| size.mean), Some(248));
+    // Spread as all items read: 19 of 204 and 16 of 248 bytes (and the 210 learnt before).
+    assert_eq!(lanes.of(2).map(|size| size.spread), Some(21));
     // Sixteen of its 248-byte items fit a unit; sixteen of the mean of all (about 225) would
     // have been asked for nineteen and cost two.
-    assert_eq!(limit_floor(&demand(100, 21), &lanes.of(1), None), Some(16));
+    assert_eq!(limit(&demand(100, 21), lanes.of(1), None, RequestSizing::Floor), Some(16));
     // A lane measured on fewer than four items does not set the size of lanes not read.
     lanes.record(3, &[900; 3], Some(1));
     assert_eq!(lanes.fitting(), Some(248));
+}
+
+#[test]
+fn a_read_knowing_no_item_size_asks_one_lane_first() {
+    assert!(probes(None, Some(100), RequestSizing::Floor));
+    assert!(!probes(Some(500), Some(100), RequestSizing::Floor), "a size known");
+    assert!(!probes(None, None, RequestSizing::Floor), "no limit: requests are not sized");
+    assert!(!probes(None, Some(0), RequestSizing::Floor));
+    assert!(!probes(None, Some(100), RequestSizing::OneRoundTrip), "one round trip promised");
+    // Of one lane's items, 237 bytes give or take 6, seventeen would fill a unit: sixteen are
+    // asked of a lane not read yet, whose items may be a little larger.
+    let mut lanes = LaneSizes::default();
+    lanes.record(0, &[231, 243, 231, 243, 231, 243], Some(1));
+    assert_eq!(lanes.of(1), Some(Size { mean: 237, spread: 6 }));
+    assert_eq!(limit(&demand(100, 21), lanes.of(1), None, RequestSizing::Floor), Some(16));
+    assert_eq!(limit(&demand(100, 21), Some(Size::exactly(237)), None, RequestSizing::Floor), Some(17));
 }

@@ -271,11 +271,11 @@ fn run_with_floors(
         }
         let slots = setup.concurrency - pending.len();
         let mode = setup.sizing;
-        for request in
-            merger.requests(remaining, slots, |_, demand| sizing::limit(demand, &sizes, remaining, mode))
+        for request in merger
+            .requests(remaining, slots, |_, demand| sizing::limit(demand, sizes.size(), remaining, mode))
         {
             let start = request.start.map_or(0, |At(position)| position);
-            let until = request.until.filter(|_| sizing::worth_bounding(request.limit, &sizes));
+            let until = request.until.filter(|_| sizing::worth_bounding(request.limit, sizes.size()));
             pending.push((request.lane, start, request.limit, until, depth + 1));
             run.rounds = run.rounds.max(depth + 1);
             run.requests += 1;
