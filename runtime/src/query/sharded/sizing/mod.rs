@@ -15,7 +15,7 @@ use super::heap::Demand;
 
 mod sizes;
 
-pub(crate) use sizes::{ItemSizes, LaneSizes, Size};
+pub(crate) use sizes::{LaneSizes, Size};
 
 /// The bytes DynamoDB reads per unit of a query.
 pub(crate) const READ_UNIT_BYTES: u64 = 4_096;

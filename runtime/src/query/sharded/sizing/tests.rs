@@ -1,5 +1,6 @@
 //! Request sizes: shares, filled units, learnt item sizes.
 
+use super::sizes::ItemSizes;
 use super::*;
 
 fn demand(need: usize, competing: usize) -> Demand {

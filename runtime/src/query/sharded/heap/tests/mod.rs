@@ -4,7 +4,7 @@
 
 use super::super::bands::{Bands, Bound};
 use super::super::place::ties_before;
-use super::super::sizing::{self, ItemSizes, RequestSizing};
+use super::super::sizing::{self, RequestSizing, Size};
 use super::*;
 use proptest::prelude::*;
 
@@ -243,7 +243,7 @@ fn run_with_floors(
     if setup.listed.is_some() {
         merger = merger.listed();
     }
-    let sizes = ItemSizes::starting_at(Some(500));
+    let sizes = Some(Size::exactly(500));
     let mut pending: Vec<Pending> = Vec::new();
     let mut run = Run {
         output: Vec::new(),
@@ -271,11 +271,11 @@ fn run_with_floors(
         }
         let slots = setup.concurrency - pending.len();
         let mode = setup.sizing;
-        for request in merger
-            .requests(remaining, slots, |_, demand| sizing::limit(demand, sizes.size(), remaining, mode))
+        for request in
+            merger.requests(remaining, slots, |_, demand| sizing::limit(demand, sizes, remaining, mode))
         {
             let start = request.start.map_or(0, |At(position)| position);
-            let until = request.until.filter(|_| sizing::worth_bounding(request.limit, sizes.size()));
+            let until = request.until.filter(|_| sizing::worth_bounding(request.limit, sizes));
             pending.push((request.lane, start, request.limit, until, depth + 1));
             run.rounds = run.rounds.max(depth + 1);
             run.requests += 1;
