@@ -43,33 +43,42 @@ fn number_size(number: &str) -> usize {
     significant.div_ceil(2) + 1
 }
 
-/// The key under which a table's last mean item size is remembered, whatever the index.
-const ANY_INDEX: &str = "\0any";
-
 /// The mean item size of every table and index a [`Db`](crate::Db) has read with a limit, so the
-/// first page of a later read is sized right too.
+/// first page of a later read is sized right too. Only the index's own: in one table, indexes
+/// hold items of other entities and projections, so a mean from another index is no better
+/// than a guess (a read without one asks one partition first to learn it).
 #[derive(Debug, Default)]
 pub(crate) struct SizeMemory(Mutex<HashMap<(&'static str, &'static str), u64>>);
 
 impl SizeMemory {
-    /// The mean item size last seen on `table` and `index` (`""` for the table itself), else on
-    /// any index of `table`.
+    /// The mean item size last seen on `table` and `index` (`""` for the table itself).
     pub(crate) fn recall(&self, table: &'static str, index: &'static str) -> Option<u64> {
         let sizes = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        sizes.get(&(table, index)).or_else(|| sizes.get(&(table, ANY_INDEX))).copied()
+        sizes.get(&(table, index)).copied()
     }
 
     /// Remembers the mean item size seen on `table` and `index`.
     pub(crate) fn remember(&self, table: &'static str, index: &'static str, mean: u64) {
         let mut sizes = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         sizes.insert((table, index), mean);
-        sizes.insert((table, ANY_INDEX), mean);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_size_is_remembered_for_its_own_index_only() {
+        let memory = SizeMemory::default();
+        memory.remember("Music", "ByTitle", 480);
+        assert_eq!(memory.recall("Music", "ByTitle"), Some(480));
+        assert_eq!(memory.recall("Music", "ByYear"), None, "another index holds other items");
+        assert_eq!(memory.recall("Music", ""), None);
+        assert_eq!(memory.recall("Books", "ByTitle"), None);
+        memory.remember("Music", "ByTitle", 510);
+        assert_eq!(memory.recall("Music", "ByTitle"), Some(510), "the last mean");
+    }
 
     #[test]
     fn counts_names_and_values() {
