@@ -26,6 +26,8 @@ pub struct Db {
     pub(crate) item_sizes: Arc<crate::item_size::SizeMemory>,
     /// The time-bucket directory entries its writes recorded, shared by its clones.
     pub(crate) buckets: Arc<crate::shard::RecordedBuckets>,
+    /// The shard of each directory-listed time bucket its writes use, shared by its clones.
+    pub(crate) bucket_affinity: Arc<crate::shard::BucketAffinity>,
     /// The client of the tables' streams, made from `client` on first use unless given.
     streams: Arc<tokio::sync::OnceCell<aws_sdk_dynamodbstreams::Client>>,
     /// What it consumed and was throttled on, shared by its clones.
@@ -43,6 +45,7 @@ impl Db {
             shards: Default::default(),
             item_sizes: Arc::default(),
             buckets: Arc::default(),
+            bucket_affinity: Arc::default(),
             streams: Arc::default(),
             meter: Meter::default(),
         }

@@ -3,8 +3,9 @@
 
 use crate::error::{Error, Result};
 use crate::metadata::ShardMetadata;
-use crate::shard::{random_shard, ShardChooser};
+use crate::shard::{random_shard, BucketAffinity, ShardChooser};
 use std::sync::{Mutex, PoisonError};
+use std::time::Instant;
 
 /// A dynamic-sharded partition an item is written to: its index, logical partition key,
 /// metadata key and maximum.
@@ -30,6 +31,8 @@ pub(crate) struct Choice<'a> {
     shards: Option<&'a ShardMetadata>,
     table: &'a str,
     recorded: Mutex<Recorded>,
+    /// The shard of each directory-listed time bucket the `Db` writes.
+    buckets: Option<&'a BucketAffinity>,
 }
 
 /// What a [`Choice`] saw.
@@ -44,7 +47,12 @@ pub(crate) struct Recorded {
 impl<'a> Choice<'a> {
     /// Chooses from `shards` (none: every count is missing) for items of the table named `table`.
     pub fn new(shards: Option<&'a ShardMetadata>, table: &'a str) -> Self {
-        Choice { shards, table, recorded: Mutex::default() }
+        Choice { shards, table, recorded: Mutex::default(), buckets: None }
+    }
+
+    /// Picks the shards of directory-listed time buckets as `buckets` keeps them.
+    pub fn with_buckets(self, buckets: &'a BucketAffinity) -> Self {
+        Choice { buckets: Some(buckets), ..self }
     }
 
     /// What was chosen.
@@ -66,5 +74,15 @@ impl ShardChooser for Choice<'_> {
             recorded.targets.push(target);
         }
         Ok(cached.map_or(0, |state| random_shard(state.count.clamp(1, max.max(1)))))
+    }
+
+    fn bucket_shard(&self, index: &'static str, partition: &str, bucket: &str, shards: u32) -> u32 {
+        match self.buckets {
+            Some(buckets) => {
+                let key = format!("{}\u{0}{index}\u{0}{partition}\u{0}{bucket}", self.table);
+                buckets.shard(&key, shards, Instant::now())
+            }
+            None => random_shard(shards),
+        }
     }
 }

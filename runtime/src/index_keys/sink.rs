@@ -79,6 +79,9 @@ impl<'a> IndexKeys<'a> {
         at_seconds: Option<i64>,
     ) -> Result<String> {
         let chooser: &dyn ShardChooser = match &self.target {
+            // Only the readers of a directory skip the shards a bucket's writes did not use:
+            // without one, a bucket's items spread over all its shards.
+            Target::Item { .. } if spec.layout.bucket().is_some() && !spec.directory => &NoDynamicShards,
             Target::Item { chooser, .. } => *chooser,
             // An update never recomputes a dynamic-sharded key (the derive refuses it).
             Target::Update { .. } => &NoDynamicShards,

@@ -21,6 +21,7 @@
 /// boundaries files with more boundaries), and so does the `dynashard` command.
 pub const MAX_SHARDS: u32 = 10_000;
 
+mod affinity;
 mod boundaries;
 mod bucket_window;
 mod chooser;
@@ -35,6 +36,8 @@ mod sort_key;
 mod spec;
 mod time_bucket;
 
+pub(crate) use affinity::BucketAffinity;
+pub use affinity::STICKY_WRITES_PER_SECOND;
 pub use boundaries::{Boundaries, BoundariesError};
 pub use bucket_window::{bucket_partition, BucketWindow, DEFAULT_MAX_PARTITIONS};
 pub use chooser::{NoDynamicShards, ShardChooser};

@@ -7,8 +7,10 @@
 //! added to (`ADD` to a number set, which repeats harmlessly) and never removed by dynashard, so
 //! a process that recorded a partition once may skip recording it again: its cache can only be
 //! missing entries, never hold false ones, and a missing entry costs one more idempotent write.
-//! Nothing here depends on timing: a reader that sees an item (or that runs after a write was
-//! acknowledged) reads the directory strongly consistent, after the entry was acknowledged.
+//! Nothing here depends on timing: a strongly consistent read of the table reads the directory
+//! strongly consistent, so it lists every entry acknowledged before it; an eventually consistent
+//! read (every read of a global secondary index) reads it eventually consistent, and may miss an
+//! entry acknowledged a moment before it, as it may miss the item itself.
 
 use crate::db::Db;
 use crate::entity::Entity;

@@ -40,7 +40,7 @@ impl<'a, E: Entity> Layouts<'a, E> {
 
     /// A chooser of dynamic shards from the cached counts.
     pub(super) fn chooser(&self) -> Choice<'_> {
-        Choice::new(self.metadata.as_deref(), self.db.table_of::<E>())
+        Choice::new(self.metadata.as_deref(), self.db.table_of::<E>()).with_buckets(&self.db.bucket_affinity)
     }
 
     /// Reads the counts of `missing` partitions into the cache.

@@ -1,9 +1,14 @@
 //! Reading a time window's bucket directory (see [`crate::shard::directory_partition`]): the
 //! part of it from the next group the merge needs, in the read's order.
 //!
-//! Read strongly consistent: a write is sent only after its partition's entry was acknowledged
-//! (`write::directory`), so every item a reader can see, and every write acknowledged before the
-//! read, has its entry in what this returns.
+//! Read with the consistency of the read it serves. Strongly consistent for a consistent read of
+//! the table: a write is sent only after its partition's entry was acknowledged
+//! (`write::directory`), so every write acknowledged before the read has its entry in what this
+//! returns. Eventually consistent otherwise, at half the units: such a read may miss a write
+//! acknowledged a moment before it, as its own items may (a global secondary index, which every
+//! bucketed index with a directory but the table's own is, is only ever read so: DynamoDB copies
+//! items to it asynchronously, so a strongly consistent directory would not make it see them
+//! sooner).
 
 use super::lanes::DirectorySpan;
 use crate::consumption::count_read;
@@ -60,12 +65,12 @@ pub(crate) async fn read(
         .expression_attribute_values(":low", AttributeValue::S(span.low))
         .expression_attribute_values(":high", AttributeValue::S(span.high))
         .scan_index_forward(span.forward)
-        .consistent_read(true)
+        .consistent_read(plan.consistent)
         .return_consumed_capacity(ReturnConsumedCapacity::Total)
         .limit(limit.clamp(1, i32::MAX as usize) as i32);
     let traced = Traced { sends: "Query", table: db.name_of(table.name) };
     let span = traced.span();
-    span.record("aws.dynamodb.consistent_read", true);
+    span.record("aws.dynamodb.consistent_read", plan.consistent);
     span.record("aws.dynamodb.limit", crate::telemetry::int(limit));
     let sent = async { query.send().await.map_err(|error| Error::from_sdk("Query", error)) };
     let output = traced.send(span, sent, |output: &QueryOutput| Reported {
@@ -105,7 +110,7 @@ pub(crate) fn entries(plan: &QueryPlan, page: &RawPage) -> Vec<(i64, Vec<u32>)> 
 }
 
 /// The partition keys of `plan`'s time window that its bucket directory lists, in time order:
-/// every part of the directory the window covers, read strongly consistent. `None` when the
+/// every part of the directory the window covers, read as `plan` reads. `None` when the
 /// plan's index keeps no directory.
 pub(crate) async fn listed_partitions(db: &Db, plan: &QueryPlan) -> Result<Option<Vec<String>>> {
     let Some(shards) = plan.shards.as_ref().filter(|shards| shards.directory) else { return Ok(None) };

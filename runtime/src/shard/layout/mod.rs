@@ -187,7 +187,13 @@ impl Layout {
             }
             Self::Dynamic { max, .. } => chooser.dynamic_shard(index, logical, *max)?,
             Self::Bucketed { bucket, shards, random } => {
-                let shard = if *random { random_shard(*shards) } else { hash_shard(text, *shards) };
+                let shard = match (random, at_seconds) {
+                    (false, _) => hash_shard(text, *shards),
+                    (true, Some(seconds)) => {
+                        chooser.bucket_shard(index, logical, &bucket.label(seconds), *shards)
+                    }
+                    (true, None) => random_shard(*shards),
+                };
                 return Ok(match at_seconds {
                     Some(seconds) => bucket_partition(logical, shard, *bucket, seconds),
                     None => shard_partition(logical, shard),
