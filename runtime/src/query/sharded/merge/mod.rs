@@ -7,9 +7,8 @@
 //! it emitted, which is where a cursor resumes. Reaching the limit, or dropping the reader,
 //! cancels the requests in flight.
 
-use super::directory;
 use super::heap::{Continuation, Merger, Step};
-use super::lanes::{DirectorySpan, Lanes};
+use super::lanes::Lanes;
 use super::resume::{finish_passed_lanes, identity, Horizon, PageEnd, Resumed, Start, Ties};
 use super::sizing::{self, LaneSizes};
 use super::{bounded_range, request_limit};
@@ -23,6 +22,8 @@ use crate::query::{QueryPlan, QueryStats};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use tokio::task::{JoinError, JoinSet};
+
+mod listing;
 
 type Joined = std::result::Result<(usize, Result<RawPage>), JoinError>;
 
@@ -213,24 +214,7 @@ impl Merge {
     fn accept(&mut self, joined: Joined) -> Result<()> {
         let (lane, page) = joined.map_err(|join| Error::Background { message: join.to_string() })?;
         if lane == DIRECTORY {
-            self.listing = false;
-            let page = page?;
-            let entries = directory::entries(&self.plan, &page);
-            if let Some((lanes, next)) = self.window_listing.as_mut() {
-                // A window merged as one is listed whole, once every part is read.
-                lanes.extend(self.lanes.window_lanes(&entries));
-                *next = directory::after_last(&entries);
-                if page.last_evaluated_key.is_none() || next.is_none() {
-                    let lanes = std::mem::take(lanes);
-                    self.merger.list([(0, lanes)], 1);
-                }
-                return Ok(());
-            }
-            let through = match (&page.last_evaluated_key, entries.last()) {
-                (Some(_), Some((start, _))) => self.lanes.group_after(*start),
-                _ => self.lanes.groups().count,
-            };
-            self.merger.list(self.lanes.listed_groups(entries), through);
+            self.accept_listing(&page?);
             return Ok(());
         }
         self.probe = false;
@@ -287,28 +271,6 @@ impl Merge {
     fn dispatch(&mut self) {
         self.dispatch_lanes();
         self.dispatch_listing();
-    }
-
-    /// Sends a request for the next part of the bucket directory when the merge waits on it.
-    fn dispatch_listing(&mut self) {
-        if self.listing || self.tasks.len() >= self.plan.concurrency {
-            return;
-        }
-        let span = match &self.window_listing {
-            Some((_, next)) => self.merger.unlisted().and_then(|_| {
-                let span = self.lanes.window_span()?;
-                Some(DirectorySpan { low: next.clone().unwrap_or(span.low), ..span })
-            }),
-            None => self.merger.unlisted().and_then(|from| self.lanes.directory_span(from)),
-        };
-        let Some(span) = span else { return };
-        self.listing = true;
-        // A window merged as one needs every entry before it can start.
-        let wanted = if self.window_listing.is_some() { None } else { self.remaining };
-        let limit = directory::entries_wanted(wanted);
-        let (db, plan, stats) = (self.db.clone(), Arc::clone(&self.plan), self.stats.clone());
-        self.tasks
-            .spawn(carry(async move { (DIRECTORY, directory::read(&db, &plan, span, limit, &stats).await) }));
     }
 
     /// Sends the lane requests the merge wants, up to the concurrency cap.
