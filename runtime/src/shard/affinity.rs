@@ -60,15 +60,15 @@ impl BucketAffinity {
             return 0;
         }
         let mut chosen = self.chosen.lock().unwrap_or_else(PoisonError::into_inner);
-        if chosen.len() >= REMEMBERED && !chosen.contains_key(bucket) {
-            chosen.clear();
+        // The bucket's key is copied once, when it is first written, not on every write.
+        if !chosen.contains_key(bucket) {
+            if chosen.len() >= REMEMBERED {
+                chosen.clear();
+            }
+            let first = Choice { shard: random(shards), since: now, writes: 0, spread: false };
+            chosen.insert(bucket.to_owned(), first);
         }
-        let choice = chosen.entry(bucket.to_owned()).or_insert_with(|| Choice {
-            shard: random(shards),
-            since: now,
-            writes: 0,
-            spread: false,
-        });
+        let Some(choice) = chosen.get_mut(bucket) else { return random(shards) };
         if choice.spread {
             return random(shards);
         }
