@@ -106,3 +106,60 @@ async fn a_connection_to_the_embedded_backend_sweeps_on_demand() {
         "an endpoint someone else runs is not swept from here"
     );
 }
+
+#[derive(Table)]
+#[table(
+    name = "EmbeddedExpiring",
+    pk = "pk",
+    sk = "sk",
+    ttl = "expires_at",
+    stream = "new_and_old_images",
+    shard_metadata = "EmbeddedExpiringMetadata"
+)]
+struct Expiring;
+
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[entity(table = Expiring, pk = "session#{id}", sk = "session")]
+struct Session {
+    id: u32,
+    #[ttl]
+    expires_at: Option<u64>,
+}
+
+#[tokio::test]
+async fn a_deletion_by_time_to_live_reaches_a_change_feed_flagged_as_one() {
+    use dynashard::changes::{Change, ChangeKind};
+    let embedded = Embedded::start().expect("embedded DynamoDB");
+    let db = Db::new(embedded.client())
+        .with_streams_client(embedded.streams_client())
+        .with_shard_metadata(dynashard::metadata::ShardMetadata::new("EmbeddedExpiringMetadata"));
+    db.create_table::<Expiring>().await.expect("create table");
+    db.create_shard_metadata_table().await.expect("create metadata table");
+    let feed = db.change_feed::<Expiring>("expiry").expect("feed");
+    feed.begin().await.expect("begin");
+    db.put(&Session { id: 1, expires_at: Some(now() - 60) }).await.expect("put");
+    db.put(&Session { id: 2, expires_at: Some(now() + 3_600) }).await.expect("put");
+    db.delete(Session::key(2).expect("key")).await.expect("delete");
+    assert_eq!(embedded.sweep_ttl().expect("sweep"), 1);
+    let removed = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = removed.clone();
+    feed.catch_up(move |page| {
+        let sink = sink.clone();
+        async move {
+            for record in &page.records {
+                if let Change::Item(change) = record.decode::<Session>()? {
+                    if change.kind == ChangeKind::Remove {
+                        let id = change.old.map(|session| session.id);
+                        sink.lock().expect("lock").push((id, change.by_time_to_live));
+                    }
+                }
+            }
+            Ok(())
+        }
+    })
+    .await
+    .expect("catch up");
+    let mut removed = removed.lock().expect("lock").clone();
+    removed.sort();
+    assert_eq!(removed, [(Some(1), true), (Some(2), false)], "the expiry flagged, the delete not");
+}

@@ -7,7 +7,7 @@ use crate::embedded::Embedded;
 use crate::error::LocalError;
 use crate::local_dynamo::{LocalDynamo, LocalOptions};
 use aws_sdk_dynamodb::Client;
-use dynashard::client::{client_for_endpoint, streams_client_for_endpoint};
+use dynashard::client::client_for_endpoint;
 use std::sync::OnceLock;
 
 /// What a connection keeps running: stopped when it is dropped.
@@ -75,7 +75,8 @@ impl Connection {
 
     /// A `Db` on this connection, its streams read at the same endpoint.
     pub fn db(&self) -> dynashard::Db {
-        dynashard::Db::new(self.client.clone()).with_streams_client(streams_client_for_endpoint(&self.url))
+        dynashard::Db::new(self.client.clone())
+            .with_streams_client(crate::stream_identity::streams_client(&self.url))
     }
 
     /// The embedded DynamoDB this connection started, if it did.
@@ -154,5 +155,5 @@ pub async fn shared_client() -> Result<Client, LocalError> {
 pub async fn shared_db() -> Result<dynashard::Db, LocalError> {
     let endpoint = shared_endpoint().await?;
     Ok(dynashard::Db::new(client_for_endpoint(&endpoint))
-        .with_streams_client(streams_client_for_endpoint(&endpoint)))
+        .with_streams_client(crate::stream_identity::streams_client(&endpoint)))
 }

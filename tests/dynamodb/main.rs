@@ -5,6 +5,7 @@ mod arithmetic;
 mod batch;
 mod batched_backfill;
 mod change_feed;
+mod change_feed_holders;
 mod changes;
 mod collections;
 mod conditions;

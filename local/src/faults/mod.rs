@@ -30,7 +30,7 @@
 //! ```
 
 mod batch;
-mod body;
+pub(crate) mod body;
 mod error;
 mod injector;
 mod interceptor;

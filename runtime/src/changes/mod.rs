@@ -56,7 +56,7 @@ mod streams_api;
 
 pub use decode::{Change, ItemChange};
 pub(crate) use feed::stream_of;
-pub use feed::{ChangeFeed, ChangePage, FeedPass};
+pub use feed::{ChangeFeed, ChangePage, FeedLease, FeedPass};
 
 use crate::error::Item;
 use time::OffsetDateTime;

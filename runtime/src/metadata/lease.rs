@@ -185,9 +185,17 @@ impl Leases<'_> {
     }
 
     /// Takes the lease under `key` for `owner`, as `seen` (`None`: no item yet): free, expired or
-    /// already `owner`'s. `None` when another process changed it first.
-    pub async fn acquire(&self, key: &str, seen: Option<&LeaseRecord>, owner: &str) -> Result<Option<Lease>> {
-        let fence = seen.map_or(0, |record| record.fence) + 1;
+    /// already `owner`'s. Its fence is above `seen`'s and at least `floor` (leases whose fences
+    /// must be comparable with other leases' take `floor` from a [`Fences`] counter). `None` when
+    /// another process changed it first.
+    pub async fn acquire(
+        &self,
+        key: &str,
+        seen: Option<&LeaseRecord>,
+        owner: &str,
+        floor: u64,
+    ) -> Result<Option<Lease>> {
+        let fence = (seen.map_or(0, |record| record.fence) + 1).max(floor);
         let request =
             self.update(key).update_expression("SET #owner = :owner, #fence = :fence, #beat = :beat");
         let request = match seen {
@@ -330,6 +338,40 @@ impl Leases<'_> {
             .expression_attribute_names("#fence", "fence")
             .expression_attribute_values(":owner", AttributeValue::S(lease.owner.clone()))
             .expression_attribute_values(":fence", number(lease.fence))
+    }
+}
+
+/// A counter of fences shared by a family of leases (the shards of one change feed), one item of
+/// the metadata table: every value it hands out is above every value it handed out before, so a
+/// lease acquired with a value taken after another lease's acquisition has the higher fence.
+/// Never deleted, so that fences keep growing over a feed's resets.
+pub(crate) struct Fences<'a> {
+    pub db: Store<'a>,
+    pub table: &'a str,
+    pub key: &'a str,
+}
+
+impl Fences<'_> {
+    /// The next value (from 1).
+    pub async fn next(&self) -> Result<u64> {
+        let output = self
+            .db
+            .client()
+            .update_item()
+            .table_name(self.table)
+            .key(PARTITION, AttributeValue::S(self.key.to_owned()))
+            .update_expression("ADD #fences :one")
+            .expression_attribute_names("#fences", "fences")
+            .expression_attribute_values(":one", number(1))
+            .return_values(aws_sdk_dynamodb::types::ReturnValue::UpdatedNew)
+            .send()
+            .await
+            .map_err(|error| metadata_error(self.table, "UpdateItem", error))?;
+        let value = output.attributes.as_ref().and_then(|item| item.get("fences")?.as_n().ok()?.parse().ok());
+        value.ok_or_else(|| Error::ShardMetadataMalformed {
+            partition: self.key.to_owned(),
+            reason: "a fence counter that is not a number".into(),
+        })
     }
 }
 

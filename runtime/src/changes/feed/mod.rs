@@ -7,15 +7,19 @@
 //! and the shard's checkpoint moves past it only once the handler returned `Ok`; a process that
 //! dies between the two, or loses its lease while its handler runs, leaves the page to be handed
 //! over again. Records of one item come in the order they were made: a shard is read only after
-//! its parent was read to its end. A feed that misses records (its stream trimmed them, 24 hours
+//! its parent was read to its end. The lease beats while the handler runs, so a slow handler
+//! keeps its shard; a holder that could not beat (its process frozen) is taken over, and its late
+//! writes are refused where the handler follows the fence rule ([`FeedLease`]). A feed that misses records (its stream trimmed them, 24 hours
 //! after they were written, before the feed read them, or the table's stream was replaced) fails
 //! with [`Error::ChangeFeedGap`](crate::Error::ChangeFeedGap) instead of skipping them.
 
+mod holding;
 mod lineage;
 mod pass;
 mod reader;
 mod stream;
 
+pub use holding::FeedLease;
 pub(crate) use stream::stream_of;
 
 use crate::changes::ChangeRecord;
@@ -29,7 +33,8 @@ use std::sync::Arc;
 use std::time::Duration;
 use stream::FeedRecords;
 
-/// The records of one page of one shard, in the order they were written.
+/// The records of one page of one shard, in the order they were written, and the lease they are
+/// handed over under.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct ChangePage {
@@ -37,6 +42,9 @@ pub struct ChangePage {
     pub shard: String,
     /// The records.
     pub records: Vec<ChangeRecord>,
+    /// The shard's lease: its fence, for writes that an older holder must not overtake, and
+    /// whether it is still held.
+    pub lease: FeedLease,
 }
 
 /// What one [`ChangeFeed::catch_up`] did.
@@ -146,7 +154,8 @@ impl Db {
 
 impl ChangeFeed {
     /// How long a shard's lease may go without a beat before another process takes it over.
-    /// A holder beats after every page it hands over and, while it waits, every third of it.
+    /// A holder beats after every page it hands over and, while it waits for a page or for its
+    /// handler, every third of it: a handler may take longer than the lease.
     pub fn lease(mut self, lease: Duration) -> Self {
         self.lease = lease;
         self
@@ -185,6 +194,11 @@ impl ChangeFeed {
 
     fn lease_key(&self, shard: &str) -> String {
         format!("feed/{}/{}/{shard}", self.table, self.consumer)
+    }
+
+    /// The key of the counter the feed's lease fences are taken from (kept over resets).
+    fn fences_key(&self) -> String {
+        format!("fence/{}/{}", self.table, self.consumer)
     }
 
     pub(crate) fn gap(&self, reason: String) -> Error {

@@ -68,8 +68,15 @@ impl ChangeFeed {
             .map(|(shard, seen)| {
                 let (arn, leases) = (&arn, &leases);
                 async move {
+                    let fences_key = self.fences_key();
+                    let fences = lease::Fences {
+                        db: (&self.db).into(),
+                        table: self.metadata_table(),
+                        key: &fences_key,
+                    };
+                    let floor = fences.next().await?;
                     let taken =
-                        leases.acquire(&self.lease_key(&shard.id), seen.as_ref(), &self.owner).await?;
+                        leases.acquire(&self.lease_key(&shard.id), seen.as_ref(), &self.owner, floor).await?;
                     let Some(mut lease) = taken else { return Ok::<_, Error>((shard.id, None)) };
                     let read = self.read_shard(arn, &shard, &mut lease, handler).await;
                     if !matches!(read, Ok((ShardRead::Ended | ShardRead::Lost, _))) {

@@ -1,6 +1,7 @@
 //! Reading one leased shard: from its checkpoint (or its oldest record) to its end or to what it
 //! holds now, handing each page of records over and recording the checkpoint after it.
 
+use super::holding::Beating;
 use super::lineage::ListedShard;
 use super::{ChangeFeed, ChangePage};
 use crate::changes::ChangeRecord;
@@ -103,7 +104,12 @@ impl ChangeFeed {
                 // was read: the pass ends there while writes go on, and the lease passes on.
                 let open = !listed.closed() || listed.read_to_listed_end(position.as_deref());
                 let short = open && records.len() < self.page as usize && bytes < TAIL_PAGE_BYTES;
-                handler(ChangePage { shard: shard.to_owned(), records }).await?;
+                let (beating, held) = Beating::start(&self.db, self.metadata_table(), lease, self.lease);
+                let page = ChangePage { shard: shard.to_owned(), records, lease: held };
+                let Some(handled) = beating.hand_over(handler(page)).await else {
+                    return Ok((ShardRead::Lost, records_read));
+                };
+                handled?;
                 if next.is_none() {
                     return self.end(&leases, lease, Some(&last)).await.map(|read| (read, records_read));
                 }

@@ -89,7 +89,7 @@ impl Db {
                     }
                     let lease_key = segment_key(&key, &plan, segment);
                     let Some(working) = shards.work_on(&lease_key) else { continue };
-                    let taking = leases.acquire(&lease_key, seen.get(&lease_key), &owner);
+                    let taking = leases.acquire(&lease_key, seen.get(&lease_key), &owner, 0);
                     let Some(lease) = alongside(&mut running, &mut mine, taking).await?? else {
                         continue; // another worker took it first
                     };
