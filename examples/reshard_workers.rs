@@ -50,24 +50,42 @@ fn share(worker: &str) -> Backfill {
         .worker(worker)
 }
 
-/// The worker loop: the same in every process, whatever phase it starts in.
+/// The worker loop: the same in every process, whatever phase it starts in. A step that fails
+/// for a while (throttled, timed out, the connection lost) is waited out; every step resumes from
+/// what is recorded, so nothing done is lost. Anything else ends the worker.
 async fn work(db: &Db, worker: &str) -> dynashard::Result<()> {
+    let mut failures = 0;
     loop {
-        let Some(state) = db.resharding::<Order>(Shop::BY_DAY).await? else { return Ok(()) };
-        match state.phase {
-            // Returns once every segment is done, by this worker or another.
-            Phase::DualWrites => _ = db.backfill::<Order>(Shop::BY_DAY, share(worker)).await?,
-            // The operator verifies and cuts over; meanwhile the change log is applied.
-            Phase::Backfilled | Phase::CutOver => {
-                db.catch_up::<Order>(Shop::BY_DAY).await?;
-                tokio::time::sleep(Duration::from_millis(500)).await;
+        match step(db, worker).await {
+            Ok(true) => return Ok(()),
+            Ok(false) => failures = 0,
+            Err(error) if error.is_transient() => {
+                failures += 1;
+                eprintln!("worker {worker}: {error}; trying again");
+                tokio::time::sleep(db.retry_policy().backoff(failures)).await;
             }
-            Phase::Done => {
-                db.finish_resharding::<Order>(Shop::BY_DAY, share(worker)).await?;
-                return Ok(());
-            }
+            Err(error) => return Err(error),
         }
     }
+}
+
+/// One step of the loop; `true` once the resharding is finished.
+async fn step(db: &Db, worker: &str) -> dynashard::Result<bool> {
+    let Some(state) = db.resharding::<Order>(Shop::BY_DAY).await? else { return Ok(true) };
+    match state.phase {
+        // Returns once every segment is done, by this worker or another.
+        Phase::DualWrites => _ = db.backfill::<Order>(Shop::BY_DAY, share(worker)).await?,
+        // The operator verifies and cuts over; meanwhile the change log is applied.
+        Phase::Backfilled | Phase::CutOver => {
+            db.catch_up::<Order>(Shop::BY_DAY).await?;
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+        Phase::Done => {
+            db.finish_resharding::<Order>(Shop::BY_DAY, share(worker)).await?;
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 #[tokio::main]

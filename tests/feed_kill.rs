@@ -1,8 +1,9 @@
 //! Two consumer processes share one change feed whose handler applies each page to a table of
 //! views under the page's fence; the one that holds the shard is killed (SIGKILL) in the middle
 //! of a page. The other takes the lease over once it expires, resumes at the last checkpoint,
-//! and every item's view ends at its last version: nothing skipped, nothing older applied over
-//! something newer.
+//! and every item's view ends at its last version, written by the survivor: nothing skipped.
+//! (What a holder that is not dead but frozen writes late is the fence's part, tested in the
+//! `dynamodb` suite's `change_feed_holders`.)
 //!
 //! This binary re-executes itself as the consumers (selected by an environment variable). Runs
 //! without the libtest harness, so it prints its own summary line.

@@ -157,3 +157,51 @@ async fn a_table_without_a_stream_is_refused_with_what_to_do() {
         "it declares none"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_running_feed_outlasts_throttling_and_server_errors() {
+    use dynashard_local::faults::FaultInjector;
+    let own = crate::own().await;
+    let clean = own.db().with_shard_metadata(ShardMetadata::new("ChangeFeedMetadata"));
+    clean.create_table::<Ledger>().await.unwrap();
+    clean.create_shard_metadata_table().await.unwrap();
+    let consumer = unique("faulty");
+    clean.change_feed::<Ledger>(consumer.as_str()).unwrap().begin().await.unwrap();
+    let account = unique("account");
+    for number in 0..100 {
+        clean.put(&Entry { account: account.clone(), number }).await.unwrap();
+    }
+    // Every request to the table and its metadata fails now and then, and the SDK retries none.
+    let faults = FaultInjector::new(11).throttling(0.2).server_errors(0.1).without_sdk_retries();
+    let faulty = dynashard::Db::new(faults.client_for_endpoint(own.endpoint()))
+        .with_streams_client(dynashard::client::streams_client_for_endpoint(own.endpoint()))
+        .with_shard_metadata(ShardMetadata::new("ChangeFeedMetadata"));
+    let feed =
+        faulty.change_feed::<Ledger>(consumer.as_str()).unwrap().lease(Duration::from_secs(1)).page_size(10);
+    let handled = Arc::new(Mutex::new(Vec::<u32>::new()));
+    let all = Arc::new(tokio::sync::Notify::new());
+    let handler = |page: ChangePage| {
+        let (handled, all, account) = (handled.clone(), all.clone(), account.clone());
+        async move {
+            let mut handled = handled.lock().unwrap();
+            handled.extend(numbers(&page, &account));
+            if handled.iter().collect::<std::collections::BTreeSet<_>>().len() == 100 {
+                all.notify_one();
+            }
+            Ok(())
+        }
+    };
+    let running = feed.run(handler, Duration::from_millis(20), all.notified());
+    let ran = tokio::time::timeout(Duration::from_secs(120), running).await;
+    assert!(matches!(ran, Ok(Ok(()))), "the feed ended before it handed everything over: {ran:?}");
+    let injected = faults.stats().total();
+    assert!(injected.throttled + injected.server_errors > 10, "faults were injected: {injected:?}");
+    // At least once, in order: a page handed over again repeats what came before it.
+    let mut first_seen = Vec::new();
+    for number in handled.lock().unwrap().iter() {
+        if !first_seen.contains(number) {
+            first_seen.push(*number);
+        }
+    }
+    assert_eq!(first_seen, (0..100).collect::<Vec<_>>());
+}

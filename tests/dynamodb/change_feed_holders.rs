@@ -12,7 +12,11 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 const METADATA: &str = "ChangeFeedHolderMetadata";
+/// The lease of the frozen holder's test (its successor is the only one beating).
 const LEASE: Duration = Duration::from_millis(500);
+/// The lease of the slow handler's test: long enough that a loaded machine's stalls do not take
+/// it from a holder that beats every third of it.
+const SLOW_LEASE: Duration = Duration::from_millis(1_500);
 
 #[derive(Table)]
 #[table(
@@ -59,6 +63,10 @@ fn feed(db: &Db, consumer: &str, worker: &str) -> ChangeFeed {
     db.change_feed::<Ledger>(consumer).expect("a feed").lease(LEASE).page_size(25).worker(worker)
 }
 
+fn slow_feed(db: &Db, consumer: &str, worker: &str) -> ChangeFeed {
+    feed(db, consumer, worker).lease(SLOW_LEASE).page_size(50)
+}
+
 fn revisions(page: &ChangePage) -> Vec<Revision> {
     let decoded = page.records.iter().map(|record| record.decode::<Revision>());
     decoded
@@ -86,7 +94,7 @@ async fn a_handler_slower_than_its_lease_keeps_it_and_no_page_is_handled_twice()
     let db = with_metadata(own.db());
     tables(&db).await;
     let consumer = crate::unique("slow");
-    let workers = [feed(&db, &consumer, "a"), feed(&db, &consumer, "b")];
+    let workers = [slow_feed(&db, &consumer, "a"), slow_feed(&db, &consumer, "b")];
     workers[0].begin().await.expect("begin");
     const ITEMS: u32 = 200;
     for item in 0..50 {
@@ -124,7 +132,7 @@ async fn a_handler_slower_than_its_lease_keeps_it_and_no_page_is_handled_twice()
                             *overlaps.lock().unwrap() += 1;
                         }
                         // Slower than the lease: a downstream call that takes its time.
-                        tokio::time::sleep(LEASE * 8 / 5).await;
+                        tokio::time::sleep(SLOW_LEASE * 8 / 5).await;
                         let items =
                             revisions(&page).into_iter().map(|revision| (page.shard.clone(), revision.item));
                         handled.lock().unwrap().extend(items);

@@ -64,6 +64,37 @@ impl Error {
         }
     }
 
+    /// Whether sending again later may succeed: DynamoDB throttled the request, did not answer in
+    /// time, reported an internal error or that it is unavailable, the connection failed or
+    /// broke, or a batch was left unprocessed for one of these. A loop that runs for as long as
+    /// it is let (a worker) waits such a failure out and goes on; anything else (a request
+    /// refused for what it asks, a table missing) ends it.
+    ///
+    /// ```
+    /// use dynashard::Error;
+    /// let throttled = Error::Service {
+    ///     operation: "PutItem",
+    ///     code: Some("InternalServerError".into()),
+    ///     message: "try again".into(),
+    ///     source: "try again".into(),
+    /// };
+    /// assert!(throttled.is_transient());
+    /// assert!(!Error::NotFound.is_transient());
+    /// ```
+    pub fn is_transient(&self) -> bool {
+        match self {
+            Error::Throttled { .. } | Error::Timeout { .. } => true,
+            Error::Service { code: Some(code), .. } => {
+                sdk::TRANSIENT_CODES.contains(&code.as_str()) || THROTTLING_CODES.contains(&code.as_str())
+            }
+            Error::Service { code: None, source, .. } => !source.is::<aws_sdk_dynamodb::error::BuildError>(),
+            Error::BatchIncomplete { last_error, .. } => {
+                last_error.as_ref().is_none_or(|error| error.is_transient())
+            }
+            _ => false,
+        }
+    }
+
     /// Whether a write that failed with this error may nonetheless have been applied: DynamoDB
     /// did not answer in time ([`Error::Timeout`]), the answer was lost on the way, or DynamoDB
     /// reported an internal error, which leaves the outcome open. Resend such a write only if

@@ -83,7 +83,9 @@ impl Db {
         operation.run(async move { self.catch_up_named::<E>(index.name()).await }).await
     }
 
-    /// Runs [`Db::catch_up`] every `poll` until `stop` completes (or the resharding fails).
+    /// Runs [`Db::catch_up`] every `poll` until `stop` completes (or the resharding fails); a
+    /// pass that fails for a while ([`Error::is_transient`](crate::Error::is_transient)) is
+    /// waited out and tried again.
     pub async fn run_catch_up<E: Entity>(
         &self,
         index: Index<E::Table>,
@@ -94,8 +96,9 @@ impl Db {
         operation
             .run(async move {
                 let mut stop = std::pin::pin!(stop);
+                let mut outlast = crate::retry::Outlast::new(self.retry_policy());
                 loop {
-                    self.catch_up_named::<E>(index.name()).await?;
+                    outlast.after(self.catch_up_named::<E>(index.name()).await, "a catch-up pass").await?;
                     tokio::select! {
                         _ = &mut stop => return Ok(()),
                         _ = tokio::time::sleep(poll) => {}

@@ -98,9 +98,69 @@ where
     .await
 }
 
+/// The waits of a loop that runs for as long as it is let (a change feed's [`run`], a
+/// resharding's catch-up): a failure that sending again may fix ([`Error::is_transient`]) is
+/// waited out under the policy's growing delays and never ends the loop; any other ends it; a
+/// success starts the delays over.
+///
+/// [`run`]: crate::changes::ChangeFeed::run
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Outlast {
+    policy: RetryPolicy,
+    /// Transient failures since the last success.
+    failed: u32,
+}
+
+impl Outlast {
+    /// No failure yet.
+    pub(crate) fn new(policy: RetryPolicy) -> Self {
+        Outlast { policy, failed: 0 }
+    }
+
+    /// After a step: `Ok` to go on (after waiting out a transient failure), the error when it
+    /// cannot succeed by trying again.
+    pub(crate) async fn after<T>(&mut self, step: Result<T>, what: &'static str) -> Result<()> {
+        match step {
+            Ok(_) => {
+                self.failed = 0;
+                Ok(())
+            }
+            Err(error) if error.is_transient() => {
+                let delay = self.policy.backoff(self.failed);
+                self.failed = self.failed.saturating_add(1);
+                crate::consumption::retried();
+                tracing::warn!(target: "dynashard::retry", %error, failures = self.failed, ?delay, "{what} failed for a while; trying again");
+                tokio::time::sleep(delay).await;
+                Ok(())
+            }
+            Err(error) => Err(error),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn a_loop_outlasts_transient_failures_and_ends_at_the_others() {
+        let mut outlast = Outlast::new(RetryPolicy::new(3, Duration::ZERO, Duration::ZERO));
+        let timeout = || {
+            Err::<(), _>(Error::Timeout {
+                operation: "GetRecords",
+                message: "attempt".into(),
+                source: "attempt".into(),
+            })
+        };
+        for _ in 0..100 {
+            assert!(outlast.after(timeout(), "a step").await.is_ok(), "a timeout never ends the loop");
+        }
+        assert_eq!(outlast.failed, 100);
+        assert!(outlast.after(Ok(()), "a step").await.is_ok());
+        assert_eq!(outlast.failed, 0, "a success starts over");
+        let ended = outlast.after(Err::<(), _>(Error::NotFound), "a step").await;
+        assert!(matches!(ended, Err(Error::NotFound)));
+    }
 
     fn policy(attempts: u32) -> RetryPolicy {
         RetryPolicy::new(attempts, Duration::from_millis(8), Duration::from_millis(20))

@@ -4,17 +4,17 @@
 //! The invariant, enforced by the fence and never by timing: **once a shard's lease was taken
 //! over, nothing its earlier holder does lands where the handler follows the fence rule.** Each
 //! acquisition takes a fence from the feed's counter (`metadata::lease::Fences`),
-//! so it is higher than every fence taken before it, of this shard or of any other shard of the
-//! feed (a child shard, read only after its parent ended, has a higher fence than any holder of the
-//! parent). A handler that stores its fence with what it writes, and writes only where the stored
+//! taken after the acquisition saw the shard's fence and its parent's end, so it is higher than
+//! the fence of every earlier holder of the shard and of its parents (a child shard is read only
+//! after its parent ended). A handler that stores its fence with what it writes, and writes only where the stored
 //! fence is not higher ([`FeedLease::fenced`]), cannot overwrite what a later holder wrote, however
 //! late its request arrives; the feed's own checkpoints follow the same rule.
 //!
 //! The beats keep a slow handler's lease (a handler waiting on a downstream call for longer than
 //! the lease), so that its shard is not taken over while it works. Only a holder that cannot beat
 //! for the lease time (its process frozen, its thread blocked, the metadata table out of reach)
-//! loses it; when a beat finds the lease taken, the handler's future is dropped and the page is
-//! left to the new holder.
+//! loses it; when a beat finds the lease taken, or none landed for the lease time, the handler's
+//! future is dropped and the page is left to the next holder.
 
 use crate::db::Db;
 use crate::entity::{Entity, Field};
@@ -43,13 +43,14 @@ pub struct FeedLease {
 
 impl FeedLease {
     /// The lease's fence: higher than the fence of every earlier holder of this shard and of
-    /// every shard of the feed acquired before it (its parents among them).
+    /// every holder of its parent shards.
     pub fn fence(&self) -> u64 {
         self.fence
     }
 
     /// Whether the page is no longer covered by the lease: another process took the lease
-    /// over, or the page's hand-over is over (the handler returned, or the feed was dropped).
+    /// over (or may have: no beat landed for the lease time), or the page's hand-over is over
+    /// (the handler returned, or the feed was dropped).
     pub fn is_lost(&self) -> bool {
         *self.lost.borrow() || self.lost.has_changed().is_err()
     }
@@ -115,21 +116,30 @@ impl Beating {
         let every = (every_lease / 3).max(MIN_BEAT_EVERY);
         let task = tokio::spawn(async move {
             let leases = Leases { db: (&db).into(), table: &table };
+            let mut beats = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+            beats.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            let mut landed = tokio::time::Instant::now();
             loop {
-                tokio::time::sleep(every).await;
-                match leases.beat(&mut lease, None, false).await {
-                    Ok(true) => {}
-                    Ok(false) => {
-                        let _ = lost_tx.send(true);
-                        return;
-                    }
-                    // A beat that failed is tried again at the next one: the lease is lost only
-                    // when a beat lands and finds it taken.
-                    Err(error) => {
-                        tracing::warn!(target: "dynashard::changes", %error, lease = lease.key, "a lease beat failed");
+                beats.tick().await;
+                match tokio::time::timeout(every, leases.beat(&mut lease, None, false)).await {
+                    Ok(Ok(true)) => landed = tokio::time::Instant::now(),
+                    Ok(Ok(false)) => break,
+                    // A beat that failed or took too long is tried again at the next one; once
+                    // none has landed for the lease time, another process may have taken the
+                    // lease over, and the page is given up as lost (it is handed over again).
+                    failed => {
+                        let error = match failed {
+                            Ok(Err(error)) => error.to_string(),
+                            _ => "no answer in time".to_owned(),
+                        };
+                        tracing::warn!(target: "dynashard::changes", error, lease = lease.key, "a lease beat failed");
+                        if landed.elapsed() >= every_lease {
+                            break;
+                        }
                     }
                 }
             }
+            let _ = lost_tx.send(true);
         });
         (Beating { task, lost: lost.clone() }, FeedLease { fence, lost })
     }

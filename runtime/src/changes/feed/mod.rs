@@ -253,15 +253,19 @@ impl ChangeFeed {
         }
     }
 
-    /// Runs [`catch_up`](ChangeFeed::catch_up) every `poll` until `stop` completes.
+    /// Runs [`catch_up`](ChangeFeed::catch_up) every `poll` until `stop` completes. A pass that
+    /// fails for a while ([`Error::is_transient`]: throttled, timed out, the connection lost,
+    /// in the handler too) is waited out under the `Db`'s retry policy's growing delays and
+    /// tried again, its page handed over again; any other error ends it.
     pub async fn run<H, Fut>(&self, handler: H, poll: Duration, stop: impl Future<Output = ()>) -> Result<()>
     where
         H: Fn(ChangePage) -> Fut + Sync,
         Fut: Future<Output = Result<()>> + Send,
     {
         let mut stop = std::pin::pin!(stop);
+        let mut outlast = crate::retry::Outlast::new(self.db.retry_policy());
         loop {
-            self.catch_up(&handler).await?;
+            outlast.after(self.catch_up(&handler).await, "a change feed's pass").await?;
             tokio::select! {
                 _ = &mut stop => return Ok(()),
                 _ = tokio::time::sleep(poll) => {}

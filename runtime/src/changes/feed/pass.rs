@@ -54,6 +54,9 @@ impl ChangeFeed {
         let mut to_read = Vec::new();
         for shard in listed.iter().filter(|shard| plan.ready.contains(&shard.id)) {
             let seen = stored.get(&self.lease_key(&shard.id));
+            if seen.is_some_and(|lease| lease.ended) {
+                continue; // read to its end by another process since the plan was made
+            }
             let held_elsewhere =
                 seen.is_some_and(|lease| lease.owner.as_ref().is_some_and(|owner| owner != &self.owner));
             if held_elsewhere && !self.expired(&shard.id, seen) {
@@ -68,13 +71,16 @@ impl ChangeFeed {
             .map(|(shard, seen)| {
                 let (arn, leases) = (&arn, &leases);
                 async move {
+                    // The fence is taken after this pass read that the shard's parent ended (the
+                    // plan), and the parent's last holder took its fence before it marked the
+                    // end: so a child's fence is above every fence a holder of its parent had.
                     let fences_key = self.fences_key();
                     let fences = lease::Fences {
                         db: (&self.db).into(),
                         table: self.metadata_table(),
                         key: &fences_key,
                     };
-                    let floor = fences.next().await?;
+                    let floor = fences.above(seen.as_ref().map_or(0, |seen| seen.fence)).await?;
                     let taken =
                         leases.acquire(&self.lease_key(&shard.id), seen.as_ref(), &self.owner, floor).await?;
                     let Some(mut lease) = taken else { return Ok::<_, Error>((shard.id, None)) };
