@@ -64,7 +64,7 @@ impl Intercept for StreamIdentity {
             headers.remove("content-length");
             headers.remove("x-amz-crc32");
             let body = std::mem::replace(response.body_mut(), SdkBody::taken());
-            *response.body_mut() = RewriteBody::wrap(body, Rewrite::StreamIdentity);
+            *response.body_mut() = RewriteBody::wrap(body, Rewrite::Map(respell));
         }
         Ok(())
     }

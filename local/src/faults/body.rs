@@ -19,8 +19,8 @@ pub(crate) enum Rewrite {
     Replace(Bytes),
     /// Add withheld batch entries to its unprocessed field.
     Merge(Withheld),
-    /// Spell the `userIdentity` of its stream records as the Streams API does.
-    StreamIdentity,
+    /// Yield what this function makes of it.
+    Map(fn(&[u8]) -> Vec<u8>),
 }
 
 /// The wrapper; see the module documentation.
@@ -41,7 +41,7 @@ impl RewriteBody {
         match rewrite {
             Rewrite::Replace(bytes) => Ok(bytes),
             Rewrite::Merge(withheld) => merge(&self.read, withheld).map(Bytes::from),
-            Rewrite::StreamIdentity => Ok(Bytes::from(crate::stream_identity::respell(&self.read))),
+            Rewrite::Map(map) => Ok(Bytes::from(map(&self.read))),
         }
     }
 }

@@ -442,9 +442,21 @@ mod tests {
     async fn fences_grow_past_every_value_handed_out_and_every_fence_seen() {
         let embedded = dynashard_local::Embedded::start().expect("the embedded DynamoDB");
         let client = crate::client::client_for_endpoint(embedded.endpoint());
-        let db = crate::Db::new(client.clone())
-            .with_shard_metadata(crate::metadata::ShardMetadata::new("FenceCounterTests"));
-        db.create_shard_metadata_table().await.expect("the metadata table");
+        use aws_sdk_dynamodb::types::{
+            AttributeDefinition, BillingMode, KeySchemaElement, KeyType, ScalarAttributeType,
+        };
+        let attribute =
+            AttributeDefinition::builder().attribute_name(PARTITION).attribute_type(ScalarAttributeType::S);
+        let key = KeySchemaElement::builder().attribute_name(PARTITION).key_type(KeyType::Hash);
+        client
+            .create_table()
+            .table_name("FenceCounterTests")
+            .attribute_definitions(attribute.build().unwrap())
+            .key_schema(key.build().unwrap())
+            .billing_mode(BillingMode::PayPerRequest)
+            .send()
+            .await
+            .expect("the metadata table");
         let store = Store::new(&client, crate::retry::RetryPolicy::DEFAULT);
         let fences = Fences { db: store, table: "FenceCounterTests", key: "fence/T/consumer" };
         assert_eq!(fences.above(0).await.unwrap(), 1);
