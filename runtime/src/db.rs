@@ -38,7 +38,7 @@ impl Db {
     /// A handle on `client` using the declared table names.
     pub fn new(client: Client) -> Self {
         Self {
-            client,
+            client: crate::consumption::CountThrottles::on(client),
             table_names: Arc::default(),
             cursor_key: None,
             retry_policy: RetryPolicy::DEFAULT,

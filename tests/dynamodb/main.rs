@@ -43,6 +43,7 @@ mod sharded_table;
 mod sharded_writes;
 mod shop_model;
 mod tables;
+mod throttles;
 mod time_windows;
 mod timeouts;
 mod timestamps;

@@ -13,6 +13,7 @@ mod count;
 mod hot_keys;
 mod routing;
 mod scope;
+mod throttles;
 mod totals;
 
 pub use hot_keys::{HotKey, HotKeyTracking, HotKeys, KeyPlace};
@@ -22,6 +23,7 @@ pub use scope::{Measure, Measured, Measuring};
 pub use totals::Consumed;
 
 pub(crate) use scope::{carry, retried, Scope};
+pub(crate) use throttles::CountThrottles;
 
 pub(crate) use batch::{count_actions, Action, BatchItem, BatchItems};
 pub(crate) use count::{count_read, count_units, count_write, item_keys, refused_write, Meter};

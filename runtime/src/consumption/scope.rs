@@ -23,13 +23,20 @@ pub(crate) struct Scope {
     totals: Totals,
     /// Sends that failed and were sent again.
     retries: AtomicU32,
+    /// Attempts DynamoDB throttled, whoever sent them again.
+    throttles: AtomicU32,
     outer: Option<Arc<Scope>>,
 }
 
 impl Scope {
     /// A scope within the current one, if any.
     pub(crate) fn new() -> Arc<Scope> {
-        Arc::new(Scope { totals: Totals::default(), retries: AtomicU32::new(0), outer: current() })
+        Arc::new(Scope {
+            totals: Totals::default(),
+            retries: AtomicU32::new(0),
+            throttles: AtomicU32::new(0),
+            outer: current(),
+        })
     }
 
     /// Everything counted in it so far.
@@ -40,6 +47,11 @@ impl Scope {
     /// Sends retried in it so far.
     pub(crate) fn retries(&self) -> u32 {
         self.retries.load(Ordering::Relaxed)
+    }
+
+    /// Attempts throttled in it so far.
+    pub(crate) fn throttles(&self) -> u32 {
+        self.throttles.load(Ordering::Relaxed)
     }
 
     /// Runs `work` in this scope.
@@ -70,6 +82,17 @@ pub(crate) fn retried() {
         let mut scope = Some(scope);
         while let Some(current) = scope {
             current.retries.fetch_add(1, Ordering::Relaxed);
+            scope = current.outer.as_ref();
+        }
+    });
+}
+
+/// Counts an attempt DynamoDB throttled in the current scope and every scope around it.
+pub(crate) fn throttled() {
+    let _ = SCOPE.try_with(|scope| {
+        let mut scope = Some(scope);
+        while let Some(current) = scope {
+            current.throttles.fetch_add(1, Ordering::Relaxed);
             scope = current.outer.as_ref();
         }
     });
@@ -137,7 +160,12 @@ impl<F: Future> Future for Measuring<F> {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let output = std::task::ready!(self.work.as_mut().poll(cx));
-        Poll::Ready(Measured { output, consumed: self.scope.consumed(), retries: self.scope.retries() })
+        Poll::Ready(Measured {
+            output,
+            consumed: self.scope.consumed(),
+            retries: self.scope.retries(),
+            throttles: self.scope.throttles(),
+        })
     }
 }
 
@@ -149,8 +177,11 @@ pub struct Measured<T> {
     pub output: T,
     /// The units it consumed, per table or index and entity type, the table first.
     pub consumed: Vec<Consumed>,
-    /// The sends that failed (throttled, say) and were sent again.
+    /// The sends that failed (throttled, say) and were sent again by dynashard.
     pub retries: u32,
+    /// The attempts DynamoDB throttled, whether the SDK sent them again (it does by itself, up
+    /// to its retry configuration's attempts), dynashard did, or nobody.
+    pub throttles: u32,
 }
 
 impl<T> Measured<T> {

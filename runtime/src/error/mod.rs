@@ -18,6 +18,8 @@ pub use key::{KeyError, KeyPartDecodeError};
 pub use undecodable::Undecodable;
 pub use unprocessed::Unprocessed;
 
+pub(crate) use predicates::is_throttling_code;
+
 use crate::primary_key::PrimaryKey;
 use crate::throttling::ThrottlingReason;
 use std::error::Error as StdError;

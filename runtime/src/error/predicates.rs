@@ -35,7 +35,7 @@ impl Error {
 
     /// Whether DynamoDB throttled the request (throughput exceeded, throttling, request limit).
     pub fn is_throttled(&self) -> bool {
-        self.code().is_some_and(|code| THROTTLING_CODES.contains(&code))
+        self.code().is_some_and(is_throttling_code)
     }
 
     /// The reasons DynamoDB gave for throttling the request; empty when it was not throttled or
@@ -187,4 +187,9 @@ fn never_connected(error: &(dyn std::error::Error + 'static)) -> bool {
         next = error.source();
     }
     false
+}
+
+/// Whether `code`, a DynamoDB error code, says the request was throttled.
+pub(crate) fn is_throttling_code(code: &str) -> bool {
+    THROTTLING_CODES.contains(&code)
 }

@@ -23,6 +23,7 @@
 //! | `dynashard.shards_read`, `dynashard.requests` | reads | shards that were sent a request; requests sent |
 //! | `dynashard.shard` | request | the shard the request read |
 //! | `dynashard.retries` | operation | sends that failed and were retried |
+//! | `dynashard.throttles` | operation | attempts DynamoDB throttled, the SDK's own retries among them |
 //! | `dynashard.throttle_reasons` | both | DynamoDB's throttling reasons, comma-separated |
 //! | `dynashard.read_units`, `dynashard.write_units` | operation | the units it consumed in all |
 //!

@@ -70,6 +70,7 @@ impl<'a> Operation<'a> {
             dynashard.shards_read = Empty,
             dynashard.requests = Empty,
             dynashard.retries = Empty,
+            dynashard.throttles = Empty,
             dynashard.throttle_reasons = Empty,
             dynashard.read_units = Empty,
             dynashard.write_units = Empty,
@@ -122,6 +123,9 @@ impl Traced {
             record_counted(&span, &scope, definition);
             if scope.retries() > 0 {
                 span.record("dynashard.retries", i64::from(scope.retries()));
+            }
+            if scope.throttles() > 0 {
+                span.record("dynashard.throttles", i64::from(scope.throttles()));
             }
             record_outcome(&span, result.as_ref().map(|_| ()));
             result
