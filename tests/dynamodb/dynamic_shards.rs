@@ -96,7 +96,14 @@ async fn throttled_writers_grow_the_count_once_per_cooldown_and_lose_nothing() {
     let state = db.shard_state(&FileAccess::query_by_file(&path)).await.unwrap();
     assert!(state.count >= 2, "throttling raised the count: {state:?}");
     let counts: Vec<u32> = state.history.iter().map(|entry| entry.count).collect();
-    assert_eq!(counts, (1..=state.count).collect::<Vec<_>>(), "one step at a time, none lost or doubled");
+    assert_eq!(counts.first(), Some(&1));
+    for pair in counts.windows(2) {
+        // Doubled while the throttling went on, one more for a throttle long after a change.
+        assert!(
+            pair[1] == (pair[0] * 2).min(16) || pair[1] == pair[0] + 1,
+            "one raise at a time: {counts:?}"
+        );
+    }
     for pair in state.history.windows(2) {
         let apart = pair[1].at - pair[0].at;
         assert!(apart >= COOLDOWN.as_millis() as u64, "raises {apart} ms apart: {state:?}");

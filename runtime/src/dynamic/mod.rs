@@ -8,10 +8,11 @@
 //!   shard in `0..count`. When a put is throttled because a partition of the index was over its
 //!   limit (`IndexWriteKeyRangeThroughputExceeded` for that index, see
 //!   [`crate::throttling`]), the writer waits a random back-off (up to
-//!   [`ShardMetadata::backoff`]), reads the metadata again, and raises the count by one with a
+//!   [`ShardMetadata::backoff`]), reads the metadata again, and raises the count with a
 //!   conditional update on its last-change time, unless another writer changed it first or the
-//!   last change is more recent than [`ShardMetadata::cooldown`]. A crowd of throttled writers
-//!   therefore raises the count once per cooldown. The put is then retried on the new shard
+//!   last change is more recent than [`ShardMetadata::cooldown`]: it doubles (to the maximum at
+//!   most) when the last change was within two cooldowns (the throttling went on), and adds one
+//!   otherwise. A crowd of throttled writers therefore changes the count once per cooldown. The put is then retried on the new shard
 //!   space.
 //! - **Limits more shards cannot lift** (the table's or index's provisioned capacity, an
 //!   on-demand maximum, the account's quota, or the base table's own key range) get the retry

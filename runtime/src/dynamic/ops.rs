@@ -64,7 +64,12 @@ impl<'a> Counts<'a> {
     }
 
     /// After a throttled write to `key`'s shards: waits a random back-off, then raises the count
-    /// by one unless it changed since it was read, changed within the cooldown, or is at `max`.
+    /// unless it changed since it was read, changed within the cooldown, or is at `max`. The
+    /// throttling is sustained when it comes within two cooldowns of the last change (the
+    /// raise before did not relieve it): then the count doubles, to `max` at most, so a burst
+    /// reaches the count it needs in a few cooldowns (1, 2, 4, 8, ...), at most twice that. A
+    /// throttle long after the last change (a shard of a settled count over its limit now and
+    /// then) adds one shard.
     pub async fn grow_after_throttle(&self, key: &str, max: u32) -> Result<()> {
         let metadata = MetadataTable { db: self.db.into(), table: self.shards.table() };
         let observed = match self.shards.cached(key) {
@@ -91,7 +96,8 @@ impl<'a> Counts<'a> {
             tracing::warn!(target: "dynashard::shards", key, count = current.count, max, "shard count at its maximum");
             return Ok(());
         }
-        let next = current.count + 1;
+        let sustained = now.saturating_sub(current.last_changed) <= cooldown.saturating_mul(2);
+        let next = grown(current.count, max, sustained);
         let change_sent = Instant::now();
         match metadata.change(key, next, now, Some(current.last_changed), max).await? {
             Change::Written(state) => {
@@ -138,4 +144,30 @@ fn unreachable_lost(key: &str) -> Result<ShardState> {
         partition: key.to_owned(),
         reason: "an unconditional change reported a lost race".to_owned(),
     })
+}
+
+/// The count after `count` throttled: doubled when the throttling is `sustained`, else one more;
+/// `max` at most.
+fn grown(count: u32, max: u32, sustained: bool) -> u32 {
+    let next = if sustained { count.saturating_mul(2) } else { count.saturating_add(1) };
+    next.clamp(1, max.max(1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::grown;
+
+    #[test]
+    fn a_count_doubles_under_sustained_throttling_and_steps_otherwise_up_to_its_maximum() {
+        let mut counts = vec![1];
+        while let Some(&last) = counts.last().filter(|&&count| count < 48) {
+            counts.push(grown(last, 48, true));
+        }
+        assert_eq!(counts, [1, 2, 4, 8, 16, 32, 48]);
+        assert_eq!(grown(8, 48, false), 9, "a throttle long after the last change adds one");
+        assert_eq!(grown(u32::MAX, u32::MAX, true), u32::MAX);
+        assert_eq!(grown(u32::MAX, u32::MAX, false), u32::MAX);
+        assert_eq!(grown(0, 64, true), 1, "never below one shard");
+        assert_eq!(grown(5, 1, false), 1);
+    }
 }

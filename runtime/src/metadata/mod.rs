@@ -70,14 +70,14 @@ pub struct ShardMetadata {
 }
 
 impl ShardMetadata {
-    /// Counts kept in the metadata table `table`; counts cached for 5 s, a 10 s cooldown between
-    /// raises, a back-off of up to 1 s before one.
+    /// Counts kept in the metadata table `table`; counts cached for 5 s, a 2 s cooldown between
+    /// raises (each doubles the count), a back-off of up to 250 ms before one.
     pub fn new(table: impl Into<String>) -> Self {
         Self {
             table: table.into(),
             cache_for: Duration::from_secs(5),
-            cooldown: Duration::from_secs(10),
-            backoff: Duration::from_secs(1),
+            cooldown: Duration::from_secs(2),
+            backoff: Duration::from_millis(250),
             counts: cache::Cache::default(),
             reshards: cache::Cache::default(),
             caps: caps::Caps::default(),

@@ -56,7 +56,11 @@ async fn writers_on_a_hot_key_grow_its_count_until_its_partitions_carry_them() {
     // partitions' throttling would reach.
     assert!((3..=11).contains(&state.count), "the count grew to carry the load, and no further: {state:?}");
     let counts: Vec<u32> = state.history.iter().map(|entry| entry.count).collect();
-    assert_eq!(counts, (1..=state.count).collect::<Vec<_>>(), "one step at a time");
+    assert_eq!(counts.first(), Some(&1));
+    for pair in counts.windows(2) {
+        // Doubled while the throttling went on, one more for a throttle long after a change.
+        assert!(pair[1] == (pair[0] * 2).min(16) || pair[1] == pair[0] + 1, "{counts:?}");
+    }
     let partitions = usage.partitions_of("EmulatorDynamicTests", Some("ByFile")).count();
     assert!(partitions >= 3, "the writes spread over {partitions} partitions");
 
