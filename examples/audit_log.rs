@@ -4,8 +4,9 @@
 //! Every access is an item under its own id; the index `ByFile` lists one file's accesses in time
 //! order. Its partition key, `file#{path}`, is declared `dynamic`: it starts at one shard, and a
 //! metadata table keeps its count, when the count last changed and every change. Writers pick a
-//! random shard below the count; when a write is throttled, they double the count (at most
-//! once per cooldown, however many writers are throttled) and retry on the wider shard space.
+//! random shard below the count; when a write is throttled, they raise the count (doubling it
+//! while the throttling goes on, at most once per cooldown, however many writers are
+//! throttled) and retry on the wider shard space.
 //!
 //! DynamoDB Local never throttles, so the hot file's writes go through the partition-limit
 //! emulator ([`dynashard_local::emulator`]) at a twenty-fifth of DynamoDB's limits: 40 write units per

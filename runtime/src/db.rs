@@ -35,7 +35,11 @@ pub struct Db {
 }
 
 impl Db {
-    /// A handle on `client` using the declared table names.
+    /// A handle on `client` using the declared table names. Its [`client`](Db::client) is a copy
+    /// of `client`'s configuration with an interceptor that counts throttled attempts
+    /// ([`Measured::throttles`](crate::consumption::Measured::throttles)); a configuration
+    /// without an HTTP client of its own gets a new one (a connection pool of its own). Make
+    /// further `Db`s from [`Db::client`] (or clone the `Db`) to share it.
     pub fn new(client: Client) -> Self {
         Self {
             client: crate::consumption::CountThrottles::on(client),

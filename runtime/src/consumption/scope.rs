@@ -179,8 +179,9 @@ pub struct Measured<T> {
     pub consumed: Vec<Consumed>,
     /// The sends that failed (throttled, say) and were sent again by dynashard.
     pub retries: u32,
-    /// The attempts DynamoDB throttled, whether the SDK sent them again (it does by itself, up
-    /// to its retry configuration's attempts), dynashard did, or nobody.
+    /// The attempts DynamoDB answered with a throttling error, whether the SDK sent them again
+    /// (it does by itself, up to its retry configuration's attempts), dynashard did, or nobody.
+    /// (A transaction cancelled for throttling and batch items left unprocessed are not.)
     pub throttles: u32,
 }
 

@@ -64,7 +64,8 @@ impl<'a> Counts<'a> {
     }
 
     /// After a throttled write to `key`'s shards: waits a random back-off, then raises the count
-    /// unless it changed since it was read, changed within the cooldown, or is at `max`. The
+    /// unless it changed since it was read, changed within the cooldown (or within the cache
+    /// time, if that is longer: until every writer has read the last change), or is at `max`. The
     /// throttling is sustained when it comes within two cooldowns of the last change (the
     /// raise before did not relieve it): then the count doubles, to `max` at most, so a burst
     /// reaches the count it needs in a few cooldowns (1, 2, 4, 8, ...), at most twice that. A
@@ -76,7 +77,10 @@ impl<'a> Counts<'a> {
             Some(state) => state,
             None => self.current(key, max).await?,
         };
-        let cooldown = self.shards.cooldown.as_millis() as u64;
+        // A raise is judged on writers that all see the count it follows: no sooner than every
+        // process's cached count has expired (writers still on the count before it load its
+        // first shards, which would read as the raise not having helped).
+        let cooldown = self.shards.raise_interval().as_millis() as u64;
         if observed.count >= max || !observed.cooled_down(now_ms(), cooldown) {
             return Ok(());
         }

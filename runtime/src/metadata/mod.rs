@@ -70,12 +70,13 @@ pub struct ShardMetadata {
 }
 
 impl ShardMetadata {
-    /// Counts kept in the metadata table `table`; counts cached for 5 s, a 2 s cooldown between
-    /// raises (each doubles the count), a back-off of up to 250 ms before one.
+    /// Counts kept in the metadata table `table`; counts cached for 2 s, a 2 s cooldown between
+    /// raises (a raise waits for the longer of the two, so that every writer has read the count
+    /// before it is judged), a back-off of up to 250 ms before one.
     pub fn new(table: impl Into<String>) -> Self {
         Self {
             table: table.into(),
-            cache_for: Duration::from_secs(5),
+            cache_for: Duration::from_secs(2),
             cooldown: Duration::from_secs(2),
             backoff: Duration::from_millis(250),
             counts: cache::Cache::default(),
@@ -85,6 +86,12 @@ impl ShardMetadata {
             worker: format!("{:016x}", rand::random::<u64>()),
             working: Arc::default(),
         }
+    }
+
+    /// The least time between two raises of a count: the cooldown, or the cache time if longer
+    /// (until every writer has read the last change).
+    pub(crate) fn raise_interval(&self) -> Duration {
+        self.cooldown.max(self.cache_for)
     }
 
     /// How long a count read from the metadata table is used before it is read again.
