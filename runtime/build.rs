@@ -42,6 +42,7 @@ const CHAPTERS: &[(&str, &str)] = &[
     ("Resharding online", "resharding"),
     ("Item collections", "collections"),
     ("Change feeds (DynamoDB Streams)", "change_feeds"),
+    ("AWS Lambda", "lambda"),
     ("Partition limits, emulated", "partition_limits"),
     ("Observability: capacity, hot keys, spans, heat maps", "consumption"),
     ("Backends for tests and examples", "backends"),

@@ -33,6 +33,7 @@ pub mod emulator;
 mod error;
 pub mod faults;
 mod install;
+pub mod lambda;
 mod local_dynamo;
 mod process;
 mod stream_identity;

@@ -71,6 +71,11 @@ pub mod collections {}
 #[doc = include_str!(concat!(env!("OUT_DIR"), "/guide/change_feeds.md"))]
 pub mod change_feeds {}
 
+/// A table's stream handled by AWS Lambda: batches in order, partial failures, positions.
+///
+#[doc = include_str!(concat!(env!("OUT_DIR"), "/guide/lambda.md"))]
+pub mod lambda {}
+
 /// DynamoDB's per-partition limits, emulated over DynamoDB Local.
 ///
 #[doc = include_str!(concat!(env!("OUT_DIR"), "/guide/partition_limits.md"))]

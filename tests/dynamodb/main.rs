@@ -15,6 +15,7 @@ mod edges;
 mod emulator;
 mod indexes;
 mod key_safety;
+mod lambda;
 mod limits;
 mod local_indexes;
 mod merged;

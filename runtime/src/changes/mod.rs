@@ -3,7 +3,7 @@
 //! A [`ChangeRecord`] is one record of a table's stream, from whichever source delivered it:
 //!
 //! - the event a Lambda function receives, as JSON ([`ChangeRecord::from_lambda_json`]), or as
-//!   the `aws_lambda_events` crate models it (feature `lambda-events`: `TryFrom<EventRecord>`);
+//!   the `aws_lambda_events` crate models it (feature `lambda`: `TryFrom<EventRecord>`);
 //! - the DynamoDB Streams API's `GetRecords` (`TryFrom<&aws_sdk_dynamodbstreams::types::Record>`).
 //!
 //! [`ChangeRecord::decode`] reads it as an entity, [`ChangeRecord::decode_member`] as a
@@ -52,11 +52,14 @@
 mod decode;
 mod feed;
 mod lambda;
+mod position;
 mod streams_api;
 
 pub use decode::{Change, ItemChange};
 pub(crate) use feed::stream_of;
 pub use feed::{ChangeFeed, ChangePage, FeedLease, FeedPass};
+pub use lambda::{BatchOutcome, BatchStop, StopCause, StreamBatch};
+pub use position::StreamPosition;
 
 use crate::error::Item;
 use time::OffsetDateTime;
@@ -136,6 +139,16 @@ impl ChangeRecord {
         self.new_image = Some(image);
         self
     }
+}
+
+/// The kind an `eventName` names.
+fn kind_of(name: &str) -> crate::error::Result<ChangeKind> {
+    ChangeKind::from_event_name(name).ok_or_else(|| invalid(format!("unknown event name `{name}`")))
+}
+
+/// Whether a change is a deletion by time to live: a `REMOVE` made by DynamoDB itself.
+fn by_time_to_live(kind: ChangeKind, principal: Option<&str>) -> bool {
+    kind == ChangeKind::Remove && principal == Some(TIME_TO_LIVE_PRINCIPAL)
 }
 
 /// The error of a record that is not one of the table's changes.

@@ -1,9 +1,8 @@
 //! The records of the DynamoDB Streams API (`GetRecords`), as `aws-sdk-dynamodbstreams` models
 //! them.
 
-use super::invalid;
-use super::lambda::{by_time_to_live, kind_of};
 use super::ChangeRecord;
+use super::{by_time_to_live, invalid, kind_of};
 use crate::error::{Error, Item, Result};
 use aws_sdk_dynamodb::types::AttributeValue;
 use aws_sdk_dynamodbstreams::types::{AttributeValue as StreamValue, Record};

@@ -3,9 +3,11 @@
 
 use super::hot_keys::{HotKeyTracking, KeyPlace, Tracker};
 use super::routing::{count_value, range_values, EntityType, RangeValues};
+use super::throttles::Throttles;
 use super::totals::{Kind, Totals};
 use crate::error::{Error, Item};
 use crate::table::TableDefinition;
+use crate::throttling::ThrottlingReason;
 use aws_sdk_dynamodb::types::{AttributeValue, ConsumedCapacity};
 use base64::Engine;
 use std::sync::Arc;
@@ -62,13 +64,15 @@ pub(crate) fn count_units(
 }
 
 /// Counts a read of one partition for `entity`: `units` charged on `partition_key` of `index`
-/// (`None`: the table) of the table named `table`, or a throttle when `outcome` is a throttling
-/// error.
+/// (`None`: the table) of the table named `table`, and a throttle for each attempt of it
+/// DynamoDB throttled (`throttles`, when the request was watched; else `outcome`, when it is a
+/// throttling error).
 pub(crate) fn count_read(
     meter: &Meter,
     (table, index, partition_key): (&str, Option<&str>, &str),
     entity: &'static str,
     outcome: Result<f64, &Error>,
+    throttles: &Throttles,
 ) {
     if let Ok(units) = outcome {
         meter.add((table, index, entity), Kind::Read, units);
@@ -81,9 +85,14 @@ pub(crate) fn count_read(
     };
     match outcome {
         Ok(units) if units > 0.0 => tracker.consumed(&place(), units),
-        Ok(_) => {}
-        Err(error) if error.is_throttled() => tracker.throttled(&place()),
-        Err(_) => {}
+        _ => {}
+    }
+    let throttled = match throttles.is_empty() {
+        true => usize::from(outcome.is_err_and(Error::is_throttled)),
+        false => throttles.attempts().len(),
+    };
+    for _ in 0..throttled {
+        tracker.throttled(&place());
     }
 }
 
@@ -126,14 +135,16 @@ pub(crate) fn partition_key_text(name: &str, item: &Item) -> Option<String> {
 
 /// Counts a write of one item of `entity`: what `consumed` says the table took on
 /// `partition_key` (of the table named `table`), and each global index on the item's key in it
-/// (from `keys`, with the routing values the units went to); or a throttle on the key of the
-/// table or index that `outcome`'s reasons name.
+/// (from `keys`, with the routing values the units went to); and a throttle for each attempt of
+/// it DynamoDB throttled (`throttles`, when the request was watched; else `outcome`, when it is a
+/// throttling error), on the key of the table or index its reasons name.
 pub(crate) fn count_write(
     meter: &Meter,
     (table, partition_key): (&str, &str),
     entity: &'static str,
     keys: &ItemKeys,
     outcome: Result<Option<&ConsumedCapacity>, &Error>,
+    throttles: &Throttles,
 ) {
     let indexes = &keys.indexes;
     let place = |index: Option<&str>, partition_key: &str| KeyPlace {
@@ -144,42 +155,42 @@ pub(crate) fn count_write(
     let index_key =
         |index: &str| indexes.iter().find(|(name, _)| *name == index).map(|(_, key)| key.as_str());
     let hot = meter.hot.as_deref();
+    if let Ok(Some(consumed)) = outcome {
+        let own = consumed.table.as_ref().and_then(|table| table.capacity_units);
+        if let Some(units) = own.or(consumed.capacity_units) {
+            meter.add((table, None, entity), Kind::Write, units);
+            if let Some(tracker) = hot {
+                let place = place(None, partition_key);
+                tracker.consumed(&place, units);
+                count_value(tracker, (&place, None), &keys.values, units);
+            }
+        }
+        for (index, capacity) in consumed.global_secondary_indexes.iter().flatten() {
+            let Some(units) = capacity.capacity_units else { continue };
+            meter.add((table, Some(index), entity), Kind::Write, units);
+            if let (Some(tracker), Some(key)) = (hot, index_key(index)) {
+                let place = place(Some(index), key);
+                tracker.consumed(&place, units);
+                count_value(tracker, (&place, Some(index)), &keys.values, units);
+            }
+        }
+    }
+    let Some(tracker) = hot else { return };
+    let count = |reasons: &[ThrottlingReason]| {
+        let mut counted = false;
+        for index in reasons.iter().filter_map(|reason| reason.index()) {
+            if let Some(key) = index_key(index) {
+                tracker.throttled(&place(Some(index), key));
+                counted = true;
+            }
+        }
+        if !counted {
+            tracker.throttled(&place(None, partition_key));
+        }
+    };
     match outcome {
-        Ok(Some(consumed)) => {
-            let own = consumed.table.as_ref().and_then(|table| table.capacity_units);
-            if let Some(units) = own.or(consumed.capacity_units) {
-                meter.add((table, None, entity), Kind::Write, units);
-                if let Some(tracker) = hot {
-                    let place = place(None, partition_key);
-                    tracker.consumed(&place, units);
-                    count_value(tracker, (&place, None), &keys.values, units);
-                }
-            }
-            for (index, capacity) in consumed.global_secondary_indexes.iter().flatten() {
-                let Some(units) = capacity.capacity_units else { continue };
-                meter.add((table, Some(index), entity), Kind::Write, units);
-                if let (Some(tracker), Some(key)) = (hot, index_key(index)) {
-                    let place = place(Some(index), key);
-                    tracker.consumed(&place, units);
-                    count_value(tracker, (&place, Some(index)), &keys.values, units);
-                }
-            }
-        }
-        Ok(None) => {}
-        Err(error) if error.is_throttled() => {
-            let Some(tracker) = hot else { return };
-            let mut counted = false;
-            for index in error.throttling_reasons().iter().filter_map(|reason| reason.index()) {
-                if let Some(key) = index_key(index) {
-                    tracker.throttled(&place(Some(index), key));
-                    counted = true;
-                }
-            }
-            if !counted {
-                tracker.throttled(&place(None, partition_key));
-            }
-        }
-        Err(_) => {}
+        Err(error) if error.is_throttled() && throttles.is_empty() => count(error.throttling_reasons()),
+        _ => throttles.attempts().iter().for_each(|reasons| count(reasons)),
     }
 }
 

@@ -23,7 +23,7 @@ pub use scope::{Measure, Measured, Measuring};
 pub use totals::Consumed;
 
 pub(crate) use scope::{carry, retried, Scope};
-pub(crate) use throttles::CountThrottles;
+pub(crate) use throttles::{watched, CountThrottles};
 
 pub(crate) use batch::{count_actions, Action, BatchItem, BatchItems};
 pub(crate) use count::{count_read, count_units, count_write, item_keys, refused_write, Meter};

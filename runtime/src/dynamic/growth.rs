@@ -9,17 +9,15 @@
 //! count the write touched, as nothing tells the causes apart.
 
 use super::chooser::DynamicTarget;
-use crate::error::Error;
 use crate::throttling::{ThrottleLimit, ThrottledOperation, ThrottledResource, ThrottlingReason};
 
-/// The targets of a write throttled with `error` (to `table`, by its real name) whose counts to
+/// The targets of a write throttled for `reasons` (to `table`, by its real name) whose counts to
 /// raise.
 pub(crate) fn targets_to_grow<'t>(
-    error: &Error,
+    reasons: &[ThrottlingReason],
     table: &str,
     targets: &'t [DynamicTarget],
 ) -> Vec<&'t DynamicTarget> {
-    let reasons = error.throttling_reasons();
     if reasons.is_empty() {
         return targets.iter().collect();
     }
@@ -47,9 +45,9 @@ fn relieves(reason: &ThrottlingReason, table: &str, target: &DynamicTarget) -> b
         && reason.table().is_none_or(|name| name == table)
 }
 
-/// Logs the reasons of `error` that more shards cannot relieve, naming each limit.
-pub(crate) fn warn_unrelieved(error: &Error, table: &str) {
-    for reason in error.throttling_reasons() {
+/// Logs the reasons that more shards cannot relieve, naming each limit.
+pub(crate) fn warn_unrelieved(reasons: &[ThrottlingReason], table: &str) {
+    for reason in reasons {
         let key_range = reason.kind().is_some_and(|kind| kind.limit == ThrottleLimit::KeyRange);
         if !key_range {
             tracing::warn!(
@@ -66,6 +64,7 @@ pub(crate) fn warn_unrelieved(error: &Error, table: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Error;
     use crate::throttling::ThrottleKind;
 
     const TABLE_ARN: &str = "arn:aws:dynamodb:ddblocal:000000000000:table/Audit";
@@ -98,7 +97,10 @@ mod tests {
     }
 
     fn grown(error: &Error) -> Vec<&'static str> {
-        targets_to_grow(error, "Audit", &targets()).iter().map(|target| target.index).collect()
+        targets_to_grow(error.throttling_reasons(), "Audit", &targets())
+            .iter()
+            .map(|target| target.index)
+            .collect()
     }
 
     #[test]

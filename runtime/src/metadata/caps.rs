@@ -3,8 +3,7 @@
 //! what caps the writes: the whole would refuse more writes however many shards there were, so
 //! no count of it grows.
 
-use crate::error::Error;
-use crate::throttling::{ThrottleLimit, ThrottledOperation};
+use crate::throttling::{ThrottleLimit, ThrottledOperation, ThrottlingReason};
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
@@ -16,9 +15,9 @@ pub(crate) struct Caps {
 }
 
 impl Caps {
-    /// Records the whole-resource write limits among `error`'s reasons, as seen at `now`.
-    pub(crate) fn note(&self, error: &Error, now: Instant) {
-        for reason in error.throttling_reasons() {
+    /// Records the whole-resource write limits among `reasons`, as seen at `now`.
+    pub(crate) fn note(&self, reasons: &[ThrottlingReason], now: Instant) {
+        for reason in reasons {
             let Some(kind) = reason.kind() else { continue };
             if kind.limit == ThrottleLimit::KeyRange || kind.operation != ThrottledOperation::Write {
                 continue;
@@ -47,7 +46,8 @@ impl Caps {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::throttling::{ThrottleKind, ThrottlingReason};
+    use crate::error::Error;
+    use crate::throttling::ThrottleKind;
 
     fn throttled(name: &str, arn: &str) -> Error {
         let reason = ThrottlingReason::new(ThrottleKind::parse(name).expect("a known reason"), arn);
@@ -66,7 +66,8 @@ mod tests {
         let start = Instant::now();
         let window = Duration::from_secs(10);
         caps.note(
-            &throttled("TableWriteProvisionedThroughputExceeded", "arn:aws:dynamodb:r:1:table/Audit"),
+            throttled("TableWriteProvisionedThroughputExceeded", "arn:aws:dynamodb:r:1:table/Audit")
+                .throttling_reasons(),
             start,
         );
         assert!(caps.capped("Audit", "ByFile", window, start + Duration::from_secs(9)));
@@ -80,13 +81,14 @@ mod tests {
         let now = Instant::now();
         let window = Duration::from_secs(10);
         let index = "arn:aws:dynamodb:r:1:table/Audit/index/ByUser";
-        caps.note(&throttled("IndexWriteMaxOnDemandThroughputExceeded", index), now);
+        caps.note(throttled("IndexWriteMaxOnDemandThroughputExceeded", index).throttling_reasons(), now);
         assert!(caps.capped("Audit", "ByUser", window, now));
         assert!(!caps.capped("Audit", "ByFile", window, now));
         let hot = "arn:aws:dynamodb:r:1:table/Audit/index/ByFile";
-        caps.note(&throttled("IndexWriteKeyRangeThroughputExceeded", hot), now);
+        caps.note(throttled("IndexWriteKeyRangeThroughputExceeded", hot).throttling_reasons(), now);
         caps.note(
-            &throttled("TableReadProvisionedThroughputExceeded", "arn:aws:dynamodb:r:1:table/Audit"),
+            throttled("TableReadProvisionedThroughputExceeded", "arn:aws:dynamodb:r:1:table/Audit")
+                .throttling_reasons(),
             now,
         );
         assert!(!caps.capped("Audit", "ByFile", window, now), "hot partitions and read limits cap no writes");

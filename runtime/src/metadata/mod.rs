@@ -112,9 +112,9 @@ impl ShardMetadata {
         self
     }
 
-    /// Records the limits of whole tables and indexes that throttled a write with `error`.
-    pub(crate) fn note_caps(&self, error: &crate::error::Error) {
-        self.caps.note(error, Instant::now());
+    /// Records the limits of whole tables and indexes among the reasons a write was throttled.
+    pub(crate) fn note_caps(&self, reasons: &[crate::throttling::ThrottlingReason]) {
+        self.caps.note(reasons, Instant::now());
     }
 
     /// Whether `table`, or its index `index`, was at a write limit of its whole within the last

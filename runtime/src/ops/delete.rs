@@ -1,7 +1,7 @@
 //! Deleting one entity by key.
 
 use crate::consumption::refused_write;
-use crate::consumption::{count_write, item_keys, EntityType};
+use crate::consumption::{count_write, item_keys, watched, EntityType};
 use crate::db::Db;
 use crate::entity::{Entity, Key};
 use crate::error::{Error, Result};
@@ -78,7 +78,7 @@ impl<'a, E: Entity> Delete<'a, E> {
         let (table, pk) = (request.table, request.key.pk);
         // A write its condition refuses consumes units too, which no response reports.
         let mut refused = None;
-        let result = db
+        let sending = db
             .client()
             .delete_item()
             .table_name(&table)
@@ -89,15 +89,15 @@ impl<'a, E: Entity> Delete<'a, E> {
             .return_values(ReturnValue::AllOld)
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
             .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
-            .send()
-            .await
-            .map_err(|error| match error.as_service_error() {
-                Some(DeleteItemError::ConditionalCheckFailedException(failed)) => {
-                    refused = Some(refused_write(failed.item()));
-                    explain.failure(failed.item().cloned())
-                }
-                _ => Error::from_sdk("DeleteItem", error),
-            });
+            .send();
+        let (sent, throttles) = watched(sending).await;
+        let result = sent.map_err(|error| match error.as_service_error() {
+            Some(DeleteItemError::ConditionalCheckFailedException(failed)) => {
+                refused = Some(refused_write(failed.item()));
+                explain.failure(failed.item().cloned())
+            }
+            _ => Error::from_sdk("DeleteItem", error),
+        });
         // The old item says which index keys the delete took units on.
         let old = result.as_ref().ok().and_then(|output| output.attributes.as_ref());
         let keys = item_keys(db.meter(), (table_of::<E>(), EntityType::of::<E>()), old);
@@ -105,7 +105,7 @@ impl<'a, E: Entity> Delete<'a, E> {
             Some(refused) => Ok(Some(refused)),
             None => result.as_ref().map(|output| output.consumed_capacity.as_ref()),
         };
-        count_write(db.meter(), (&table, &pk), E::TYPE_NAME, &keys, consumed);
+        count_write(db.meter(), (&table, &pk), E::TYPE_NAME, &keys, consumed, &throttles);
         result?.attributes.map(from_item).transpose()
     }
 }

@@ -1,6 +1,6 @@
 //! Reading one entity by key.
 
-use crate::consumption::count_read;
+use crate::consumption::{count_read, watched};
 use crate::db::Db;
 use crate::entity::{Entity, Key};
 use crate::error::{Error, Result};
@@ -56,7 +56,7 @@ impl<'a, E: Entity> Get<'a, E> {
     async fn execute(self) -> Result<Option<E>> {
         tracing::Span::current().record("aws.dynamodb.consistent_read", self.consistent);
         let table = self.db.table_of::<E>();
-        let result = self
+        let sending = self
             .db
             .client()
             .get_item()
@@ -64,9 +64,9 @@ impl<'a, E: Entity> Get<'a, E> {
             .set_key(Some(key_item(table_of::<E>(), self.key.primary())))
             .consistent_read(self.consistent)
             .return_consumed_capacity(ReturnConsumedCapacity::Total)
-            .send()
-            .await
-            .map_err(|error| Error::from_sdk("GetItem", error));
+            .send();
+        let (sent, throttles) = watched(sending).await;
+        let result = sent.map_err(|error| Error::from_sdk("GetItem", error));
         let units = |output: &GetItemOutput| {
             output.consumed_capacity.as_ref().and_then(|consumed| consumed.capacity_units)
         };
@@ -76,6 +76,7 @@ impl<'a, E: Entity> Get<'a, E> {
             place,
             E::TYPE_NAME,
             result.as_ref().map(|output| units(output).unwrap_or(0.0)),
+            &throttles,
         );
         let output = result?;
         let now = crate::metadata::now_ms() / 1_000;

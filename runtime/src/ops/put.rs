@@ -1,7 +1,7 @@
 //! Putting entities: plain, create-only, conditional and version-checked.
 
 use crate::consumption::refused_write;
-use crate::consumption::{count_write, item_keys, EntityType};
+use crate::consumption::{count_write, item_keys, watched, EntityType};
 use crate::db::Db;
 use crate::entity::Entity;
 use crate::error::{Error, Item, Result};
@@ -156,17 +156,30 @@ impl<'a, E: Entity> Put<'a, E> {
                 let layouts = Layouts::resolve(this.db).await?;
                 let mut built = draft.build(&layouts).await?;
                 let targets = std::mem::take(&mut built.targets);
-                Ok::<_, Error>((this.send(built, &layouts).await, layouts, targets))
+                let (result, throttles) = watched(this.send(built, &layouts)).await;
+                Ok::<_, Error>((result, throttles, layouts, targets))
             };
             match attempt.await {
                 Err(error) => Attempt::Done(Err(error)),
-                Ok((Err(error), layouts, targets)) if error.is_throttled() => {
-                    match layouts.grow_after(&error, &targets).await {
+                Ok((Err(error), throttles, layouts, targets)) if error.is_throttled() => {
+                    let reasons = match throttles.is_empty() {
+                        true => error.throttling_reasons().to_vec(),
+                        false => throttles.reasons(),
+                    };
+                    match layouts.grow_after(&reasons, &targets).await {
                         Ok(()) => Attempt::Again(error),
                         Err(failed) => Attempt::Done(Err(failed)),
                     }
                 }
-                Ok((result, _, _)) => Attempt::Done(result),
+                // Throttled and sent again by the SDK until it landed: the key is as hot as if
+                // the put had failed. It stands; a count that could not be raised is logged.
+                Ok((Ok(stored), throttles, layouts, targets)) if !throttles.is_empty() => {
+                    if let Err(error) = layouts.grow_after(&throttles.reasons(), &targets).await {
+                        tracing::warn!(target: "dynashard::shards", %error, "a shard count was not raised");
+                    }
+                    Attempt::Done(Ok(stored))
+                }
+                Ok((result, ..)) => Attempt::Done(result),
             }
         })
         .await
@@ -194,7 +207,7 @@ impl<'a, E: Entity> Put<'a, E> {
             item_keys(self.db.meter(), (table_of::<E>(), EntityType::of::<E>()), Some(&request.action.item));
         // A write its condition refuses consumes units too, which no response reports.
         let mut refused = None;
-        let result = self
+        let sending = self
             .db
             .client()
             .put_item()
@@ -205,20 +218,27 @@ impl<'a, E: Entity> Put<'a, E> {
             .set_expression_attribute_values(request.values)
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
             .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
-            .send()
-            .await
-            .map_err(|error| match error.as_service_error() {
-                Some(PutItemError::ConditionalCheckFailedException(failed)) => {
-                    refused = Some(refused_write(failed.item()));
-                    explain.failure(failed.item().cloned())
-                }
-                _ => Error::from_sdk("PutItem", error),
-            });
+            .send();
+        let (sent, throttles) = watched(sending).await;
+        let result = sent.map_err(|error| match error.as_service_error() {
+            Some(PutItemError::ConditionalCheckFailedException(failed)) => {
+                refused = Some(refused_write(failed.item()));
+                explain.failure(failed.item().cloned())
+            }
+            _ => Error::from_sdk("PutItem", error),
+        });
         let consumed = match &refused {
             Some(refused) => Ok(Some(refused)),
             None => result.as_ref().map(|output| output.consumed_capacity.as_ref()),
         };
-        count_write(self.db.meter(), (&request.table, &request.key.pk), E::TYPE_NAME, &keys, consumed);
+        count_write(
+            self.db.meter(),
+            (&request.table, &request.key.pk),
+            E::TYPE_NAME,
+            &keys,
+            consumed,
+            &throttles,
+        );
         result.map(|_| timestamps)
     }
 

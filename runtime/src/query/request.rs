@@ -1,7 +1,7 @@
 //! One Query request of a query plan, and the checks that run before the first one.
 
 use super::{NativeCondition, QueryPlan, QueryStats, SortRange};
-use crate::consumption::count_read;
+use crate::consumption::{count_read, watched};
 use crate::db::Db;
 use crate::error::{Error, Item, Result};
 use crate::expression::Placeholders;
@@ -140,7 +140,7 @@ pub(crate) async fn send(
         count: Some(output.count),
         scanned: Some(output.scanned_count),
     });
-    let result = result.await;
+    let (result, throttles) = watched(result).await;
     let capacity =
         |output: &QueryOutput| output.consumed_capacity.as_ref().and_then(|consumed| consumed.capacity_units);
     let place = (table, plan.index.map(|index| index.name), partition);
@@ -149,6 +149,7 @@ pub(crate) async fn send(
         place,
         plan.type_name,
         result.as_ref().map(|output| capacity(output).unwrap_or(0.0)),
+        &throttles,
     );
     result
 }

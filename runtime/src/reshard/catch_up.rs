@@ -33,7 +33,7 @@ use super::place::stray;
 use super::rewrite::{Pass, Rewrite};
 use super::view::Reshards;
 use crate::batch::key_of;
-use crate::changes::{ChangeFeed, ChangeKind};
+use crate::changes::{ChangeFeed, ChangeKind, ChangeRecord};
 use crate::db::Db;
 use crate::entity::{Entity, PrimaryKey};
 use crate::error::{Item, Result};
@@ -108,6 +108,32 @@ impl Db {
             .await
     }
 
+    /// Applies records of the table's change log that arrived some other way (the batch of a
+    /// Lambda function on the table's stream) to the target layout of `E`'s resharding of
+    /// `index`, as a pass of [`Db::catch_up`] applies what it reads. Records of other types are
+    /// skipped; records repeated, late or out of order are harmless (each place is written on
+    /// the condition that the item still holds what it was computed from). An empty pass when
+    /// no resharding of `index` was started. The steps of the resharding still read the log
+    /// themselves before they move on: this only places items sooner.
+    pub async fn catch_up_records<E: Entity>(
+        &self,
+        index: Index<E::Table>,
+        records: &[ChangeRecord],
+    ) -> Result<CatchUpPass> {
+        let operation = Operation::of::<E>(self, "catch_up_records", "");
+        operation
+            .run(async move {
+                let reshards = Reshards::<E>::of(self);
+                let Some(state) = reshards.state(index.name()).await? else {
+                    return Ok(CatchUpPass::default());
+                };
+                let checked = Checked::new::<E>(&state)?;
+                let (placed, refused) = self.apply_changes::<E>(&checked, records).await?;
+                Ok(CatchUpPass { records: records.len() as u64, placed, refused, ..CatchUpPass::default() })
+            })
+            .await
+    }
+
     /// Catch-up passes until one reads the whole log to its current end (a shard another process
     /// reads is waited for, or taken over once its lease expires): what a step needs before it
     /// moves the resharding on.
@@ -140,62 +166,9 @@ impl Db {
             .catch_up(|page| {
                 let (checked, placed, refused) = (&checked, &placed, &refused);
                 async move {
-                    // A stream without new images: the items as they are now, in one batch read.
-                    let unseen: Vec<PrimaryKey> = page
-                        .records
-                        .iter()
-                        .filter(|record| record.kind != ChangeKind::Remove && record.new_image.is_none())
-                        .filter_map(|record| key_of(table_of::<E>(), &record.keys))
-                        .collect();
-                    let now: HashMap<PrimaryKey, Item> = match unseen.is_empty() {
-                        true => HashMap::new(),
-                        false => {
-                            let read = self.read_now::<E>(unseen.clone(), None).await?;
-                            unseen
-                                .into_iter()
-                                .zip(read)
-                                .filter_map(|(key, item)| Some((key, item?)))
-                                .collect()
-                        }
-                    };
-                    let mut latest: HashMap<PrimaryKey, Step> = HashMap::new();
-                    for record in &page.records {
-                        if record.kind == ChangeKind::Remove {
-                            continue; // gone from both layouts with the item
-                        }
-                        let image = match &record.new_image {
-                            Some(image) => Some(image.clone()),
-                            None => {
-                                key_of(table_of::<E>(), &record.keys).and_then(|key| now.get(&key).cloned())
-                            }
-                        };
-                        let Some(image) = image.filter(is_of::<E>) else { continue };
-                        let Some(key) = key_of(table_of::<E>(), &image) else { continue };
-                        // One step per item: the latest record's.
-                        match Rewrite::of(checked, &image, Pass::Place, table_of::<E>()) {
-                            Some(rewrite) => latest.insert(key, Step::Place(Box::new(rewrite))),
-                            None if stray::<E>(checked, &image) => latest.insert(key, Step::Unplace(image)),
-                            // Placed by its writer (or in neither layout).
-                            None => latest.remove(&key),
-                        };
-                    }
-                    let (mut places, mut strays) = (HashMap::new(), Vec::new());
-                    for (key, step) in latest {
-                        match step {
-                            Step::Place(rewrite) => {
-                                places.insert(key, *rewrite);
-                            }
-                            Step::Unplace(image) => strays.push(image),
-                        }
-                    }
-                    let (placed_now, refused_now) = self.place_needed::<E>(places).await?;
+                    let (placed_now, refused_now) = self.apply_changes::<E>(checked, &page.records).await?;
                     placed.fetch_add(placed_now, Ordering::Relaxed);
                     refused.fetch_add(refused_now, Ordering::Relaxed);
-                    for image in &strays {
-                        if self.unplace::<E>(checked, image).await? {
-                            placed.fetch_add(1, Ordering::Relaxed);
-                        }
-                    }
                     Ok(())
                 }
             })
@@ -215,6 +188,63 @@ impl Db {
 }
 
 impl Db {
+    /// Applies change records of `E`'s table to the target layout of the resharding `checked`
+    /// describes; returns the items placed (or taken out) and those refused for a key size limit.
+    async fn apply_changes<E: Entity>(
+        &self,
+        checked: &Checked,
+        records: &[ChangeRecord],
+    ) -> Result<(u64, u64)> {
+        // A stream without new images: the items as they are now, in one batch read.
+        let unseen: Vec<PrimaryKey> = records
+            .iter()
+            .filter(|record| record.kind != ChangeKind::Remove && record.new_image.is_none())
+            .filter_map(|record| key_of(table_of::<E>(), &record.keys))
+            .collect();
+        let now: HashMap<PrimaryKey, Item> = match unseen.is_empty() {
+            true => HashMap::new(),
+            false => {
+                let read = self.read_now::<E>(unseen.clone(), None).await?;
+                unseen.into_iter().zip(read).filter_map(|(key, item)| Some((key, item?))).collect()
+            }
+        };
+        let mut latest: HashMap<PrimaryKey, Step> = HashMap::new();
+        for record in records {
+            if record.kind == ChangeKind::Remove {
+                continue; // gone from both layouts with the item
+            }
+            let image = match &record.new_image {
+                Some(image) => Some(image.clone()),
+                None => key_of(table_of::<E>(), &record.keys).and_then(|key| now.get(&key).cloned()),
+            };
+            let Some(image) = image.filter(is_of::<E>) else { continue };
+            let Some(key) = key_of(table_of::<E>(), &image) else { continue };
+            // One step per item: the latest record's.
+            match Rewrite::of(checked, &image, Pass::Place, table_of::<E>()) {
+                Some(rewrite) => latest.insert(key, Step::Place(Box::new(rewrite))),
+                None if stray::<E>(checked, &image) => latest.insert(key, Step::Unplace(image)),
+                // Placed by its writer (or in neither layout).
+                None => latest.remove(&key),
+            };
+        }
+        let (mut places, mut strays) = (HashMap::new(), Vec::new());
+        for (key, step) in latest {
+            match step {
+                Step::Place(rewrite) => {
+                    places.insert(key, *rewrite);
+                }
+                Step::Unplace(image) => strays.push(image),
+            }
+        }
+        let (mut placed, refused) = self.place_needed::<E>(places).await?;
+        for image in &strays {
+            if self.unplace::<E>(checked, image).await? {
+                placed += 1;
+            }
+        }
+        Ok((placed, refused))
+    }
+
     /// Records that the change log was applied to its end now, for progress reports.
     async fn record_caught_up<E: Entity>(&self, index: &str) -> Result<()> {
         let reshards = Reshards::<E>::of(self);

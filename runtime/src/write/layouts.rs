@@ -10,6 +10,7 @@ use crate::error::{Error, Item, Result};
 use crate::item::table_of;
 use crate::metadata::ShardMetadata;
 use crate::reshard::Reshards;
+use crate::throttling::ThrottlingReason;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
@@ -83,14 +84,15 @@ impl<'a, E: Entity> Layouts<'a, E> {
         Ok(())
     }
 
-    /// After `error` throttled a write to `targets`: raises the count of every dynamic-sharded
-    /// partition a hot key of it names, unless the table's own limits are what throttled it.
-    pub async fn grow_after(&self, error: &Error, targets: &[DynamicTarget]) -> Result<()> {
+    /// After DynamoDB throttled a write to `targets` for `reasons` (whether the write then failed
+    /// or a retry of the SDK's landed it): raises the count of every dynamic-sharded partition a
+    /// hot key of it names, unless the table's own limits are what throttled it.
+    pub async fn grow_after(&self, reasons: &[ThrottlingReason], targets: &[DynamicTarget]) -> Result<()> {
         let table = self.db.table_of::<E>();
         let shards = self.db.shards.require(table_of::<E>())?;
-        shards.note_caps(error);
-        growth::warn_unrelieved(error, table);
-        for target in growth::targets_to_grow(error, table, targets) {
+        shards.note_caps(reasons);
+        growth::warn_unrelieved(reasons, table);
+        for target in growth::targets_to_grow(reasons, table, targets) {
             if !shards.capped(table, target.index) {
                 Counts::new(self.db, &shards).grow_after_throttle(&target.key, target.max).await?;
             }

@@ -4,7 +4,7 @@
 
 use super::guards::Guards;
 use crate::consumption::refused_write;
-use crate::consumption::{count_write, item_keys, EntityType};
+use crate::consumption::{count_write, item_keys, watched, EntityType};
 use crate::db::Db;
 use crate::entity::{Entity, Key, PrimaryKey};
 use crate::error::{Error, Item, Result};
@@ -145,7 +145,7 @@ impl WriteRequest<UpdateAction> {
         let explain = self.explain;
         // A write its condition refuses consumes units too, which no response reports.
         let mut refused = None;
-        let result = db
+        let sending = db
             .client()
             .update_item()
             .table_name(&self.table)
@@ -157,15 +157,15 @@ impl WriteRequest<UpdateAction> {
             .return_values(return_values)
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
             .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
-            .send()
-            .await
-            .map_err(|error| match error.as_service_error() {
-                Some(UpdateItemError::ConditionalCheckFailedException(failed)) => {
-                    refused = Some(refused_write(failed.item()));
-                    explain.failure(failed.item().cloned())
-                }
-                _ => Error::from_sdk("UpdateItem", error),
-            });
+            .send();
+        let (sent, throttles) = watched(sending).await;
+        let result = sent.map_err(|error| match error.as_service_error() {
+            Some(UpdateItemError::ConditionalCheckFailedException(failed)) => {
+                refused = Some(refused_write(failed.item()));
+                explain.failure(failed.item().cloned())
+            }
+            _ => Error::from_sdk("UpdateItem", error),
+        });
         // The attributes returned name the index keys the update took units on, when they hold
         // them.
         let returned = result.as_ref().ok().and_then(|output| output.attributes.as_ref());
@@ -174,7 +174,7 @@ impl WriteRequest<UpdateAction> {
             Some(refused) => Ok(Some(refused)),
             None => result.as_ref().map(|output| output.consumed_capacity.as_ref()),
         };
-        count_write(db.meter(), (&self.table, &self.key.pk), self.entity.name, &keys, consumed);
+        count_write(db.meter(), (&self.table, &self.key.pk), self.entity.name, &keys, consumed, &throttles);
         Ok(result?.attributes.unwrap_or_default())
     }
 }

@@ -11,7 +11,7 @@
 //! sooner).
 
 use super::lanes::DirectorySpan;
-use crate::consumption::count_read;
+use crate::consumption::{count_read, watched};
 use crate::db::Db;
 use crate::error::{Error, Result};
 use crate::query::request::RawPage;
@@ -78,11 +78,12 @@ pub(crate) async fn read(
         count: Some(output.count),
         scanned: Some(output.scanned_count),
     });
-    let output = output.await;
+    let (output, throttles) = watched(output).await;
     let units =
         |output: &QueryOutput| output.consumed_capacity.as_ref().and_then(|consumed| consumed.capacity_units);
     let place = (db.name_of(table.name), None, partition.as_str());
-    count_read(db.meter(), place, plan.type_name, output.as_ref().map(|output| units(output).unwrap_or(0.0)));
+    let units_read = output.as_ref().map(|output| units(output).unwrap_or(0.0));
+    count_read(db.meter(), place, plan.type_name, units_read, &throttles);
     let output = output?;
     let capacity = units(&output).unwrap_or(0.0);
     let items = output.items.unwrap_or_default();

@@ -1,8 +1,7 @@
 //! The records a Lambda function receives from a table's stream: the event's JSON, and the
-//! `aws_lambda_events` crate's model of it (feature `lambda-events`).
+//! `aws_lambda_events` crate's model of it (feature `lambda`).
 
-use super::invalid;
-use super::{ChangeKind, ChangeRecord, TIME_TO_LIVE_PRINCIPAL};
+use crate::changes::{by_time_to_live, invalid, kind_of, ChangeRecord};
 use crate::error::Result;
 use serde::Deserialize;
 use time::OffsetDateTime;
@@ -99,19 +98,9 @@ impl ChangeRecord {
     }
 }
 
-/// The kind an `eventName` names.
-pub(super) fn kind_of(name: &str) -> Result<ChangeKind> {
-    ChangeKind::from_event_name(name).ok_or_else(|| invalid(format!("unknown event name `{name}`")))
-}
-
-/// Whether a change is a deletion by time to live: a `REMOVE` made by DynamoDB itself.
-pub(super) fn by_time_to_live(kind: ChangeKind, principal: Option<&str>) -> bool {
-    kind == ChangeKind::Remove && principal == Some(TIME_TO_LIVE_PRINCIPAL)
-}
-
 /// A time given as epoch seconds with a fraction (AWS sends whole seconds, DynamoDB Local
 /// milliseconds), to the millisecond.
-pub(super) fn from_epoch_seconds(seconds: f64) -> Option<OffsetDateTime> {
+fn from_epoch_seconds(seconds: f64) -> Option<OffsetDateTime> {
     if !seconds.is_finite() {
         return None;
     }
@@ -119,7 +108,7 @@ pub(super) fn from_epoch_seconds(seconds: f64) -> Option<OffsetDateTime> {
     OffsetDateTime::from_unix_timestamp_nanos(millis.checked_mul(1_000_000)?).ok()
 }
 
-#[cfg(feature = "lambda-events")]
+#[cfg(feature = "lambda")]
 impl TryFrom<aws_lambda_events::event::dynamodb::EventRecord> for ChangeRecord {
     type Error = crate::error::Error;
 
