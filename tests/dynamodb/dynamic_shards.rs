@@ -316,3 +316,42 @@ async fn a_write_serializes_its_entity_once_whatever_it_resolves_or_retries() {
         db.stream(CountedAccess::query_by_file(&path)).try_collect().await.unwrap();
     assert_eq!(read.len(), 41, "every write arrived");
 }
+
+#[tokio::test]
+async fn throttles_the_sdk_retried_away_grow_the_count_too() {
+    plain_db().await;
+    // Key-range throttling of the index, absorbed by the SDK's own retries: most puts land on a
+    // later attempt and return no error, yet their key is as hot as if they had failed.
+    let hot_index = dynashard::throttling::ThrottleKind::parse("IndexWriteKeyRangeThroughputExceeded").expect("a reason");
+    let arn = "arn:aws:dynamodb:ddblocal:000000000000:table/DynamicShardTests/index/ByFile";
+    let faults = FaultInjector::new(8)
+        .throttling(0.3)
+        .throttling_reasons([dynashard::ThrottlingReason::new(hot_index, arn)])
+        .only(&["PutItem"]);
+    let endpoint = dynashard_local::shared_endpoint().await.unwrap();
+    let db = Db::new(faults.client_for_endpoint(&endpoint))
+        .with_retry_policy(RetryPolicy::new(60, Duration::from_millis(1), Duration::from_millis(20)))
+        .with_shard_metadata(shards());
+    let path = unique("/shared/retried.txt");
+    let (mut failed_attempts, mut puts) = (0, 0);
+    while puts < 30 {
+        use dynashard::consumption::Measure;
+        let put = db.put(&access(&path, puts)).measured().await;
+        put.output.unwrap();
+        // A put whose every SDK attempt was throttled fails to dynashard's loop, which grows
+        // the count after it: count those apart.
+        failed_attempts += put.retries;
+        puts += 1;
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let throttled = faults.stats().operation("PutItem").throttled;
+    let state = db.shard_state(&FileAccess::query_by_file(&path)).await.unwrap();
+    eprintln!("{puts} puts, {throttled} attempts throttled, {failed_attempts} failed to dynashard: {state:?}");
+    assert!(throttled > 5, "throttling was injected");
+    let raises = state.history.len() - 1;
+    assert!(
+        raises >= 3 && raises > failed_attempts as usize,
+        "throttles the SDK retried raised the count: {raises} raises, {failed_attempts} puts that failed"
+    );
+    assert_eq!(listing(&db, &path).await.len() as u64, puts, "every item once");
+}
