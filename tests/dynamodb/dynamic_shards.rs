@@ -322,7 +322,8 @@ async fn throttles_the_sdk_retried_away_grow_the_count_too() {
     plain_db().await;
     // Key-range throttling of the index, absorbed by the SDK's own retries: most puts land on a
     // later attempt and return no error, yet their key is as hot as if they had failed.
-    let hot_index = dynashard::throttling::ThrottleKind::parse("IndexWriteKeyRangeThroughputExceeded").expect("a reason");
+    let hot_index =
+        dynashard::throttling::ThrottleKind::parse("IndexWriteKeyRangeThroughputExceeded").expect("a reason");
     let arn = "arn:aws:dynamodb:ddblocal:000000000000:table/DynamicShardTests/index/ByFile";
     let faults = FaultInjector::new(8)
         .throttling(0.3)
@@ -346,7 +347,9 @@ async fn throttles_the_sdk_retried_away_grow_the_count_too() {
     }
     let throttled = faults.stats().operation("PutItem").throttled;
     let state = db.shard_state(&FileAccess::query_by_file(&path)).await.unwrap();
-    eprintln!("{puts} puts, {throttled} attempts throttled, {failed_attempts} failed to dynashard: {state:?}");
+    eprintln!(
+        "{puts} puts, {throttled} attempts throttled, {failed_attempts} failed to dynashard: {state:?}"
+    );
     assert!(throttled > 5, "throttling was injected");
     let raises = state.history.len() - 1;
     assert!(

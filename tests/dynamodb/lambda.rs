@@ -159,28 +159,8 @@ async fn a_catch_up_run_by_lambda_places_what_writers_that_bypass_dynashard_left
     db.start_resharding::<Record>(Ledger::BY_TITLE, Ledger::BY_TITLE_NEXT, Layout::hash(8))
         .await
         .expect("a resharding starts");
-    // Whole items written with the raw SDK, in the source layout only.
+    raw_records(&db, &table, &shelf, 0..30).await;
     let titles: Vec<String> = (0..30).map(|n| format!("t{n:04}")).collect();
-    for title in &titles {
-        let shard = dynashard::shard::hash_shard(title, 16);
-        let item = [
-            ("pk", shelf.clone()),
-            ("sk", format!("record#{title}")),
-            ("_type", "Record".to_owned()),
-            ("shelf", shelf.clone()),
-            ("title", title.clone()),
-            ("title_pk", format!("titles#{shelf}#{shard}")),
-            ("title_sk", title.clone()),
-        ]
-        .map(|(name, value)| (name.to_owned(), AttributeValue::S(value)));
-        db.client()
-            .put_item()
-            .table_name(&table)
-            .set_item(Some(item.into()))
-            .send()
-            .await
-            .expect("a raw put");
-    }
     let placed = || async {
         let mut placed = 0;
         for title in &titles {
@@ -216,4 +196,134 @@ async fn a_catch_up_run_by_lambda_places_what_writers_that_bypass_dynashard_left
         .expect("every record delivered");
     assert!(delivery.invocations >= 5, "{delivery:?}");
     assert_eq!(placed().await, titles.len(), "every raw write placed in the target layout");
+}
+
+/// Whole items of `shelf` written with the raw SDK, in the source layout only.
+async fn raw_records(db: &Db, table: &str, shelf: &str, titles: std::ops::Range<usize>) {
+    for n in titles {
+        let title = format!("t{n:04}");
+        let shard = dynashard::shard::hash_shard(&title, 16);
+        let item = [
+            ("pk", shelf.to_owned()),
+            ("sk", format!("record#{title}")),
+            ("_type", "Record".to_owned()),
+            ("shelf", shelf.to_owned()),
+            ("title", title.clone()),
+            ("title_pk", format!("titles#{shelf}#{shard}")),
+            ("title_sk", title),
+        ]
+        .map(|(name, value)| (name.to_owned(), AttributeValue::S(value)));
+        db.client().put_item().table_name(table).set_item(Some(item.into())).send().await.expect("a raw put");
+    }
+}
+
+#[tokio::test]
+async fn scans_stopped_at_their_deadlines_resume_in_the_next_invocation_until_done() {
+    use dynashard::reshard::{Backfill, Phase, Verify};
+    use std::time::{Duration, SystemTime};
+    let own = own().await;
+    let (db, _) = ledger(own.db()).await;
+    let shelf = unique("shelf");
+    let records: Vec<Record> =
+        (0..400).map(|n| Record { shelf: shelf.clone(), title: format!("t{n:04}") }).collect();
+    db.batch_put(&records).await.expect("a preload");
+    db.start_resharding::<Record>(Ledger::BY_TITLE, Ledger::BY_TITLE_NEXT, Layout::hash(8))
+        .await
+        .expect("a resharding starts");
+    // Invocations of a few pages each: a deadline 30 ms away, pages of 10 items.
+    let mut invocations = 0;
+    loop {
+        invocations += 1;
+        let deadline = SystemTime::now() + Duration::from_millis(30);
+        let options = Backfill::default().segments(4).page_size(10).stop_by(deadline);
+        let state = db.backfill::<Record>(Ledger::BY_TITLE, options).await.expect("an invocation");
+        if state.phase == Phase::Backfilled {
+            break;
+        }
+        assert!(!state.scan_finished() || invocations > 1, "{state:?}");
+        assert!(invocations < 500, "the backfill moves on between invocations");
+    }
+    assert!(invocations > 2, "the deadlines stopped the backfill {invocations} times");
+    // A verification past its deadline records nothing and says so; the next one finishes.
+    let past = SystemTime::now() - Duration::from_secs(1);
+    let found = db
+        .verify_resharding::<Record>(Ledger::BY_TITLE, Verify::default().stop_by(past))
+        .await
+        .expect("a run");
+    assert!(!found.finished && !found.is_clean(), "{found:?}");
+    assert!(
+        db.cut_over::<Record>(Ledger::BY_TITLE).await.is_err(),
+        "no verification vouches for the cut-over"
+    );
+    let found = db.verify_resharding::<Record>(Ledger::BY_TITLE, Verify::default()).await.expect("a run");
+    assert!(found.finished && found.is_clean() && found.found() == 0, "{found:?}");
+    assert_eq!(found.scanned, 800, "each item once a side");
+}
+
+#[tokio::test]
+async fn a_resharding_run_as_tasks_of_short_invocations_loses_nothing() {
+    use dynashard::reshard::{Phase, ReshardStep, ReshardTask};
+    use std::time::{Duration, SystemTime};
+    let own = own().await;
+    let (db, table) = ledger(own.db()).await;
+    let shelf = unique("shelf");
+    raw_records(&db, &table, &shelf, 0..300).await;
+    db.start_resharding::<Record>(Ledger::BY_TITLE, Ledger::BY_TITLE_NEXT, Layout::hash(8))
+        .await
+        .expect("a resharding starts");
+    // Written after the start, bypassing dynashard: placed by the steps' catch-up.
+    raw_records(&db, &table, &shelf, 300..340).await;
+    let task = |step, worker| ReshardTask { entity: "Record".into(), index: "ByTitle".into(), step, worker };
+    let mut invocations = 0u32;
+    for step in [ReshardStep::Backfill, ReshardStep::Verify, ReshardStep::CutOver, ReshardStep::Finish] {
+        let workers = if matches!(step, ReshardStep::Backfill | ReshardStep::Finish) { 3 } else { 1 };
+        let runs = (0..workers).map(|worker| {
+            let (db, task) = (db.clone(), task(step, worker));
+            async move {
+                // Each invocation of a worker until its step is done; every other one has a
+                // deadline already past, as a Lambda invocation that starts late would.
+                let mut calls = 0u32;
+                loop {
+                    calls += 1;
+                    let deadline = match calls % 2 {
+                        0 => SystemTime::now() - Duration::from_millis(1),
+                        _ => SystemTime::now() + Duration::from_secs(60),
+                    };
+                    let outcome =
+                        db.run_reshard_task::<Record>(&task, deadline).await.expect("an invocation");
+                    assert_eq!(outcome.worker, task.worker);
+                    if outcome.done {
+                        return (calls, outcome.phase);
+                    }
+                    assert!(calls < 100, "{step:?} moves on");
+                }
+            }
+        });
+        for (calls, phase) in futures::future::join_all(runs).await {
+            invocations += calls;
+            let expected = match step {
+                ReshardStep::Backfill => Phase::Backfilled,
+                ReshardStep::Verify => Phase::Backfilled,
+                ReshardStep::CutOver | ReshardStep::Finish => Phase::CutOver.max(phase),
+            };
+            assert!(phase >= expected, "{step:?}: {phase:?}");
+        }
+    }
+    assert!(invocations >= 8, "{invocations}");
+    let state = db.resharding::<Record>(Ledger::BY_TITLE).await.expect("a read").expect("a resharding");
+    assert_eq!(state.phase, Phase::Done);
+    assert!(state.scan_finished(), "the cleanup ran to its end: {state:?}");
+    // Every item once, in order, read through the new layout.
+    let read: Vec<Record> =
+        futures::TryStreamExt::try_collect(db.stream(Record::query_by_title(&shelf))).await.expect("a read");
+    let titles: Vec<String> = read.into_iter().map(|record| record.title).collect();
+    let expected: Vec<String> = (0..340).map(|n| format!("t{n:04}")).collect();
+    assert_eq!(titles, expected);
+    // A task for another entity type, or an index the table lacks, is refused.
+    let mut wrong = task(ReshardStep::Backfill, 0);
+    wrong.entity = "Revision".into();
+    assert!(db.run_reshard_task::<Record>(&wrong, SystemTime::now()).await.is_err());
+    let mut wrong = task(ReshardStep::Backfill, 0);
+    wrong.index = "ByNothing".into();
+    assert!(db.run_reshard_task::<Record>(&wrong, SystemTime::now()).await.is_err());
 }

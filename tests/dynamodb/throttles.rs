@@ -14,7 +14,8 @@ async fn throttles_the_sdk_retried_away_are_counted() {
     let endpoint = dynashard_local::shared_endpoint().await.expect("the shared DynamoDB");
     let faulty = dynashard::Db::new(faults.client_for_endpoint(&endpoint))
         .with_hot_key_tracking(dynashard::HotKeyTracking::default());
-    let again = dynashard::Db::new(faulty.client().clone()).with_hot_key_tracking(dynashard::HotKeyTracking::default());
+    let again = dynashard::Db::new(faulty.client().clone())
+        .with_hot_key_tracking(dynashard::HotKeyTracking::default());
     let (mut throttles, mut failed) = (0, 0);
     for n in 0..40 {
         let artist = Artist { name: crate::unique(&format!("throttled-{n}")), country: None };

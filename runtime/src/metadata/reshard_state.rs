@@ -153,6 +153,16 @@ impl ReshardState {
         self.segments.values().fold(Capacity::default(), |sum, segment| sum + segment.consumed)
     }
 
+    /// Whether the scan of the step under way ran to its end in every segment: after a call
+    /// of a step that [stopped by its deadline](crate::reshard::Backfill::stop_by), whether
+    /// to call it again. A backfill that finished has also moved the phase on.
+    pub fn scan_finished(&self) -> bool {
+        self.scan.is_some_and(|scan| {
+            (0..scan.segments)
+                .all(|segment| self.segments.get(&segment).is_some_and(|progress| progress.done))
+        })
+    }
+
     /// Items the backfill has read and written so far, over all segments.
     pub fn backfill_totals(&self) -> (u64, u64) {
         self.segments.values().fold((0, 0), |(scanned, written), segment| {

@@ -45,7 +45,9 @@ mod place;
 mod progress;
 mod rewrite;
 mod send;
+mod state_machine;
 mod suggest;
+mod task;
 mod verify;
 mod view;
 
@@ -59,6 +61,8 @@ pub use catch_up::CatchUpPass;
 pub(crate) use guard::{follow_up, FollowUp, ReshardGuard};
 pub use ops::CutOver;
 pub use progress::ReshardProgress;
+pub use state_machine::StateMachine;
+pub use task::{ReshardStep, ReshardTask, TaskOutcome};
 pub use verify::{Verification, Verify};
 pub(crate) use view::Reshards;
 

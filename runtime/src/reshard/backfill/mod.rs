@@ -51,9 +51,12 @@ impl Db {
                 }
                 let freeze = self.set_frozen::<E>(&state, &options).await?;
                 let wanted = Wanted { kind: ScanKind::Backfill, scan_table: options.batched, again: false };
-                self.sweep::<E>(&state, &options, wanted, freeze.as_deref()).await?;
-                self.caught_up::<E>(index).await?;
                 let reshards = Reshards::<E>::of(self);
+                if !self.sweep::<E>(&state, &options, wanted, freeze.as_deref()).await? {
+                    let state = reshards.state(index).await?.ok_or_else(|| not_started(index))?;
+                    return self.with_progress::<E>(state).await; // stopped by its deadline
+                }
+                self.caught_up::<E>(index).await?;
                 let state = reshards.state(index).await?.ok_or_else(|| not_started(index))?;
                 if state.phase < Phase::Backfilled {
                     reshards.forget_verification(index).await?;
@@ -95,6 +98,8 @@ impl Db {
                 self.wait_for_writers(&*reshards.metadata()?, crate::metadata::now_ms()).await?;
                 let wanted = Wanted { kind: ScanKind::Cleanup, scan_table: false, again: false };
                 let options = Backfill { batched: false, ..options };
+                // Stopped by its deadline or not, the state tells: its scan's segments are done
+                // or not.
                 self.sweep::<E>(&state, &options, wanted, None).await?;
                 let state = reshards.state(index).await?.ok_or_else(|| not_started(index))?;
                 self.with_progress::<E>(state).await
@@ -126,7 +131,10 @@ impl Db {
                 feed.begin().await?;
                 let options = Backfill { batched: false, ..options };
                 let wanted = Wanted { kind: ScanKind::Backfill, scan_table: false, again: true };
-                self.sweep::<E>(&state, &options, wanted, None).await?;
+                if !self.sweep::<E>(&state, &options, wanted, None).await? {
+                    let state = reshards.state(index).await?.ok_or_else(|| not_started(index))?;
+                    return self.with_progress::<E>(state).await; // stopped by its deadline
+                }
                 self.caught_up::<E>(index).await?;
                 reshards.state(index).await?.ok_or_else(|| not_started(index))
             })

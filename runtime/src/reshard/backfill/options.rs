@@ -2,7 +2,7 @@
 
 use crate::metadata::{Budget, ReshardState};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 /// A random token naming one worker, or one freeze.
 pub(super) fn token() -> String {
@@ -33,6 +33,7 @@ pub struct Backfill {
     pub(super) budget: Option<Budget>,
     pub(super) worker: Option<String>,
     pub(super) progress: Option<ProgressReport>,
+    pub(super) stop_by: Option<SystemTime>,
 }
 
 impl Default for Backfill {
@@ -48,6 +49,7 @@ impl Default for Backfill {
             budget: None,
             worker: None,
             progress: None,
+            stop_by: None,
         }
     }
 }
@@ -65,6 +67,7 @@ impl std::fmt::Debug for Backfill {
             .field("budget", &self.budget)
             .field("worker", &self.worker)
             .field("progress", &self.progress.is_some())
+            .field("stop_by", &self.stop_by)
             .finish()
     }
 }
@@ -152,6 +155,22 @@ impl Backfill {
     pub fn page_size(mut self, items: u32) -> Self {
         self.page_size = Some(items.max(1));
         self
+    }
+
+    /// Begins no segment and no page after `deadline` (say, a minute before an AWS Lambda
+    /// invocation's own): the segments this worker holds are given up at their last recorded
+    /// page, for the next worker or invocation to take at once, and the call returns the
+    /// resharding as it stands, its phase not moved on (`state.phase` tells whether the scan
+    /// finished; call again until it did). So a scan far longer than one invocation is shared
+    /// out among invocations, each resuming where the last one stopped.
+    pub fn stop_by(mut self, deadline: SystemTime) -> Self {
+        self.stop_by = Some(deadline);
+        self
+    }
+
+    /// Whether the [deadline](Backfill::stop_by) has come.
+    pub(super) fn past_deadline(&self) -> bool {
+        self.stop_by.is_some_and(|deadline| SystemTime::now() >= deadline)
     }
 
     /// Calls `report` with the recorded state, segments filled in, after every page this worker

@@ -46,7 +46,8 @@ pub(super) struct Segment<'a> {
 
 impl Segment<'_> {
     /// Scans the segment to its end from `lease`'s checkpoint; returns early (`Ok`) when another
-    /// worker took the lease.
+    /// worker took the lease, or when the worker's deadline came (the lease given up at the
+    /// checkpoint, for the next worker to take at once).
     pub async fn run<E: Entity>(mut self, mut lease: Lease) -> Result<()> {
         let reshards = Reshards::<E>::of(self.db);
         let shards = reshards.metadata()?;
@@ -56,6 +57,11 @@ impl Segment<'_> {
                                                // What an item of the last page cost, `(read, write)`: the next page is sized by it.
         let mut per_item = None;
         loop {
+            if self.options.past_deadline() {
+                leases.release(&lease).await?;
+                tracing::debug!(target: "dynashard::reshard", segment = self.segment, "segment given up at the deadline");
+                return Ok(());
+            }
             self.meter = Meter::default(); // what this page consumes
             let after = lease.checkpoint.clone();
             let limit = match (self.options.page_size, pace.page_items(per_item)) {

@@ -29,14 +29,15 @@ use std::time::Duration;
 const REPLACED_BY_ANOTHER_KIND: &str = "another worker started a scan of another kind; this one stopped";
 
 impl Db {
-    /// Works on the scan `wanted` of `state`'s resharding until every segment is done.
+    /// Works on the scan `wanted` of `state`'s resharding until every segment is done (`true`),
+    /// or until its [deadline](Backfill::stop_by) (`false`: its segments given up).
     pub(super) async fn sweep<E: Entity>(
         &self,
         state: &ReshardState,
         options: &Backfill,
         wanted: Wanted,
         freeze: Option<&str>,
-    ) -> Result<()> {
+    ) -> Result<bool> {
         let checked = Checked::new::<E>(state)?;
         let reshards = Reshards::<E>::of(self);
         let (shards, key) = (reshards.metadata()?, reshards.key(&state.source));
@@ -49,7 +50,7 @@ impl Db {
             let keys = segment_keys(&key, &plan);
             let mut running = FuturesUnordered::new();
             let mut mine = BTreeSet::new();
-            loop {
+            while !options.past_deadline() {
                 // The resharding as recorded now: moved past this scan by another worker, the
                 // scan replaced by a newer one, or its budget changed. Read before the leases, so
                 // that a worker never takes the end of a replaced scan for the end of the work.
@@ -114,8 +115,9 @@ impl Db {
                 }
                 next_ended(&mut running, &mut mine, poll).await?;
             }
+            return stopped(&mut running, &mut mine, poll).await;
         }
-        Ok(())
+        Ok(true)
     }
 
     /// The segments of `plan` this worker may lease now: not done, not being worked on in this
@@ -167,6 +169,22 @@ where
             }
         }
     }
+}
+
+/// After the worker's deadline: waits for its segments, which give themselves up after their
+/// page under way; `false`, the scan not done by this worker.
+async fn stopped<Fut>(
+    running: &mut FuturesUnordered<Fut>,
+    mine: &mut BTreeSet<u32>,
+    poll: Duration,
+) -> Result<bool>
+where
+    Fut: Future<Output = (u32, Result<()>)>,
+{
+    while !running.is_empty() {
+        next_ended(running, mine, poll).await?;
+    }
+    Ok(false)
 }
 
 /// Waits up to `poll` for one segment of `running` to end (just `poll` when none runs). A segment

@@ -30,12 +30,17 @@ pub struct Verification {
     pub unnamed: u64,
     /// How many of the items found were repaired.
     pub repaired: u64,
+    /// Whether every segment of both scans was read to its end: not when the run stopped at
+    /// its [deadline](super::Verify::stop_by), to be resumed by the next.
+    #[serde(default)]
+    pub finished: bool,
 }
 
 impl Verification {
-    /// Whether everything found was repaired (or nothing was found).
+    /// Whether the verification [finished](Verification::finished) and everything it found was
+    /// repaired (or it found nothing).
     pub fn is_clean(&self) -> bool {
-        self.found() == self.repaired
+        self.finished && self.found() == self.repaired
     }
 
     /// How many items were found missing, misplaced or extra.

@@ -30,11 +30,12 @@ pub struct Verify {
     segments: u32,
     page_size: Option<u32>,
     repair: bool,
+    stop_by: Option<std::time::SystemTime>,
 }
 
 impl Default for Verify {
     fn default() -> Self {
-        Self { segments: 8, page_size: None, repair: false }
+        Self { segments: 8, page_size: None, repair: false, stop_by: None }
     }
 }
 
@@ -50,6 +51,19 @@ impl Verify {
     pub fn page_size(mut self, items: u32) -> Self {
         self.page_size = Some(items.max(1));
         self
+    }
+
+    /// Begins no page after `deadline` (say, a minute before an AWS Lambda invocation's own):
+    /// the run records where each segment stopped and returns what it found so far, not
+    /// [finished](Verification::finished), and records no result; the next run resumes it.
+    pub fn stop_by(mut self, deadline: std::time::SystemTime) -> Self {
+        self.stop_by = Some(deadline);
+        self
+    }
+
+    /// Whether the [deadline](Verify::stop_by) has come.
+    fn past_deadline(&self) -> bool {
+        self.stop_by.is_some_and(|deadline| std::time::SystemTime::now() >= deadline)
     }
 
     /// Repairs what it finds: places a missing or misplaced item where the new layout puts it,
@@ -126,11 +140,17 @@ impl Db {
                         self.check_segment::<E>(checked, side, segment, per_side, progress, records, options).await
                     }
                 });
-                let parts: Vec<Result<Verification>> =
+                let parts: Vec<Result<(Verification, bool)>> =
                     stream::iter(work).buffer_unordered(count.max(1)).collect().await;
-                let mut found = Verification::default();
+                let mut found = Verification { finished: true, ..Verification::default() };
                 for part in parts {
-                    found.add(&part?);
+                    let (part, done) = part?;
+                    found.add(&part);
+                    found.finished &= done;
+                }
+                if !found.finished {
+                    tracing::info!(target: "dynashard::reshard", index, found = found.found(), "verification stopped at its deadline");
+                    return Ok(found); // resumed by the next run; nothing vouched for yet
                 }
                 // As old as the run's start: a resumed run vouches for nothing later.
                 let verified = Verified { at: started, clean: found.is_clean() };

@@ -61,7 +61,8 @@ fn index_of(side: Side, checked: &Checked, table: &TableDefinition) -> Option<&'
 
 impl Db {
     /// Scans segment `segment` (of `segments`) of `side` from where `progress` stopped, recording
-    /// its position and findings after every page; returns what it found.
+    /// its position and findings after every page, until its end or the run's deadline; returns
+    /// what it found, and whether it reached the end.
     #[allow(clippy::too_many_arguments)] // one segment of one side: every argument is its own
     pub(super) async fn check_segment<E: Entity>(
         &self,
@@ -72,14 +73,14 @@ impl Db {
         mut progress: SegmentCheck,
         records: &Checks<'_>,
         options: &Verify,
-    ) -> Result<super::Verification> {
+    ) -> Result<(super::Verification, bool)> {
         let table = table_of::<E>();
         let index = index_of(side, checked, table);
         let marker = match side {
             Side::Source => checked.source.0,
             Side::Target => checked.target.0,
         };
-        while !progress.done {
+        while !progress.done && !options.past_deadline() {
             let start = crate::reshard::resume_at(progress.after.as_ref(), checked.mapping.index)?;
             let page = self
                 .client()
@@ -128,7 +129,7 @@ impl Db {
             }
             records.save(side, segment, &progress).await?;
         }
-        Ok(progress.found)
+        Ok((progress.found, progress.done))
     }
 
     /// Repairs `fault` of `item` (as read, strongly consistent), on the condition that it is
