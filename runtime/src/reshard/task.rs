@@ -104,10 +104,11 @@ impl Db {
         let worker = format!("worker-{}", task.worker);
         let state = || async { self.resharding::<E>(index).await?.ok_or_else(|| super::not_started(name)) };
         let outcome = |done: bool, phase: Phase| TaskOutcome { done, phase, worker: task.worker };
+        // Each step boxed: their futures nest deep, and a caller's own future need not hold them.
         match task.step {
             ReshardStep::Backfill => {
                 let options = Backfill::default().worker(worker).stop_by(deadline);
-                let state = self.backfill::<E>(index, options).await?;
+                let state = Box::pin(self.backfill::<E>(index, options)).await?;
                 Ok(outcome(state.phase >= Phase::Backfilled, state.phase))
             }
             ReshardStep::Verify => {
@@ -115,8 +116,10 @@ impl Db {
                 if state.phase >= Phase::CutOver {
                     return Ok(outcome(true, state.phase));
                 }
-                let found =
-                    self.verify_resharding::<E>(index, Verify::default().repair().stop_by(deadline)).await?;
+                let found = Box::pin(
+                    self.verify_resharding::<E>(index, Verify::default().repair().stop_by(deadline)),
+                )
+                .await?;
                 if found.finished && !found.is_clean() {
                     let left = found.found() - found.repaired;
                     return Err(refuse(format!("the verification found {left} items it could not repair")));
@@ -128,12 +131,12 @@ impl Db {
                 if current.phase >= Phase::CutOver {
                     return Ok(outcome(true, current.phase));
                 }
-                let state = self.cut_over::<E>(index).await?;
+                let state = Box::pin(self.cut_over::<E>(index)).await?;
                 Ok(outcome(true, state.phase))
             }
             ReshardStep::Finish => {
                 let options = Backfill::default().worker(worker).stop_by(deadline);
-                let state = self.finish_resharding::<E>(index, options).await?;
+                let state = Box::pin(self.finish_resharding::<E>(index, options)).await?;
                 Ok(outcome(state.phase == Phase::Done && state.scan_finished(), state.phase))
             }
         }

@@ -162,7 +162,9 @@ impl Backfill {
     /// page, for the next worker or invocation to take at once, and the call returns the
     /// resharding as it stands, its phase not moved on (`state.phase` tells whether the scan
     /// finished; call again until it did). So a scan far longer than one invocation is shared
-    /// out among invocations, each resuming where the last one stopped.
+    /// out among invocations, each resuming where the last one stopped. A finish waits one
+    /// metadata cache time in every call before its cleanup begins (writers that read the phase
+    /// before it must have read it again): a deadline closer than that makes no progress.
     pub fn stop_by(mut self, deadline: SystemTime) -> Self {
         self.stop_by = Some(deadline);
         self
