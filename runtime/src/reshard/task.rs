@@ -13,6 +13,8 @@ use crate::error::{Error, Result};
 use crate::index::Index;
 use crate::item::table_of;
 use serde::{Deserialize, Serialize};
+use std::future::Future;
+use std::pin::Pin;
 use std::time::SystemTime;
 
 /// The steps of a resharding after its start, in order.
@@ -85,11 +87,17 @@ impl Db {
     ///     db.run_reshard_task::<Album>(&task, deadline - Duration::from_secs(60)).await
     /// }
     /// ```
-    pub async fn run_reshard_task<E: Entity>(
-        &self,
-        task: &ReshardTask,
+    pub fn run_reshard_task<'a, E: Entity>(
+        &'a self,
+        task: &'a ReshardTask,
         deadline: SystemTime,
-    ) -> Result<TaskOutcome> {
+    ) -> Pin<Box<dyn Future<Output = Result<TaskOutcome>> + Send + 'a>> {
+        // Type-erased: the steps' futures nest deep, and a caller's own future (a Lambda
+        // handler's) need not hold their types, which can pass the compiler's depth limit.
+        Box::pin(self.reshard_task::<E>(task, deadline))
+    }
+
+    async fn reshard_task<E: Entity>(&self, task: &ReshardTask, deadline: SystemTime) -> Result<TaskOutcome> {
         let refuse = |reason: String| Error::Resharding { index: task.index.clone(), reason };
         if task.entity != E::TYPE_NAME {
             return Err(refuse(format!("the task is for `{}`, not `{}`", task.entity, E::TYPE_NAME)));
@@ -104,11 +112,10 @@ impl Db {
         let worker = format!("worker-{}", task.worker);
         let state = || async { self.resharding::<E>(index).await?.ok_or_else(|| super::not_started(name)) };
         let outcome = |done: bool, phase: Phase| TaskOutcome { done, phase, worker: task.worker };
-        // Each step boxed: their futures nest deep, and a caller's own future need not hold them.
         match task.step {
             ReshardStep::Backfill => {
                 let options = Backfill::default().worker(worker).stop_by(deadline);
-                let state = Box::pin(self.backfill::<E>(index, options)).await?;
+                let state = self.backfill::<E>(index, options).await?;
                 Ok(outcome(state.phase >= Phase::Backfilled, state.phase))
             }
             ReshardStep::Verify => {
@@ -116,10 +123,8 @@ impl Db {
                 if state.phase >= Phase::CutOver {
                     return Ok(outcome(true, state.phase));
                 }
-                let found = Box::pin(
-                    self.verify_resharding::<E>(index, Verify::default().repair().stop_by(deadline)),
-                )
-                .await?;
+                let found =
+                    self.verify_resharding::<E>(index, Verify::default().repair().stop_by(deadline)).await?;
                 if found.finished && !found.is_clean() {
                     let left = found.found() - found.repaired;
                     return Err(refuse(format!("the verification found {left} items it could not repair")));
@@ -131,12 +136,12 @@ impl Db {
                 if current.phase >= Phase::CutOver {
                     return Ok(outcome(true, current.phase));
                 }
-                let state = Box::pin(self.cut_over::<E>(index)).await?;
+                let state = self.cut_over::<E>(index).await?;
                 Ok(outcome(true, state.phase))
             }
             ReshardStep::Finish => {
                 let options = Backfill::default().worker(worker).stop_by(deadline);
-                let state = Box::pin(self.finish_resharding::<E>(index, options)).await?;
+                let state = self.finish_resharding::<E>(index, options).await?;
                 Ok(outcome(state.phase == Phase::Done && state.scan_finished(), state.phase))
             }
         }
