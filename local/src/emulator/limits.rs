@@ -30,6 +30,7 @@ pub struct PartitionLimits {
     write_units: f64,
     burst: Duration,
     tables: Vec<ResourceLimit>,
+    round_trip: Duration,
 }
 
 /// A limit of a whole table or index.
@@ -109,6 +110,7 @@ impl PartitionLimits {
             write_units: PARTITION_WRITE_UNITS,
             burst: Duration::from_secs(1),
             tables: Vec::new(),
+            round_trip: Duration::ZERO,
         }
     }
 
@@ -143,6 +145,20 @@ impl PartitionLimits {
     pub fn burst(mut self, burst: Duration) -> Self {
         self.burst = burst;
         self
+    }
+
+    /// Answers every request no sooner than `round_trip` after it arrived (default: at once), as
+    /// a client in a region sees DynamoDB answer: work spread over many requests in flight then
+    /// overlaps as it does against DynamoDB, and what one worker does is bound by the round trip,
+    /// not by how fast the local DynamoDB answers.
+    pub fn round_trip(mut self, round_trip: Duration) -> Self {
+        self.round_trip = round_trip;
+        self
+    }
+
+    /// The time every request takes at least.
+    pub fn round_trip_time(&self) -> Duration {
+        self.round_trip
     }
 
     /// Adds a limit of the whole table `table`.

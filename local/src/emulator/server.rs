@@ -43,6 +43,7 @@ async fn respond(
     shared: Arc<Shared>,
     request: Request<Incoming>,
 ) -> Result<Response<Full<Bytes>>, Infallible> {
+    let answer_at = tokio::time::Instant::now() + shared.round_trip();
     let (parts, body) = request.into_parts();
     let reply = match Limited::new(body, MAX_REQUEST_BYTES).collect().await {
         // A task of its own: a client that hangs up does not stop a request half way, with
@@ -54,6 +55,7 @@ async fn respond(
         }
         Err(error) => Reply::internal(&format!("reading the request failed: {error}")),
     };
+    tokio::time::sleep_until(answer_at).await;
     let mut response = Response::new(Full::new(reply.body));
     *response.status_mut() = reply.status;
     *response.headers_mut() = reply.headers;

@@ -102,6 +102,11 @@ impl Shared {
         self.meter().reset_usage();
     }
 
+    /// The time every request takes at least, under the current limits.
+    pub(crate) fn round_trip(&self) -> std::time::Duration {
+        self.meter().limits().round_trip_time()
+    }
+
     /// Enforces `limits` from now on, with full buckets; the counters stay.
     pub(crate) fn set_limits(&self, limits: PartitionLimits) {
         let mut meter = self.meter();

@@ -1,0 +1,184 @@
+//! Scale-out of a resharding's scans: the backfill and the verification of 3,200 items (200 B to
+//! 8 KB, sizes varying item to item; artists repeating hundreds of times) with 1, 4, 16 and 64
+//! workers, through the partition-limit emulator at DynamoDB's limits with a round trip of
+//! 50 ms a request, so that one worker's rate is bound by the round trip, as against DynamoDB
+//! from a region, and not by how fast the local DynamoDB answers. Each worker count reshards a
+//! table of its own; a backfill's workers are `db.backfill` calls at once (64 segments, one
+//! segment at a time each), a verification's are its segments.
+//!
+//! The efficiency of `n` workers is their item rate over `n` times one worker's, measured in the
+//! same run. Target: at least 0.8 at every count (no budget is set, and the target layout's 64
+//! shards keep every partition far below its limit: the emulator's throttles are printed). The
+//! last line is for scripts:
+//!
+//! ```text
+//! scale: round_trip_ms=50 items=3200 backfill=<1:items/s> <4:eff> <16:eff> <64:eff> verify=<...> worst=<eff> throttled=<n>
+//! ```
+//!
+//! ```text
+//! cargo bench --bench scale
+//! ```
+
+#[path = "support/machine.rs"]
+#[allow(dead_code)] // only the watch is used
+mod machine;
+
+use dynashard::metadata::ShardMetadata;
+use dynashard::reshard::{Backfill, Layout, Phase, Verify};
+use dynashard::{Db, Entity, Table};
+use dynashard_local::emulator::{Emulator, PartitionLimits};
+use serde::{Deserialize, Serialize};
+use std::time::{Duration, Instant};
+
+const ITEMS: usize = 3_200;
+const SEGMENTS: u32 = 64;
+/// Items a scan page: small, so that each segment takes several round trips.
+const PAGE: u32 = 10;
+const ROUND_TRIP: Duration = Duration::from_millis(50);
+const WORKERS: [usize; 4] = [1, 4, 16, 64];
+const METADATA: &str = "ScaleBenchMetadata";
+
+#[derive(Table)]
+#[table(
+    name = "ScaleBench",
+    pk = "pk",
+    sk = "sk",
+    shard_metadata = "ScaleBenchMetadata",
+    stream = "new_image"
+)]
+#[gsi(ByTitle(pk = "title_pk", sk = "title_sk"))]
+#[gsi(ByTitleNext(pk = "next_pk", sk = "next_sk"))]
+struct Bench;
+
+#[derive(Entity, Serialize, Deserialize, Clone)]
+#[entity(table = Bench, pk = "{artist}", sk = "album#{title}")]
+#[gsi(ByTitle(pk = "albums", sk = "{title}"))]
+#[shard(ByTitle(hash = 16, by = title))]
+struct Album {
+    artist: String,
+    title: String,
+    notes: String,
+}
+
+/// The items: sizes from 200 B to 8 KB by a fixed pseudo-random sequence, and a few artists
+/// that most items share (the first artist holds about a third of them).
+fn albums() -> Vec<Album> {
+    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    (0..ITEMS)
+        .map(|n| {
+            let size = 200 + (next() % 7_800) as usize;
+            let artist = match next() % 9 {
+                0..=2 => 0,
+                3..=4 => 1,
+                5 => 2,
+                _ => 3 + next() % 200,
+            };
+            Album {
+                artist: format!("artist {artist}"),
+                title: format!("title {n:06}"),
+                notes: "n".repeat(size),
+            }
+        })
+        .collect()
+}
+
+/// Seconds the backfill of a fresh resharding took with `workers` workers, and seconds its
+/// verification took with as many segments a side.
+fn run(runtime: &tokio::runtime::Runtime, setup: &Setup, workers: usize, round: usize) -> (f64, f64) {
+    runtime.block_on(async {
+        let table = format!("ScaleBench{round}x{workers}");
+        let direct = setup.direct.clone().with_table_name::<Bench>(&table).expect("a table name");
+        direct.create_table::<Bench>().await.expect("create the table");
+        direct.batch_put(&setup.albums).await.expect("the preload");
+        let db = setup.emulated.clone().with_table_name::<Bench>(&table).expect("a table name");
+        db.start_resharding::<Album>(Bench::BY_TITLE, Bench::BY_TITLE_NEXT, Layout::hash(64))
+            .await
+            .expect("a resharding starts");
+        let started = Instant::now();
+        let backfills = (0..workers).map(|worker| {
+            let db = db.clone();
+            async move {
+                let options = Backfill::default()
+                    .segments(SEGMENTS)
+                    .concurrency(1)
+                    .page_size(PAGE)
+                    .worker(format!("w{worker}"));
+                db.backfill::<Album>(Bench::BY_TITLE, options).await.expect("a backfill")
+            }
+        });
+        let states = futures::future::join_all(backfills).await;
+        let backfill = started.elapsed().as_secs_f64();
+        assert!(states.iter().all(|state| state.phase == Phase::Backfilled));
+        let started = Instant::now();
+        let options = Verify::default().segments(workers as u32).page_size(PAGE);
+        let found = db.verify_resharding::<Album>(Bench::BY_TITLE, options).await.expect("a verification");
+        let verify = started.elapsed().as_secs_f64();
+        assert!(found.is_clean() && found.scanned == 2 * ITEMS as u64, "{found:?}");
+        direct.delete_table::<Bench>().await.expect("delete the table");
+        (backfill, verify)
+    })
+}
+
+struct Setup {
+    albums: Vec<Album>,
+    /// Straight to the backend, for the preload.
+    direct: Db,
+    /// Through the emulator.
+    emulated: Db,
+}
+
+fn main() {
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime");
+    let backend =
+        dynashard_local::Backend::from_env_or(dynashard_local::Backend::Embedded).expect("a backend");
+    let connection = runtime.block_on(dynashard_local::connect_to(backend)).expect("a DynamoDB");
+    let emulator = Emulator::start(connection.url(), PartitionLimits::dynamodb().round_trip(ROUND_TRIP))
+        .expect("the emulator");
+    let metadata = || ShardMetadata::new(METADATA).cache_for(Duration::from_millis(100));
+    let direct = connection.db().with_shard_metadata(metadata());
+    runtime.block_on(direct.create_shard_metadata_table()).expect("the metadata table");
+    let emulated = Db::new(dynashard::client_for_endpoint(emulator.endpoint()))
+        .with_streams_client(dynashard::client::streams_client_for_endpoint(connection.url()))
+        .with_shard_metadata(metadata());
+    let setup = Setup { albums: albums(), direct, emulated };
+
+    println!("scale: {ITEMS} items, {SEGMENTS} segments, pages of {PAGE}, a round trip of {ROUND_TRIP:?}");
+    let watch = machine::Watch::start();
+    let mut rates: Vec<(usize, f64, f64)> = Vec::new();
+    for workers in WORKERS {
+        let (backfill, verify) = run(&runtime, &setup, workers, 0);
+        let (backfill_rate, verify_rate) = (ITEMS as f64 / backfill, 2.0 * ITEMS as f64 / verify);
+        println!(
+            "  {workers:>2} workers: backfill {backfill:>6.2} s ({backfill_rate:>7.0} items/s), verification {verify:>6.2} s ({verify_rate:>7.0} items/s)"
+        );
+        rates.push((workers, backfill_rate, verify_rate));
+    }
+    watch.report();
+    let (_, backfill_one, verify_one) = rates[0];
+    let efficiency = |rate: f64, one: f64, workers: usize| rate / (one * workers as f64);
+    let mut worst = f64::INFINITY;
+    let mut line = |name: &str, pick: &dyn Fn(&(usize, f64, f64)) -> f64, one: f64| {
+        let parts: Vec<String> = rates[1..]
+            .iter()
+            .map(|entry| {
+                let value = efficiency(pick(entry), one, entry.0);
+                worst = worst.min(value);
+                format!("{}:{value:.2}", entry.0)
+            })
+            .collect();
+        format!("{name}=1:{one:.0} {}", parts.join(" "))
+    };
+    let backfill = line("backfill", &|entry| entry.1, backfill_one);
+    let verify = line("verify", &|entry| entry.2, verify_one);
+    let throttled = emulator.usage().throttled_requests();
+    println!(
+        "scale: round_trip_ms={} items={ITEMS} {backfill} {verify} worst={worst:.2} throttled={throttled}",
+        ROUND_TRIP.as_millis()
+    );
+}
