@@ -12,6 +12,7 @@ use dynashard::changes::{Change, ChangeRecord, StreamBatch};
 use dynashard::metadata::ShardMetadata;
 use dynashard::reshard::Layout;
 use dynashard::{Db, Entity, Error, Table};
+use dynashard_local::emulator::{Emulator, PartitionLimits};
 use dynashard_local::lambda::EventSourceMapping;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -222,7 +223,14 @@ async fn scans_stopped_at_their_deadlines_resume_in_the_next_invocation_until_do
     use dynashard::reshard::{Backfill, Phase, Verify};
     use std::time::{Duration, SystemTime};
     let own = own().await;
-    let (db, _) = ledger(own.db()).await;
+    // Every request takes at least 50 ms, through the emulator: a page (a scan, a write, a
+    // beat) at least 150 ms, so that an invocation of 600 ms reads at most a few pages of each
+    // segment, however fast the backend is.
+    let round_trip = PartitionLimits::dynamodb().round_trip(Duration::from_millis(50));
+    let emulator = Emulator::start(own.endpoint(), round_trip).expect("the emulator");
+    let slow = Db::new(dynashard::client_for_endpoint(emulator.endpoint()))
+        .with_streams_client(dynashard::client::streams_client_for_endpoint(own.endpoint()));
+    let (db, _) = ledger(slow).await;
     let shelf = unique("shelf");
     let records: Vec<Record> =
         (0..400).map(|n| Record { shelf: shelf.clone(), title: format!("t{n:04}") }).collect();
@@ -230,20 +238,28 @@ async fn scans_stopped_at_their_deadlines_resume_in_the_next_invocation_until_do
     db.start_resharding::<Record>(Ledger::BY_TITLE, Ledger::BY_TITLE_NEXT, Layout::hash(8))
         .await
         .expect("a resharding starts");
-    // Invocations of a few pages each: a deadline 30 ms away, pages of 10 items.
-    let mut invocations = 0;
+    // An invocation whose deadline has passed begins nothing.
+    let past = SystemTime::now() - Duration::from_secs(1);
+    let options = Backfill::default().segments(4).page_size(10).stop_by(past);
+    let state = db.backfill::<Record>(Ledger::BY_TITLE, options).await.expect("an invocation");
+    assert_eq!((state.phase, state.backfill_totals()), (Phase::DualWrites, (0, 0)), "{state:?}");
+    // Invocations of 600 ms, pages of 10 items: each segment's 10 pages take several.
+    let (mut invocations, mut read) = (0, 0);
     loop {
         invocations += 1;
-        let deadline = SystemTime::now() + Duration::from_millis(30);
+        let deadline = SystemTime::now() + Duration::from_millis(600);
         let options = Backfill::default().segments(4).page_size(10).stop_by(deadline);
         let state = db.backfill::<Record>(Ledger::BY_TITLE, options).await.expect("an invocation");
+        let (scanned, _) = state.backfill_totals();
+        assert!(scanned >= read, "progress is kept between invocations: {scanned} after {read}");
+        read = scanned;
         if state.phase == Phase::Backfilled {
             break;
         }
-        assert!(!state.scan_finished() || invocations > 1, "{state:?}");
-        assert!(invocations < 500, "the backfill moves on between invocations");
+        assert!(invocations < 1_000, "the backfill moves on between invocations");
     }
-    assert!(invocations > 2, "the deadlines stopped the backfill {invocations} times");
+    assert!(invocations >= 3, "the deadlines stopped the backfill {invocations} times");
+    assert_eq!(read, 400, "each item scanned once, across the invocations");
     // A verification past its deadline records nothing and says so; the next one finishes.
     let past = SystemTime::now() - Duration::from_secs(1);
     let found = db
