@@ -343,3 +343,41 @@ async fn a_resharding_run_as_tasks_of_short_invocations_loses_nothing() {
     wrong.index = "ByNothing".into();
     assert!(db.run_reshard_task::<Record>(&wrong, SystemTime::now()).await.is_err());
 }
+
+#[tokio::test]
+async fn a_handler_that_never_succeeds_ends_the_delivery_and_a_retry_limit_gives_records_up() {
+    let own = own().await;
+    let (db, table) = ledger(own.db()).await;
+    for item in 0..5 {
+        db.put(&Revision { item, version: 1 }).await.expect("a write");
+    }
+    // Every answer names the batch's first record failed: without a retry limit, the delivery
+    // ends after the set number of invocations instead of hanging.
+    let refuse_first = |event: Event| async move {
+        let first = event.records.first().and_then(|record| record.change.sequence_number.clone());
+        let outcome =
+            StreamBatch::from_event(event).handle(|_| async { Err::<(), BoxError>("refused".into()) }).await;
+        assert_eq!(outcome.stop.as_ref().and_then(|stop| stop.sequence_number.clone()), first);
+        outcome.into_response()
+    };
+    let mut mapping = EventSourceMapping::at(own.endpoint(), &table).batch_size(2).stuck_after(5);
+    match mapping.deliver(refuse_first).await {
+        Err(dynashard_local::lambda::MappingError::Stuck { invocations, .. }) => assert_eq!(invocations, 5),
+        other => panic!("a stuck delivery ends: {other:?}"),
+    }
+    // With a limit of 2 retries, each batch is given up after its third failure, in order.
+    let mut mapping =
+        EventSourceMapping::at(own.endpoint(), &table).batch_size(2).maximum_retry_attempts(Some(2));
+    let delivery =
+        mapping.deliver(|_: Event| async { Err::<DynamoDbEventResponse, BoxError>("crashed".into()) }).await;
+    let delivery = delivery.expect("a delivery that gives records up");
+    assert_eq!(delivery.discarded.len(), 5, "{delivery:?}");
+    assert_eq!(
+        (delivery.invocations, delivery.failed_invocations),
+        (9, 9),
+        "three invocations a batch of 2, 2, 1"
+    );
+    let mut sorted = delivery.discarded.clone();
+    sorted.sort_by_key(|sequence| format!("{sequence:0>40}"));
+    assert_eq!(sorted, delivery.discarded, "given up in the stream's order");
+}

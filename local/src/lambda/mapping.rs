@@ -2,6 +2,7 @@
 //! after its parent), cut into batches, handed to a handler as Lambda's JSON events, and its
 //! answers read as Lambda reads them.
 
+use super::answer::{read_answer, Outcome};
 use super::event;
 use aws_sdk_dynamodbstreams::types::ShardIteratorType;
 use serde::de::DeserializeOwned;
@@ -254,6 +255,10 @@ impl EventSourceMapping {
             Ok(answer) => read_answer(serde_json::to_value(answer).ok(), batch),
         };
         let first = shard.next;
+        let outcome_text = match &outcome {
+            Outcome::Failed(message) => Some(message.clone()),
+            _ => None,
+        };
         match outcome {
             Outcome::Done => {
                 shard.next = end;
@@ -270,21 +275,23 @@ impl EventSourceMapping {
                 shard.failures = if offset == 0 { shard.failures + 1 } else { 1 };
                 shard.window_end = None;
             }
-            Outcome::Failed(message) => {
+            Outcome::Failed(_) => {
                 delivery.failed_invocations += 1;
                 shard.failures += 1;
                 if bisect && end - first > 1 {
                     delivery.bisections += 1;
                     shard.window_end = Some(first + (end - first).div_ceil(2));
                     shard.failures = 0;
-                } else if self.maximum_retry_attempts.is_none() && shard.failures >= self.stuck_after {
-                    return Err(MappingError::Stuck {
-                        sequence_number: shard.records[first].1.clone(),
-                        invocations: shard.failures,
-                        last: message,
-                    });
                 }
             }
+        }
+        if self.maximum_retry_attempts.is_none() && shard.failures >= self.stuck_after {
+            let last = match outcome_text {
+                Some(text) => text,
+                None => "the answer named this record failed".to_owned(),
+            };
+            let sequence_number = shard.records[shard.next].1.clone();
+            return Err(MappingError::Stuck { sequence_number, invocations: shard.failures, last });
         }
         if let Some(retries) = self.maximum_retry_attempts {
             if shard.failures > retries {
@@ -402,41 +409,6 @@ impl EventSourceMapping {
     }
 }
 
-/// What an invocation's outcome asks of the shard.
-enum Outcome {
-    /// The batch succeeded.
-    Done,
-    /// Resume at this record of the batch (an offset from its first).
-    ResumeAt(usize),
-    /// The whole batch failed.
-    Failed(String),
-}
-
-/// An answer read as Lambda reads it with `ReportBatchItemFailures` (see [`EventSourceMapping`]).
-fn read_answer(answer: Option<Value>, batch: &[(Value, String)]) -> Outcome {
-    let failures = match answer {
-        None => return Outcome::Failed("the answer is not JSON".to_owned()),
-        Some(Value::Null) => return Outcome::Done,
-        Some(Value::Object(answer)) => match answer.get("batchItemFailures") {
-            None | Some(Value::Null) => return Outcome::Done,
-            Some(Value::Array(failures)) => failures.clone(),
-            Some(other) => return Outcome::Failed(format!("`batchItemFailures` is not a list: {other}")),
-        },
-        Some(other) => return Outcome::Failed(format!("the answer is not an object: {other}")),
-    };
-    let mut lowest: Option<usize> = None;
-    for failure in &failures {
-        let identifier = failure.get("itemIdentifier").and_then(Value::as_str).unwrap_or_default();
-        let Some(offset) =
-            batch.iter().position(|(_, sequence)| !identifier.is_empty() && sequence == identifier)
-        else {
-            return Outcome::Failed(format!("`{failure}` names no record of the batch"));
-        };
-        lowest = Some(lowest.map_or(offset, |lowest| lowest.min(offset)));
-    }
-    lowest.map_or(Outcome::Done, Outcome::ResumeAt)
-}
-
 /// An SDK error as a [`MappingError::Stream`].
 fn failed(operation: &'static str, error: impl std::error::Error) -> MappingError {
     let mut message = error.to_string();
@@ -446,47 +418,4 @@ fn failed(operation: &'static str, error: impl std::error::Error) -> MappingErro
         source = cause.source();
     }
     MappingError::Stream { operation, message }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{read_answer, Outcome};
-    use serde_json::{json, Value};
-
-    fn batch() -> Vec<(Value, String)> {
-        ["100", "101", "102"].iter().map(|sequence| (Value::Null, (*sequence).to_owned())).collect()
-    }
-
-    fn read(answer: Value) -> String {
-        match read_answer(Some(answer), &batch()) {
-            Outcome::Done => "done".to_owned(),
-            Outcome::ResumeAt(offset) => format!("resume at {offset}"),
-            Outcome::Failed(_) => "failed".to_owned(),
-        }
-    }
-
-    #[test]
-    fn answers_are_read_as_lambda_documents() {
-        assert_eq!(read(Value::Null), "done");
-        assert_eq!(read(json!({})), "done");
-        assert_eq!(read(json!({ "batchItemFailures": null })), "done");
-        assert_eq!(read(json!({ "batchItemFailures": [] })), "done");
-        // The lowest sequence number named is where the shard resumes.
-        let named =
-            json!({ "batchItemFailures": [{ "itemIdentifier": "102" }, { "itemIdentifier": "101" }] });
-        assert_eq!(read(named), "resume at 1");
-        assert_eq!(read(json!({ "batchItemFailures": [{ "itemIdentifier": "100" }] })), "resume at 0");
-        // What names no record of the batch fails it whole.
-        for bad in [
-            json!({ "batchItemFailures": [{ "itemIdentifier": "" }] }),
-            json!({ "batchItemFailures": [{ "itemIdentifier": null }] }),
-            json!({ "batchItemFailures": [{ "identifier": "101" }] }),
-            json!({ "batchItemFailures": [{ "itemIdentifier": "999" }] }),
-            json!({ "batchItemFailures": "101" }),
-            json!("ok"),
-        ] {
-            assert_eq!(read(bad.clone()), "failed", "{bad}");
-        }
-        assert!(matches!(read_answer(None, &batch()), Outcome::Failed(_)));
-    }
 }

@@ -29,6 +29,7 @@
 //! # Ok(()) }
 //! ```
 
+mod answer;
 mod event;
 mod mapping;
 
