@@ -110,6 +110,14 @@ struct ShardState {
     failures: u32,
 }
 
+impl ShardState {
+    /// Where the next batch ends: `batch_size` records on, within the records read and the
+    /// bisected window, if any.
+    fn batch_end(&self, batch_size: usize) -> usize {
+        self.window_end.unwrap_or(usize::MAX).min(self.records.len()).min(self.next + batch_size)
+    }
+}
+
 impl EventSourceMapping {
     /// A mapping of `table`'s stream, read with `streams`; `dynamodb` finds the stream.
     pub fn new(
@@ -241,8 +249,7 @@ impl EventSourceMapping {
     {
         let (batch_size, bisect, report) = (self.batch_size, self.bisect, self.report_batch_item_failures);
         let shard = &mut self.shards[index];
-        let end =
-            shard.window_end.unwrap_or(usize::MAX).min(shard.records.len()).min(shard.next + batch_size);
+        let end = shard.batch_end(batch_size);
         let batch = &shard.records[shard.next..end];
         let records: Vec<Value> = batch.iter().map(|(record, _)| record.clone()).collect();
         let payload = serde_json::from_value::<Ev>(event::event(&records))
@@ -295,11 +302,7 @@ impl EventSourceMapping {
         }
         if let Some(retries) = self.maximum_retry_attempts {
             if shard.failures > retries {
-                let end = shard
-                    .window_end
-                    .unwrap_or(usize::MAX)
-                    .min(shard.records.len())
-                    .min(shard.next + batch_size);
+                let end = shard.batch_end(batch_size);
                 delivery
                     .discarded
                     .extend(shard.records[shard.next..end].iter().map(|(_, sequence)| sequence.clone()));
