@@ -34,7 +34,9 @@ const ITEMS: usize = 3_200;
 const SEGMENTS: u32 = 64;
 /// Items a scan page: small, so that each segment takes several round trips.
 const PAGE: u32 = 10;
-const ROUND_TRIP: Duration = Duration::from_millis(50);
+/// The round trip, unless `SCALE_ROUND_TRIP_MS` sets another.
+const ROUND_TRIP_MS: u64 = 50;
+/// The worker counts, unless `SCALE_WORKERS` lists others (`1,16`); the first is the baseline.
 const WORKERS: [usize; 4] = [1, 4, 16, 64];
 const METADATA: &str = "ScaleBenchMetadata";
 
@@ -138,7 +140,14 @@ fn main() {
     let backend =
         dynashard_local::Backend::from_env_or(dynashard_local::Backend::Embedded).expect("a backend");
     let connection = runtime.block_on(dynashard_local::connect_to(backend)).expect("a DynamoDB");
-    let emulator = Emulator::start(connection.url(), PartitionLimits::dynamodb().round_trip(ROUND_TRIP))
+    let knob = |name: &str| std::env::var(name).ok();
+    let round_trip = knob("SCALE_ROUND_TRIP_MS").and_then(|millis| millis.trim().parse().ok());
+    let round_trip = Duration::from_millis(round_trip.unwrap_or(ROUND_TRIP_MS));
+    let counts: Vec<usize> = knob("SCALE_WORKERS")
+        .map(|counts| counts.split(',').filter_map(|count| count.trim().parse().ok()).collect())
+        .filter(|counts: &Vec<usize>| !counts.is_empty())
+        .unwrap_or_else(|| WORKERS.to_vec());
+    let emulator = Emulator::start(connection.url(), PartitionLimits::dynamodb().round_trip(round_trip))
         .expect("the emulator");
     let metadata = || ShardMetadata::new(METADATA).cache_for(Duration::from_millis(100));
     let direct = connection.db().with_shard_metadata(metadata());
@@ -148,22 +157,28 @@ fn main() {
         .with_shard_metadata(metadata());
     let setup = Setup { albums: albums(), direct, emulated };
 
-    println!("scale: {ITEMS} items, {SEGMENTS} segments, pages of {PAGE}, a round trip of {ROUND_TRIP:?}");
+    println!("scale: {ITEMS} items, {SEGMENTS} segments, pages of {PAGE}, a round trip of {round_trip:?}");
     let watch = machine::Watch::start();
     let mut rates: Vec<(usize, f64, f64)> = Vec::new();
     let cores = std::thread::available_parallelism().map_or(1, usize::from) as f64;
-    for workers in WORKERS {
+    for workers in counts.iter().copied() {
         // The share of the cores this process (the backend, the emulator and the workers) used:
         // near 100%, the machine, not the round trip, bounds the rate.
         let (own, children) = machine::cpu_seconds();
+        let threads = machine::thread_seconds();
         let started = Instant::now();
         let (backfill, verify) = run(&runtime, &setup, workers, 0);
+        let wall = started.elapsed().as_secs_f64();
         let (own_now, children_now) = machine::cpu_seconds();
-        let busy = (own_now + children_now - own - children) / (started.elapsed().as_secs_f64() * cores);
+        let busy = (own_now + children_now - own - children) / (wall * cores);
+        // One thread near 100%: what it runs (the embedded DynamoDB's one SQLite thread, say)
+        // binds the rate however many workers wait on it.
+        let (busiest, share) = machine::busiest_thread(&threads, &machine::thread_seconds(), wall);
         let (backfill_rate, verify_rate) = (ITEMS as f64 / backfill, 2.0 * ITEMS as f64 / verify);
         println!(
-            "  {workers:>2} workers: backfill {backfill:>6.2} s ({backfill_rate:>7.0} items/s), verification {verify:>6.2} s ({verify_rate:>7.0} items/s), cores {:.0}% busy",
-            busy * 100.0
+            "  {workers:>2} workers: backfill {backfill:>6.2} s ({backfill_rate:>7.0} items/s), verification {verify:>6.2} s ({verify_rate:>7.0} items/s), cores {:.0}% busy, busiest thread {busiest} {:.0}%",
+            busy * 100.0,
+            share * 100.0
         );
         rates.push((workers, backfill_rate, verify_rate));
     }
@@ -187,6 +202,6 @@ fn main() {
     let throttled = emulator.usage().throttled_requests();
     println!(
         "scale: round_trip_ms={} items={ITEMS} {backfill} {verify} worst={worst:.2} throttled={throttled}",
-        ROUND_TRIP.as_millis()
+        round_trip.as_millis()
     );
 }

@@ -122,3 +122,56 @@ pub fn delaying_proxy(upstream: &str, delay: Duration) -> String {
     });
     endpoint
 }
+
+/// CPU seconds each thread of this process and of the processes it started has used so far, by
+/// `(pid, thread id)`, with the thread's name. Linux only; empty elsewhere. A thread whose share
+/// of the wall clock nears 100% binds whatever waits on it, however many cores stay idle.
+pub fn thread_seconds() -> std::collections::HashMap<(u32, u32), (String, f64)> {
+    let read = |path: String| -> Option<(String, f64)> {
+        let text = std::fs::read_to_string(path).ok()?;
+        let (head, tail) = text.rsplit_once(')')?;
+        let name = head.split_once('(')?.1.to_owned();
+        let fields: Vec<&str> = tail.split_whitespace().collect();
+        let ticks = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+        Some((name, ticks / 100.0))
+    };
+    let parent_of = |pid: u32| -> Option<u32> {
+        let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        text.rsplit_once(')')?.1.split_whitespace().nth(1)?.parse().ok()
+    };
+    let all: Vec<u32> = std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str()?.parse().ok())
+        .collect();
+    let mut family = vec![std::process::id()];
+    let mut threads = std::collections::HashMap::new();
+    while let Some(pid) = family.pop() {
+        for task in std::fs::read_dir(format!("/proc/{pid}/task")).into_iter().flatten().flatten() {
+            let Some(tid) = task.file_name().to_str().and_then(|tid| tid.parse().ok()) else { continue };
+            if let Some(entry) = read(format!("/proc/{pid}/task/{tid}/stat")) {
+                threads.insert((pid, tid), entry);
+            }
+        }
+        family.extend(all.iter().copied().filter(|child| parent_of(*child) == Some(pid)));
+    }
+    threads
+}
+
+/// The thread that used the most CPU between two readings of [`thread_seconds`]: its name and
+/// its share of `wall` seconds (1.0: a whole core all along).
+pub fn busiest_thread(
+    before: &std::collections::HashMap<(u32, u32), (String, f64)>,
+    after: &std::collections::HashMap<(u32, u32), (String, f64)>,
+    wall: f64,
+) -> (String, f64) {
+    after
+        .iter()
+        .map(|(id, (name, seconds))| {
+            let earlier = before.get(id).map_or(0.0, |(_, seconds)| *seconds);
+            (name.clone(), (seconds - earlier) / wall.max(f64::EPSILON))
+        })
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .unwrap_or_default()
+}

@@ -39,7 +39,7 @@ use crate::entity::{Entity, PrimaryKey};
 use crate::error::{Item, Result};
 use crate::index::Index;
 use crate::item::table_of;
-use crate::metadata::Checked;
+use crate::metadata::{Checked, Phase};
 use crate::telemetry::Operation;
 use aws_sdk_dynamodb::types::AttributeValue;
 use std::collections::HashMap;
@@ -140,6 +140,19 @@ impl Db {
     /// A shard another process holds counts once any of these passes has read it to its last
     /// record: the log was read past every write made before the call, by someone.
     pub(super) async fn caught_up<E: Entity>(&self, index: &str) -> Result<CatchUpPass> {
+        self.caught_up_unless::<E>(index, None).await
+    }
+
+    /// [`caught_up`](Db::caught_up), or less once the resharding is recorded in a phase past
+    /// `moved_past`: another worker of the same step caught up and moved it on. Its catch-up
+    /// began after this worker's scan ended (every segment was done before either called this),
+    /// so it covers every write this worker needs covered; waiting for the shards it held would
+    /// only make the workers of a step take their turns at the log one after another.
+    pub(super) async fn caught_up_unless<E: Entity>(
+        &self,
+        index: &str,
+        moved_past: Option<Phase>,
+    ) -> Result<CatchUpPass> {
         let mut covered = std::collections::BTreeSet::new();
         loop {
             let pass = self.catch_up_named::<E>(index).await?;
@@ -151,6 +164,12 @@ impl Db {
                 return Ok(pass);
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
+            if let Some(phase) = moved_past {
+                let state = Reshards::<E>::of(self).state(index).await?;
+                if state.is_some_and(|state| state.phase > phase) {
+                    return Ok(pass);
+                }
+            }
         }
     }
 

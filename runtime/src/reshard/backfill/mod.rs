@@ -56,7 +56,7 @@ impl Db {
                     let state = reshards.state(index).await?.ok_or_else(|| not_started(index))?;
                     return self.with_progress::<E>(state).await; // stopped by its deadline
                 }
-                self.caught_up::<E>(index).await?;
+                self.caught_up_unless::<E>(index, Some(Phase::DualWrites)).await?;
                 let state = reshards.state(index).await?.ok_or_else(|| not_started(index))?;
                 if state.phase < Phase::Backfilled {
                     reshards.forget_verification(index).await?;
@@ -84,7 +84,7 @@ impl Db {
                 let reshards = Reshards::<E>::of(self);
                 let mut state = reshards.state(index).await?.ok_or_else(|| not_started(index))?;
                 if state.phase == Phase::CutOver {
-                    self.caught_up::<E>(index).await?;
+                    self.caught_up_unless::<E>(index, Some(Phase::CutOver)).await?;
                     state = reshards.advance_shared(index, Phase::CutOver, Phase::Done).await?;
                 } else if state.phase != Phase::Done {
                     return Err(Error::Resharding {

@@ -82,8 +82,13 @@ impl Db {
                 *shares.plan.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(plan);
                 shares.unfinished.store(unfinished as u32, std::sync::atomic::Ordering::Relaxed);
                 let concurrency = options.concurrency.unwrap_or(usize::MAX);
-                let claimable: Vec<u32> =
+                let mut claimable: Vec<u32> =
                     self.claimable((&shards, &key, &owner), &plan, &seen, &mine, options).collect();
+                // Workers that start together try different segments first, rather than all
+                // but one losing the race for the lowest free one, then the next.
+                let start = claimable
+                    .partition_point(|segment| *segment < crate::shard::hash_shard(&owner, plan.segments));
+                claimable.rotate_left(start);
                 for segment in claimable {
                     if running.len() >= concurrency {
                         break;
