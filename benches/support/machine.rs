@@ -126,6 +126,7 @@ pub fn delaying_proxy(upstream: &str, delay: Duration) -> String {
 /// CPU seconds each thread of this process and of the processes it started has used so far, by
 /// `(pid, thread id)`, with the thread's name. Linux only; empty elsewhere. A thread whose share
 /// of the wall clock nears 100% binds whatever waits on it, however many cores stay idle.
+#[allow(dead_code)] // only the benchmarks of many workers read threads
 pub fn thread_seconds() -> std::collections::HashMap<(u32, u32), (String, f64)> {
     let read = |path: String| -> Option<(String, f64)> {
         let text = std::fs::read_to_string(path).ok()?;
@@ -161,6 +162,7 @@ pub fn thread_seconds() -> std::collections::HashMap<(u32, u32), (String, f64)> 
 
 /// The thread that used the most CPU between two readings of [`thread_seconds`]: its name and
 /// its share of `wall` seconds (1.0: a whole core all along).
+#[allow(dead_code)] // only the benchmarks of many workers read threads
 pub fn busiest_thread(
     before: &std::collections::HashMap<(u32, u32), (String, f64)>,
     after: &std::collections::HashMap<(u32, u32), (String, f64)>,

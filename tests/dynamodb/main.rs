@@ -43,6 +43,7 @@ mod sharded_reads;
 mod sharded_table;
 mod sharded_writes;
 mod shop_model;
+mod stream_lineage;
 mod tables;
 mod throttles;
 mod time_windows;

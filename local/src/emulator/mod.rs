@@ -68,6 +68,7 @@ mod reply;
 mod schema;
 mod server;
 mod state;
+mod streams;
 mod upstream;
 mod usage;
 mod wire;
@@ -153,6 +154,31 @@ impl Emulator {
     /// A snapshot of the counters.
     pub fn usage(&self) -> Usage {
         self.shared.usage()
+    }
+
+    /// Splits the shards of `table`'s stream as DynamoDB does: each open shard closes at its
+    /// last record and gets `children` children (at least one) that hold the later records,
+    /// each item's in one of them. The split is made at the first Streams request for the table
+    /// after this call; from the first call on, the emulator serves the Streams API of every
+    /// stream itself, from the endpoint's shards (a client reads the split only through the
+    /// emulator, see [`streams_client_for_endpoint`](dynashard::client::streams_client_for_endpoint)).
+    /// Call it before the stream is first read through the emulator, and split between
+    /// reads: an iterator the endpoint gave out before the first call reads past the split.
+    ///
+    /// ```no_run
+    /// # async fn example() -> Result<(), Box<dyn std::error::Error>> {
+    /// use dynashard_local::emulator::{Emulator, PartitionLimits};
+    ///
+    /// let local = dynashard_local::connect().await?;
+    /// let emulator = Emulator::start(local.url(), PartitionLimits::dynamodb())?;
+    /// emulator.split_stream("Albums", 4); // one shard becomes a closed parent and four children
+    /// let db = dynashard::Db::new(dynashard::client_for_endpoint(emulator.endpoint()))
+    ///     .with_streams_client(dynashard::client::streams_client_for_endpoint(emulator.endpoint()));
+    /// # drop(db);
+    /// # Ok(()) }
+    /// ```
+    pub fn split_stream(&self, table: &str, children: u32) {
+        self.shared.splits.ask(table, children);
     }
 
     /// Sets every counter back to zero (the limits' buckets stay as they are).

@@ -41,7 +41,7 @@ impl Reply {
         Self { status: answer.status, headers, body: Bytes::from(body) }
     }
 
-    /// An error of the emulator's own: `status`, and a JSON body.
+    /// An answer of the emulator's own: `status`, and a JSON body.
     pub(crate) fn error(status: StatusCode, body: Vec<u8>) -> Self {
         let mut headers = HeaderMap::new();
         headers.insert(CONTENT_TYPE, HeaderValue::from_static(JSON));
@@ -108,6 +108,18 @@ impl Reply {
             ),
             reasons,
         };
+        Self::error(StatusCode::BAD_REQUEST, serde_json::to_vec(&body).unwrap_or_default())
+    }
+
+    /// A success of the emulator's own, with `body` as JSON.
+    pub(crate) fn json(body: &serde_json::Value) -> Self {
+        Self::error(StatusCode::OK, serde_json::to_vec(body).unwrap_or_default())
+    }
+
+    /// An HTTP 400 of the emulator's own: the exception `code` (`ResourceNotFoundException`),
+    /// with `message`.
+    pub(crate) fn refused(code: &str, message: &str) -> Self {
+        let body = serde_json::json!({ "__type": format!("com.amazonaws.dynamodb.v20120810#{code}"), "message": message });
         Self::error(StatusCode::BAD_REQUEST, serde_json::to_vec(&body).unwrap_or_default())
     }
 

@@ -4,7 +4,7 @@ use super::reply::Reply;
 use super::state::Shared;
 use super::upstream::TARGET_HEADER;
 use super::write_plan::WriteKind;
-use super::{batch_reads, reads, writes};
+use super::{batch_reads, reads, streams, writes};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
@@ -76,6 +76,17 @@ struct Named {
 
 async fn handle(shared: &Shared, headers: &HeaderMap, body: Bytes) -> Reply {
     let operation = operation(headers).unwrap_or_default().to_owned();
+    let target = headers.get(TARGET_HEADER).and_then(|target| target.to_str().ok()).unwrap_or_default();
+    if target.starts_with("DynamoDBStreams") {
+        return match streams::handle(shared, headers, target, &body).await {
+            Ok(Some(reply)) => reply,
+            Ok(None) => match shared.upstream.send(headers, body).await {
+                Ok(answer) => Reply::forward(answer),
+                Err(error) => Reply::internal(&error.to_string()),
+            },
+            Err(error) => Reply::internal(&error.to_string()),
+        };
+    }
     let handled = match operation.as_str() {
         "PutItem" => writes::single(shared, headers, body.clone(), WriteKind::Put).await,
         "UpdateItem" => writes::single(shared, headers, body.clone(), WriteKind::Update).await,

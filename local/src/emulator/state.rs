@@ -25,6 +25,8 @@ pub(crate) struct Shared {
     /// cached after.
     generation: AtomicU64,
     started: Instant,
+    /// The streams served split.
+    pub splits: super::streams::Splits,
 }
 
 /// Described tables by caller and table name, with when they were described.
@@ -48,6 +50,7 @@ impl Shared {
             schemas: Mutex::default(),
             generation: AtomicU64::new(0),
             started: Instant::now(),
+            splits: super::streams::Splits::default(),
         }
     }
 

@@ -103,17 +103,29 @@ impl Upstream {
         operation: &'static str,
         input: &I,
     ) -> Result<O, UpstreamError> {
-        let mut headers = headers.clone();
-        let target = HeaderValue::try_from(format!("{SERVICE_PREFIX}{operation}"))
-            .map_err(|error| UpstreamError::Send { uri: self.uri.clone(), source: Box::new(error) })?;
-        headers.insert(HeaderName::from_static(TARGET_HEADER), target);
-        let body = serde_json::to_vec(input).map_err(|source| UpstreamError::Answer { operation, source })?;
-        let answer = self.send(&headers, Bytes::from(body)).await?;
+        let answer = self.send_as(headers, &format!("{SERVICE_PREFIX}{operation}"), operation, input).await?;
         if !answer.status.is_success() {
             let body = String::from_utf8_lossy(&answer.body).into_owned();
             return Err(UpstreamError::Refused { operation, status: answer.status, body });
         }
         serde_json::from_slice(&answer.body).map_err(|source| UpstreamError::Answer { operation, source })
+    }
+
+    /// Sends `input` as the request `target` names (`DynamoDBStreams_20120810.GetRecords`), as
+    /// the caller whose `headers` are given; the answer as it came, success or not.
+    pub(crate) async fn send_as<I: Serialize>(
+        &self,
+        headers: &HeaderMap,
+        target: &str,
+        operation: &'static str,
+        input: &I,
+    ) -> Result<Answer, UpstreamError> {
+        let mut headers = headers.clone();
+        let target = HeaderValue::try_from(target)
+            .map_err(|error| UpstreamError::Send { uri: self.uri.clone(), source: Box::new(error) })?;
+        headers.insert(HeaderName::from_static(TARGET_HEADER), target);
+        let body = serde_json::to_vec(input).map_err(|source| UpstreamError::Answer { operation, source })?;
+        self.send(&headers, Bytes::from(body)).await
     }
 
     /// The items stored under `keys` of `table` (strongly consistent; `None` where there is

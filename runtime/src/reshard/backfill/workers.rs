@@ -82,13 +82,7 @@ impl Db {
                 *shares.plan.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(plan);
                 shares.unfinished.store(unfinished as u32, std::sync::atomic::Ordering::Relaxed);
                 let concurrency = options.concurrency.unwrap_or(usize::MAX);
-                let mut claimable: Vec<u32> =
-                    self.claimable((&shards, &key, &owner), &plan, &seen, &mine, options).collect();
-                // Workers that start together try different segments first, rather than all
-                // but one losing the race for the lowest free one, then the next.
-                let start = claimable
-                    .partition_point(|segment| *segment < crate::shard::hash_shard(&owner, plan.segments));
-                claimable.rotate_left(start);
+                let claimable = self.claimable((&shards, &key, &owner), &plan, &seen, &mine, options);
                 for segment in claimable {
                     if running.len() >= concurrency {
                         break;
@@ -127,28 +121,36 @@ impl Db {
 
     /// The segments of `plan` this worker may lease now: not done, not being worked on in this
     /// process, and free, left by a worker of this process that stopped, or held by a worker
-    /// silent for the lease time (by what this process watched of it).
-    fn claimable<'a>(
-        &'a self,
-        (shards, key, owner): (&'a crate::metadata::ShardMetadata, &'a str, &'a str),
-        plan: &'a ScanPlan,
-        seen: &'a HashMap<String, LeaseRecord>,
-        mine: &'a BTreeSet<u32>,
-        options: &'a Backfill,
-    ) -> impl Iterator<Item = u32> + 'a {
-        (0..plan.segments).filter(move |segment| {
-            let lease_key = segment_key(key, plan, *segment);
-            match seen.get(&lease_key) {
-                _ if mine.contains(segment) || shards.working_on(&lease_key) => false,
-                None => true,
-                Some(lease) if lease.ended => false,
-                Some(lease) if lease.owner.is_none() => true,
-                // Left by a worker of this process that stopped: under the process's own name
-                // only, never under a name several processes may share.
-                Some(lease) if lease.owner.as_deref() == Some(owner) && owner == shards.worker() => true,
-                Some(lease) => shards.lease_expired(&lease_key, Some(lease), options.lease),
-            }
-        })
+    /// silent for the lease time (by what this process watched of it). In the order to try
+    /// them: workers that start together try different segments first, rather than all but one
+    /// losing the race for the lowest free one, then for the next.
+    fn claimable(
+        &self,
+        (shards, key, owner): (&crate::metadata::ShardMetadata, &str, &str),
+        plan: &ScanPlan,
+        seen: &HashMap<String, LeaseRecord>,
+        mine: &BTreeSet<u32>,
+        options: &Backfill,
+    ) -> Vec<u32> {
+        let mut claimable: Vec<u32> = (0..plan.segments)
+            .filter(|segment| {
+                let lease_key = segment_key(key, plan, *segment);
+                match seen.get(&lease_key) {
+                    _ if mine.contains(segment) || shards.working_on(&lease_key) => false,
+                    None => true,
+                    Some(lease) if lease.ended => false,
+                    Some(lease) if lease.owner.is_none() => true,
+                    // Left by a worker of this process that stopped: under the process's own name
+                    // only, never under a name several processes may share.
+                    Some(lease) if lease.owner.as_deref() == Some(owner) && owner == shards.worker() => true,
+                    Some(lease) => shards.lease_expired(&lease_key, Some(lease), options.lease),
+                }
+            })
+            .collect();
+        let first = crate::shard::hash_shard(owner, plan.segments);
+        let start = claimable.partition_point(|segment| *segment < first);
+        claimable.rotate_left(start);
+        claimable
     }
 }
 

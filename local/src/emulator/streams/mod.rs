@@ -1,0 +1,286 @@
+//! Split streams: DynamoDB splits a stream's shards as a table grows and when a shard is four
+//! hours old (the parent closes, its children hold the later records, each item's in one
+//! child); DynamoDB Local and the embedded DynamoDB keep one shard a stream. After
+//! [`Emulator::split_stream`](super::Emulator::split_stream), the emulator serves the Streams API
+//! (`DescribeStream`, `GetShardIterator`, `GetRecords`) of that table's stream as shards cut from
+//! the endpoint's own ([`shards`]), so that a reader's handling of lineage meets what DynamoDB
+//! does: parents listed with their end, children that must wait for them.
+//!
+//! A split is made at the first Streams request for the table after the call, with that
+//! request's credentials: each open shard closes at the last record written by then. Serving a
+//! shard reads the endpoint's shard and keeps its share of the records, so each page reads
+//! everything its shard was cut from. Iterators are the emulator's own (the endpoint's, wrapped);
+//! a split waits for pages being read, so no page straddles one.
+
+mod shards;
+mod splits;
+
+pub(crate) use splits::Splits;
+
+use super::reply::Reply;
+use super::state::Shared;
+use super::upstream::{Answer, UpstreamError};
+use base64::Engine;
+use hyper::HeaderMap;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use shards::EndpointShard;
+
+const STREAMS_PREFIX: &str = "DynamoDBStreams_20120810.";
+/// What marks an iterator as the emulator's.
+const ITERATOR_PREFIX: &str = "emulated:";
+
+/// The emulator's iterator: the endpoint's, for one served shard.
+#[derive(Debug, Serialize, Deserialize)]
+struct ServedIterator {
+    arn: String,
+    shard: String,
+    inner: String,
+}
+
+impl ServedIterator {
+    fn encode(&self) -> String {
+        let text = serde_json::to_vec(self).unwrap_or_default();
+        format!("{ITERATOR_PREFIX}{}", base64::engine::general_purpose::STANDARD.encode(text))
+    }
+
+    fn decode(text: &str) -> Option<Self> {
+        let encoded = text.strip_prefix(ITERATOR_PREFIX)?;
+        let bytes = base64::engine::general_purpose::STANDARD.decode(encoded).ok()?;
+        serde_json::from_slice(&bytes).ok()
+    }
+}
+
+/// Answers a Streams request from served shards; `None`: the endpoint answers it as it is.
+pub(crate) async fn handle(
+    shared: &Shared,
+    headers: &HeaderMap,
+    target: &str,
+    body: &[u8],
+) -> Result<Option<Reply>, UpstreamError> {
+    let Some(operation) = target.strip_prefix(STREAMS_PREFIX) else { return Ok(None) };
+    if !shared.splits.any()
+        && !body.windows(ITERATOR_PREFIX.len()).any(|bytes| bytes == ITERATOR_PREFIX.as_bytes())
+    {
+        return Ok(None);
+    }
+    let request: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
+    let arn = match operation {
+        "GetRecords" => request["ShardIterator"].as_str().and_then(ServedIterator::decode).map(|it| it.arn),
+        "DescribeStream" | "GetShardIterator" => request["StreamArn"].as_str().map(str::to_owned),
+        _ => None,
+    };
+    let Some(arn) = arn else { return Ok(None) };
+    split_as_asked(shared, headers, &arn).await?;
+    match operation {
+        "DescribeStream" => describe(shared, headers, &arn, &request).await.map(Some),
+        "GetShardIterator" => iterator(shared, headers, &arn, &request).await.map(Some),
+        _ => records(shared, headers, &request).await.map(Some),
+    }
+}
+
+/// Calls the endpoint's Streams API; `Err(reply)`: its refusal, for the caller as it came.
+async fn call(
+    shared: &Shared,
+    headers: &HeaderMap,
+    operation: &'static str,
+    input: &Value,
+) -> Result<Result<Value, Reply>, UpstreamError> {
+    let answer: Answer =
+        shared.upstream.send_as(headers, &format!("{STREAMS_PREFIX}{operation}"), operation, input).await?;
+    if !answer.status.is_success() {
+        return Ok(Err(Reply::forward(answer)));
+    }
+    serde_json::from_slice(&answer.body).map(Ok).map_err(|source| UpstreamError::Answer { operation, source })
+}
+
+/// The endpoint's shards of stream `arn`, as it lists them.
+async fn endpoint_shards(
+    shared: &Shared,
+    headers: &HeaderMap,
+    arn: &str,
+) -> Result<Result<Vec<EndpointShard>, Reply>, UpstreamError> {
+    let described = match call(shared, headers, "DescribeStream", &json!({ "StreamArn": arn })).await? {
+        Ok(described) => described,
+        Err(refused) => return Ok(Err(refused)),
+    };
+    let listed = described["StreamDescription"]["Shards"].as_array().cloned().unwrap_or_default();
+    Ok(Ok(listed
+        .iter()
+        .filter_map(|shard| {
+            Some(EndpointShard {
+                id: shard["ShardId"].as_str()?.to_owned(),
+                parent: shard["ParentShardId"].as_str().map(str::to_owned),
+                starting: shard["SequenceNumberRange"]["StartingSequenceNumber"]
+                    .as_str()
+                    .unwrap_or("0")
+                    .to_owned(),
+            })
+        })
+        .collect()))
+}
+
+/// Makes the splits asked for `arn`'s table: each open shard closes at the endpoint's last
+/// record now.
+async fn split_as_asked(shared: &Shared, headers: &HeaderMap, arn: &str) -> Result<(), UpstreamError> {
+    let asked = shared.splits.take(arn);
+    if asked.is_empty() {
+        return Ok(());
+    }
+    let mut served = shared.splits.served.write().await;
+    let stream = served.entry(arn.to_owned()).or_default();
+    if let Ok(listed) = endpoint_shards(shared, headers, arn).await? {
+        stream.sync(&listed);
+    }
+    for children in asked {
+        for backend in stream.open_backends() {
+            let last = last_sequence(shared, headers, arn, &backend).await?;
+            stream.split(&backend, last.as_deref().unwrap_or("0"), children);
+        }
+    }
+    Ok(())
+}
+
+/// The sequence number of the last record of the endpoint's shard `backend`, read to its end.
+async fn last_sequence(
+    shared: &Shared,
+    headers: &HeaderMap,
+    arn: &str,
+    backend: &str,
+) -> Result<Option<String>, UpstreamError> {
+    let input = json!({ "StreamArn": arn, "ShardId": backend, "ShardIteratorType": "TRIM_HORIZON" });
+    let Ok(answer) = call(shared, headers, "GetShardIterator", &input).await? else { return Ok(None) };
+    let (mut iterator, mut last) = (answer["ShardIterator"].as_str().map(str::to_owned), None);
+    while let Some(at) = iterator.take() {
+        let Ok(page) = call(shared, headers, "GetRecords", &json!({ "ShardIterator": at })).await? else {
+            break;
+        };
+        let records = page["Records"].as_array().cloned().unwrap_or_default();
+        if records.is_empty() {
+            break;
+        }
+        last = records
+            .iter()
+            .rev()
+            .find_map(|record| record["dynamodb"]["SequenceNumber"].as_str())
+            .map(str::to_owned);
+        iterator = page["NextShardIterator"].as_str().map(str::to_owned);
+    }
+    Ok(last)
+}
+
+/// `DescribeStream`: the endpoint's description with the served shards, all in one page.
+async fn describe(
+    shared: &Shared,
+    headers: &HeaderMap,
+    arn: &str,
+    request: &Value,
+) -> Result<Reply, UpstreamError> {
+    let mut described = match call(shared, headers, "DescribeStream", &json!({ "StreamArn": arn })).await? {
+        Ok(described) => described,
+        Err(refused) => return Ok(refused),
+    };
+    let mut served = shared.splits.served.write().await;
+    let stream = served.entry(arn.to_owned()).or_default();
+    if let Ok(listed) = endpoint_shards(shared, headers, arn).await? {
+        stream.sync(&listed);
+    }
+    let after = request["ExclusiveStartShardId"].as_str();
+    let start = after
+        .and_then(|after| stream.shards.iter().position(|shard| shard.id == after))
+        .map_or(0, |at| at + 1);
+    let shards: Vec<Value> = stream.shards[start..]
+        .iter()
+        .map(|shard| {
+            let mut range = json!({ "StartingSequenceNumber": shard.starting });
+            if let Some(until) = &shard.until {
+                range["EndingSequenceNumber"] = json!(until);
+            }
+            let mut listed = json!({ "ShardId": shard.id, "SequenceNumberRange": range });
+            if let Some(parent) = &shard.parent {
+                listed["ParentShardId"] = json!(parent);
+            }
+            listed
+        })
+        .collect();
+    let description = &mut described["StreamDescription"];
+    description["Shards"] = Value::Array(shards);
+    if let Some(fields) = description.as_object_mut() {
+        fields.remove("LastEvaluatedShardId");
+    }
+    Ok(Reply::json(&described))
+}
+
+/// `GetShardIterator` of a served shard: the endpoint's iterator of the shard it is cut from,
+/// from where the served shard begins at the earliest.
+async fn iterator(
+    shared: &Shared,
+    headers: &HeaderMap,
+    arn: &str,
+    request: &Value,
+) -> Result<Reply, UpstreamError> {
+    let id = request["ShardId"].as_str().unwrap_or_default();
+    let shard = {
+        let mut served = shared.splits.served.write().await;
+        let stream = served.entry(arn.to_owned()).or_default();
+        if stream.find(id).is_none() {
+            if let Ok(listed) = endpoint_shards(shared, headers, arn).await? {
+                stream.sync(&listed);
+            }
+        }
+        stream.find(id).cloned()
+    };
+    let Some(shard) = shard else {
+        return Ok(Reply::refused("ResourceNotFoundException", &format!("Shard {id} does not exist")));
+    };
+    let mut input = request.clone();
+    input["ShardId"] = json!(shard.backend);
+    if request["ShardIteratorType"] == "TRIM_HORIZON" {
+        if let Some(after) = shard.after.as_ref().filter(|after| after.as_str() != "0") {
+            input["ShardIteratorType"] = json!("AFTER_SEQUENCE_NUMBER");
+            input["SequenceNumber"] = json!(after);
+        }
+    }
+    let answer = match call(shared, headers, "GetShardIterator", &input).await? {
+        Ok(answer) => answer,
+        Err(refused) => return Ok(refused),
+    };
+    let inner = answer["ShardIterator"].as_str().unwrap_or_default().to_owned();
+    let served = ServedIterator { arn: arn.to_owned(), shard: shard.id, inner };
+    Ok(Reply::json(&json!({ "ShardIterator": served.encode() })))
+}
+
+/// `GetRecords` of a served shard: a page of the endpoint's shard, with the served shard's
+/// records kept; no next iterator once it is past the shard's end (or at the endpoint's end of a
+/// shard closed by a split).
+async fn records(shared: &Shared, headers: &HeaderMap, request: &Value) -> Result<Reply, UpstreamError> {
+    let Some(at) = request["ShardIterator"].as_str().and_then(ServedIterator::decode) else {
+        return Ok(Reply::refused("ValidationException", "Invalid ShardIterator"));
+    };
+    let served = shared.splits.served.read().await; // no split until the page is kept
+    let Some(shard) = served.get(&at.arn).and_then(|stream| stream.find(&at.shard)).cloned() else {
+        return Ok(Reply::refused("ResourceNotFoundException", "the shard is not served"));
+    };
+    let mut input = request.clone();
+    input["ShardIterator"] = json!(at.inner);
+    let page = match call(shared, headers, "GetRecords", &input).await? {
+        Ok(page) => page,
+        Err(refused) => return Ok(refused),
+    };
+    let records = page["Records"].as_array().cloned().unwrap_or_default();
+    let sequence = |record: &Value| record["dynamodb"]["SequenceNumber"].as_str().unwrap_or("0").to_owned();
+    let past_end = records.iter().any(|record| shard.past_end(&sequence(record)));
+    let kept: Vec<Value> = records
+        .iter()
+        .filter(|record| shard.holds(&sequence(record), &record["dynamodb"]["Keys"]))
+        .cloned()
+        .collect();
+    let ended = past_end || (shard.until.is_some() && records.is_empty());
+    let next = page["NextShardIterator"].as_str().filter(|_| !ended);
+    let mut answer = json!({ "Records": kept });
+    if let Some(next) = next {
+        let next = ServedIterator { arn: at.arn, shard: at.shard, inner: next.to_owned() };
+        answer["NextShardIterator"] = json!(next.encode());
+    }
+    Ok(Reply::json(&answer))
+}

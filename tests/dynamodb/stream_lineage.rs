@@ -1,0 +1,136 @@
+//! A change feed on a stream whose shards split while it is read. No local DynamoDB splits a
+//! stream (each keeps one shard), so the partition-limit emulator serves the stream split as
+//! DynamoDB splits it: the open shard closes at its last record, and its children hold the later
+//! records, each item's in one child; then the children split again. Three workers read it
+//! while items are rewritten: every version reaches the handler exactly once, and each item's
+//! versions in the order they were written, however the records of one item moved from a
+//! parent to a child.
+
+use dynashard::changes::{Change, ChangeFeed, ChangePage};
+use dynashard::metadata::ShardMetadata;
+use dynashard::{Db, Entity, Table};
+use dynashard_local::emulator::{Emulator, PartitionLimits};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+const TABLE: &str = "StreamLineageTests";
+const METADATA: &str = "StreamLineageMetadata";
+const ITEMS: u32 = 24;
+/// Versions written before the first split, between the splits, and after the second.
+const ROUNDS: [std::ops::RangeInclusive<u32>; 3] = [1..=3, 4..=6, 7..=9];
+const VERSIONS: u32 = 9;
+
+#[derive(Table)]
+#[table(
+    name = "StreamLineageTests",
+    pk = "pk",
+    sk = "sk",
+    shard_metadata = "StreamLineageMetadata",
+    stream = "new_image"
+)]
+struct Ledger;
+
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+#[entity(table = Ledger, pk = "item#{item}", sk = "revision")]
+struct Revision {
+    item: u32,
+    version: u32,
+}
+
+/// What the handlers saw, in the order they saw it: (shard, item, version).
+type Seen = Arc<Mutex<Vec<(String, u32, u32)>>>;
+
+fn revisions(page: &ChangePage) -> Vec<Revision> {
+    let decoded = page.records.iter().map(|record| record.decode::<Revision>());
+    decoded
+        .filter_map(|change| if let Ok(Change::Item(change)) = change { change.new } else { None })
+        .collect()
+}
+
+async fn write(db: &Db, versions: std::ops::RangeInclusive<u32>) {
+    for version in versions {
+        for item in 0..ITEMS {
+            db.put(&Revision { item, version }).await.expect("a put");
+        }
+    }
+}
+
+/// Reads `feed` until every version of every item was seen.
+async fn read(feed: ChangeFeed, seen: Seen) {
+    loop {
+        if seen.lock().unwrap().len() >= (ITEMS * VERSIONS) as usize {
+            return;
+        }
+        let handler = |page: ChangePage| {
+            let seen = seen.clone();
+            async move {
+                let mut seen = seen.lock().unwrap();
+                seen.extend(
+                    revisions(&page)
+                        .into_iter()
+                        .map(|revision| (page.shard.clone(), revision.item, revision.version)),
+                );
+                Ok(())
+            }
+        };
+        feed.catch_up(handler).await.expect("a pass");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_feed_reads_a_splitting_stream_each_version_once_and_each_item_in_order() {
+    let own = crate::own().await;
+    let writer = own.db().with_shard_metadata(ShardMetadata::new(METADATA));
+    writer.create_table::<Ledger>().await.expect("create the table");
+    writer.create_shard_metadata_table().await.expect("create the metadata table");
+    let emulator = Emulator::start(own.endpoint(), PartitionLimits::dynamodb()).expect("the emulator");
+    let reader = Db::new(dynashard::client_for_endpoint(own.endpoint()))
+        .with_streams_client(dynashard::client::streams_client_for_endpoint(emulator.endpoint()))
+        .with_shard_metadata(ShardMetadata::new(METADATA));
+    let feed = |worker: &str| {
+        let feed = reader.change_feed::<Ledger>("lineage").expect("a feed");
+        feed.lease(Duration::from_secs(2)).page_size(10).worker(worker)
+    };
+    feed("a").begin().await.expect("the feed begins");
+    write(&writer, ROUNDS[0].clone()).await;
+    emulator.split_stream(TABLE, 4);
+    let seen: Seen = Arc::default();
+    let workers: Vec<_> =
+        ["a", "b", "c"].iter().map(|worker| tokio::spawn(read(feed(worker), seen.clone()))).collect();
+    write(&writer, ROUNDS[1].clone()).await;
+    emulator.split_stream(TABLE, 2);
+    write(&writer, ROUNDS[2].clone()).await;
+    for worker in workers {
+        tokio::time::timeout(Duration::from_secs(120), worker)
+            .await
+            .expect("the workers read every version within two minutes")
+            .expect("a worker");
+    }
+
+    // The stream as the emulator lists it: one parent, four children, eight grandchildren.
+    let streams = dynashard::client::streams_client_for_endpoint(emulator.endpoint());
+    let arn = writer.client().describe_table().table_name(TABLE).send().await.expect("the table");
+    let arn = arn.table.and_then(|table| table.latest_stream_arn).expect("a stream");
+    let described = streams.describe_stream().stream_arn(arn).send().await.expect("the stream");
+    let shards =
+        described.stream_description.map(|stream| stream.shards.unwrap_or_default()).unwrap_or_default();
+    let closed = shards.iter().filter(|shard| {
+        shard.sequence_number_range().and_then(|range| range.ending_sequence_number()).is_some()
+    });
+    assert_eq!((shards.len(), closed.count()), (13, 5), "{shards:#?}");
+
+    let seen = seen.lock().unwrap();
+    let shards_read: BTreeSet<&str> = seen.iter().map(|(shard, _, _)| shard.as_str()).collect();
+    assert!(shards_read.len() > 5, "records came from the children and the grandchildren: {shards_read:?}");
+    let mut by_item: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+    for (_, item, version) in seen.iter() {
+        by_item.entry(*item).or_default().push(*version);
+    }
+    let written: Vec<u32> = (1..=VERSIONS).collect();
+    for (item, versions) in by_item {
+        assert_eq!(versions, written, "item {item}: each version once, in the order written");
+    }
+}
