@@ -183,8 +183,9 @@ fn main() {
         rates.push((workers, backfill_rate, verify_rate));
     }
     watch.report();
-    let (_, backfill_one, verify_one) = rates[0];
-    let efficiency = |rate: f64, one: f64, workers: usize| rate / (one * workers as f64);
+    // The baseline is the first count (one worker unless `SCALE_WORKERS` says otherwise).
+    let (baseline, backfill_one, verify_one) = rates[0];
+    let efficiency = |rate: f64, one: f64, workers: usize| rate * baseline as f64 / (one * workers as f64);
     let mut worst = f64::INFINITY;
     let mut line = |name: &str, pick: &dyn Fn(&(usize, f64, f64)) -> f64, one: f64| {
         let parts: Vec<String> = rates[1..]
