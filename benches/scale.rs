@@ -196,7 +196,7 @@ fn main() {
                 format!("{}:{value:.2}", entry.0)
             })
             .collect();
-        format!("{name}=1:{one:.0} {}", parts.join(" "))
+        format!("{name}={baseline}:{one:.0} {}", parts.join(" "))
     };
     let backfill = line("backfill", &|entry| entry.1, backfill_one);
     let verify = line("verify", &|entry| entry.2, verify_one);
