@@ -26,7 +26,7 @@ pub(crate) struct Shared {
     generation: AtomicU64,
     started: Instant,
     /// The streams served split.
-    pub splits: super::streams::Splits,
+    pub splits: super::streams::splits::Splits,
 }
 
 /// Described tables by caller and table name, with when they were described.
@@ -50,7 +50,7 @@ impl Shared {
             schemas: Mutex::default(),
             generation: AtomicU64::new(0),
             started: Instant::now(),
-            splits: super::streams::Splits::default(),
+            splits: super::streams::splits::Splits::default(),
         }
     }
 

@@ -13,9 +13,7 @@
 //! a split waits for pages being read, so no page straddles one.
 
 mod shards;
-mod splits;
-
-pub(crate) use splits::Splits;
+pub(super) mod splits;
 
 use super::reply::Reply;
 use super::state::Shared;
