@@ -30,6 +30,7 @@ mod requests;
 mod resharding;
 mod resharding_catch_up;
 mod resharding_cursors;
+mod resharding_pieces;
 mod resharding_verify;
 mod resharding_workers;
 mod resharding_writes;

@@ -127,13 +127,19 @@ mod tests {
     use crate::index_key_limits::tests::TABLE;
     use crate::shard::{hash_shard, Layout};
 
-    const HASHED: ShardSpec =
-        ShardSpec { index: "ByTitle", layout: Layout::Hash { shards: 8 }, by: &["title"], directory: false };
+    const HASHED: ShardSpec = ShardSpec {
+        index: "ByTitle",
+        layout: Layout::Hash { shards: 8 },
+        by: &["title"],
+        directory: false,
+        partition: None,
+    };
     const DYNAMIC: ShardSpec = ShardSpec {
         index: "ByTitle",
         layout: Layout::Dynamic { max: 8, readable: None },
         by: &[],
         directory: false,
+        partition: None,
     };
 
     #[test]

@@ -156,8 +156,13 @@ mod tests {
         SHARDS.get_or_init(|| RangeShards::new(Boundaries::from_checked(&["", "m"])))
     }
 
-    const HASHED: ShardSpec =
-        ShardSpec { index: "ByTitle", layout: Layout::Hash { shards: 8 }, by: &["title"], directory: false };
+    const HASHED: ShardSpec = ShardSpec {
+        index: "ByTitle",
+        layout: Layout::Hash { shards: 8 },
+        by: &["title"],
+        directory: false,
+        partition: None,
+    };
     const RANGED: ShardSpec = ShardSpec {
         index: "ByTitle",
         layout: Layout::Range {
@@ -167,6 +172,7 @@ mod tests {
         },
         by: &["title"],
         directory: false,
+        partition: None,
     };
 
     fn item(title: &str, pk: &str) -> Item {

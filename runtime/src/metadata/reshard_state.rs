@@ -105,6 +105,10 @@ pub struct ScanPlan {
     /// The capacity its workers may consume together.
     #[serde(default)]
     pub budget: Budget,
+    /// The recorded pieces its segments read, one a segment, each a slice of a known partition
+    /// of the source read by Query; `None`: the segments are those of a parallel Scan.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pieces: Option<u64>,
 }
 
 /// The last verification of a resharding, as recorded for its cut-over.

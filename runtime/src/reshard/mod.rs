@@ -41,6 +41,8 @@ mod follow;
 mod guard;
 mod ops;
 mod pace;
+mod page;
+mod pieces;
 mod place;
 mod progress;
 mod rewrite;

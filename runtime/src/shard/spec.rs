@@ -12,7 +12,7 @@ use std::sync::Arc;
 /// use dynashard::shard::{Layout, ShardSpec};
 ///
 /// const BY_TITLE: ShardSpec =
-///     ShardSpec { index: "ByTitle", layout: Layout::Hash { shards: 8 }, by: &["title"], directory: false };
+///     ShardSpec { index: "ByTitle", layout: Layout::Hash { shards: 8 }, by: &["title"], directory: false, partition: None };
 /// let partition = BY_TITLE.key_partition("albums", "Leaving Home")?;
 /// assert_eq!(partition, format!("albums#{}", dynashard::shard::hash_shard("Leaving Home", 8)));
 /// # Ok::<(), dynashard::Error>(())
@@ -29,6 +29,10 @@ pub struct ShardSpec {
     /// Whether writes keep a directory of the time buckets' non-empty partitions, which reads
     /// consult (see [`directory_partition`](super::directory_partition)).
     pub directory: bool,
+    /// The logical partition every item shares when the mapping's partition key template names
+    /// no field (`pk = "albums"`): its shards' partitions are then known without reading, and a
+    /// resharding reads them one by one rather than scanning the index.
+    pub partition: Option<&'static str>,
 }
 
 impl ShardSpec {
@@ -130,7 +134,7 @@ mod tests {
     }
 
     const fn spec(layout: Layout) -> ShardSpec {
-        ShardSpec { index: "ByTitle", layout, by: &["title"], directory: false }
+        ShardSpec { index: "ByTitle", layout, by: &["title"], directory: false, partition: None }
     }
 
     const fn range(overflow: u32) -> Layout {

@@ -83,6 +83,14 @@ pub fn statics(model: &Entity, position: usize, shard: &Shard) -> TokenStream {
     let index = &shard.index;
     let by = shard.by.iter().filter_map(|by| model.field(&by.to_string())).map(|field| &field.attribute);
     let directory = shard.directory.is_some();
+    let template = match model.indexes.iter().find(|mapping| mapping.name == shard.index) {
+        Some(mapping) => &mapping.pk,
+        None => &model.pk,
+    };
+    let partition = match constant(template) {
+        Some(text) => quote!(__dynashard::Some(#text)),
+        None => quote!(__dynashard::None),
+    };
     let directory_check = shard.directory.map(|span| {
         let table = crate::const_check::path_text(&model.table);
         let definition = super::names::definition();
@@ -102,9 +110,22 @@ pub fn statics(model: &Entity, position: usize, shard: &Shard) -> TokenStream {
             layout: __dynashard::Layout::#layout,
             by: &[#(#by),*],
             directory: #directory,
+            partition: #partition,
         };
         #directory_check
     }
+}
+
+/// The text of `template` when it names no field: every item's logical partition.
+fn constant(template: &Template) -> Option<String> {
+    template
+        .pieces
+        .iter()
+        .map(|piece| match piece {
+            crate::template::Piece::Literal(text) => Some(text.as_str()),
+            crate::template::Piece::Field(_) => None,
+        })
+        .collect()
 }
 
 /// The base table's spec constant, and `Entity::SHARDS` listing every spec (none: nothing).

@@ -34,6 +34,7 @@ pub struct Backfill {
     pub(super) worker: Option<String>,
     pub(super) progress: Option<ProgressReport>,
     pub(super) stop_by: Option<SystemTime>,
+    pub(super) scan_index: bool,
 }
 
 impl Default for Backfill {
@@ -50,6 +51,7 @@ impl Default for Backfill {
             worker: None,
             progress: None,
             stop_by: None,
+            scan_index: false,
         }
     }
 }
@@ -68,6 +70,7 @@ impl std::fmt::Debug for Backfill {
             .field("worker", &self.worker)
             .field("progress", &self.progress.is_some())
             .field("stop_by", &self.stop_by)
+            .field("scan_index", &self.scan_index)
             .finish()
     }
 }
@@ -75,6 +78,12 @@ impl std::fmt::Debug for Backfill {
 impl Backfill {
     /// Scans in `segments` parallel segments (1 to 10,000). Workers joining a scan under way keep
     /// its count.
+    ///
+    /// When the source's partitions are known without reading (its partition key template names
+    /// no field, as in `pk = "albums"`, and it has hash shards), the scan reads each of them by
+    /// Query instead, cut into about `segments` pieces in all (the same number a partition, at
+    /// least one, split by sort key): it reads the entity's items in the source index and no
+    /// other item, and a piece is the unit workers lease. See [`Backfill::scan_index`].
     pub fn segments(mut self, segments: u32) -> Self {
         self.segments = segments.clamp(1, 10_000);
         self
@@ -167,6 +176,15 @@ impl Backfill {
     /// before it must have read it again): a deadline closer than that makes no progress.
     pub fn stop_by(mut self, deadline: SystemTime) -> Self {
         self.stop_by = Some(deadline);
+        self
+    }
+
+    /// Reads the source index with a parallel Scan even when its partitions are known (see
+    /// [`Backfill::segments`]). A Scan also finds items that writers outside dynashard put under
+    /// partition keys the layout does not name, which no read of the mapping returns; it reads
+    /// every item of the index, other entities' too.
+    pub fn scan_index(mut self) -> Self {
+        self.scan_index = true;
         self
     }
 

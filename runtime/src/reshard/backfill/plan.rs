@@ -7,7 +7,8 @@ use crate::db::Db;
 use crate::entity::Entity;
 use crate::error::Result;
 use crate::metadata::lease::{LeaseRecord, Leases};
-use crate::metadata::{now_ms, Phase, ScanKind, ScanPlan, SegmentProgress};
+use crate::metadata::{now_ms, Checked, Phase, ScanKind, ScanPlan, SegmentProgress};
+use crate::reshard::pieces::{known_partitions, PieceRecords};
 use crate::reshard::view::Reshards;
 use crate::reshard::{not_started, ReshardState};
 use std::collections::BTreeMap;
@@ -104,14 +105,21 @@ impl Db {
                     };
                 }
                 seen => {
+                    let pieces = match wanted.scan_table || options.scan_index {
+                        true => None,
+                        false => self.pieces_for::<E>(&state, &key, options.segments).await?,
+                    };
                     let plan = ScanPlan {
                         epoch: seen.map_or(1, |plan| plan.epoch + 1),
                         kind: wanted.kind,
-                        segments: options.segments,
+                        segments: pieces.map_or(options.segments, |(count, _)| count),
                         scan_table: wanted.scan_table,
                         began: now_ms(),
                         budget: options.budget.or(seen.map(|plan| plan.budget)).unwrap_or_default(),
+                        pieces: pieces.map(|(_, token)| token),
                     };
+                    let metadata = reshards.metadata()?;
+                    let pieces_of = PieceRecords { db: self, table: metadata.table() };
                     if records.start_scan(&key, &plan, seen.map(|plan| plan.epoch)).await? {
                         tracing::info!(target: "dynashard::reshard", index, kind = ?plan.kind, epoch = plan.epoch, segments = plan.segments, "scan started");
                         if let Some(old) = seen {
@@ -119,13 +127,38 @@ impl Db {
                             // more once it sees the new epoch, and a late write of one is harmless.
                             let leases = Leases { db: self.into(), table: records.shards.table() };
                             leases.forget(&segment_keys(&key, &old)).await?;
+                            if let Some(token) = old.pieces {
+                                pieces_of.forget(&key, token).await?;
+                            }
                         }
                         return Ok(plan);
+                    }
+                    if let Some(token) = plan.pieces {
+                        pieces_of.forget(&key, token).await?; // cut for a plan not recorded
                     }
                     again = false; // another worker started one first: join it if it fits
                 }
             }
         }
+    }
+
+    /// The pieces a new scan of `state`'s source reads, recorded: their count and token; `None`
+    /// when the source's partitions are not known without reading (a partition key template
+    /// naming a field, shards other than hash ones) or the pieces are too many to record.
+    async fn pieces_for<E: Entity>(
+        &self,
+        state: &ReshardState,
+        key: &str,
+        wanted: u32,
+    ) -> Result<Option<(u32, u64)>> {
+        let checked = Checked::new::<E>(state)?;
+        let Some(partitions) = known_partitions(checked.mapping.partition, &checked.mapping.layout) else {
+            return Ok(None);
+        };
+        let reshards = Reshards::<E>::of(self);
+        let metadata = reshards.metadata()?;
+        let records = PieceRecords { db: self, table: metadata.table() };
+        records.cut::<E>(key, (checked.mapping.index, checked.source), partitions, wanted).await
     }
 
     /// `state` with the progress of its scan's segments filled in.

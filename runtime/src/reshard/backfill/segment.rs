@@ -11,10 +11,12 @@ use crate::key_record::key_to_json;
 use crate::metadata::lease::{Lease, Leases, Tally};
 use crate::metadata::{now_ms, Checked, ScanKind, ScanPlan};
 use crate::reshard::pace::{Meter, Pace};
+use crate::reshard::page::{PageRead, Part};
+use crate::reshard::pieces::Piece;
 use crate::reshard::rewrite::{Pass, Rewrite};
 use crate::reshard::send::Deadline;
 use crate::reshard::view::Reshards;
-use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
+use aws_sdk_dynamodb::types::AttributeValue;
 use std::future::Future;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -36,6 +38,8 @@ pub(super) struct Segment<'a> {
     pub key: &'a str,
     pub plan: ScanPlan,
     pub segment: u32,
+    /// The piece the segment reads (`None`: a segment of a parallel Scan).
+    pub piece: Option<Piece>,
     pub options: &'a Backfill,
     /// The freeze a batched backfill renews before every page.
     pub freeze: Option<&'a str>,
@@ -168,37 +172,36 @@ impl Segment<'_> {
                 return Err(refuse("the freeze was lifted; this batched backfill stopped"));
             }
         }
-        let request = self
-            .db
-            .client()
-            .scan()
-            .table_name(self.db.table_of::<E>())
-            .segment(self.segment as i32)
-            .total_segments(self.plan.segments as i32)
-            .expression_attribute_names("#type", table.type_attribute)
-            .expression_attribute_values(":type", AttributeValue::S(E::TYPE_NAME.to_owned()))
-            .set_exclusive_start_key(start)
-            .set_limit(limit.map(|items| items.min(i32::MAX as u32) as i32))
-            .return_consumed_capacity(ReturnConsumedCapacity::Total);
-        let request = match self.plan.scan_table {
-            true => request
-                .consistent_read(true)
-                .filter_expression("#type = :type AND attribute_exists(#spk)")
-                .expression_attribute_names("#spk", self.checked.source.0),
-            false => request.index_name(index).filter_expression("#type = :type"),
+        let type_name = AttributeValue::S(E::TYPE_NAME.to_owned());
+        let part = match &self.piece {
+            Some(piece) => Part::Piece { piece, keys: self.checked.source },
+            None => Part::Segment { segment: self.segment, total: self.plan.segments },
         };
-        let page = request.send().await.map_err(|error| Error::from_sdk("Scan", error))?;
-        let units = page.consumed_capacity.as_ref().and_then(|consumed| consumed.capacity_units);
+        let read = PageRead {
+            table: self.db.table_of::<E>(),
+            index: (!self.plan.scan_table).then_some(index),
+            consistent: self.plan.scan_table,
+            filter: match self.plan.scan_table {
+                true => "#type = :type AND attribute_exists(#spk)",
+                false => "#type = :type",
+            },
+            names: &[("#type", table.type_attribute), ("#spk", self.checked.source.0)]
+                [..if self.plan.scan_table { 2 } else { 1 }],
+            values: &[(":type", type_name)],
+            start,
+            limit,
+        };
+        let page = self.db.read_part(part, read).await?;
         let scanned = (!self.plan.scan_table).then_some(index);
         let place = (self.db.table_of::<E>(), scanned, E::TYPE_NAME);
-        self.db.meter().add(place, crate::consumption::Kind::Read, units.unwrap_or(0.0));
-        self.meter.read(units.unwrap_or(0.0));
-        let items = page.items.unwrap_or_default();
+        self.db.meter().add(place, crate::consumption::Kind::Read, page.units);
+        self.meter.read(page.units);
+        let items = page.items;
         if self.freeze.is_some() && Instant::now() > deadline {
             return Err(refuse("the page took over half the freeze lease to read; this run stopped"));
         }
         let written = self.rewrite::<E>(&items, deadline).await?;
-        Ok((items.len() as u64, written, page.last_evaluated_key.map(|key| key.into_iter().collect())))
+        Ok((items.len() as u64, written, page.last))
     }
 
     /// Sends the rewrites of one scanned page (see [`Rewrite`]). Returns how many items were

@@ -18,6 +18,7 @@ use crate::metadata::lease::{LeaseRecord, Leases};
 use crate::metadata::{refuse, Checked, ReshardState, ScanPlan};
 use crate::reshard::not_started;
 use crate::reshard::pace::Meter;
+use crate::reshard::pieces::PieceRecords;
 use crate::reshard::view::Reshards;
 use futures::stream::{FuturesUnordered, StreamExt};
 use std::collections::{BTreeSet, HashMap};
@@ -44,6 +45,8 @@ impl Db {
         let leases = Leases { db: self.into(), table: shards.table() };
         let owner = options.worker.clone().unwrap_or_else(|| shards.worker().to_owned());
         let mut plan = self.plan_for::<E>(&state.source, options, wanted).await?;
+        let pieces_of = PieceRecords { db: self, table: shards.table() };
+        let mut pieces = pieces_of.of(&key, plan.pieces, plan.segments).await?;
         let shares = Arc::new(Shares::default());
         let poll = (options.lease / 4).min(Duration::from_secs(2));
         'scan: loop {
@@ -68,6 +71,7 @@ impl Db {
                         }
                         let wanted = Wanted { again: false, ..wanted };
                         plan = self.plan_for::<E>(&state.source, options, wanted).await?;
+                        pieces = pieces_of.of(&key, plan.pieces, plan.segments).await?;
                         continue 'scan;
                     }
                     Some(recorded) => plan.budget = recorded.budget,
@@ -101,6 +105,7 @@ impl Db {
                         key: &key,
                         plan,
                         segment,
+                        piece: pieces.get(segment as usize).cloned(),
                         options,
                         freeze,
                         meter: Meter::default(),

@@ -6,6 +6,7 @@ use crate::db::Db;
 use crate::entity::PrimaryKey;
 use crate::error::{Error, Item, Result};
 use crate::metadata::table::{metadata_error, read_item, PARTITION};
+use crate::reshard::pieces::PieceRecords;
 use aws_sdk_dynamodb::types::AttributeValue;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -118,6 +119,39 @@ impl SegmentCheck {
     }
 }
 
+/// How one side of a verification is read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) struct SideRun {
+    /// Its segments: of a parallel Scan, or one a recorded piece.
+    pub segments: u32,
+    /// The recorded pieces it reads, by Query; `None`: a parallel Scan.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pieces: Option<u64>,
+}
+
+/// One verification, as recorded in its header item: when it started and how each side is read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) struct Run {
+    /// When it started (unix ms).
+    pub started: u64,
+    /// How the source side is read (a header of an earlier version, without it, reads as no
+    /// segment: the verification starts again).
+    #[serde(default)]
+    pub source: SideRun,
+    #[serde(default)]
+    pub target: SideRun,
+}
+
+impl Run {
+    /// How `side` is read.
+    pub fn side(&self, side: Side) -> SideRun {
+        match side {
+            Side::Source => self.source,
+            Side::Target => self.target,
+        }
+    }
+}
+
 /// The segment records of one resharding's verification.
 pub(super) struct Checks<'a> {
     pub db: &'a Db,
@@ -139,22 +173,16 @@ impl Checks<'_> {
         format!("verify/{}", self.key)
     }
 
-    /// The segments of the verification under way or last run, and when it started (unix ms);
-    /// none when none ran since the last backfill pass.
-    pub async fn read(&self) -> Result<(Segments, u64)> {
-        let Some(run) = read_item(self.db, &self.table, &self.count_key()).await? else {
-            return Ok((Segments::new(), 0));
+    /// The verification under way or last run, with its segments; none when none ran since the
+    /// last backfill pass.
+    pub async fn read(&self) -> Result<Option<(Run, Segments)>> {
+        let Some(item) = read_item(self.db, &self.table, &self.count_key()).await? else {
+            return Ok(None);
         };
-        let number = |name: &str| {
-            run.get(name).and_then(|value| value.as_n().ok()).and_then(|n| n.parse::<u64>().ok())
-        };
-        let (count, started) = (number("segments"), number("started").unwrap_or(0));
-        let count = count
-            .and_then(|count| u32::try_from(count).ok())
-            .ok_or_else(|| self.malformed(&self.count_key()))?;
+        let run: Run = serde_dynamo::from_item(item).map_err(|_| self.malformed(&self.count_key()))?;
         let mut segments = Segments::new();
         for side in [Side::Source, Side::Target] {
-            for segment in 0..count {
+            for segment in 0..run.side(side).segments {
                 let key = self.segment_key(side, segment);
                 let check = match read_item(self.db, &self.table, &key).await? {
                     Some(item) => serde_dynamo::from_item(item).map_err(|_| self.malformed(&key))?,
@@ -163,30 +191,37 @@ impl Checks<'_> {
                 segments.insert((side, segment), check);
             }
         }
-        Ok((segments, started))
+        Ok(Some((run, segments)))
     }
 
     /// Forgets the verification: the next one starts from the beginning.
     pub async fn clear(&self) -> Result<()> {
+        if let Some((run, _)) = self.read().await? {
+            self.forget_pieces(&run).await?;
+        }
         crate::metadata::table::delete_items(self.db, &self.table, [self.count_key().as_str()]).await
     }
 
-    /// Starts a verification of `count` segments a side, none begun, at `now` (unix ms).
-    pub async fn start(&self, count: u32, now: u64) -> Result<Segments> {
+    /// Forgets the pieces `run` read.
+    pub async fn forget_pieces(&self, run: &Run) -> Result<()> {
+        let records = PieceRecords { db: self.db, table: &self.table };
+        for token in [run.source.pieces, run.target.pieces].into_iter().flatten() {
+            records.forget(&self.key, token).await?;
+        }
+        Ok(())
+    }
+
+    /// Starts `run`, no segment begun.
+    pub async fn start(&self, run: &Run) -> Result<Segments> {
         let mut segments = Segments::new();
         for side in [Side::Source, Side::Target] {
-            for segment in 0..count {
+            for segment in 0..run.side(side).segments {
                 self.save(side, segment, &SegmentCheck::default()).await?;
                 segments.insert((side, segment), SegmentCheck::default());
             }
         }
-        let item: Item = [
-            (PARTITION.to_owned(), AttributeValue::S(self.count_key())),
-            ("segments".to_owned(), AttributeValue::N(count.to_string())),
-            ("started".to_owned(), AttributeValue::N(now.to_string())),
-        ]
-        .into_iter()
-        .collect();
+        let mut item: Item = serde_dynamo::to_item(run)?;
+        item.insert(PARTITION.to_owned(), AttributeValue::S(self.count_key()));
         self.put(item).await?;
         Ok(segments)
     }

@@ -14,6 +14,7 @@ mod scan;
 
 pub use checks::Verification;
 
+use super::pieces::{known_partitions, PieceRecords};
 use super::view::Reshards;
 use crate::db::Db;
 use crate::entity::Entity;
@@ -21,7 +22,10 @@ use crate::error::{Error, Result};
 use crate::index::Index;
 use crate::metadata::{now_ms, Checked, Phase, Verified};
 use crate::telemetry::Operation;
+use checks::{Run, Side, SideRun};
 use futures::stream::{self, StreamExt};
+use scan::Reading;
+use std::collections::BTreeMap;
 
 /// How a verification runs. `Verify::default()`: 8 segments per scan, DynamoDB's 1 MB pages, no
 /// repair.
@@ -31,19 +35,30 @@ pub struct Verify {
     page_size: Option<u32>,
     repair: bool,
     stop_by: Option<std::time::SystemTime>,
+    scan_index: bool,
 }
 
 impl Default for Verify {
     fn default() -> Self {
-        Self { segments: 8, page_size: None, repair: false, stop_by: None }
+        Self { segments: 8, page_size: None, repair: false, stop_by: None, scan_index: false }
     }
 }
 
 impl Verify {
     /// Scans in `segments` parallel segments each side (a resumed verification keeps the first
-    /// run's).
+    /// run's). A side whose partitions are known without reading (as for
+    /// [`Backfill::segments`](super::Backfill::segments)) and whose index holds what it compares
+    /// is read by Query instead, in about `segments` pieces.
     pub fn segments(mut self, segments: u32) -> Self {
         self.segments = segments.max(1);
+        self
+    }
+
+    /// Reads both sides with a parallel Scan even when their partitions are known, which also
+    /// finds items that writers outside dynashard put under partition keys the layouts do not
+    /// name (see [`Backfill::scan_index`](super::Backfill::scan_index)).
+    pub fn scan_index(mut self) -> Self {
+        self.scan_index = true;
         self
     }
 
@@ -127,18 +142,29 @@ impl Db {
                 let key = reshards.key(index);
                 let records =
                     checks::Checks { db: self, table: reshards.metadata()?.table().to_owned(), key: key.clone() };
-                let (mut segments, mut started) = records.read().await?;
-                if segments.is_empty() || segments.values().all(|segment| segment.done) {
-                    started = now_ms();
-                    segments = records.start(options.segments, started).await?;
+                let (run, segments) = match records.read().await? {
+                    Some((run, segments)) if !segments.values().all(|segment| segment.done) => (run, segments),
+                    earlier => {
+                        if let Some((run, _)) = earlier {
+                            records.forget_pieces(&run).await?;
+                        }
+                        let run = self.plan_verification::<E>(&checked, &key, &options).await?;
+                        (run, records.start(&run).await?)
+                    }
+                };
+                let started = run.started;
+                let pieces = PieceRecords { db: self, table: records.table.as_str() };
+                let mut reads = BTreeMap::new();
+                for side in [Side::Source, Side::Target] {
+                    let plan = run.side(side);
+                    reads.insert(side, (plan.segments, pieces.of(&key, plan.pieces, plan.segments).await?));
                 }
                 let count = segments.len();
-                let per_side = (count / 2).max(1) as u32;
                 let work = segments.into_iter().map(|((side, segment), progress)| {
                     let (checked, options, records) = (&checked, &options, &records);
-                    async move {
-                        self.check_segment::<E>(checked, side, segment, per_side, progress, records, options).await
-                    }
+                    let (total, pieces) = &reads[&side];
+                    let part = Reading { segment, total: *total, piece: pieces.get(segment as usize) };
+                    async move { self.check_segment::<E>(checked, side, part, progress, records, options).await }
                 });
                 let parts: Vec<Result<(Verification, bool)>> =
                     stream::iter(work).buffer_unordered(count.max(1)).collect().await;
@@ -159,6 +185,46 @@ impl Db {
                 Ok(found)
             })
             .await
+    }
+}
+
+impl Db {
+    /// A new verification of `checked`, now: each side read in recorded pieces of its known
+    /// partitions when its index holds what the side compares, else in `segments` segments of
+    /// a parallel Scan.
+    async fn plan_verification<E: Entity>(
+        &self,
+        checked: &Checked,
+        key: &str,
+        options: &Verify,
+    ) -> Result<Run> {
+        let segments = options.segments;
+        let reshards = Reshards::<E>::of(self);
+        let metadata = reshards.metadata()?;
+        let records = PieceRecords { db: self, table: metadata.table() };
+        let mut run = Run { started: now_ms(), ..Run::default() };
+        for side in [Side::Source, Side::Target] {
+            let (index, keys, layout) = match side {
+                Side::Source => (checked.mapping.index, checked.source, &checked.mapping.layout),
+                Side::Target => (checked.target_index, checked.target, &checked.layout),
+            };
+            let partitions = scan::index_of(side, checked, crate::item::table_of::<E>())
+                .filter(|_| !options.scan_index)
+                .and_then(|_| known_partitions(checked.mapping.partition, layout));
+            let cut = match partitions {
+                Some(partitions) => records.cut::<E>(key, (index, keys), partitions, segments).await?,
+                None => None,
+            };
+            let plan = match cut {
+                Some((count, token)) => SideRun { segments: count, pieces: Some(token) },
+                None => SideRun { segments, pieces: None },
+            };
+            match side {
+                Side::Source => run.source = plan,
+                Side::Target => run.target = plan,
+            }
+        }
+        Ok(run)
     }
 }
 

@@ -6,11 +6,13 @@ use super::Verify;
 use crate::batch::key_of;
 use crate::db::Db;
 use crate::entity::{Entity, PrimaryKey};
-use crate::error::{Error, Item, Result};
+use crate::error::{Item, Result};
 use crate::index_keys::find_index;
 use crate::item::table_of;
 use crate::key_record::key_to_json;
 use crate::metadata::Checked;
+use crate::reshard::page::{PageRead, Part};
+use crate::reshard::pieces::Piece;
 use crate::reshard::rewrite::{Pass, Rewrite};
 use crate::table::{IndexProjection, TableDefinition};
 use aws_sdk_dynamodb::types::AttributeValue;
@@ -33,7 +35,7 @@ pub(super) fn fault<E: Entity>(side: Side, checked: &Checked, item: &Item) -> Op
 
 /// The index `side` scans, when it holds every attribute the side judges by; `None`: scan the
 /// table (strongly consistent).
-fn index_of(side: Side, checked: &Checked, table: &TableDefinition) -> Option<&'static str> {
+pub(super) fn index_of(side: Side, checked: &Checked, table: &TableDefinition) -> Option<&'static str> {
     let (index, needed): (&str, Vec<&str>) = match side {
         Side::Source => {
             let mut needed = vec![checked.target.0, checked.target.1, table.type_attribute];
@@ -59,51 +61,66 @@ fn index_of(side: Side, checked: &Checked, table: &TableDefinition) -> Option<&'
     holds.then_some(definition.name)
 }
 
+/// Which part of its side one segment of a verification reads.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Reading<'a> {
+    pub segment: u32,
+    /// The side's segments.
+    pub total: u32,
+    /// The piece it reads by Query; `None`: a segment of a parallel Scan.
+    pub piece: Option<&'a Piece>,
+}
+
 impl Db {
-    /// Scans segment `segment` (of `segments`) of `side` from where `progress` stopped, recording
-    /// its position and findings after every page, until its end or the run's deadline; returns
-    /// what it found, and whether it reached the end.
-    #[allow(clippy::too_many_arguments)] // one segment of one side: every argument is its own
+    /// Reads `part` of `side` from where `progress` stopped, recording its position and findings
+    /// after every page, until its end or the run's deadline; returns what it found, and whether
+    /// it reached the end.
     pub(super) async fn check_segment<E: Entity>(
         &self,
         checked: &Checked,
         side: Side,
-        segment: u32,
-        segments: u32,
+        part: Reading<'_>,
         mut progress: SegmentCheck,
         records: &Checks<'_>,
         options: &Verify,
     ) -> Result<(super::Verification, bool)> {
         let table = table_of::<E>();
         let index = index_of(side, checked, table);
-        let marker = match side {
-            Side::Source => checked.source.0,
-            Side::Target => checked.target.0,
+        let (marker, keys) = match side {
+            Side::Source => (checked.source.0, checked.source),
+            Side::Target => (checked.target.0, checked.target),
+        };
+        let type_name = AttributeValue::S(E::TYPE_NAME.to_owned());
+        let values = [(":type", type_name)];
+        let (read_part, filter, names) = match part.piece {
+            // A Query of the side's index: every item it reads holds the marker, its key.
+            Some(piece) if index.is_some() => (
+                Part::Piece { piece, keys },
+                "#type = :type",
+                &[("#type", table.type_attribute), ("#marker", marker)][..1],
+            ),
+            _ => (
+                Part::Segment { segment: part.segment, total: part.total },
+                "#type = :type AND attribute_exists(#marker)",
+                &[("#type", table.type_attribute), ("#marker", marker)][..],
+            ),
         };
         while !progress.done && !options.past_deadline() {
             let start = crate::reshard::resume_at(progress.after.as_ref(), checked.mapping.index)?;
-            let page = self
-                .client()
-                .scan()
-                .table_name(self.table_of::<E>())
-                .set_index_name(index.map(str::to_owned))
-                .consistent_read(index.is_none())
-                .segment(segment as i32)
-                .total_segments(segments as i32)
-                .filter_expression("#type = :type AND attribute_exists(#marker)")
-                .expression_attribute_names("#type", table.type_attribute)
-                .expression_attribute_names("#marker", marker)
-                .expression_attribute_values(":type", AttributeValue::S(E::TYPE_NAME.to_owned()))
-                .set_exclusive_start_key(start)
-                .set_limit(options.page_size.map(|items| items.min(i32::MAX as u32) as i32))
-                .return_consumed_capacity(aws_sdk_dynamodb::types::ReturnConsumedCapacity::Total)
-                .send()
-                .await
-                .map_err(|error| Error::from_sdk("Scan", error))?;
-            let units = page.consumed_capacity.as_ref().and_then(|consumed| consumed.capacity_units);
+            let read = PageRead {
+                table: self.table_of::<E>(),
+                index,
+                consistent: index.is_none(),
+                filter,
+                names,
+                values: &values,
+                start,
+                limit: options.page_size,
+            };
+            let page = self.read_part(read_part, read).await?;
             let place = (self.table_of::<E>(), index, E::TYPE_NAME);
-            self.meter().add(place, crate::consumption::Kind::Read, units.unwrap_or(0.0));
-            let items = page.items.unwrap_or_default();
+            self.meter().add(place, crate::consumption::Kind::Read, page.units);
+            let items = page.items;
             progress.found.scanned += items.len() as u64;
             let suspects: Vec<PrimaryKey> = items
                 .iter()
@@ -123,11 +140,11 @@ impl Db {
                     }
                 }
             }
-            match page.last_evaluated_key {
+            match page.last {
                 Some(last) => progress.after = Some(key_to_json(&last).to_string()),
                 None => (progress.after, progress.done) = (None, true),
             }
-            records.save(side, segment, &progress).await?;
+            records.save(side, part.segment, &progress).await?;
         }
         Ok((progress.found, progress.done))
     }
