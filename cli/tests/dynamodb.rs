@@ -371,6 +371,7 @@ async fn recorded_resharding(client: &Client, metadata: &str) {
         scan_table: false,
         began: 1,
         budget: Budget { write_units: Some(500), read_units: None },
+        pieces: None,
     };
     let record: Item = [
         ("partition", text("reshard/Orders/ByDay/Order".into())),

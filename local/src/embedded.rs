@@ -83,7 +83,7 @@ impl Embedded {
 
     /// As [`start`](Self::start), with `options`: a TTL sweep on a schedule, for one.
     pub fn start_with(options: &EmbeddedOptions) -> Result<Self, LocalError> {
-        let database = dynoxide::Database::memory().map_err(|e| LocalError::Embedded(e.to_string()))?;
+        let database = open_database()?;
         let listener = TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, options.port.unwrap_or(0))))
             .map_err(|e| LocalError::io("binding a loopback port for the embedded DynamoDB", e))?;
         let address = listener
@@ -149,6 +149,28 @@ impl Embedded {
 }
 
 /// Deletes expired items every `period`, off the server's thread, until the runtime stops.
+/// The indexes the emulator's stream records lack: without them every write to a table with a
+/// stream looks for the table's last sequence number through every stream record ever written
+/// (images and all), and every page of a stream through all of them again, so a write costs more
+/// the more was written before it.
+const STREAM_RECORD_INDEXES: &str = "
+    CREATE INDEX IF NOT EXISTS dynashard_stream_sequence
+        ON _stream_records (table_name, CAST(sequence_number AS INTEGER));
+    CREATE INDEX IF NOT EXISTS dynashard_stream_shard_sequence
+        ON _stream_records (table_name, shard_id, CAST(sequence_number AS INTEGER));";
+
+/// An empty in-memory database, with [`STREAM_RECORD_INDEXES`]: opened by name in a shared cache,
+/// so that a second connection can add them once the emulator has made its tables (the database
+/// lives while the emulator's connection does).
+fn open_database() -> Result<dynoxide::Database, LocalError> {
+    let failed = |e: &dyn std::fmt::Display| LocalError::Embedded(e.to_string());
+    let name = format!("file:dynashard-{:016x}?mode=memory&cache=shared", rand::random::<u64>());
+    let database = dynoxide::Database::new(&name).map_err(|e| failed(&e))?;
+    let connection = rusqlite::Connection::open(&name).map_err(|e| failed(&e))?;
+    connection.execute_batch(STREAM_RECORD_INDEXES).map_err(|e| failed(&e))?;
+    Ok(database)
+}
+
 async fn sweep_on_schedule(database: dynoxide::Database, period: Duration) {
     let mut ticks = tokio::time::interval(period);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);

@@ -4,12 +4,13 @@
 //! index, and writers running while the pieces are read lose nothing.
 
 use crate::{unique, Own};
+use aws_sdk_dynamodb::types::AttributeValue;
 use dynashard::metadata::ShardMetadata;
-use dynashard::reshard::{Backfill, Layout, ReshardState, Verify};
+use dynashard::reshard::{Backfill, Layout, Phase, ReshardState, Verify};
 use dynashard::{Db, Entity, Table};
 use futures::TryStreamExt;
 use serde::{Deserialize, Serialize};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 #[derive(Table)]
 #[table(
@@ -205,4 +206,36 @@ async fn writers_while_pieces_are_read_lose_nothing() {
     let want: Vec<(u32, String)> = expected.values().map(|track| (track.id, track.title.clone())).collect();
     assert_eq!(got, want, "every item, once, as last written");
     assert!(listed.windows(2).all(|pair| pair[0].title <= pair[1].title), "in title order");
+}
+
+#[tokio::test]
+async fn pieces_the_starter_never_recorded_are_cut_by_the_next_worker() {
+    let own = crate::own().await;
+    let table = unique("ReshardPieceStarter");
+    let db = db(&own, &table).await;
+    let tracks: Vec<Track> = (0..40).map(track).collect();
+    db.batch_put(&tracks).await.unwrap();
+    db.start_resharding::<Track>(Tracks::BY_TITLE, Tracks::BY_TITLE_NEXT, Layout::hash(8)).await.unwrap();
+    // A worker past its deadline records the scan and its pieces, and reads nothing.
+    let options = Backfill::default().segments(8).stop_by(SystemTime::now());
+    let state = db.backfill::<Track>(Tracks::BY_TITLE, options).await.unwrap();
+    assert_eq!(state.phase, Phase::DualWrites);
+    let token = state.scan.and_then(|scan| scan.pieces).expect("a scan by pieces");
+    // As if it had stopped after recording the scan, before its pieces.
+    let key = format!("reshard/{table}/ByTitle/Track/pieces/{token:016x}");
+    let deleted = db
+        .client()
+        .delete_item()
+        .table_name("ReshardPieceMetadata")
+        .key("partition", AttributeValue::S(key))
+        .return_values(aws_sdk_dynamodb::types::ReturnValue::AllOld)
+        .send()
+        .await
+        .unwrap();
+    assert!(deleted.attributes.is_some(), "the pieces were recorded where the plan names them");
+    // The next worker waits a lease for them, then cuts them itself.
+    let options = Backfill::default().lease(Duration::from_millis(300));
+    let state = db.backfill::<Track>(Tracks::BY_TITLE, options).await.unwrap();
+    assert_eq!((state.phase, state.backfill_totals().0), (Phase::Backfilled, 40));
+    assert_eq!(state.segments.len(), 8);
 }

@@ -72,6 +72,11 @@ impl<E: Entity> Reshards<'_, E> {
     }
 }
 
+/// How long a worker waiting for the log's holder waits before its second pass; each pass after
+/// waits twice as long, up to [`WAIT_LONGEST`].
+const WAIT_FIRST: Duration = Duration::from_millis(100);
+const WAIT_LONGEST: Duration = Duration::from_secs(2);
+
 impl Db {
     /// Reads the table's change log to its current end and places in the target layout every
     /// item of `E` a write left without its place (see the [`reshard`](crate::reshard) module for
@@ -154,6 +159,10 @@ impl Db {
         moved_past: Option<Phase>,
     ) -> Result<CatchUpPass> {
         let mut covered = std::collections::BTreeSet::new();
+        // Between passes that found shards held elsewhere, a waiting worker reads only the phase
+        // (one read) and passes again less and less often: the workers of a step that all end
+        // at once would otherwise keep the log's holder waiting behind their passes.
+        let mut between = WAIT_FIRST;
         loop {
             let pass = self.catch_up_named::<E>(index).await?;
             covered.extend(pass.covered.iter().cloned());
@@ -163,13 +172,20 @@ impl Db {
                 }
                 return Ok(pass);
             }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-            if let Some(phase) = moved_past {
-                let state = Reshards::<E>::of(self).state(index).await?;
-                if state.is_some_and(|state| state.phase > phase) {
-                    return Ok(pass);
+            let next_pass = tokio::time::Instant::now() + between;
+            loop {
+                tokio::time::sleep(WAIT_FIRST).await;
+                if let Some(phase) = moved_past {
+                    let state = Reshards::<E>::of(self).state(index).await?;
+                    if state.is_some_and(|state| state.phase > phase) {
+                        return Ok(pass);
+                    }
+                }
+                if tokio::time::Instant::now() >= next_pass {
+                    break;
                 }
             }
+            between = (between * 2).min(WAIT_LONGEST);
         }
     }
 

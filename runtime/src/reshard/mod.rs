@@ -10,10 +10,12 @@
 //! 1. [`Db::start_resharding`](crate::Db::start_resharding): **dual writes**. Every put also
 //!    writes the item's place in the new layout (same logical partition and sort key, the shard
 //!    the new layout picks) into the target index's attributes. Reads still use the source.
-//! 2. [`Db::backfill`](crate::Db::backfill): a parallel scan of the source index gives every
+//! 2. [`Db::backfill`](crate::Db::backfill): a read of the source index in parts (pieces of its
+//!    partitions read by Query when they are known without reading, else parallel scan
+//!    segments, see [`Backfill::segments`]) gives every
 //!    existing item its place in the target, with conditional updates sent 25 to a request, or,
 //!    with [`Backfill::batched`], whole items in `BatchWriteItem`s while existing items are
-//!    frozen. Each scan segment records its position after every page, so a backfill that was
+//!    frozen. Each part records its position after every page, so a backfill that was
 //!    interrupted (or whose process was killed) continues where it stopped.
 //! 3. [`Db::cut_over`](crate::Db::cut_over): queries of the source index read the target index,
 //!    with the new layout. Writes go on to both.

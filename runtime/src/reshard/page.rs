@@ -78,6 +78,7 @@ impl Db {
                     units: units.unwrap_or(0.0),
                 }
             }
+            Part::Piece { piece, .. } if piece.is_empty() => Page::default(),
             Part::Piece { piece, keys: (pk, sk) } => {
                 names.insert("#pk".to_owned(), pk.to_owned());
                 values.insert(":pk".to_owned(), AttributeValue::S(piece.partition.clone()));

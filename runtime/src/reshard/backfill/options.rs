@@ -188,6 +188,11 @@ impl Backfill {
         self
     }
 
+    /// How often a worker looks at the leases of a scan for segments to take.
+    pub(super) fn poll(&self) -> Duration {
+        (self.lease / 4).min(Duration::from_secs(2))
+    }
+
     /// Whether the [deadline](Backfill::stop_by) has come.
     pub(super) fn past_deadline(&self) -> bool {
         self.stop_by.is_some_and(|deadline| SystemTime::now() >= deadline)

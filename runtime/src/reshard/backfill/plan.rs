@@ -7,11 +7,12 @@ use crate::db::Db;
 use crate::entity::Entity;
 use crate::error::Result;
 use crate::metadata::lease::{LeaseRecord, Leases};
-use crate::metadata::{now_ms, Checked, Phase, ScanKind, ScanPlan, SegmentProgress};
-use crate::reshard::pieces::{known_partitions, PieceRecords};
+use crate::metadata::{now_ms, refuse, Checked, Phase, ScanKind, ScanPlan, SegmentProgress};
+use crate::reshard::pieces::{known_partitions, Piece, PieceRecords, Source};
 use crate::reshard::view::Reshards;
 use crate::reshard::{not_started, ReshardState};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// The scan a worker wants.
 #[derive(Debug, Clone, Copy)]
@@ -39,6 +40,14 @@ impl Wanted {
             ScanKind::Cleanup => phase == Phase::Done,
         }
     }
+}
+
+/// What the pieces of a scan of `checked`'s source are cut from, about `wanted` of them; `None`
+/// when its partitions are not known without reading (a partition key template naming a field,
+/// shards other than hash ones).
+pub(in crate::reshard) fn source_of(checked: &Checked, wanted: u32) -> Option<Source<'static>> {
+    let partitions = known_partitions(checked.mapping.partition, &checked.mapping.layout)?;
+    Some(Source { index: checked.mapping.index, keys: checked.source, partitions, wanted })
 }
 
 /// The metadata key of the lease of segment `segment` of `plan`, under the resharding `key`.
@@ -105,18 +114,20 @@ impl Db {
                     };
                 }
                 seen => {
-                    let pieces = match wanted.scan_table || options.scan_index {
+                    let source = match wanted.scan_table || options.scan_index {
                         true => None,
-                        false => self.pieces_for::<E>(&state, &key, options.segments).await?,
+                        false => {
+                            source_of(&Checked::new::<E>(&state)?, options.segments).filter(Source::fits)
+                        }
                     };
                     let plan = ScanPlan {
                         epoch: seen.map_or(1, |plan| plan.epoch + 1),
                         kind: wanted.kind,
-                        segments: pieces.map_or(options.segments, |(count, _)| count),
+                        segments: source.as_ref().map_or(options.segments, Source::count),
                         scan_table: wanted.scan_table,
                         began: now_ms(),
                         budget: options.budget.or(seen.map(|plan| plan.budget)).unwrap_or_default(),
-                        pieces: pieces.map(|(_, token)| token),
+                        pieces: source.as_ref().map(|_| rand::random()),
                     };
                     let metadata = reshards.metadata()?;
                     let pieces_of = PieceRecords { db: self, table: metadata.table() };
@@ -131,10 +142,12 @@ impl Db {
                                 pieces_of.forget(&key, token).await?;
                             }
                         }
+                        // The other workers of the scan wait for these (or cut them themselves,
+                        // should this worker stop before it recorded them).
+                        if let (Some(source), Some(token)) = (&source, plan.pieces) {
+                            pieces_of.cut::<E>(&key, token, source).await?;
+                        }
                         return Ok(plan);
-                    }
-                    if let Some(token) = plan.pieces {
-                        pieces_of.forget(&key, token).await?; // cut for a plan not recorded
                     }
                     again = false; // another worker started one first: join it if it fits
                 }
@@ -142,23 +155,23 @@ impl Db {
         }
     }
 
-    /// The pieces a new scan of `state`'s source reads, recorded: their count and token; `None`
-    /// when the source's partitions are not known without reading (a partition key template
-    /// naming a field, shards other than hash ones) or the pieces are too many to record.
-    async fn pieces_for<E: Entity>(
+    /// The pieces `plan` reads, one a segment (none for a parallel Scan), once the worker that
+    /// began it has recorded them, or cut by this worker should it not within a lease.
+    pub(super) async fn pieces_of<E: Entity>(
         &self,
-        state: &ReshardState,
+        checked: &Checked,
         key: &str,
-        wanted: u32,
-    ) -> Result<Option<(u32, u64)>> {
-        let checked = Checked::new::<E>(state)?;
-        let Some(partitions) = known_partitions(checked.mapping.partition, &checked.mapping.layout) else {
-            return Ok(None);
+        plan: &ScanPlan,
+        options: &Backfill,
+    ) -> Result<Arc<Vec<Piece>>> {
+        let source = || {
+            let unknown = "the recorded scan reads pieces of a source of unknown partitions";
+            source_of(checked, plan.segments).ok_or_else(|| refuse(checked.mapping.index, unknown))
         };
         let reshards = Reshards::<E>::of(self);
         let metadata = reshards.metadata()?;
         let records = PieceRecords { db: self, table: metadata.table() };
-        records.cut::<E>(key, (checked.mapping.index, checked.source), partitions, wanted).await
+        records.waiting_for::<E>(key, (plan.pieces, plan.segments), source, options.lease).await
     }
 
     /// `state` with the progress of its scan's segments filled in.

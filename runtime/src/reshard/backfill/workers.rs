@@ -18,7 +18,6 @@ use crate::metadata::lease::{LeaseRecord, Leases};
 use crate::metadata::{refuse, Checked, ReshardState, ScanPlan};
 use crate::reshard::not_started;
 use crate::reshard::pace::Meter;
-use crate::reshard::pieces::PieceRecords;
 use crate::reshard::view::Reshards;
 use futures::stream::{FuturesUnordered, StreamExt};
 use std::collections::{BTreeSet, HashMap};
@@ -45,10 +44,8 @@ impl Db {
         let leases = Leases { db: self.into(), table: shards.table() };
         let owner = options.worker.clone().unwrap_or_else(|| shards.worker().to_owned());
         let mut plan = self.plan_for::<E>(&state.source, options, wanted).await?;
-        let pieces_of = PieceRecords { db: self, table: shards.table() };
-        let mut pieces = pieces_of.of(&key, plan.pieces, plan.segments).await?;
+        let mut pieces = self.pieces_of::<E>(&checked, &key, &plan, options).await?;
         let shares = Arc::new(Shares::default());
-        let poll = (options.lease / 4).min(Duration::from_secs(2));
         'scan: loop {
             let keys = segment_keys(&key, &plan);
             let mut running = FuturesUnordered::new();
@@ -71,7 +68,7 @@ impl Db {
                         }
                         let wanted = Wanted { again: false, ..wanted };
                         plan = self.plan_for::<E>(&state.source, options, wanted).await?;
-                        pieces = pieces_of.of(&key, plan.pieces, plan.segments).await?;
+                        pieces = self.pieces_of::<E>(&checked, &key, &plan, options).await?;
                         continue 'scan;
                     }
                     Some(recorded) => plan.budget = recorded.budget,
@@ -117,9 +114,9 @@ impl Db {
                         (segment, outcome)
                     });
                 }
-                next_ended(&mut running, &mut mine, poll).await?;
+                next_ended(&mut running, &mut mine, options.poll()).await?;
             }
-            return stopped(&mut running, &mut mine, poll).await;
+            return stopped(&mut running, &mut mine, options.poll()).await;
         }
         Ok(true)
     }

@@ -11,7 +11,7 @@
 mod record;
 
 use crate::shard::{shard_partition, BoundarySource, Layout};
-pub(crate) use record::PieceRecords;
+pub(crate) use record::{PieceRecords, Source};
 use serde::{Deserialize, Serialize};
 
 /// The most bytes of a sort key DynamoDB takes in a key condition: a longer cut is not made.
@@ -36,6 +36,11 @@ pub(crate) struct Piece {
 }
 
 impl Piece {
+    /// Whether it holds no sort key at all (it ends where it starts): nothing to read.
+    pub fn is_empty(&self) -> bool {
+        matches!((&self.from, &self.until), (Some(from), Some(until)) if from >= until)
+    }
+
     /// Whether the piece holds the sort key `sort`.
     pub fn holds(&self, sort: &str) -> bool {
         self.from.as_deref().is_none_or(|from| sort >= from)
@@ -80,11 +85,23 @@ pub(crate) struct Sampled {
     pub bounds: Option<(String, String)>,
 }
 
-/// The pieces of `partitions`: about `wanted` in all, the same number a partition (at least
-/// one each), cut where [`cuts`] puts them.
+/// The pieces a partition is cut into when about `wanted` are wanted of `partitions`: the same
+/// number each, at least one.
+fn each(partitions: usize, wanted: u32) -> u32 {
+    wanted.div_ceil(partitions.max(1) as u32).max(1)
+}
+
+/// How many pieces [`pieces`] cuts `partitions` partitions into, whatever their sort keys: known
+/// before any is read, so a scan's segments are counted before its pieces are cut.
+pub(crate) fn count(partitions: usize, wanted: u32) -> u32 {
+    partitions as u32 * each(partitions, wanted)
+}
+
+/// The pieces of `partitions`, [`count`] of them: the same number a partition, cut where [`cuts`]
+/// puts them, and where a partition has fewer cuts than pieces (too few distinct sort keys), the
+/// rest [empty](Piece::is_empty).
 pub(crate) fn pieces(partitions: &[Sampled], wanted: u32) -> Vec<Piece> {
-    let count = partitions.len().max(1) as u32;
-    let each = wanted.div_ceil(count).max(1);
+    let each = each(partitions.len(), wanted);
     partitions
         .iter()
         .flat_map(|sampled| {
@@ -94,10 +111,17 @@ pub(crate) fn pieces(partitions: &[Sampled], wanted: u32) -> Vec<Piece> {
             };
             let starts = std::iter::once(None).chain(cuts.iter().cloned().map(Some));
             let ends = cuts.iter().cloned().map(Some).chain(std::iter::once(None));
-            starts
+            let empty = Piece {
+                partition: sampled.partition.clone(),
+                from: Some(String::new()),
+                until: Some(String::new()),
+            };
+            let mut pieces: Vec<Piece> = starts
                 .zip(ends)
                 .map(|(from, until)| Piece { partition: sampled.partition.clone(), from, until })
-                .collect::<Vec<_>>()
+                .collect();
+            pieces.resize(each as usize, empty);
+            pieces
         })
         .collect()
 }
@@ -198,7 +222,10 @@ mod tests {
     #[test]
     fn every_partition_has_a_piece_open_at_both_ends() {
         let pieces = pieces(&[sampled("albums#0", None), sampled("albums#1", Some(("a", "z")))], 6);
+        assert_eq!(pieces.len() as u32, count(2, 6));
         assert_eq!(pieces[0], Piece { partition: "albums#0".into(), from: None, until: None });
+        assert!(pieces[1].is_empty() && pieces[2].is_empty(), "an empty partition's other pieces");
+        assert!(!pieces[0].is_empty());
         let second: Vec<&Piece> = pieces.iter().filter(|piece| piece.partition == "albums#1").collect();
         assert_eq!(second.len(), 3);
         assert_eq!(second[0].from, None);
@@ -226,6 +253,7 @@ mod tests {
             wanted in 1u32..70,
         ) {
             let pieces = pieces(&[sampled("p", Some((&first, &last)))], wanted);
+            prop_assert_eq!(pieces.len() as u32, count(1, wanted));
             for key in keys.iter().filter(|key| !key.is_empty()) {
                 prop_assert_eq!(pieces.iter().filter(|piece| piece.holds(key)).count(), 1, "{}", key);
             }

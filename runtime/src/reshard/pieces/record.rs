@@ -7,16 +7,45 @@ use super::{pieces, Piece, Sampled};
 use crate::db::Db;
 use crate::entity::Entity;
 use crate::error::{Error, Item, Result};
-use crate::metadata::table::{delete_items, metadata_error, read_item, retrying, PARTITION};
+use crate::metadata::table::{delete_items, put_new, read_item};
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 use futures::stream::{self, StreamExt, TryStreamExt};
 use std::sync::Arc;
+use std::time::Duration;
 
-/// The most bytes of pieces one record holds: more, and the scan is a parallel Scan instead.
+/// The most bytes of pieces one record holds.
 const MAX_RECORD: usize = 300 * 1024;
+/// The most bytes one piece can take in a record: its partition key aside, two sort keys of
+/// DynamoDB's largest, and the JSON around them.
+const MAX_PIECE: usize = 2 * 1024 + 64;
 /// The partitions sampled at once.
 const SAMPLED_AT_ONCE: usize = 16;
+/// How long a worker waits before it reads the pieces of a scan again, at first.
+const RETRY_FIRST: Duration = Duration::from_millis(100);
 const PIECES: &str = "pieces";
+
+/// What the pieces of a scan are cut from: the partitions of an index, about `wanted` pieces.
+#[derive(Debug, Clone)]
+pub(crate) struct Source<'a> {
+    pub index: &'a str,
+    /// The index's partition and sort key attributes.
+    pub keys: (&'a str, &'a str),
+    pub partitions: Vec<String>,
+    pub wanted: u32,
+}
+
+impl Source<'_> {
+    /// How many pieces it is cut into.
+    pub fn count(&self) -> u32 {
+        super::count(self.partitions.len(), self.wanted)
+    }
+
+    /// Whether its pieces fit in one record, whatever their sort keys.
+    pub fn fits(&self) -> bool {
+        let longest = self.partitions.iter().map(String::len).max().unwrap_or(0);
+        (self.count() as usize).saturating_mul(longest + MAX_PIECE) <= MAX_RECORD
+    }
+}
 
 /// The recorded pieces of a resharding's scans, in the shard metadata table `table`.
 pub(crate) struct PieceRecords<'a> {
@@ -30,66 +59,68 @@ impl PieceRecords<'_> {
         format!("{key}/pieces/{token:016x}")
     }
 
-    /// Records `pieces` for the resharding `key`; the token a plan names them by, or `None` when
-    /// they are too many to record.
-    async fn save(&self, key: &str, pieces: &[Piece]) -> Result<Option<u64>> {
+    /// Cuts the pieces of `source` (of `E`'s table) and records them as the pieces `token` of
+    /// the resharding `key`, unless another worker recorded them first: the first record stands,
+    /// so every worker reads the same pieces.
+    pub async fn cut<E: Entity>(&self, key: &str, token: u64, source: &Source<'_>) -> Result<()> {
+        let pieces = self.db.cut_pieces::<E>(source).await?;
         // Strings only: serializing cannot fail.
-        let text = serde_json::to_string(pieces).unwrap_or_default();
-        if text.len() > MAX_RECORD {
-            return Ok(None);
-        }
-        let token = rand::random::<u64>();
-        let item: Item = [
-            (PARTITION.to_owned(), AttributeValue::S(Self::key(key, token))),
-            (PIECES.to_owned(), AttributeValue::S(text)),
-        ]
-        .into_iter()
-        .collect();
-        let put = || self.db.client().put_item().table_name(self.table).set_item(Some(item.clone())).send();
-        retrying(self.db, || async {
-            put().await.map(|_| ()).map_err(|error| metadata_error(self.table, "PutItem", error))
-        })
-        .await?;
-        Ok(Some(token))
-    }
-
-    /// Cuts about `wanted` pieces of `partitions` of `E`'s index `index` (keys `keys`) and
-    /// records them for the resharding `key`: their count and token, `None` when too many.
-    pub async fn cut<E: Entity>(
-        &self,
-        key: &str,
-        (index, keys): (&str, (&str, &str)),
-        partitions: Vec<String>,
-        wanted: u32,
-    ) -> Result<Option<(u32, u64)>> {
-        let pieces = self.db.cut_pieces::<E>(index, keys, partitions, wanted).await?;
-        Ok(self.save(key, &pieces).await?.map(|token| (pieces.len() as u32, token)))
-    }
-
-    /// The pieces `token` of the resharding `key`.
-    async fn load(&self, key: &str, token: u64) -> Result<Arc<Vec<Piece>>> {
-        let record_key = Self::key(key, token);
-        let malformed = |reason: &str| Error::ShardMetadataMalformed {
-            partition: record_key.clone(),
-            reason: reason.to_owned(),
-        };
-        let item = read_item(self.db, self.table, &record_key).await?.ok_or_else(|| malformed("missing"))?;
-        let text =
-            item.get(PIECES).and_then(|value| value.as_s().ok()).ok_or_else(|| malformed("no pieces"))?;
-        let pieces: Vec<Piece> = serde_json::from_str(text).map_err(|_| malformed("bad pieces"))?;
-        Ok(Arc::new(pieces))
+        let text = serde_json::to_string(&pieces).unwrap_or_default();
+        let item: Item = [(PIECES.to_owned(), AttributeValue::S(text))].into_iter().collect();
+        put_new(self.db, self.table, &Self::key(key, token), item).await?;
+        Ok(())
     }
 
     /// The pieces `token` of the resharding `key` (none without one), which must be `segments`:
     /// one a segment.
     pub async fn of(&self, key: &str, token: Option<u64>, segments: u32) -> Result<Arc<Vec<Piece>>> {
         let Some(token) = token else { return Ok(Arc::default()) };
-        let pieces = self.load(key, token).await?;
+        self.load(key, token, segments).await?.ok_or_else(|| self.malformed(key, token, "missing".into()))
+    }
+
+    /// [`of`](Self::of), waiting for the worker that began the scan to record its pieces (it cuts
+    /// them right after); once `patience` has passed without them, this worker cuts them from
+    /// `source`, whichever record is first standing.
+    pub async fn waiting_for<E: Entity>(
+        &self,
+        key: &str,
+        (token, segments): (Option<u64>, u32),
+        source: impl FnOnce() -> Result<Source<'static>>,
+        patience: Duration,
+    ) -> Result<Arc<Vec<Piece>>> {
+        let Some(token) = token else { return Ok(Arc::default()) };
+        let (began, mut wait) = (tokio::time::Instant::now(), RETRY_FIRST);
+        while began.elapsed() < patience {
+            if let Some(pieces) = self.load(key, token, segments).await? {
+                return Ok(pieces);
+            }
+            tokio::time::sleep(wait).await;
+            wait = (wait * 2).min(patience / 4).max(RETRY_FIRST);
+        }
+        self.cut::<E>(key, token, &source()?).await?;
+        self.of(key, Some(token), segments).await
+    }
+
+    /// The pieces `token` of the resharding `key`, `segments` of them, if recorded.
+    async fn load(&self, key: &str, token: u64, segments: u32) -> Result<Option<Arc<Vec<Piece>>>> {
+        let Some(item) = read_item(self.db, self.table, &Self::key(key, token)).await? else {
+            return Ok(None);
+        };
+        let text = item
+            .get(PIECES)
+            .and_then(|value| value.as_s().ok())
+            .ok_or_else(|| self.malformed(key, token, "no pieces".into()))?;
+        let pieces: Vec<Piece> =
+            serde_json::from_str(text).map_err(|_| self.malformed(key, token, "bad pieces".into()))?;
         if pieces.len() != segments as usize {
             let reason = format!("{} pieces recorded for {segments} segments", pieces.len());
-            return Err(Error::ShardMetadataMalformed { partition: Self::key(key, token), reason });
+            return Err(self.malformed(key, token, reason));
         }
-        Ok(pieces)
+        Ok(Some(Arc::new(pieces)))
+    }
+
+    fn malformed(&self, key: &str, token: u64, reason: String) -> Error {
+        Error::ShardMetadataMalformed { partition: Self::key(key, token), reason }
     }
 
     /// Forgets the pieces `token` of the resharding `key`.
@@ -99,35 +130,29 @@ impl PieceRecords<'_> {
 }
 
 impl Db {
-    /// The pieces of `partitions` of `E`'s index `index` (keys `keys`), about `wanted` in all:
-    /// each partition's first and last sort key read, and its pieces cut between them.
-    async fn cut_pieces<E: Entity>(
-        &self,
-        index: &str,
-        keys: (&str, &str),
-        partitions: Vec<String>,
-        wanted: u32,
-    ) -> Result<Vec<Piece>> {
-        let sampled: Vec<Sampled> = stream::iter(partitions)
+    /// The pieces of `source` (of `E`'s table): each partition's first and last sort key read,
+    /// and its pieces cut between them.
+    async fn cut_pieces<E: Entity>(&self, source: &Source<'_>) -> Result<Vec<Piece>> {
+        let sampled: Vec<Sampled> = stream::iter(source.partitions.iter().cloned())
             .map(|partition| async move {
-                let first = self.end_of::<E>(index, keys, &partition, true).await?;
-                let last = self.end_of::<E>(index, keys, &partition, false).await?;
+                let first = self.end_of::<E>(source, &partition, true).await?;
+                let last = self.end_of::<E>(source, &partition, false).await?;
                 Ok::<_, Error>(Sampled { partition, bounds: first.zip(last) })
             })
             .buffered(SAMPLED_AT_ONCE)
             .try_collect()
             .await?;
-        Ok(pieces(&sampled, wanted))
+        Ok(pieces(&sampled, source.wanted))
     }
 
     /// The first (or last) sort key of `partition` in `index`, if it holds any item.
     async fn end_of<E: Entity>(
         &self,
-        index: &str,
-        (pk, sk): (&str, &str),
+        source: &Source<'_>,
         partition: &str,
         first: bool,
     ) -> Result<Option<String>> {
+        let (index, (pk, sk)) = (source.index, source.keys);
         let output = self
             .client()
             .query()

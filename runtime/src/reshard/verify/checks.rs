@@ -8,12 +8,15 @@ use crate::error::{Error, Item, Result};
 use crate::metadata::table::{metadata_error, read_item, PARTITION};
 use crate::reshard::pieces::PieceRecords;
 use aws_sdk_dynamodb::types::AttributeValue;
+use futures::stream::{self, StreamExt, TryStreamExt};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// The most bytes of keys a segment names (the rest are counted, not named), which keeps its
 /// record far below DynamoDB's 400 KB, whatever the keys' length.
 pub(super) const MAX_NAMED_BYTES: u64 = 100 * 1024;
+/// Segment records read or written at once.
+const AT_ONCE: usize = 16;
 
 /// What a verification found, by item key.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -32,7 +35,7 @@ pub struct Verification {
     /// How many of the items found were repaired.
     pub repaired: u64,
     /// Whether every segment of both scans was read to its end: not when the run stopped at
-    /// its [deadline](super::Verify::stop_by), to be resumed by the next.
+    /// its [deadline](super::options::Verify::stop_by), to be resumed by the next.
     #[serde(default)]
     pub finished: bool,
 }
@@ -150,6 +153,13 @@ impl Run {
             Side::Target => self.target,
         }
     }
+
+    /// Every segment of both sides.
+    fn segments(&self) -> impl Iterator<Item = (Side, u32)> + '_ {
+        [Side::Source, Side::Target]
+            .into_iter()
+            .flat_map(move |side| (0..self.side(side).segments).map(move |segment| (side, segment)))
+    }
 }
 
 /// The segment records of one resharding's verification.
@@ -180,17 +190,18 @@ impl Checks<'_> {
             return Ok(None);
         };
         let run: Run = serde_dynamo::from_item(item).map_err(|_| self.malformed(&self.count_key()))?;
-        let mut segments = Segments::new();
-        for side in [Side::Source, Side::Target] {
-            for segment in 0..run.side(side).segments {
+        let segments = stream::iter(run.segments())
+            .map(|(side, segment)| async move {
                 let key = self.segment_key(side, segment);
                 let check = match read_item(self.db, &self.table, &key).await? {
                     Some(item) => serde_dynamo::from_item(item).map_err(|_| self.malformed(&key))?,
                     None => SegmentCheck::default(),
                 };
-                segments.insert((side, segment), check);
-            }
-        }
+                Ok::<_, Error>(((side, segment), check))
+            })
+            .buffer_unordered(AT_ONCE)
+            .try_collect()
+            .await?;
         Ok(Some((run, segments)))
     }
 
@@ -213,13 +224,12 @@ impl Checks<'_> {
 
     /// Starts `run`, no segment begun.
     pub async fn start(&self, run: &Run) -> Result<Segments> {
-        let mut segments = Segments::new();
-        for side in [Side::Source, Side::Target] {
-            for segment in 0..run.side(side).segments {
-                self.save(side, segment, &SegmentCheck::default()).await?;
-                segments.insert((side, segment), SegmentCheck::default());
-            }
-        }
+        let segments: Segments = run.segments().map(|at| (at, SegmentCheck::default())).collect();
+        stream::iter(run.segments())
+            .map(|(side, segment)| async move { self.save(side, segment, &SegmentCheck::default()).await })
+            .buffer_unordered(AT_ONCE)
+            .try_collect::<()>()
+            .await?;
         let mut item: Item = serde_dynamo::to_item(run)?;
         item.insert(PARTITION.to_owned(), AttributeValue::S(self.count_key()));
         self.put(item).await?;

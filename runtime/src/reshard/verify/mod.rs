@@ -10,11 +10,13 @@
 //! before it is reported, so an index lagging behind a write is not taken for a fault.
 
 mod checks;
+mod options;
 mod scan;
 
 pub use checks::Verification;
+pub use options::Verify;
 
-use super::pieces::{known_partitions, PieceRecords};
+use super::pieces::{known_partitions, PieceRecords, Source};
 use super::view::Reshards;
 use crate::db::Db;
 use crate::entity::Entity;
@@ -26,69 +28,6 @@ use checks::{Run, Side, SideRun};
 use futures::stream::{self, StreamExt};
 use scan::Reading;
 use std::collections::BTreeMap;
-
-/// How a verification runs. `Verify::default()`: 8 segments per scan, DynamoDB's 1 MB pages, no
-/// repair.
-#[derive(Debug, Clone)]
-pub struct Verify {
-    segments: u32,
-    page_size: Option<u32>,
-    repair: bool,
-    stop_by: Option<std::time::SystemTime>,
-    scan_index: bool,
-}
-
-impl Default for Verify {
-    fn default() -> Self {
-        Self { segments: 8, page_size: None, repair: false, stop_by: None, scan_index: false }
-    }
-}
-
-impl Verify {
-    /// Scans in `segments` parallel segments each side (a resumed verification keeps the first
-    /// run's). A side whose partitions are known without reading (as for
-    /// [`Backfill::segments`](super::Backfill::segments)) and whose index holds what it compares
-    /// is read by Query instead, in about `segments` pieces.
-    pub fn segments(mut self, segments: u32) -> Self {
-        self.segments = segments.max(1);
-        self
-    }
-
-    /// Reads both sides with a parallel Scan even when their partitions are known, which also
-    /// finds items that writers outside dynashard put under partition keys the layouts do not
-    /// name (see [`Backfill::scan_index`](super::Backfill::scan_index)).
-    pub fn scan_index(mut self) -> Self {
-        self.scan_index = true;
-        self
-    }
-
-    /// Reads at most `items` per scan page; positions are recorded after every page.
-    pub fn page_size(mut self, items: u32) -> Self {
-        self.page_size = Some(items.max(1));
-        self
-    }
-
-    /// Begins no page after `deadline` (say, a minute before an AWS Lambda invocation's own):
-    /// the run records where each segment stopped and returns what it found so far, not
-    /// [finished](Verification::finished), and records no result; the next run resumes it.
-    pub fn stop_by(mut self, deadline: std::time::SystemTime) -> Self {
-        self.stop_by = Some(deadline);
-        self
-    }
-
-    /// Whether the [deadline](Verify::stop_by) has come.
-    fn past_deadline(&self) -> bool {
-        self.stop_by.is_some_and(|deadline| std::time::SystemTime::now() >= deadline)
-    }
-
-    /// Repairs what it finds: places a missing or misplaced item where the new layout puts it,
-    /// and takes an item the source does not hold out of the target, each on the condition that
-    /// the item is still as it was read.
-    pub fn repair(mut self) -> Self {
-        self.repair = true;
-        self
-    }
-}
 
 impl Db {
     /// Compares `E`'s source layout of `index` with its target, item by item, and records the
@@ -167,7 +106,7 @@ impl Db {
                     async move { self.check_segment::<E>(checked, side, part, progress, records, options).await }
                 });
                 let parts: Vec<Result<(Verification, bool)>> =
-                    stream::iter(work).buffer_unordered(count.max(1)).collect().await;
+                    stream::iter(work).buffer_unordered(options.concurrency.unwrap_or(count).max(1)).collect().await;
                 let mut found = Verification { finished: true, ..Verification::default() };
                 for part in parts {
                     let (part, done) = part?;
@@ -198,7 +137,6 @@ impl Db {
         key: &str,
         options: &Verify,
     ) -> Result<Run> {
-        let segments = options.segments;
         let reshards = Reshards::<E>::of(self);
         let metadata = reshards.metadata()?;
         let records = PieceRecords { db: self, table: metadata.table() };
@@ -208,16 +146,18 @@ impl Db {
                 Side::Source => (checked.mapping.index, checked.source, &checked.mapping.layout),
                 Side::Target => (checked.target_index, checked.target, &checked.layout),
             };
-            let partitions = scan::index_of(side, checked, crate::item::table_of::<E>())
+            let source = scan::index_of(side, checked, crate::item::table_of::<E>())
                 .filter(|_| !options.scan_index)
-                .and_then(|_| known_partitions(checked.mapping.partition, layout));
-            let cut = match partitions {
-                Some(partitions) => records.cut::<E>(key, (index, keys), partitions, segments).await?,
-                None => None,
-            };
-            let plan = match cut {
-                Some((count, token)) => SideRun { segments: count, pieces: Some(token) },
-                None => SideRun { segments, pieces: None },
+                .and_then(|_| known_partitions(checked.mapping.partition, layout))
+                .map(|partitions| Source { index, keys, partitions, wanted: options.segments })
+                .filter(Source::fits);
+            let plan = match source {
+                Some(source) => {
+                    let token = rand::random();
+                    records.cut::<E>(key, token, &source).await?;
+                    SideRun { segments: source.count(), pieces: Some(token) }
+                }
+                None => SideRun { segments: options.segments, pieces: None },
             };
             match side {
                 Side::Source => run.source = plan,

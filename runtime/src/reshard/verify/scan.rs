@@ -2,7 +2,7 @@
 //! wrong confirmed by a strongly consistent read, reported, and repaired when asked.
 
 use super::checks::{Checks, Fault, SegmentCheck, Side};
-use super::Verify;
+use super::options::Verify;
 use crate::batch::key_of;
 use crate::db::Db;
 use crate::entity::{Entity, PrimaryKey};
