@@ -28,7 +28,7 @@ impl Default for Verify {
 impl Verify {
     /// Scans in `segments` parallel segments each side (a resumed verification keeps the first
     /// run's). A side whose partitions are known without reading (as for
-    /// [`Backfill::segments`](super::Backfill::segments)) and whose index holds what it compares
+    /// [`Backfill::segments`](crate::reshard::Backfill::segments)) and whose index holds what it compares
     /// is read by Query instead, in about `segments` pieces.
     pub fn segments(mut self, segments: u32) -> Self {
         self.segments = segments.max(1);
@@ -43,7 +43,7 @@ impl Verify {
 
     /// Reads both sides with a parallel Scan even when their partitions are known, which also
     /// finds items that writers outside dynashard put under partition keys the layouts do not
-    /// name (see [`Backfill::scan_index`](super::Backfill::scan_index)).
+    /// name (see [`Backfill::scan_index`](crate::reshard::Backfill::scan_index)).
     pub fn scan_index(mut self) -> Self {
         self.scan_index = true;
         self
@@ -57,7 +57,7 @@ impl Verify {
 
     /// Begins no page after `deadline` (say, a minute before an AWS Lambda invocation's own):
     /// the run records where each segment stopped and returns what it found so far, not
-    /// [finished](Verification::finished), and records no result; the next run resumes it.
+    /// [finished](super::Verification::finished), and records no result; the next run resumes it.
     pub fn stop_by(mut self, deadline: std::time::SystemTime) -> Self {
         self.stop_by = Some(deadline);
         self
