@@ -65,6 +65,7 @@ const _: () = {
         },
         by: &["id"],
         directory: false,
+        partition: __dynashard::None,
     };
     const _: () = {
         #[diagnostic::on_unimplemented(

@@ -201,6 +201,7 @@ const _: () = {
         },
         by: &[],
         directory: false,
+        partition: __dynashard::Some("album"),
     };
     #[allow(dead_code)]
     const fn __dynashard_names(

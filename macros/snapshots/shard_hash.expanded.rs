@@ -200,6 +200,7 @@ const _: () = {
         },
         by: &["title"],
         directory: false,
+        partition: __dynashard::Some("album"),
     };
     #[allow(dead_code)]
     const fn __dynashard_names(

@@ -212,6 +212,7 @@ const _: () = {
         },
         by: &["title"],
         directory: false,
+        partition: __dynashard::Some("album"),
     };
     #[allow(dead_code)]
     const fn __dynashard_names(

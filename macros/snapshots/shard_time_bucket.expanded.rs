@@ -206,6 +206,7 @@ const _: () = {
         },
         by: &["artist"],
         directory: true,
+        partition: __dynashard::None,
     };
     const _: () = {
         #[diagnostic::on_unimplemented(
