@@ -186,10 +186,7 @@ impl Checks<'_> {
     /// The verification under way or last run, with its segments; none when none ran since the
     /// last backfill pass.
     pub async fn read(&self) -> Result<Option<(Run, Segments)>> {
-        let Some(item) = read_item(self.db, &self.table, &self.count_key()).await? else {
-            return Ok(None);
-        };
-        let run: Run = serde_dynamo::from_item(item).map_err(|_| self.malformed(&self.count_key()))?;
+        let Some(run) = self.run().await? else { return Ok(None) };
         let segments = stream::iter(run.segments())
             .map(|(side, segment)| async move {
                 let key = self.segment_key(side, segment);
@@ -207,10 +204,18 @@ impl Checks<'_> {
 
     /// Forgets the verification: the next one starts from the beginning.
     pub async fn clear(&self) -> Result<()> {
-        if let Some((run, _)) = self.read().await? {
+        if let Some(run) = self.run().await? {
             self.forget_pieces(&run).await?;
         }
         crate::metadata::table::delete_items(self.db, &self.table, [self.count_key().as_str()]).await
+    }
+
+    /// The header of the verification under way or last run, if any.
+    async fn run(&self) -> Result<Option<Run>> {
+        let Some(item) = read_item(self.db, &self.table, &self.count_key()).await? else {
+            return Ok(None);
+        };
+        serde_dynamo::from_item(item).map(Some).map_err(|_| self.malformed(&self.count_key()))
     }
 
     /// Forgets the pieces `run` read.
