@@ -221,7 +221,7 @@ fn lossy_accepts_invalid_utf8() {
     assert!(report.contains("distinct keys:   2"), "{report}");
 }
 
-/// The macro's trybuild pass case `tests/ui/pass/cli_boundaries.rs` compiles this command's
+/// The derive test `macros/tests/accepted/cli_boundaries.rs` compiles this command's
 /// output on the skewed titles; this test keeps that file equal to what the command prints
 /// (`DYNASHARD_BLESS=1` rewrites it).
 #[test]
@@ -231,7 +231,7 @@ fn the_macro_compiles_this_output() {
         cargo_bin_cmd!("dynashard").args(["boundaries", "--shards", "21"]).write_stdin(stdin).output();
     let output = output.expect("runs");
     assert!(output.status.success());
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/ui/data/cli_skewed_21.json");
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../macros/tests/ui/data/cli_skewed_21.json");
     if std::env::var_os("DYNASHARD_BLESS").is_some() {
         std::fs::write(&path, &output.stdout).expect("write the pass case's boundaries");
     }
