@@ -5,7 +5,7 @@ use crate::model::*;
 use crate::{db, unique};
 use dynashard::query::CursorError;
 use dynashard::{Db, Error};
-use futures::{StreamExt, TryStreamExt};
+use futures::TryStreamExt;
 
 /// A small deterministic generator, so a failure can be replayed.
 struct Lcg(u64);
@@ -19,21 +19,15 @@ impl Lcg {
 
 async fn many_songs(db: &Db, count: usize) -> String {
     let artist = unique("Prolific");
-    futures::stream::iter(0..count)
+    let songs: Vec<Song> = (0..count)
         .map(|n| {
-            let db = db.clone();
-            let artist = artist.clone();
-            async move {
-                let mut item =
-                    song(&artist, &format!("album {:02}", n % 17), &format!("title {n:05} #{}", n % 3));
-                item.track_number = (n % 200) as u8;
-                db.put(&item).await
-            }
+            let mut item =
+                song(&artist, &format!("album {:02}", n % 17), &format!("title {n:05} #{}", n % 3));
+            item.track_number = (n % 200) as u8;
+            item
         })
-        .buffer_unordered(64)
-        .try_collect::<Vec<()>>()
-        .await
-        .unwrap();
+        .collect();
+    db.batch_put(&songs).await.unwrap();
     artist
 }
 

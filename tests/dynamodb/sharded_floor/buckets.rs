@@ -16,12 +16,12 @@ async fn a_minute_bucket_page_costs_requests_by_the_buckets_that_hold_it() {
     floor(&db).await;
     let group = unique("feed");
     let mut random = Lcg(23);
-    // 500 notes, one every 30 seconds from the start of a 3-day window: 4,320 minute buckets
-    // over 4 shards, 17,280 partitions, of which the notes fill the first 250 buckets.
+    // 500 notes, one every 30 seconds from the start of a day's window: 1,440 minute buckets
+    // over 4 shards, 5,760 partitions, of which the notes fill the first 250 buckets.
     let notes: Vec<Note> =
         (0..500).map(|n| note(&group, n, &mut random, START + i64::from(n) * 30)).collect();
     db.batch_put(&notes).await.expect("the notes are written");
-    let window = || Note::query_feed(&group, START, START + 3 * DAY - 1);
+    let window = || Note::query_feed(&group, START, START + DAY - 1);
 
     let (mut cursor, mut read) = (None::<String>, Vec::new());
     for page in 0..5 {
