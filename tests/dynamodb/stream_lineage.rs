@@ -134,3 +134,57 @@ async fn a_feed_reads_a_splitting_stream_each_version_once_and_each_item_in_orde
         assert_eq!(versions, written, "item {item}: each version once, in the order written");
     }
 }
+
+/// A child of a split holds a share of the endpoint's records: its pages are filled to the limit
+/// asked for from as many of the endpoint's pages as that takes, as DynamoDB fills a page from
+/// the shard's own records, and its records are its own, each in one child.
+#[tokio::test]
+async fn a_child_page_holds_as_many_of_its_records_as_asked() {
+    let own = crate::own().await;
+    let writer = own.db();
+    writer.create_table::<Ledger>().await.expect("create the table");
+    let emulator = Emulator::start(own.endpoint(), PartitionLimits::dynamodb()).expect("the emulator");
+    let streams = dynashard::client::streams_client_for_endpoint(emulator.endpoint());
+    let arn = writer.client().describe_table().table_name(TABLE).send().await.expect("the table");
+    let arn = arn.table.and_then(|table| table.latest_stream_arn).expect("a stream");
+    let children = || async {
+        let described = streams.describe_stream().stream_arn(&arn).send().await.expect("the stream");
+        let shards = described.stream_description.and_then(|stream| stream.shards).unwrap_or_default();
+        let ids = shards.iter().filter(|shard| shard.parent_shard_id().is_some());
+        ids.filter_map(|shard| shard.shard_id().map(str::to_owned)).collect::<Vec<_>>()
+    };
+    emulator.split_stream(TABLE, 4);
+    assert_eq!(children().await.len(), 4, "the split is made at the first Streams request");
+    let items: Vec<Revision> = (0..400).map(|item| Revision { item, version: 1 }).collect();
+    writer.batch_put(&items).await.expect("the items");
+
+    let mut read = Vec::new();
+    for child in children().await {
+        let iterator = streams.get_shard_iterator().stream_arn(&arn).shard_id(&child);
+        let iterator =
+            iterator.shard_iterator_type(aws_sdk_dynamodbstreams::types::ShardIteratorType::TrimHorizon);
+        let mut at = iterator.send().await.expect("an iterator").shard_iterator;
+        let mut pages = Vec::new();
+        while let Some(current) = at.take() {
+            let page = streams.get_records().shard_iterator(current).limit(30).send().await.expect("a page");
+            if page.records().is_empty() {
+                break;
+            }
+            pages.push(page.records().len());
+            read.extend(
+                page.records().iter().filter_map(|record| record.dynamodb()?.sequence_number.clone()),
+            );
+            at = page.next_shard_iterator;
+        }
+        let held: usize = pages.iter().sum();
+        assert!(held > 60 && held < 140, "a child holds about a quarter of the items: {pages:?}");
+        let (last, full) = pages.split_last().expect("pages");
+        assert!(
+            full.iter().all(|records| *records == 30) && *last <= 30,
+            "pages filled to the limit: {pages:?}"
+        );
+    }
+    read.sort();
+    read.dedup();
+    assert_eq!(read.len(), 400, "every record in one child");
+}

@@ -12,6 +12,7 @@
 //! everything its shard was cut from. Iterators are the emulator's own (the endpoint's, wrapped);
 //! a split waits for pages being read, so no page straddles one.
 
+mod page;
 mod shards;
 pub(super) mod splits;
 
@@ -73,7 +74,7 @@ pub(crate) async fn handle(
     match operation {
         "DescribeStream" => describe(shared, headers, &arn, &request).await.map(Some),
         "GetShardIterator" => iterator(shared, headers, &arn, &request).await.map(Some),
-        _ => records(shared, headers, &request).await.map(Some),
+        _ => page::records(shared, headers, &request).await.map(Some),
     }
 }
 
@@ -246,39 +247,4 @@ async fn iterator(
     let inner = answer["ShardIterator"].as_str().unwrap_or_default().to_owned();
     let served = ServedIterator { arn: arn.to_owned(), shard: shard.id, inner };
     Ok(Reply::json(&json!({ "ShardIterator": served.encode() })))
-}
-
-/// `GetRecords` of a served shard: a page of the endpoint's shard, with the served shard's
-/// records kept; no next iterator once it is past the shard's end (or at the endpoint's end of a
-/// shard closed by a split).
-async fn records(shared: &Shared, headers: &HeaderMap, request: &Value) -> Result<Reply, UpstreamError> {
-    let Some(at) = request["ShardIterator"].as_str().and_then(ServedIterator::decode) else {
-        return Ok(Reply::refused("ValidationException", "Invalid ShardIterator"));
-    };
-    let served = shared.splits.served.read().await; // no split until the page is kept
-    let Some(shard) = served.get(&at.arn).and_then(|stream| stream.find(&at.shard)).cloned() else {
-        return Ok(Reply::refused("ResourceNotFoundException", "the shard is not served"));
-    };
-    let mut input = request.clone();
-    input["ShardIterator"] = json!(at.inner);
-    let page = match call(shared, headers, "GetRecords", &input).await? {
-        Ok(page) => page,
-        Err(refused) => return Ok(refused),
-    };
-    let records = page["Records"].as_array().cloned().unwrap_or_default();
-    let sequence = |record: &Value| record["dynamodb"]["SequenceNumber"].as_str().unwrap_or("0").to_owned();
-    let past_end = records.iter().any(|record| shard.past_end(&sequence(record)));
-    let kept: Vec<Value> = records
-        .iter()
-        .filter(|record| shard.holds(&sequence(record), &record["dynamodb"]["Keys"]))
-        .cloned()
-        .collect();
-    let ended = past_end || (shard.until.is_some() && records.is_empty());
-    let next = page["NextShardIterator"].as_str().filter(|_| !ended);
-    let mut answer = json!({ "Records": kept });
-    if let Some(next) = next {
-        let next = ServedIterator { arn: at.arn, shard: at.shard, inner: next.to_owned() };
-        answer["NextShardIterator"] = json!(next.encode());
-    }
-    Ok(Reply::json(&answer))
 }
