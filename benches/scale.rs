@@ -24,6 +24,8 @@
 #[path = "support/machine.rs"]
 #[allow(dead_code)] // the watch and the CPU seconds are used
 mod machine;
+#[path = "support/scale_feed.rs"]
+mod scale_feed;
 
 use dynashard::metadata::ShardMetadata;
 use dynashard::reshard::{Backfill, Layout, Phase, Verify};
@@ -169,13 +171,17 @@ fn main() {
     let emulated = Db::new(dynashard::client_for_endpoint(emulator.endpoint()))
         .with_streams_client(dynashard::client::streams_client_for_endpoint(connection.url()))
         .with_shard_metadata(metadata());
+    let feeding = Db::new(dynashard::client_for_endpoint(emulator.endpoint()))
+        .with_streams_client(dynashard::client::streams_client_for_endpoint(emulator.endpoint()))
+        .with_shard_metadata(metadata());
+    let parts = knob("SCALE_PARTS").unwrap_or_else(|| "scans,feed".into());
     let setup = Setup { albums: albums(), direct, emulated };
 
     println!("scale: {ITEMS} items, {SEGMENTS} segments, pages of {PAGE}, a round trip of {round_trip:?}");
     let watch = machine::Watch::start();
     let mut rates: Vec<(usize, f64, f64)> = Vec::new();
     let cores = std::thread::available_parallelism().map_or(1, usize::from) as f64;
-    for workers in counts.iter().copied() {
+    for workers in counts.iter().copied().filter(|_| parts.contains("scans")) {
         // The share of the cores this process (the backend, the emulator and the workers) used:
         // near 100%, the machine, not the round trip, bounds the rate.
         let (own, children) = machine::cpu_seconds();
@@ -196,27 +202,47 @@ fn main() {
         );
         rates.push((workers, backfill_rate, verify_rate));
     }
+    let mut drains: Vec<(usize, f64)> = Vec::new();
+    for workers in counts.iter().copied().filter(|_| parts.contains("feed")) {
+        let (own, children) = machine::cpu_seconds();
+        let threads = machine::thread_seconds();
+        let drained =
+            runtime.block_on(scale_feed::drain(&setup.direct, &feeding, &emulator, workers, round_trip));
+        let (own_now, children_now) = machine::cpu_seconds();
+        let busy = (own_now + children_now - own - children) / (drained.seconds * cores);
+        let (busiest, share) = machine::busiest_thread(&threads, &machine::thread_seconds(), drained.seconds);
+        let rate = drained.records as f64 / drained.seconds;
+        println!(
+            "  {workers:>2} feed workers: {} records over {workers} shards in {:>6.2} s ({rate:>7.0} records/s, {} handed over again), cores {:.0}% busy, busiest thread {busiest} {:.0}%",
+            drained.records,
+            drained.seconds,
+            drained.repeated,
+            busy * 100.0,
+            share * 100.0
+        );
+        drains.push((workers, rate));
+    }
     watch.report();
     // The baseline is the first count (one worker unless `SCALE_WORKERS` says otherwise).
-    let (baseline, backfill_one, verify_one) = rates[0];
-    let efficiency = |rate: f64, one: f64, workers: usize| rate * baseline as f64 / (one * workers as f64);
     let mut worst = f64::INFINITY;
-    let mut line = |name: &str, pick: &dyn Fn(&(usize, f64, f64)) -> f64, one: f64| {
+    let mut line = |name: &str, rates: Vec<(usize, f64)>| {
+        let Some(&(baseline, one)) = rates.first() else { return String::new() };
         let parts: Vec<String> = rates[1..]
             .iter()
-            .map(|entry| {
-                let value = efficiency(pick(entry), one, entry.0);
+            .map(|&(workers, rate)| {
+                let value = rate * baseline as f64 / (one * workers as f64);
                 worst = worst.min(value);
-                format!("{}:{value:.2}", entry.0)
+                format!(" {workers}:{value:.2}")
             })
             .collect();
-        format!("{name}={baseline}:{one:.0} {}", parts.join(" "))
+        format!(" {name}={baseline}:{one:.0}{}", parts.concat())
     };
-    let backfill = line("backfill", &|entry| entry.1, backfill_one);
-    let verify = line("verify", &|entry| entry.2, verify_one);
+    let backfill = line("backfill", rates.iter().map(|entry| (entry.0, entry.1)).collect());
+    let verify = line("verify", rates.iter().map(|entry| (entry.0, entry.2)).collect());
+    let feed = line("feed", drains);
     let throttled = emulator.usage().throttled_requests();
     println!(
-        "scale: round_trip_ms={} items={ITEMS} {backfill} {verify} worst={worst:.2} throttled={throttled}",
+        "scale: round_trip_ms={} items={ITEMS}{backfill}{verify}{feed} worst={worst:.2} throttled={throttled}",
         round_trip.as_millis()
     );
 }
