@@ -7,11 +7,13 @@
 //! does: parents listed with their end, children that must wait for them.
 //!
 //! A split is made at the first Streams request for the table after the call, with that
-//! request's credentials: each open shard closes at the last record written by then. Serving a
-//! shard reads the endpoint's shard and keeps its share of the records, so each page reads
-//! everything its shard was cut from. Iterators are the emulator's own (the endpoint's, wrapped);
-//! a split waits for pages being read, so no page straddles one.
+//! request's credentials: each open shard closes at the last record written by then. The
+//! endpoint's records are read once and kept ([`cache`]); a served shard's page holds its share
+//! of them, filled to the limit asked for ([`page`]). Iterators are the emulator's own (a shard
+//! and a position, [`iterator`]); a split waits for pages being read, so no page straddles one.
 
+mod cache;
+mod iterator;
 mod page;
 mod shards;
 pub(super) mod splits;
@@ -19,36 +21,14 @@ pub(super) mod splits;
 use super::reply::Reply;
 use super::state::Shared;
 use super::upstream::{Answer, UpstreamError};
-use base64::Engine;
 use hyper::HeaderMap;
-use serde::{Deserialize, Serialize};
+use iterator::ServedIterator;
 use serde_json::{json, Value};
 use shards::EndpointShard;
 
 const STREAMS_PREFIX: &str = "DynamoDBStreams_20120810.";
 /// What marks an iterator as the emulator's.
-const ITERATOR_PREFIX: &str = "emulated:";
-
-/// The emulator's iterator: the endpoint's, for one served shard.
-#[derive(Debug, Serialize, Deserialize)]
-struct ServedIterator {
-    arn: String,
-    shard: String,
-    inner: String,
-}
-
-impl ServedIterator {
-    fn encode(&self) -> String {
-        let text = serde_json::to_vec(self).unwrap_or_default();
-        format!("{ITERATOR_PREFIX}{}", base64::engine::general_purpose::STANDARD.encode(text))
-    }
-
-    fn decode(text: &str) -> Option<Self> {
-        let encoded = text.strip_prefix(ITERATOR_PREFIX)?;
-        let bytes = base64::engine::general_purpose::STANDARD.decode(encoded).ok()?;
-        serde_json::from_slice(&bytes).ok()
-    }
-}
+pub(super) const ITERATOR_PREFIX: &str = "emulated:";
 
 /// Answers a Streams request from served shards; `None`: the endpoint answers it as it is.
 pub(crate) async fn handle(
@@ -65,7 +45,7 @@ pub(crate) async fn handle(
     }
     let request: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
     let arn = match operation {
-        "GetRecords" => request["ShardIterator"].as_str().and_then(ServedIterator::decode).map(|it| it.arn),
+        "GetRecords" => request["ShardIterator"].as_str().and_then(ServedIterator::decode).map(|at| at.arn),
         "DescribeStream" | "GetShardIterator" => request["StreamArn"].as_str().map(str::to_owned),
         _ => None,
     };
@@ -73,13 +53,13 @@ pub(crate) async fn handle(
     split_as_asked(shared, headers, &arn).await?;
     match operation {
         "DescribeStream" => describe(shared, headers, &arn, &request).await.map(Some),
-        "GetShardIterator" => iterator(shared, headers, &arn, &request).await.map(Some),
+        "GetShardIterator" => iterator::iterator(shared, headers, &arn, &request).await.map(Some),
         _ => page::records(shared, headers, &request).await.map(Some),
     }
 }
 
 /// Calls the endpoint's Streams API; `Err(reply)`: its refusal, for the caller as it came.
-async fn call(
+pub(super) async fn call(
     shared: &Shared,
     headers: &HeaderMap,
     operation: &'static str,
@@ -94,7 +74,7 @@ async fn call(
 }
 
 /// The endpoint's shards of stream `arn`, as it lists them.
-async fn endpoint_shards(
+pub(super) async fn endpoint_shards(
     shared: &Shared,
     headers: &HeaderMap,
     arn: &str,
@@ -131,41 +111,16 @@ async fn split_as_asked(shared: &Shared, headers: &HeaderMap, arn: &str) -> Resu
     if let Ok(listed) = endpoint_shards(shared, headers, arn).await? {
         stream.sync(&listed);
     }
+    let mut cache = shared.splits.cache.lock().await;
     for children in asked {
         for backend in stream.open_backends() {
-            let last = last_sequence(shared, headers, arn, &backend).await?;
-            stream.split(&backend, last.as_deref().unwrap_or("0"), children);
+            let read = cache.entry((arn.to_owned(), backend.clone())).or_default();
+            // Refused, the split is made at the last record read.
+            _ = cache::pull_to_end(shared, headers, (arn, &backend), read).await?;
+            stream.split(&backend, read.last().unwrap_or("0"), children);
         }
     }
     Ok(())
-}
-
-/// The sequence number of the last record of the endpoint's shard `backend`, read to its end.
-async fn last_sequence(
-    shared: &Shared,
-    headers: &HeaderMap,
-    arn: &str,
-    backend: &str,
-) -> Result<Option<String>, UpstreamError> {
-    let input = json!({ "StreamArn": arn, "ShardId": backend, "ShardIteratorType": "TRIM_HORIZON" });
-    let Ok(answer) = call(shared, headers, "GetShardIterator", &input).await? else { return Ok(None) };
-    let (mut iterator, mut last) = (answer["ShardIterator"].as_str().map(str::to_owned), None);
-    while let Some(at) = iterator.take() {
-        let Ok(page) = call(shared, headers, "GetRecords", &json!({ "ShardIterator": at })).await? else {
-            break;
-        };
-        let records = page["Records"].as_array().cloned().unwrap_or_default();
-        if records.is_empty() {
-            break;
-        }
-        last = records
-            .iter()
-            .rev()
-            .find_map(|record| record["dynamodb"]["SequenceNumber"].as_str())
-            .map(str::to_owned);
-        iterator = page["NextShardIterator"].as_str().map(str::to_owned);
-    }
-    Ok(last)
 }
 
 /// `DescribeStream`: the endpoint's description with the served shards, all in one page.
@@ -208,43 +163,4 @@ async fn describe(
         fields.remove("LastEvaluatedShardId");
     }
     Ok(Reply::json(&described))
-}
-
-/// `GetShardIterator` of a served shard: the endpoint's iterator of the shard it is cut from,
-/// from where the served shard begins at the earliest.
-async fn iterator(
-    shared: &Shared,
-    headers: &HeaderMap,
-    arn: &str,
-    request: &Value,
-) -> Result<Reply, UpstreamError> {
-    let id = request["ShardId"].as_str().unwrap_or_default();
-    let shard = {
-        let mut served = shared.splits.served.write().await;
-        let stream = served.entry(arn.to_owned()).or_default();
-        if stream.find(id).is_none() {
-            if let Ok(listed) = endpoint_shards(shared, headers, arn).await? {
-                stream.sync(&listed);
-            }
-        }
-        stream.find(id).cloned()
-    };
-    let Some(shard) = shard else {
-        return Ok(Reply::refused("ResourceNotFoundException", &format!("Shard {id} does not exist")));
-    };
-    let mut input = request.clone();
-    input["ShardId"] = json!(shard.backend);
-    if request["ShardIteratorType"] == "TRIM_HORIZON" {
-        if let Some(after) = shard.after.as_ref().filter(|after| after.as_str() != "0") {
-            input["ShardIteratorType"] = json!("AFTER_SEQUENCE_NUMBER");
-            input["SequenceNumber"] = json!(after);
-        }
-    }
-    let answer = match call(shared, headers, "GetShardIterator", &input).await? {
-        Ok(answer) => answer,
-        Err(refused) => return Ok(refused),
-    };
-    let inner = answer["ShardIterator"].as_str().unwrap_or_default().to_owned();
-    let served = ServedIterator { arn: arn.to_owned(), shard: shard.id, inner };
-    Ok(Reply::json(&json!({ "ShardIterator": served.encode() })))
 }

@@ -24,10 +24,11 @@ pub(crate) struct ServedShard {
 }
 
 impl ServedShard {
-    /// Whether it holds the record numbered `sequence`, of the item with `keys`.
-    pub fn holds(&self, sequence: &str, keys: &Value) -> bool {
+    /// Whether it holds the record numbered `sequence`, of the item whose key is `key` (its
+    /// [`key_text`]).
+    pub fn holds(&self, sequence: &str, key: &str) -> bool {
         let after_start = self.after.as_deref().is_none_or(|after| order(sequence, after).is_gt());
-        after_start && !self.past_end(sequence) && self.owns(keys)
+        after_start && !self.past_end(sequence) && self.owns(key)
     }
 
     /// Whether the record numbered `sequence` comes after its last one.
@@ -36,9 +37,9 @@ impl ServedShard {
     }
 
     /// Whether the item with `keys` is one of its items.
-    fn owns(&self, keys: &Value) -> bool {
+    fn owns(&self, key: &str) -> bool {
         self.path.iter().enumerate().all(|(depth, (children, which))| {
-            key_hash(keys, depth) % u64::from(*children) == u64::from(*which)
+            key_hash(key, depth) % u64::from(*children) == u64::from(*which)
         })
     }
 }
@@ -145,16 +146,44 @@ fn next_number(number: &str) -> String {
     String::from_utf8(digits).unwrap_or_default()
 }
 
-/// A hash of an item's key (as a stream record's `Keys`), different at every depth of splits.
-fn key_hash(keys: &Value, depth: usize) -> u64 {
-    // Sorted by attribute name, whatever order the record lists them in.
-    let sorted: BTreeMap<&str, String> = keys
+/// The decimal number before `number` (`0` stays `0`).
+pub(crate) fn previous_number(number: &str) -> String {
+    let mut digits: Vec<u8> = number.bytes().filter(u8::is_ascii_digit).collect();
+    if digits.iter().all(|digit| *digit == b'0') {
+        return "0".to_owned();
+    }
+    for digit in digits.iter_mut().rev() {
+        if *digit == b'0' {
+            *digit = b'9';
+        } else {
+            *digit -= 1;
+            break;
+        }
+    }
+    let text = String::from_utf8(digits).unwrap_or_default();
+    let trimmed = text.trim_start_matches('0');
+    if trimmed.is_empty() {
+        "0".to_owned()
+    } else {
+        trimmed.to_owned()
+    }
+}
+
+/// An item's key (a stream record's `Keys`) as one text, its attributes sorted by name whatever
+/// order the record lists them in.
+pub(crate) fn key_text(keys: &Value) -> String {
+    let sorted: BTreeMap<&str, &Value> = keys
         .as_object()
-        .map(|keys| keys.iter().map(|(name, value)| (name.as_str(), value.to_string())).collect())
+        .map(|keys| keys.iter().map(|(name, value)| (name.as_str(), value)).collect())
         .unwrap_or_default();
+    serde_json::to_string(&sorted).unwrap_or_default()
+}
+
+/// A hash of an item's key (its [`key_text`]), different at every depth of splits.
+fn key_hash(key: &str, depth: usize) -> u64 {
     // SipHash with fixed keys: the same in every process of one build.
     let mut hasher = std::hash::DefaultHasher::new();
-    (depth, sorted).hash(&mut hasher);
+    (depth, key).hash(&mut hasher);
     hasher.finish()
 }
 
@@ -176,14 +205,14 @@ mod tests {
         stream.split("shard-a", "105", 4);
         let parent = stream.find("shard-a").cloned().expect("the parent");
         assert_eq!(parent.until.as_deref(), Some("105"));
-        assert!(parent.holds("105", &json!({"pk": {"S": "a"}})));
-        assert!(!parent.holds("106", &json!({"pk": {"S": "a"}})));
+        assert!(parent.holds("105", &key_text(&json!({"pk": {"S": "a"}}))));
+        assert!(!parent.holds("106", &key_text(&json!({"pk": {"S": "a"}}))));
         let children: Vec<&ServedShard> =
             stream.shards.iter().filter(|shard| shard.parent.is_some()).collect();
         assert_eq!(children.len(), 4);
         assert!(children.iter().all(|child| child.starting == "106"));
         for n in 0..200 {
-            let keys = json!({"pk": {"S": format!("item {n}")}, "sk": {"S": "x"}});
+            let keys = key_text(&json!({"pk": {"S": format!("item {n}")}, "sk": {"S": "x"}}));
             let holders = children.iter().filter(|child| child.holds("106", &keys)).count();
             assert_eq!(holders, 1, "every later record in exactly one child");
             assert_eq!(children.iter().filter(|child| child.holds("105", &keys)).count(), 0);
@@ -197,7 +226,7 @@ mod tests {
         stream.split("shard-a", "110", 2);
         assert_eq!(stream.shards.len(), 7, "one parent, two children, four grandchildren");
         for n in 0..200 {
-            let keys = json!({"pk": {"S": format!("item {n}")}});
+            let keys = key_text(&json!({"pk": {"S": format!("item {n}")}}));
             let child = stream.shards[1..3].iter().find(|child| child.holds("107", &keys)).expect("a child");
             let grandchild =
                 stream.shards[3..].iter().find(|shard| shard.holds("111", &keys)).expect("a grandchild");
@@ -212,5 +241,9 @@ mod tests {
         assert_eq!(next_number("199"), "200");
         assert_eq!(next_number("999"), "1000");
         assert_eq!(next_number("0"), "1");
+        assert_eq!(previous_number("200"), "199");
+        assert_eq!(previous_number("1000"), "999");
+        assert_eq!(previous_number("1"), "0");
+        assert_eq!(previous_number("0"), "0");
     }
 }

@@ -1,5 +1,6 @@
 //! The splits asked for, and the streams served split: what the emulator keeps of them.
 
+use super::cache::Cache;
 use super::shards::ServedStream;
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
@@ -9,6 +10,8 @@ use std::sync::{Mutex, PoisonError};
 pub(crate) struct Splits {
     /// By stream ARN. A split holds it for writing, a page being read for reading.
     pub(super) served: tokio::sync::RwLock<HashMap<String, ServedStream>>,
+    /// The endpoint's records read so far. Taken after `served`, never before it.
+    pub(super) cache: tokio::sync::Mutex<Cache>,
     /// Children a split makes, by table name, in the order asked.
     asked: Mutex<HashMap<String, Vec<u32>>>,
 }
