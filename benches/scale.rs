@@ -24,8 +24,8 @@
 #[path = "support/machine.rs"]
 #[allow(dead_code)] // the watch and the CPU seconds are used
 mod machine;
-#[path = "support/scale_feed.rs"]
-mod scale_feed;
+#[path = "support/scale_stream.rs"]
+mod scale_stream;
 
 use dynashard::metadata::ShardMetadata;
 use dynashard::reshard::{Backfill, Layout, Phase, Verify};
@@ -34,12 +34,14 @@ use dynashard_local::emulator::{Emulator, PartitionLimits};
 use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};
 
-const ITEMS: usize = 3_200;
-const SEGMENTS: u32 = 64;
+/// Items a worker: `n` workers reshard a table of `n` times as many.
+const PER_WORKER: usize = 800;
+/// Pieces of the scans a worker (50 items each, whatever the count).
+const PIECES_PER_WORKER: u32 = 16;
 /// Items a scan page: small, so that each segment takes several round trips.
 const PAGE: u32 = 10;
 /// The round trip, unless `SCALE_ROUND_TRIP_MS` sets another.
-const ROUND_TRIP_MS: u64 = 50;
+const ROUND_TRIP_MS: u64 = 200;
 /// The worker counts, unless `SCALE_WORKERS` lists others (`1,16`); the first is the baseline.
 const WORKERS: [usize; 4] = [1, 4, 16, 64];
 const METADATA: &str = "ScaleBenchMetadata";
@@ -68,7 +70,7 @@ struct Album {
 
 /// The items: sizes from 200 B to 8 KB by a fixed pseudo-random sequence, and a few artists
 /// that most items share (the first artist holds about a third of them).
-fn albums() -> Vec<Album> {
+fn albums(count: usize) -> Vec<Album> {
     let mut state: u64 = 0x2545_f491_4f6c_dd1d;
     let mut next = move || {
         state ^= state << 13;
@@ -76,7 +78,7 @@ fn albums() -> Vec<Album> {
         state ^= state << 17;
         state
     };
-    (0..ITEMS)
+    (0..count)
         .map(|n| {
             let size = 200 + (next() % 7_800) as usize;
             let artist = match next() % 9 {
@@ -101,7 +103,8 @@ fn run(runtime: &tokio::runtime::Runtime, setup: &Setup, workers: usize, round: 
         let table = format!("ScaleBench{round}x{workers}");
         let direct = setup.direct.clone().with_table_name::<Bench>(&table).expect("a table name");
         direct.create_table::<Bench>().await.expect("create the table");
-        direct.batch_put(&setup.albums).await.expect("the preload");
+        let items = PER_WORKER * workers;
+        direct.batch_put(&albums(items)).await.expect("the preload");
         let db = setup.emulated.clone().with_table_name::<Bench>(&table).expect("a table name");
         db.start_resharding::<Album>(Bench::BY_TITLE, Bench::BY_TITLE_NEXT, Layout::hash(64))
             .await
@@ -121,7 +124,7 @@ fn run(runtime: &tokio::runtime::Runtime, setup: &Setup, workers: usize, round: 
             let db = db.clone();
             async move {
                 let options = Backfill::default()
-                    .segments(SEGMENTS)
+                    .segments(PIECES_PER_WORKER * workers as u32)
                     .concurrency(1)
                     .page_size(PAGE)
                     .worker(format!("w{worker}"));
@@ -134,17 +137,17 @@ fn run(runtime: &tokio::runtime::Runtime, setup: &Setup, workers: usize, round: 
         catch_up.await.expect("the catch-up task").expect("the catch-up");
         assert!(states.iter().all(|state| state.phase == Phase::Backfilled));
         let started = Instant::now();
-        let options = Verify::default().segments(workers as u32).concurrency(workers).page_size(PAGE);
+        let pieces = PIECES_PER_WORKER * workers as u32;
+        let options = Verify::default().segments(pieces).concurrency(workers).page_size(PAGE);
         let found = db.verify_resharding::<Album>(Bench::BY_TITLE, options).await.expect("a verification");
         let verify = started.elapsed().as_secs_f64();
-        assert!(found.is_clean() && found.scanned == 2 * ITEMS as u64, "{found:?}");
+        assert!(found.is_clean() && found.scanned == 2 * items as u64, "{found:?}");
         direct.delete_table::<Bench>().await.expect("delete the table");
         (backfill, verify)
     })
 }
 
 struct Setup {
-    albums: Vec<Album>,
     /// Straight to the backend, for the preload.
     direct: Db,
     /// Through the emulator.
@@ -174,10 +177,12 @@ fn main() {
     let feeding = Db::new(dynashard::client_for_endpoint(emulator.endpoint()))
         .with_streams_client(dynashard::client::streams_client_for_endpoint(emulator.endpoint()))
         .with_shard_metadata(metadata());
-    let parts = knob("SCALE_PARTS").unwrap_or_else(|| "scans,feed".into());
-    let setup = Setup { albums: albums(), direct, emulated };
+    let parts = knob("SCALE_PARTS").unwrap_or_else(|| "scans,stream".into());
+    let setup = Setup { direct, emulated };
 
-    println!("scale: {ITEMS} items, {SEGMENTS} segments, pages of {PAGE}, a round trip of {round_trip:?}");
+    println!(
+        "scale: {PER_WORKER} items and {PIECES_PER_WORKER} pieces a worker, pages of {PAGE}, a round trip of {round_trip:?}"
+    );
     let watch = machine::Watch::start();
     let mut rates: Vec<(usize, f64, f64)> = Vec::new();
     let cores = std::thread::available_parallelism().map_or(1, usize::from) as f64;
@@ -194,7 +199,8 @@ fn main() {
         // One thread near 100%: what it runs (the embedded DynamoDB's one SQLite thread, say)
         // binds the rate however many workers wait on it.
         let (busiest, share) = machine::busiest_thread(&threads, &machine::thread_seconds(), wall);
-        let (backfill_rate, verify_rate) = (ITEMS as f64 / backfill, 2.0 * ITEMS as f64 / verify);
+        let items = (PER_WORKER * workers) as f64;
+        let (backfill_rate, verify_rate) = (items / backfill, 2.0 * items / verify);
         println!(
             "  {workers:>2} workers: backfill {backfill:>6.2} s ({backfill_rate:>7.0} items/s), verification {verify:>6.2} s ({verify_rate:>7.0} items/s), cores {:.0}% busy, busiest thread {busiest} {:.0}%",
             busy * 100.0,
@@ -202,25 +208,39 @@ fn main() {
         );
         rates.push((workers, backfill_rate, verify_rate));
     }
-    let mut drains: Vec<(usize, f64)> = Vec::new();
-    for workers in counts.iter().copied().filter(|_| parts.contains("feed")) {
+    let mut drains: Vec<(usize, f64, f64)> = Vec::new();
+    for workers in counts.iter().copied().filter(|_| parts.contains("stream")) {
         let (own, children) = machine::cpu_seconds();
         let threads = machine::thread_seconds();
-        let drained =
-            runtime.block_on(scale_feed::drain(&setup.direct, &feeding, &emulator, workers, round_trip));
+        let started = Instant::now();
+        let feed = runtime.block_on(scale_stream::drain_feed(
+            &setup.direct,
+            &feeding,
+            &emulator,
+            workers,
+            round_trip,
+        ));
+        let catch_up =
+            runtime.block_on(scale_stream::drain_catch_up(&setup.direct, &feeding, &emulator, workers));
+        let wall = started.elapsed().as_secs_f64();
         let (own_now, children_now) = machine::cpu_seconds();
-        let busy = (own_now + children_now - own - children) / (drained.seconds * cores);
-        let (busiest, share) = machine::busiest_thread(&threads, &machine::thread_seconds(), drained.seconds);
-        let rate = drained.records as f64 / drained.seconds;
+        let busy = (own_now + children_now - own - children) / (wall * cores);
+        let (busiest, share) = machine::busiest_thread(&threads, &machine::thread_seconds(), wall);
+        let (feed_rate, catch_up_rate) =
+            (feed.records as f64 / feed.seconds, catch_up.records as f64 / catch_up.seconds);
         println!(
-            "  {workers:>2} feed workers: {} records over {workers} shards in {:>6.2} s ({rate:>7.0} records/s, {} handed over again), cores {:.0}% busy, busiest thread {busiest} {:.0}%",
-            drained.records,
-            drained.seconds,
-            drained.repeated,
+            "  {workers:>2} workers: feed {} records over {workers} shards {:>6.2} s ({feed_rate:>7.0} records/s, {} handed over again), catch-up {} over {} shards {:>6.2} s ({catch_up_rate:>7.0} records/s, {} placed again), cores {:.0}% busy, busiest thread {busiest} {:.0}%",
+            feed.records,
+            feed.seconds,
+            feed.repeated,
+            catch_up.records,
+            workers * scale_stream::CATCH_UP_SHARDS,
+            catch_up.seconds,
+            catch_up.repeated,
             busy * 100.0,
             share * 100.0
         );
-        drains.push((workers, rate));
+        drains.push((workers, feed_rate, catch_up_rate));
     }
     watch.report();
     // The baseline is the first count (one worker unless `SCALE_WORKERS` says otherwise).
@@ -239,10 +259,11 @@ fn main() {
     };
     let backfill = line("backfill", rates.iter().map(|entry| (entry.0, entry.1)).collect());
     let verify = line("verify", rates.iter().map(|entry| (entry.0, entry.2)).collect());
-    let feed = line("feed", drains);
+    let feed = line("feed", drains.iter().map(|entry| (entry.0, entry.1)).collect());
+    let catch_up = line("catch_up", drains.iter().map(|entry| (entry.0, entry.2)).collect());
     let throttled = emulator.usage().throttled_requests();
     println!(
-        "scale: round_trip_ms={} items={ITEMS}{backfill}{verify}{feed} worst={worst:.2} throttled={throttled}",
+        "scale: round_trip_ms={} per_worker={PER_WORKER}{backfill}{verify}{feed}{catch_up} worst={worst:.2} throttled={throttled}",
         round_trip.as_millis()
     );
 }

@@ -176,6 +176,14 @@ async fn a_child_page_holds_as_many_of_its_records_as_asked() {
             );
             at = page.next_shard_iterator;
         }
+        // Read again after its last record: nothing more, however large the page asked.
+        let last = read.last().cloned().expect("a record");
+        let again = streams.get_shard_iterator().stream_arn(&arn).shard_id(&child).sequence_number(&last);
+        let again =
+            again.shard_iterator_type(aws_sdk_dynamodbstreams::types::ShardIteratorType::AfterSequenceNumber);
+        let again = again.send().await.expect("an iterator").shard_iterator.expect("open");
+        let again = streams.get_records().shard_iterator(again).limit(1000).send().await.expect("a page");
+        assert!(again.records().is_empty(), "{} records after the last", again.records().len());
         let held: usize = pages.iter().sum();
         assert!(held > 60 && held < 140, "a child holds about a quarter of the items: {pages:?}");
         let (last, full) = pages.split_last().expect("pages");

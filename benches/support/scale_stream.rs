@@ -1,0 +1,224 @@
+//! The stream parts of the scale benchmark: `n` workers drain a backlog that grows with `n`
+//! from a stream that the emulator splits into as many shards as they read at once (DynamoDB
+//! gives a busy table's stream many shards; the local backends keep one), all through the
+//! emulator.
+//! A change feed's workers read one shard at a time (`concurrency(1)`), and the handler spends
+//! one round trip a page, as a handler that writes each page downstream does; a resharding's
+//! catch-up workers read four shards at once, as they do, over four times as many shards, and
+//! place each item written into the target layout. The work grows with the
+//! workers, so the rate of `n` of them is measured on a backlog of the size they would be run
+//! for.
+
+use dynashard::changes::ChangePage;
+use dynashard::reshard::Layout;
+use dynashard::{Db, Entity, Table};
+use dynashard_local::emulator::Emulator;
+use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Records of a feed's backlog a worker (and a shard: one each).
+pub const PER_WORKER: usize = 400;
+/// Shards of the stream a catch-up worker: as many as one reads at once.
+pub const CATCH_UP_SHARDS: usize = 4;
+/// Records of a catch-up's backlog a shard.
+const PER_CATCH_UP_SHARD: usize = 200;
+/// Records a page of the stream.
+const PAGE: u32 = 25;
+
+#[derive(Table)]
+#[table(
+    name = "ScaleFeed",
+    pk = "pk",
+    sk = "sk",
+    shard_metadata = "ScaleBenchMetadata",
+    stream = "new_image"
+)]
+pub struct Events;
+
+#[derive(Entity, Serialize, Deserialize, Clone)]
+#[entity(table = Events, pk = "event#{id}", sk = "event")]
+struct Event {
+    id: u32,
+    body: String,
+}
+
+#[derive(Table)]
+#[table(
+    name = "ScaleCatchUp",
+    pk = "pk",
+    sk = "sk",
+    shard_metadata = "ScaleBenchMetadata",
+    stream = "new_image"
+)]
+#[gsi(ByTitle(pk = "title_pk", sk = "title_sk"))]
+#[gsi(ByTitleNext(pk = "next_pk", sk = "next_sk"))]
+pub struct Catalog;
+
+#[derive(Entity, Serialize, Deserialize, Clone)]
+#[entity(table = Catalog, pk = "record#{id}", sk = "record")]
+#[gsi(ByTitle(pk = "records", sk = "{title}"))]
+#[shard(ByTitle(hash = 16, by = title))]
+struct Record {
+    id: u32,
+    title: String,
+    body: String,
+}
+
+/// What the handlers were handed: every record's sequence number once, and how many in all.
+#[derive(Default)]
+struct Handled {
+    distinct: HashSet<String>,
+    all: u64,
+}
+
+/// One drain: its seconds, the records in the backlog and those handed over more than once.
+pub struct Drained {
+    pub seconds: f64,
+    pub records: usize,
+    pub repeated: u64,
+}
+
+/// Drains a backlog of `workers` times [`PER_WORKER`] records with `workers` feed workers.
+pub async fn drain_feed(
+    direct: &Db,
+    emulated: &Db,
+    emulator: &Emulator,
+    workers: usize,
+    round_trip: Duration,
+) -> Drained {
+    let table = format!("ScaleFeed{workers}");
+    let direct = direct.clone().with_table_name::<Events>(&table).expect("a table name");
+    direct.create_table::<Events>().await.expect("create the table");
+    let db = emulated.clone().with_table_name::<Events>(&table).expect("a table name");
+    let feed = |worker: usize| {
+        let feed = db.change_feed::<Events>("scale").expect("a feed");
+        feed.concurrency(1).page_size(PAGE).lease(Duration::from_secs(10)).worker(format!("w{worker}"))
+    };
+    // The split is made at the feed's first request: the empty shard closes, `workers` children
+    // hold every record written after it.
+    emulator.split_stream(&table, workers as u32);
+    feed(0).begin().await.expect("the feed begins");
+    let records = workers * PER_WORKER;
+    let events: Vec<Event> = (0..records as u32)
+        .map(|id| Event { id, body: "e".repeat(150 + (id as usize * 37) % 100) })
+        .collect();
+    direct.batch_put(&events).await.expect("the backlog");
+
+    let handled = Arc::new(Mutex::new(Handled::default()));
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let stop = Arc::new(stop);
+    let started = Instant::now();
+    let tasks: Vec<_> = (0..workers)
+        .map(|worker| {
+            let (feed, handled, stop, mut stopped) =
+                (feed(worker), handled.clone(), stop.clone(), stopped.clone());
+            tokio::spawn(async move {
+                let handler = |page: ChangePage| {
+                    let (handled, stop) = (handled.clone(), stop.clone());
+                    async move {
+                        tokio::time::sleep(round_trip).await; // the page written downstream
+                        let mut handled = handled.lock().expect("the tally");
+                        handled.all += page.records.len() as u64;
+                        handled
+                            .distinct
+                            .extend(page.records.into_iter().filter_map(|record| record.sequence_number));
+                        if handled.distinct.len() >= records {
+                            _ = stop.send(true);
+                        }
+                        Ok(())
+                    }
+                };
+                let stopped = async move { _ = stopped.wait_for(|stop| *stop).await };
+                feed.run(handler, Duration::from_millis(100), stopped).await.expect("a feed worker")
+            })
+        })
+        .collect();
+    stopped.clone().wait_for(|stop| *stop).await.expect("the backlog is drained");
+    let seconds = started.elapsed().as_secs_f64();
+    for task in tasks {
+        task.await.expect("a feed worker's task");
+    }
+    let repeated = handled.lock().map(|handled| handled.all - handled.distinct.len() as u64).unwrap_or(0);
+    direct.delete_table::<Events>().await.expect("delete the table");
+    Drained { seconds, records, repeated }
+}
+
+/// Drains a backlog of items written during a resharding with `workers` catch-up workers, each
+/// running passes until every item has its place: [`CATCH_UP_SHARDS`] shards a worker (each
+/// reads that many at once), of 200 records each.
+pub async fn drain_catch_up(direct: &Db, emulated: &Db, emulator: &Emulator, workers: usize) -> Drained {
+    let table = format!("ScaleCatchUp{workers}");
+    let direct = direct.clone().with_table_name::<Catalog>(&table).expect("a table name");
+    direct.create_table::<Catalog>().await.expect("create the table");
+    let db = emulated.clone().with_table_name::<Catalog>(&table).expect("a table name");
+    db.start_resharding::<Record>(Catalog::BY_TITLE, Catalog::BY_TITLE_NEXT, Layout::hash(64))
+        .await
+        .expect("a resharding starts");
+    // The split is made at the first pass: the empty shard closes, `workers` children hold
+    // every record written after it.
+    emulator.split_stream(&table, (workers * CATCH_UP_SHARDS) as u32);
+    db.catch_up::<Record>(Catalog::BY_TITLE).await.expect("a first pass");
+    let records = workers * CATCH_UP_SHARDS * PER_CATCH_UP_SHARD;
+    let items: Vec<Record> = (0..records as u32)
+        .map(|id| Record {
+            id,
+            title: format!("title {id:06}"),
+            body: "r".repeat(150 + (id as usize * 37) % 100),
+        })
+        .collect();
+    // Written past dynashard (as a writer that knows nothing of the resharding writes): only the
+    // catch-up gives them their place in the target layout.
+    raw_put(&direct, &table, &items).await;
+
+    let placed = Arc::new(AtomicU64::new(0));
+    let (done, finished) = tokio::sync::watch::channel(false);
+    let done = Arc::new(done);
+    let started = Instant::now();
+    let tasks: Vec<_> = (0..workers)
+        .map(|_| {
+            let (db, placed, done) = (db.clone(), placed.clone(), done.clone());
+            tokio::spawn(async move {
+                while !*done.borrow() {
+                    let pass = db.catch_up::<Record>(Catalog::BY_TITLE).await.expect("a catch-up pass");
+                    if placed.fetch_add(pass.placed, Ordering::Relaxed) + pass.placed >= records as u64 {
+                        _ = done.send(true);
+                    }
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+            })
+        })
+        .collect();
+    finished.clone().wait_for(|done| *done).await.expect("the backlog is placed");
+    let seconds = started.elapsed().as_secs_f64();
+    for task in tasks {
+        task.await.expect("a catch-up worker's task");
+    }
+    // Placed more than once: an item placed again after a pass lost its shard's lease.
+    let repeated = placed.load(Ordering::Relaxed).saturating_sub(records as u64);
+    direct.delete_table::<Catalog>().await.expect("delete the table");
+    Drained { seconds, records, repeated }
+}
+
+/// Writes `items` to `table` with the SDK's `BatchWriteItem`, as dynashard would without the
+/// resharding: their keys in the source layout only.
+async fn raw_put(db: &Db, table: &str, items: &[Record]) {
+    use aws_sdk_dynamodb::types::{PutRequest, WriteRequest};
+    for chunk in items.chunks(25) {
+        let mut requests: Vec<WriteRequest> = chunk
+            .iter()
+            .map(|item| {
+                let item = dynashard::item::to_item(item).expect("an item");
+                let put = PutRequest::builder().set_item(Some(item)).build().expect("a put");
+                WriteRequest::builder().put_request(put).build()
+            })
+            .collect();
+        while !requests.is_empty() {
+            let written = db.client().batch_write_item().request_items(table, requests).send().await;
+            let written = written.expect("a batch write");
+            requests = written.unprocessed_items.and_then(|mut left| left.remove(table)).unwrap_or_default();
+        }
+    }
+}
