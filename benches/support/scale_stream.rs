@@ -182,7 +182,15 @@ pub async fn drain_catch_up(direct: &Db, emulated: &Db, emulator: &Emulator, wor
             let (db, placed, done) = (db.clone(), placed.clone(), done.clone());
             tokio::spawn(async move {
                 while !*done.borrow() {
-                    let pass = db.catch_up::<Record>(Catalog::BY_TITLE).await.expect("a catch-up pass");
+                    // A pass that fails for a while is tried again, as `run_catch_up` does.
+                    let pass = match db.catch_up::<Record>(Catalog::BY_TITLE).await {
+                        Ok(pass) => pass,
+                        Err(error) if error.is_transient() => {
+                            tokio::time::sleep(Duration::from_millis(500)).await;
+                            continue;
+                        }
+                        Err(error) => panic!("a catch-up pass: {error}"),
+                    };
                     if placed.fetch_add(pass.placed, Ordering::Relaxed) + pass.placed >= records as u64 {
                         _ = done.send(true);
                     }
