@@ -4,9 +4,7 @@
 //! records of the endpoint's for each of its own).
 
 use super::shards::{key_text, order};
-use super::{call, Reply, Shared, UpstreamError};
-use hyper::HeaderMap;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::HashMap;
 
 /// The most records one `GetRecords` answers.
@@ -47,7 +45,7 @@ impl ReadRecords {
     }
 
     /// Keeps the records of a page of the endpoint's that follow the last one kept.
-    fn append(&mut self, page: &[Value]) {
+    pub fn append(&mut self, page: &[Value]) {
         for record in page {
             let Some(sequence) = record["dynamodb"]["SequenceNumber"].as_str() else { continue };
             if self.last().is_none_or(|last| order(sequence, last).is_gt()) {
@@ -61,59 +59,10 @@ impl ReadRecords {
 /// The records read of every endpoint shard, by stream ARN and shard id.
 pub(crate) type Cache = HashMap<(String, String), ReadRecords>;
 
-/// Reads one more page of endpoint shard `backend` of stream `arn` into `read`: `Ok(true)` when
-/// the shard may hold more records now (the page was full).
-pub(super) async fn pull(
-    shared: &Shared,
-    headers: &HeaderMap,
-    (arn, backend): (&str, &str),
-    read: &mut ReadRecords,
-) -> Result<Result<bool, Reply>, UpstreamError> {
-    let mut input = json!({ "StreamArn": arn, "ShardId": backend, "ShardIteratorType": "TRIM_HORIZON" });
-    if let Some(last) = read.last() {
-        input["ShardIteratorType"] = json!("AFTER_SEQUENCE_NUMBER");
-        input["SequenceNumber"] = json!(last);
-    }
-    let iterator = match call(shared, headers, "GetShardIterator", &input).await? {
-        Ok(answer) => answer["ShardIterator"].as_str().map(str::to_owned),
-        Err(refused) => return Ok(Err(refused)),
-    };
-    let Some(iterator) = iterator else { return Ok(Ok(false)) };
-    let page = match call(
-        shared,
-        headers,
-        "GetRecords",
-        &json!({ "ShardIterator": iterator, "Limit": MOST_RECORDS }),
-    )
-    .await?
-    {
-        Ok(page) => page,
-        Err(refused) => return Ok(Err(refused)),
-    };
-    let records = page["Records"].as_array().map_or(&[][..], Vec::as_slice);
-    read.append(records);
-    Ok(Ok(records.len() >= MOST_RECORDS && page["NextShardIterator"].is_string()))
-}
-
-/// Reads endpoint shard `backend` of stream `arn` to its last record now.
-pub(super) async fn pull_to_end(
-    shared: &Shared,
-    headers: &HeaderMap,
-    shard: (&str, &str),
-    read: &mut ReadRecords,
-) -> Result<Result<(), Reply>, UpstreamError> {
-    loop {
-        match pull(shared, headers, shard, read).await? {
-            Ok(true) => continue,
-            Ok(false) => return Ok(Ok(())),
-            Err(refused) => return Ok(Err(refused)),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn record(sequence: &str) -> Value {
         json!({ "dynamodb": { "SequenceNumber": sequence } })
