@@ -18,8 +18,6 @@ use serde::{Deserialize, Serialize};
 const MAX_SORT_KEY: usize = 1024;
 /// Characters of the sort keys past their common prefix that cuts are interpolated over.
 const DIGITS: usize = 3;
-/// Unicode scalar values, surrogates left out: the base of one digit.
-const BASE: u128 = 0x11_0000 - 0x800;
 
 /// A slice of one partition of the source index: the sort keys from `from` (inclusive) to
 /// `until` (exclusive), either end open when `None`.
@@ -127,35 +125,81 @@ pub(crate) fn pieces(partitions: &[Sampled], wanted: u32) -> Vec<Piece> {
 }
 
 /// Up to `pieces - 1` sort keys, strictly ascending, spread evenly between `first` and `last`
-/// (by the first characters after their common prefix, as numbers): where the pieces of a
-/// partition are cut. None when `first` is not below `last`, and none longer than a key
-/// condition takes.
+/// (by the first characters after their common prefix, as numbers whose digits are the
+/// characters from the lowest to the highest of those the two hold there: keys of digits or
+/// letters are cut by digits or letters, not by the whole of Unicode, most of which no key
+/// uses): where the pieces of a partition are cut. None when `first` is not below `last`, none
+/// outside the two, and none longer than a key condition takes.
 pub(crate) fn cuts(first: &str, last: &str, pieces: u32) -> Vec<String> {
     if first >= last || pieces < 2 {
         return Vec::new();
     }
     let prefix: String =
         first.chars().zip(last.chars()).take_while(|(a, b)| a == b).map(|(a, _)| a).collect();
-    let low = number(&first[prefix.len()..]);
-    let high = number(&last[prefix.len()..]);
+    let (first_rest, last_rest) = (&first[prefix.len()..], &last[prefix.len()..]);
+    let alphabet = Alphabet::of(first_rest, last_rest);
+    let (low, high) = (alphabet.number(first_rest), alphabet.number(last_rest));
     let mut cuts: Vec<String> = (1..pieces as u128)
         .map(|step| low + (high - low) * step / pieces as u128)
         .map(|value| {
             let mut cut = prefix.clone();
-            cut.extend(characters(value));
-            cut.trim_end_matches('\0').to_owned()
+            cut.extend(alphabet.characters(value));
+            cut
         })
-        .filter(|cut| !cut.is_empty() && cut.len() <= MAX_SORT_KEY)
+        .filter(|cut| cut.as_str() > first && cut.as_str() <= last && cut.len() <= MAX_SORT_KEY)
         .collect();
     cuts.sort();
     cuts.dedup();
     cuts
 }
 
-/// The first [`DIGITS`] characters of `text` as a number, a missing one as 0.
-fn number(text: &str) -> u128 {
-    let mut chars = text.chars();
-    (0..DIGITS).fold(0, |value, _| value * BASE + chars.next().map_or(0, digit))
+/// The digits of the numbers cuts are made of: the characters from `low` to `low + base - 1`
+/// (as [`digit`] numbers them, the surrogates' gap closed).
+struct Alphabet {
+    low: u128,
+    base: u128,
+}
+
+impl Alphabet {
+    /// From the lowest to the highest character among the first [`DIGITS`] of `a` and `b`,
+    /// widened to the whole run of decimal digits or of letters an end is one of (keys between
+    /// "00003" and "12797" hold 8s and 9s too).
+    fn of(a: &str, b: &str) -> Self {
+        let seen = a.chars().take(DIGITS).chain(b.chars().take(DIGITS));
+        let (low, high) = seen.fold((char::MAX, '\0'), |(low, high), c| (low.min(c), high.max(c)));
+        let low = match low {
+            '1'..='9' => '0',
+            'b'..='z' => 'a',
+            'B'..='Z' => 'A',
+            other => other,
+        };
+        let high = match high {
+            '0'..='8' => '9',
+            'a'..='y' => 'z',
+            'A'..='Y' => 'Z',
+            other => other,
+        };
+        let (low, high) = (digit(low.min(high)), digit(high));
+        Self { low, base: (high - low + 1).max(2) }
+    }
+
+    /// The first [`DIGITS`] characters of `text` as a number, a missing one as the lowest.
+    fn number(&self, text: &str) -> u128 {
+        let mut chars = text.chars();
+        (0..DIGITS).fold(0, |value, _| {
+            let d = chars.next().map_or(0, |c| digit(c).clamp(self.low, self.low + self.base - 1) - self.low);
+            value * self.base + d
+        })
+    }
+
+    /// The [`DIGITS`] characters of `value`, most significant first.
+    fn characters(&self, value: u128) -> impl Iterator<Item = char> + '_ {
+        (0..DIGITS).rev().map(move |place| {
+            let digit = self.low + (value / self.base.pow(place as u32)) % self.base;
+            let scalar = if digit >= 0xD800 { digit + 0x800 } else { digit };
+            char::from_u32(scalar as u32).unwrap_or(char::MAX)
+        })
+    }
 }
 
 /// A character's digit: its scalar value with the surrogates' gap closed, in the same order.
@@ -166,15 +210,6 @@ fn digit(c: char) -> u128 {
     } else {
         value
     }
-}
-
-/// The [`DIGITS`] characters of `value`, most significant first.
-fn characters(value: u128) -> impl Iterator<Item = char> {
-    (0..DIGITS).rev().map(move |place| {
-        let digit = (value / BASE.pow(place as u32)) % BASE;
-        let scalar = if digit >= 0xD800 { digit + 0x800 } else { digit };
-        char::from_u32(scalar as u32).unwrap_or(char::MAX)
-    })
 }
 
 #[cfg(test)]
@@ -234,6 +269,17 @@ mod tests {
         assert_eq!(second[0].condition(), "#pk = :pk AND #sk < :until");
         assert_eq!(second[1].condition(), "#pk = :pk AND #sk BETWEEN :from AND :until");
         assert_eq!(second[2].condition(), "#pk = :pk AND #sk >= :from");
+    }
+
+    #[test]
+    fn keys_of_digits_are_cut_into_pieces_of_about_their_share() {
+        let keys: Vec<String> = (3..12_798).map(|n| format!("title {n:06}")).collect();
+        let partition = sampled("p", Some((&keys[0], &keys[keys.len() - 1])));
+        let pieces = pieces(&[partition], 16);
+        let held: Vec<usize> =
+            pieces.iter().map(|piece| keys.iter().filter(|key| piece.holds(key)).count()).collect();
+        assert_eq!(held.iter().sum::<usize>(), keys.len());
+        assert!(held.iter().all(|count| *count < 2 * keys.len() / 16), "{held:?}");
     }
 
     #[test]
