@@ -9,11 +9,14 @@
 //!
 //! Prints one summary line:
 //! `reshard: items=… workers=1,2,4 items_per_s=…,…,… loop_items_per_s=… per_worker_vs_loop=…,…,…
-//! budget_wcu=… consumed_wcu_per_s=… budget_ratio=… lost=0 doubled=0 verify_s=… with_catch_up_s=…`.
+//! budget_wcu=… consumed_wcu_per_s=… budget_ratio=… budget_ratio_2_of_8=… lost=0 doubled=0 verify_s=…
+//! with_catch_up_s=…`.
 //! Rates are of the scan (to its last page written: the writes the loop makes too);
 //! `with_catch_up_s` adds the catch-up that follows it (the import's records in the stream, read
-//! back and found placed). Targets: the one-worker backfill at least 0.9x the loop; consumed write
-//! units a second within 10% of the budget.
+//! back and found placed). `budget_ratio` is of two workers holding all 8 segments,
+//! `budget_ratio_2_of_8` of two holding one segment each at a time (`.concurrency(1)`). Targets:
+//! the one-worker backfill at least 0.9x the loop; consumed write units a second within 10% of the
+//! budget, in both runs.
 //!
 //! ```text
 //! cargo bench --bench reshard                      # 10,000 items; DYNASHARD_BENCH_ITEMS=n for more
@@ -115,13 +118,14 @@ async fn check(db: &Db, items: usize) -> (usize, u64) {
     (items - placed.min(items), written.saturating_sub(items as u64))
 }
 
-/// The backfill by `workers` workers (each a `Db` of its own, as a process would be); returns
+/// The backfill by `workers` workers (each a `Db` of its own, as a process would be) working on
+/// up to `concurrency` of the 8 segments at once each; returns
 /// the time its scan took (to the last page written: the writes the loop makes too), the time
 /// with the catch-up that follows, and the write units the scan consumed.
 async fn backfill(
     connection: &dynashard_local::Connection,
     run: &str,
-    workers: usize,
+    (workers, concurrency): (usize, usize),
     budget: Option<Budget>,
 ) -> (Duration, Duration, f64) {
     let started = Instant::now();
@@ -131,7 +135,7 @@ async fn backfill(
         let last_page = std::sync::Arc::clone(&last_page);
         let mut options = Backfill::default()
             .segments(8)
-            .concurrency(8 / workers)
+            .concurrency(concurrency)
             .worker(format!("w{worker}"))
             .on_progress(move |_| *last_page.lock().expect("lock") = Instant::now());
         if let Some(budget) = budget {
@@ -235,7 +239,7 @@ fn main() {
         for workers in [1, 2, 4] {
             let (connection, run) = (fresh().await, format!("w{workers}"));
             let db = prepared(&connection, &run, &albums).await;
-            let (took, with_catch_up, consumed) = backfill(&connection, &run, workers, None).await;
+            let (took, with_catch_up, consumed) = backfill(&connection, &run, (workers, 8 / workers), None).await;
             totals.push(format!("{:.1}", with_catch_up.as_secs_f64()));
             let rate = items as f64 / took.as_secs_f64();
             rates.push(format!("{rate:.0}"));
@@ -256,17 +260,26 @@ fn main() {
         let connection = fresh().await;
         let db = prepared(&connection, "budget", &albums).await;
         let held = Budget { write_units: Some(budget), read_units: None };
-        let (took, _, consumed) = backfill(&connection, "budget", 2, Some(held)).await;
+        let (took, _, consumed) = backfill(&connection, "budget", (2, 4), Some(held)).await;
         let consumed_per_s = consumed / took.as_secs_f64();
+        let (missing, twice) = check(&db, items).await;
+        (lost, doubled) = (lost + missing, doubled + twice);
+        // The same budget, the workers holding 2 of the 8 segments between them at a time.
+        let connection = fresh().await;
+        let db = prepared(&connection, "budget_held", &albums).await;
+        let (took, _, consumed) = backfill(&connection, "budget_held", (2, 1), Some(held)).await;
+        let consumed_held_per_s = consumed / took.as_secs_f64();
         let (missing, twice) = check(&db, items).await;
         (lost, doubled) = (lost + missing, doubled + twice);
         println!(
             "reshard: items={items} workers=1,2,4 items_per_s={} loop_items_per_s={loop_rate:.0} \
              per_worker_vs_loop={} budget_wcu={budget} consumed_wcu_per_s={consumed_per_s:.0} \
-             budget_ratio={:.2} lost={lost} doubled={doubled} verify_s={verify_s:.1} with_catch_up_s={}",
+             budget_ratio={:.2} budget_ratio_2_of_8={:.2} lost={lost} doubled={doubled} verify_s={verify_s:.1} \
+             with_catch_up_s={}",
             rates.join(","),
             per_worker.join(","),
             consumed_per_s / f64::from(budget),
+            consumed_held_per_s / f64::from(budget),
             totals.join(","),
         );
     });

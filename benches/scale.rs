@@ -29,6 +29,9 @@
 //! ```text
 //! cargo bench --bench scale
 //! ```
+//!
+//! `SCALE_TRACE=1` prints the resharding's events as they come (each segment leased, done or
+//! taken over), with the time, for finding what a slow run waited on.
 
 #[path = "support/machine.rs"]
 #[allow(dead_code)] // the watch and the CPU seconds are used
@@ -169,6 +172,11 @@ struct Setup {
 }
 
 fn main() {
+    if std::env::var_os("SCALE_TRACE").is_some() {
+        use tracing_subscriber::prelude::*;
+        let reshard = tracing_subscriber::filter::filter_fn(|event| event.target() == "dynashard::reshard");
+        tracing_subscriber::registry().with(tracing_subscriber::fmt::layer().with_filter(reshard)).init();
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime");
     let backend =
         dynashard_local::Backend::from_env_or(dynashard_local::Backend::Embedded).expect("a backend");

@@ -5,7 +5,7 @@
 //!
 //! This binary re-executes itself as the workers (selected by an environment variable). Runs
 //! without the libtest harness, so it prints its own summary line. `DYNASHARD_KILL_ITEMS` sets
-//! how many items: by default 50,000 on DynamoDB Local and 10,000 on the embedded backend (which
+//! how many items: by default 20,000 on DynamoDB Local and 10,000 on the embedded backend (which
 //! serves every worker from one thread and reads a whole table for each page of a scan segment,
 //! so 50,000 items there take longer than a request may), so that the suite stays quick;
 //! `DYNASHARD_KILL_ITEMS=200000 cargo test --test reshard_kill` runs it at full size (about ten
@@ -109,7 +109,7 @@ async fn killed_worker_is_taken_over() {
     let items: usize = std::env::var("DYNASHARD_KILL_ITEMS")
         .ok()
         .and_then(|n| n.parse().ok())
-        .unwrap_or(if embedded { 10_000 } else { 50_000 });
+        .unwrap_or(if embedded { 10_000 } else { 20_000 });
     let endpoint = dynashard_local::shared_endpoint().await.expect("DynamoDB Local");
     let table = format!("ReshardKillTests-{}", std::process::id());
     let db = db(&endpoint, &table);

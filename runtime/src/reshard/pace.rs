@@ -111,13 +111,12 @@ impl Pace {
         Pace { read: Lane::new(now), write: Lane::new(now) }
     }
 
-    /// Sets this segment's share: `budget` split evenly over the `unfinished` segments (every
-    /// segment not yet done, held or not), so that the segments running anywhere never spend
-    /// more than the budget together.
-    pub fn share(&mut self, budget: Budget, unfinished: u32, now: Instant) {
+    /// Sets this segment's share: `budget` split evenly over the `held` segments (those being
+    /// worked on, by any worker), so that the segments running anywhere spend the budget
+    /// together and no more.
+    pub fn share(&mut self, budget: Budget, held: u32, now: Instant) {
         // A budget of 0 is the least there can be (one unit a second), not none.
-        let split =
-            |units: Option<u32>| units.map(|units| f64::from(units.max(1)) / f64::from(unfinished.max(1)));
+        let split = |units: Option<u32>| units.map(|units| f64::from(units.max(1)) / f64::from(held.max(1)));
         for (lane, rate) in
             [(&mut self.read, split(budget.read_units)), (&mut self.write, split(budget.write_units))]
         {
@@ -200,7 +199,7 @@ mod tests {
     }
 
     #[test]
-    fn fewer_unfinished_segments_get_larger_shares() {
+    fn fewer_held_segments_get_larger_shares() {
         let now = Instant::now();
         let mut pace = Pace::new(now);
         pace.share(budget(100), 4, now);

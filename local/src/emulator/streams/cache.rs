@@ -3,19 +3,20 @@
 //! the endpoint's records, not `n` (a child of a stream split 64 ways would otherwise read 64
 //! records of the endpoint's for each of its own).
 
-use super::shards::{key_text, order};
+use super::shards::{key_hash, order};
 use serde_json::Value;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The most records one `GetRecords` answers.
 pub(super) const MOST_RECORDS: usize = 1_000;
 
-/// One record read: its sequence number, its item's key (as [`key_text`] writes it, once, not
-/// once a served shard), and the record.
+/// One record read: its sequence number, its item's [`key_hash`] (once, not once a served
+/// shard), and the record.
 #[derive(Debug)]
 pub(crate) struct Read {
     pub sequence: String,
-    pub key: String,
+    pub key: u64,
     pub record: Value,
 }
 
@@ -23,9 +24,38 @@ pub(crate) struct Read {
 #[derive(Debug, Default)]
 pub(crate) struct ReadRecords {
     records: Vec<Read>,
+    /// The number of the last pull (as [`Pulls`] numbers them) that read the shard to its end.
+    read_to_end_by: u64,
+}
+
+/// Numbers the pulls of the endpoint's records, in the order they start.
+#[derive(Debug, Default)]
+pub(crate) struct Pulls(AtomicU64);
+
+impl Pulls {
+    /// The number of the last pull started; a pull numbered above it starts after this call.
+    pub fn started(&self) -> u64 {
+        self.0.load(Ordering::SeqCst)
+    }
+
+    /// Numbers a pull that starts now.
+    pub fn start(&self) -> u64 {
+        self.0.fetch_add(1, Ordering::SeqCst) + 1
+    }
 }
 
 impl ReadRecords {
+    /// Records that pull `number` read the shard to its end.
+    pub fn read_to_end(&mut self, number: u64) {
+        self.read_to_end_by = self.read_to_end_by.max(number);
+    }
+
+    /// Whether a pull that started after pull `started` read the shard to its end: every record
+    /// written before then is here, so a request that came then needs no pull of its own.
+    pub fn read_to_end_since(&self, started: u64) -> bool {
+        self.read_to_end_by > started
+    }
+
     /// Where the first record after `after` is (from the first when `None`).
     pub fn first_after(&self, after: Option<&str>) -> usize {
         match after {
@@ -49,7 +79,7 @@ impl ReadRecords {
         for record in page {
             let Some(sequence) = record["dynamodb"]["SequenceNumber"].as_str() else { continue };
             if self.last().is_none_or(|last| order(sequence, last).is_gt()) {
-                let key = key_text(&record["dynamodb"]["Keys"]);
+                let key = key_hash(&record["dynamodb"]["Keys"]);
                 self.records.push(Read { sequence: sequence.to_owned(), key, record: record.clone() });
             }
         }
@@ -80,5 +110,19 @@ mod tests {
         assert_eq!(read.first_after(None), 0);
         assert_eq!(read.first_after(Some("5000")), 3);
         assert!(read.from(7).is_empty());
+    }
+
+    #[test]
+    fn a_read_to_the_end_serves_the_requests_that_came_before_it_started() {
+        let (pulls, mut read) = (Pulls::default(), ReadRecords::default());
+        let before = pulls.started(); // a request comes
+        let number = pulls.start(); // a read of the endpoint starts after it
+        let during = pulls.started(); // another request comes while it runs
+        assert!(!read.read_to_end_since(before), "nothing read yet");
+        read.read_to_end(number);
+        assert!(read.read_to_end_since(before));
+        assert!(!read.read_to_end_since(during), "a write before `during` may be missing from it");
+        read.read_to_end(number - 1); // an earlier read that ended later takes nothing back
+        assert!(read.read_to_end_since(before));
     }
 }

@@ -60,6 +60,7 @@ pub(super) async fn pull(
     (arn, backend): (&str, &str),
     read: &mut ReadRecords,
 ) -> Result<Result<bool, Reply>, UpstreamError> {
+    let number = shared.splits.pulls.start();
     let mut input = json!({ "StreamArn": arn, "ShardId": backend, "ShardIteratorType": "TRIM_HORIZON" });
     if let Some(last) = read.last() {
         input["ShardIteratorType"] = json!("AFTER_SEQUENCE_NUMBER");
@@ -69,7 +70,10 @@ pub(super) async fn pull(
         Ok(answer) => answer["ShardIterator"].as_str().map(str::to_owned),
         Err(refused) => return Ok(Err(refused)),
     };
-    let Some(iterator) = iterator else { return Ok(Ok(false)) };
+    let Some(iterator) = iterator else {
+        read.read_to_end(number);
+        return Ok(Ok(false));
+    };
     let page = match call(
         shared,
         headers,
@@ -83,7 +87,11 @@ pub(super) async fn pull(
     };
     let records = page["Records"].as_array().map_or(&[][..], Vec::as_slice);
     read.append(records);
-    Ok(Ok(records.len() >= MOST_RECORDS && page["NextShardIterator"].is_string()))
+    let more = records.len() >= MOST_RECORDS && page["NextShardIterator"].is_string();
+    if !more {
+        read.read_to_end(number);
+    }
+    Ok(Ok(more))
 }
 
 /// Reads endpoint shard `backend` of stream `arn` to its last record now.

@@ -34,7 +34,7 @@ pub(super) fn keep(
             return Some(Stop::Ended);
         }
         *position = Some(read.sequence.clone());
-        if shard.holds(&read.sequence, &read.key) {
+        if shard.holds(&read.sequence, read.key) {
             kept.push(read.record.clone());
             if kept.len() >= limit {
                 return Some(Stop::Full);

@@ -130,12 +130,16 @@ pub(super) async fn shard_iterator(
 }
 
 /// `GetRecords` of a served shard: up to `Limit` of its records after the iterator's position;
-/// no next iterator once the shard ended.
+/// no next iterator once the shard ended. The endpoint's shard is read further only when no read
+/// of it to its end started after the request came: pages asked for together (a reader of 256
+/// shards) share one read of the endpoint, not one each, and still hold every record written
+/// before they were asked for.
 pub(super) async fn records(
     shared: &Shared,
     headers: &HeaderMap,
     request: &Value,
 ) -> Result<Reply, UpstreamError> {
+    let came = shared.splits.pulls.started();
     let Some(at) = request["ShardIterator"].as_str().and_then(ServedIterator::decode) else {
         return Ok(Reply::refused("ValidationException", "Invalid ShardIterator"));
     };
@@ -147,7 +151,7 @@ pub(super) async fn records(
         request["Limit"].as_u64().map_or(MOST_RECORDS, |limit| (limit as usize).clamp(1, MOST_RECORDS));
     let mut cache = shared.splits.cache.lock().await;
     let read = cache.entry((at.arn.clone(), shard.backend.clone())).or_default();
-    let (mut kept, mut position, mut more) = (Vec::new(), at.after.clone(), true);
+    let (mut kept, mut position, mut more) = (Vec::new(), at.after.clone(), !read.read_to_end_since(came));
     let stop = loop {
         if let Some(stop) = keep(&shard, read, limit, &mut kept, &mut position) {
             break stop;

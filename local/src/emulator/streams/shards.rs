@@ -24,9 +24,9 @@ pub(crate) struct ServedShard {
 }
 
 impl ServedShard {
-    /// Whether it holds the record numbered `sequence`, of the item whose key is `key` (its
-    /// [`key_text`]).
-    pub fn holds(&self, sequence: &str, key: &str) -> bool {
+    /// Whether it holds the record numbered `sequence`, of the item whose key hashes to `key`
+    /// ([`key_hash`]).
+    pub fn holds(&self, sequence: &str, key: u64) -> bool {
         let after_start = self.after.as_deref().is_none_or(|after| order(sequence, after).is_gt());
         after_start && !self.past_end(sequence) && self.owns(key)
     }
@@ -37,9 +37,9 @@ impl ServedShard {
     }
 
     /// Whether the item with `keys` is one of its items.
-    fn owns(&self, key: &str) -> bool {
+    fn owns(&self, key: u64) -> bool {
         self.path.iter().enumerate().all(|(depth, (children, which))| {
-            key_hash(key, depth) % u64::from(*children) == u64::from(*which)
+            at_depth(key, depth) % u64::from(*children) == u64::from(*which)
         })
     }
 }
@@ -169,22 +169,27 @@ pub(crate) fn previous_number(number: &str) -> String {
     }
 }
 
-/// An item's key (a stream record's `Keys`) as one text, its attributes sorted by name whatever
-/// order the record lists them in.
-pub(crate) fn key_text(keys: &Value) -> String {
+/// A hash of an item's key (a stream record's `Keys`), its attributes taken in name order
+/// whatever order the record lists them in: computed once a record, however many shards ask
+/// whether they hold it.
+pub(crate) fn key_hash(keys: &Value) -> u64 {
     let sorted: BTreeMap<&str, &Value> = keys
         .as_object()
         .map(|keys| keys.iter().map(|(name, value)| (name.as_str(), value)).collect())
         .unwrap_or_default();
-    serde_json::to_string(&sorted).unwrap_or_default()
-}
-
-/// A hash of an item's key (its [`key_text`]), different at every depth of splits.
-fn key_hash(key: &str, depth: usize) -> u64 {
     // SipHash with fixed keys: the same in every process of one build.
     let mut hasher = std::hash::DefaultHasher::new();
-    (depth, key).hash(&mut hasher);
+    serde_json::to_string(&sorted).unwrap_or_default().hash(&mut hasher);
     hasher.finish()
+}
+
+/// The key hash `key` at `depth` of splits: mixed with the depth (SplitMix64's finalizer), so
+/// that the children of a child share its items as evenly as it shares its parent's.
+fn at_depth(key: u64, depth: usize) -> u64 {
+    let mut mixed = key ^ (depth as u64).wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    mixed = (mixed ^ (mixed >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    mixed = (mixed ^ (mixed >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    mixed ^ (mixed >> 31)
 }
 
 #[cfg(test)]
@@ -205,17 +210,17 @@ mod tests {
         stream.split("shard-a", "105", 4);
         let parent = stream.find("shard-a").cloned().expect("the parent");
         assert_eq!(parent.until.as_deref(), Some("105"));
-        assert!(parent.holds("105", &key_text(&json!({"pk": {"S": "a"}}))));
-        assert!(!parent.holds("106", &key_text(&json!({"pk": {"S": "a"}}))));
+        assert!(parent.holds("105", key_hash(&json!({"pk": {"S": "a"}}))));
+        assert!(!parent.holds("106", key_hash(&json!({"pk": {"S": "a"}}))));
         let children: Vec<&ServedShard> =
             stream.shards.iter().filter(|shard| shard.parent.is_some()).collect();
         assert_eq!(children.len(), 4);
         assert!(children.iter().all(|child| child.starting == "106"));
         for n in 0..200 {
-            let keys = key_text(&json!({"pk": {"S": format!("item {n}")}, "sk": {"S": "x"}}));
-            let holders = children.iter().filter(|child| child.holds("106", &keys)).count();
+            let keys = key_hash(&json!({"pk": {"S": format!("item {n}")}, "sk": {"S": "x"}}));
+            let holders = children.iter().filter(|child| child.holds("106", keys)).count();
             assert_eq!(holders, 1, "every later record in exactly one child");
-            assert_eq!(children.iter().filter(|child| child.holds("105", &keys)).count(), 0);
+            assert_eq!(children.iter().filter(|child| child.holds("105", keys)).count(), 0);
         }
     }
 
@@ -226,10 +231,10 @@ mod tests {
         stream.split("shard-a", "110", 2);
         assert_eq!(stream.shards.len(), 7, "one parent, two children, four grandchildren");
         for n in 0..200 {
-            let keys = key_text(&json!({"pk": {"S": format!("item {n}")}}));
-            let child = stream.shards[1..3].iter().find(|child| child.holds("107", &keys)).expect("a child");
+            let keys = key_hash(&json!({"pk": {"S": format!("item {n}")}}));
+            let child = stream.shards[1..3].iter().find(|child| child.holds("107", keys)).expect("a child");
             let grandchild =
-                stream.shards[3..].iter().find(|shard| shard.holds("111", &keys)).expect("a grandchild");
+                stream.shards[3..].iter().find(|shard| shard.holds("111", keys)).expect("a grandchild");
             assert_eq!(grandchild.parent.as_deref(), Some(child.id.as_str()));
         }
     }

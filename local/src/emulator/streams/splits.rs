@@ -1,6 +1,6 @@
 //! The splits asked for, and the streams served split: what the emulator keeps of them.
 
-use super::cache::Cache;
+use super::cache::{Cache, Pulls};
 use super::shards::ServedStream;
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
@@ -12,6 +12,8 @@ pub(crate) struct Splits {
     pub(super) served: tokio::sync::RwLock<HashMap<String, ServedStream>>,
     /// The endpoint's records read so far. Taken after `served`, never before it.
     pub(super) cache: tokio::sync::Mutex<Cache>,
+    /// Numbers the reads of the endpoint's records into `cache`.
+    pub(super) pulls: Pulls,
     /// Children a split makes, by table name, in the order asked.
     asked: Mutex<HashMap<String, Vec<u32>>>,
 }

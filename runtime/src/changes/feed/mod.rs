@@ -208,11 +208,11 @@ impl ChangeFeed {
     /// Records where the feed begins, if it has not begun: every shard the stream lists now,
     /// from its oldest record. A feed begun before a write reads that write.
     pub async fn begin(&self) -> Result<()> {
-        let (arn, _) = stream_of(&self.db, &self.table).await?;
         let records = FeedRecords { db: &self.db, table: self.metadata_table(), key: &self.key() };
         if records.read().await?.is_some() {
-            return Ok(());
+            return Ok(()); // begun: its pass checks the stream, no need to describe the table here
         }
+        let (arn, _) = stream_of(&self.db, &self.table).await?;
         let listed = stream::list_shards(&self.db, &arn).await?;
         let leases = Leases { db: (&self.db).into(), table: self.metadata_table() };
         let all: Vec<String> = listed.iter().map(|shard| shard.id.clone()).collect();

@@ -107,8 +107,9 @@ impl Backfill {
 
     /// The capacity the scan's workers may consume together, in units per second, as DynamoDB
     /// reports it (`ConsumedCapacity`). Recorded with the scan, so it holds every worker, and
-    /// a worker given another one changes it for all. Each unfinished segment gets an equal
-    /// share; a worker waits between pages so that its segments spend no more than theirs.
+    /// a worker given another one changes it for all. Each segment being worked on (by any
+    /// worker) gets an equal share; a worker waits between pages so that its segments spend no
+    /// more than theirs.
     pub fn budget(mut self, budget: Budget) -> Self {
         self.budget = Some(budget);
         self

@@ -23,11 +23,24 @@ use std::sync::Arc;
 use std::time::Instant;
 
 /// The budget share every segment of a worker spends by: the scan's budget over the segments
-/// not yet done, as last read.
+/// being worked on, by any worker, as last read.
 #[derive(Debug, Default)]
 pub(super) struct Shares {
     pub plan: std::sync::Mutex<Option<ScanPlan>>,
-    pub unfinished: std::sync::atomic::AtomicU32,
+    pub held: std::sync::atomic::AtomicU32,
+}
+
+impl Shares {
+    /// Records the scan's plan (its budget) as last read, and how many segments share it.
+    pub fn set(&self, plan: ScanPlan, held: u32) {
+        *self.plan.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(plan);
+        self.hold(held);
+    }
+
+    /// Records how many segments the budget is shared among.
+    pub fn hold(&self, segments: u32) {
+        self.held.store(segments, Ordering::Relaxed);
+    }
 }
 
 /// One segment of a scan, as one worker works on it.
@@ -94,6 +107,7 @@ impl Segment<'_> {
                 }
             }
             if done {
+                tracing::debug!(target: "dynashard::reshard", segment = self.segment, read = tally.read, written = tally.written, "segment done");
                 return Ok(());
             }
             let now = Instant::now();
@@ -121,7 +135,7 @@ impl Segment<'_> {
     fn share(&self, pace: &mut Pace, now: Instant) {
         let plan = *self.shares.plan.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let budget = plan.map_or(self.plan.budget, |plan| plan.budget);
-        pace.share(budget, self.shares.unfinished.load(Ordering::Relaxed), now);
+        pace.share(budget, self.shares.held.load(Ordering::Relaxed), now);
     }
 
     /// Runs `work`, beating `lease` every third of the lease time meanwhile; `None` when the

@@ -75,15 +75,14 @@ impl Db {
                     None => {}
                 }
                 let seen = alongside(&mut running, &mut mine, leases.read(&keys)).await??;
-                let unfinished =
-                    keys.iter().filter(|key| !seen.get(*key).is_some_and(|lease| lease.ended)).count();
-                if unfinished == 0 && running.is_empty() {
+                if keys.iter().all(|key| seen.get(key).is_some_and(|lease| lease.ended)) && running.is_empty()
+                {
                     break 'scan;
                 }
-                *shares.plan.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(plan);
-                shares.unfinished.store(unfinished as u32, std::sync::atomic::Ordering::Relaxed);
                 let concurrency = options.concurrency.unwrap_or(usize::MAX);
                 let claimable = self.claimable((&shards, &key, &owner), &plan, &seen, &mine, options);
+                let taking = claimable.len().min(concurrency.saturating_sub(running.len()));
+                shares.set(plan, held(&keys, &seen, &mine, taking));
                 for segment in claimable {
                     if running.len() >= concurrency {
                         break;
@@ -114,6 +113,7 @@ impl Db {
                         (segment, outcome)
                     });
                 }
+                shares.hold(held(&keys, &seen, &mine, 0));
                 next_ended(&mut running, &mut mine, options.poll()).await?;
             }
             return stopped(&mut running, &mut mine, options.poll()).await;
@@ -154,6 +154,21 @@ impl Db {
         claimable.rotate_left(start);
         claimable
     }
+}
+
+/// The segments being worked on, by this worker (`mine`) or another (an unfinished lease with a
+/// holder, as `seen` last): the budget is shared among them, not among every unfinished segment,
+/// so that workers that hold fewer segments than a scan has (`.concurrency(n)`) still spend the
+/// whole budget. A segment another worker took since `seen` was read is counted at the next
+/// look, one poll later: until then this worker spends up to its old share. The `taking`
+/// segments this worker is about to lease count from their first page: a segment started before
+/// the count included it would spend the share of fewer.
+fn held(keys: &[String], seen: &HashMap<String, LeaseRecord>, mine: &BTreeSet<u32>, taking: usize) -> u32 {
+    let held = keys.iter().enumerate().filter(|(segment, key)| {
+        u32::try_from(*segment).is_ok_and(|segment| mine.contains(&segment))
+            || seen.get(*key).is_some_and(|lease| !lease.ended && lease.owner.is_some())
+    });
+    u32::try_from(held.count().saturating_add(taking)).unwrap_or(u32::MAX)
 }
 
 /// Awaits `work` while the segments in `running` go on: their pages and beats never wait for this
@@ -218,4 +233,34 @@ where
         _ = tokio::time::sleep(poll) => {}
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lease(owner: Option<&str>, ended: bool) -> LeaseRecord {
+        LeaseRecord { owner: owner.map(str::to_owned), ended, ..LeaseRecord::default() }
+    }
+
+    #[test]
+    fn the_budget_is_shared_among_the_segments_being_worked_on() {
+        let keys: Vec<String> = (0..64).map(|segment| format!("scan/{segment}")).collect();
+        // This worker holds 8 segments (4 of them not in the leases it read yet); another worker
+        // holds 2; 3 are done, 1 is free, and the rest were never leased.
+        let mine: BTreeSet<u32> = (0..8).collect();
+        let mut seen = HashMap::new();
+        for key in &keys[0..4] {
+            seen.insert(key.clone(), lease(Some("this"), false));
+        }
+        seen.insert(keys[10].clone(), lease(Some("other"), false));
+        seen.insert(keys[11].clone(), lease(Some("other"), false));
+        for key in &keys[20..23] {
+            seen.insert(key.clone(), lease(Some("other"), true));
+        }
+        seen.insert(keys[30].clone(), lease(None, false));
+        assert_eq!(held(&keys, &seen, &mine, 0), 10, "8 of this worker's and 2 of the other's");
+        assert_eq!(held(&keys, &seen, &mine, 3), 13, "and 3 it is about to lease");
+        assert_eq!(held(&keys, &HashMap::new(), &BTreeSet::new(), 0), 0);
+    }
 }
