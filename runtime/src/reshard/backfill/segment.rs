@@ -107,7 +107,7 @@ impl Segment<'_> {
                 }
             }
             if done {
-                tracing::debug!(target: "dynashard::reshard", segment = self.segment, read = tally.read, written = tally.written, "segment done");
+                tracing::debug!(target: "dynashard::reshard", segment = self.segment, piece = ?self.piece, scan_table = self.plan.scan_table, read = tally.read, written = tally.written, "segment done");
                 return Ok(());
             }
             let now = Instant::now();
