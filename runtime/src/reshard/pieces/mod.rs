@@ -89,9 +89,9 @@ fn each(partitions: usize, wanted: u32) -> u32 {
     wanted.div_ceil(partitions.max(1) as u32).max(1)
 }
 
-/// How many pieces [`pieces`] cuts `partitions` partitions into, whatever their sort keys: known
-/// before any is read, so a scan's segments are counted before its pieces are cut.
-pub(crate) fn count(partitions: usize, wanted: u32) -> u32 {
+/// How many pieces [`pieces`] cuts `partitions` partitions into, whatever their sort keys.
+#[cfg(test)]
+fn count(partitions: usize, wanted: u32) -> u32 {
     partitions as u32 * each(partitions, wanted)
 }
 
@@ -122,6 +122,25 @@ pub(crate) fn pieces(partitions: &[Sampled], wanted: u32) -> Vec<Piece> {
             pieces
         })
         .collect()
+}
+
+/// The [`pieces`] of `partitions`, about `wanted` of them, as many as fit in `room` bytes of
+/// JSON: fewer a partition (halved until they fit) rather than none, since a parallel Scan of an
+/// index with few partition keys has as few segments that hold anything; `None` when even one a
+/// partition does not fit.
+pub(crate) fn fitting(partitions: &[Sampled], wanted: u32, room: usize) -> Option<Vec<Piece>> {
+    let mut wanted = wanted;
+    loop {
+        let cut = pieces(partitions, wanted);
+        if serde_json::to_string(&cut).map_or(usize::MAX, |text| text.len()) <= room {
+            return Some(cut);
+        }
+        let each = each(partitions.len(), wanted);
+        if each <= 1 {
+            return None;
+        }
+        wanted = (each / 2).saturating_mul(u32::try_from(partitions.len()).unwrap_or(u32::MAX));
+    }
 }
 
 /// Up to `pieces - 1` sort keys, strictly ascending, spread evenly between `first` and `last`
@@ -252,6 +271,25 @@ mod tests {
         // Keys whose common prefix leaves no room under the key-condition limit.
         let long = "x".repeat(1_023);
         assert!(cuts(&format!("{long}a"), &format!("{long}z"), 4).is_empty());
+    }
+
+    #[test]
+    fn as_many_pieces_are_cut_as_fit_in_a_record() {
+        let short: Vec<Sampled> = (0..16)
+            .map(|shard| sampled(&format!("albums#{shard}"), Some(("title 000003", "title 012797"))))
+            .collect();
+        let cut = fitting(&short, 256, 300 * 1024).expect("256 short pieces fit");
+        assert_eq!(cut.len(), 256, "16 partitions of 16 pieces");
+        assert_eq!(cut.iter().filter(|piece| piece.is_empty()).count(), 0);
+        // Sort keys near the key-condition limit: fewer pieces a partition, never none.
+        let (first, last) = (format!("{}a", "x".repeat(900)), format!("{}z", "x".repeat(900)));
+        let long: Vec<Sampled> =
+            (0..16).map(|shard| sampled(&format!("albums#{shard}"), Some((&first, &last)))).collect();
+        let cut = fitting(&long, 256, 300 * 1024).expect("fewer long pieces fit");
+        let size = serde_json::to_string(&cut).map(|text| text.len()).unwrap_or(usize::MAX);
+        assert!(size <= 300 * 1024 && cut.len() < 256 && cut.len() >= 16, "{} pieces, {size} B", cut.len());
+        assert_eq!(cut.len() % 16, 0, "the same number a partition");
+        assert_eq!(fitting(&long, 256, 100), None, "not even one a partition fits");
     }
 
     #[test]

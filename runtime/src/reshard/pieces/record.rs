@@ -3,7 +3,7 @@
 //! a key of their own that the scan's plan names. Every worker of the scan reads the same
 //! pieces, and a plan never picks up pieces another plan cut, whatever was left behind.
 
-use super::{pieces, Piece, Sampled};
+use super::{fitting, Piece, Sampled};
 use crate::db::Db;
 use crate::entity::Entity;
 use crate::error::{Error, Item, Result};
@@ -15,9 +15,6 @@ use std::time::Duration;
 
 /// The most bytes of pieces one record holds.
 const MAX_RECORD: usize = 300 * 1024;
-/// The most bytes one piece can take in a record: its partition key aside, two sort keys of
-/// DynamoDB's largest, and the JSON around them.
-const MAX_PIECE: usize = 2 * 1024 + 64;
 /// The partitions sampled at once.
 const SAMPLED_AT_ONCE: usize = 16;
 /// How long a worker waits before it reads the pieces of a scan again, at first.
@@ -34,19 +31,6 @@ pub(crate) struct Source<'a> {
     pub wanted: u32,
 }
 
-impl Source<'_> {
-    /// How many pieces it is cut into.
-    pub fn count(&self) -> u32 {
-        super::count(self.partitions.len(), self.wanted)
-    }
-
-    /// Whether its pieces fit in one record, whatever their sort keys.
-    pub fn fits(&self) -> bool {
-        let longest = self.partitions.iter().map(String::len).max().unwrap_or(0);
-        (self.count() as usize).saturating_mul(longest + MAX_PIECE) <= MAX_RECORD
-    }
-}
-
 /// The recorded pieces of a resharding's scans, in the shard metadata table `table`.
 pub(crate) struct PieceRecords<'a> {
     pub db: &'a Db,
@@ -59,16 +43,19 @@ impl PieceRecords<'_> {
         format!("{key}/pieces/{token:016x}")
     }
 
-    /// Cuts the pieces of `source` (of `E`'s table) and records them as the pieces `token` of
-    /// the resharding `key`, unless another worker recorded them first: the first record stands,
-    /// so every worker reads the same pieces.
-    pub async fn cut<E: Entity>(&self, key: &str, token: u64, source: &Source<'_>) -> Result<()> {
-        let pieces = self.db.cut_pieces::<E>(source).await?;
+    /// Cuts the pieces of `source` (of `E`'s table), as many as fit in one record, and records
+    /// them as the pieces `token` of the resharding `key`, unless another worker recorded them
+    /// first: the first record stands, so every worker reads the same pieces. Returns how many
+    /// were cut (the scan's segments); `None`, and nothing recorded, when even one a partition
+    /// would not fit (the scan is then a parallel Scan).
+    pub async fn cut<E: Entity>(&self, key: &str, token: u64, source: &Source<'_>) -> Result<Option<u32>> {
+        let sampled = self.db.sample::<E>(source).await?;
+        let Some(pieces) = fitting(&sampled, source.wanted, MAX_RECORD) else { return Ok(None) };
         // Strings only: serializing cannot fail.
         let text = serde_json::to_string(&pieces).unwrap_or_default();
         let item: Item = [(PIECES.to_owned(), AttributeValue::S(text))].into_iter().collect();
         put_new(self.db, self.table, &Self::key(key, token), item).await?;
-        Ok(())
+        Ok(Some(u32::try_from(pieces.len()).unwrap_or(u32::MAX)))
     }
 
     /// The pieces `token` of the resharding `key` (none without one), which must be `segments`:
@@ -78,9 +65,10 @@ impl PieceRecords<'_> {
         self.load(key, token, segments).await?.ok_or_else(|| self.malformed(key, token, "missing".into()))
     }
 
-    /// [`of`](Self::of), waiting for the worker that began the scan to record its pieces (it cuts
-    /// them right after); once `patience` has passed without them, this worker cuts them from
-    /// `source`, whichever record is first standing.
+    /// [`of`](Self::of), waiting for the pieces to be recorded (the worker that began the scan
+    /// records them before the plan that names them, so they are there unless deleted since);
+    /// once `patience` has passed without them, this worker cuts them from `source`, whichever
+    /// record is first standing.
     pub async fn waiting_for<E: Entity>(
         &self,
         key: &str,
@@ -130,10 +118,10 @@ impl PieceRecords<'_> {
 }
 
 impl Db {
-    /// The pieces of `source` (of `E`'s table): each partition's first and last sort key read,
-    /// and its pieces cut between them.
-    async fn cut_pieces<E: Entity>(&self, source: &Source<'_>) -> Result<Vec<Piece>> {
-        let sampled: Vec<Sampled> = stream::iter(source.partitions.iter().cloned())
+    /// The partitions of `source` (of `E`'s table) as sampled: each one's first and last sort
+    /// key read.
+    async fn sample<E: Entity>(&self, source: &Source<'_>) -> Result<Vec<Sampled>> {
+        stream::iter(source.partitions.iter().cloned())
             .map(|partition| async move {
                 let first = self.end_of::<E>(source, &partition, true).await?;
                 let last = self.end_of::<E>(source, &partition, false).await?;
@@ -141,8 +129,7 @@ impl Db {
             })
             .buffered(SAMPLED_AT_ONCE)
             .try_collect()
-            .await?;
-        Ok(pieces(&sampled, source.wanted))
+            .await
     }
 
     /// The first (or last) sort key of `partition` in `index`, if it holds any item.
