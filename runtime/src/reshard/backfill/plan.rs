@@ -116,26 +116,21 @@ impl Db {
                 seen => {
                     let source = match wanted.scan_table || options.scan_index {
                         true => None,
-                        false => source_of(&Checked::new::<E>(&state)?, options.segments),
-                    };
-                    // The pieces are recorded before the plan that names them: a worker that joins
-                    // the scan finds them, and a plan that loses the race forgets them.
-                    let metadata = reshards.metadata()?;
-                    let pieces_of = PieceRecords { db: self, table: metadata.table() };
-                    let token: u64 = rand::random();
-                    let cut = match &source {
-                        Some(source) => pieces_of.cut::<E>(&key, token, source).await?,
-                        None => None,
+                        false => {
+                            source_of(&Checked::new::<E>(&state)?, options.segments).filter(Source::fits)
+                        }
                     };
                     let plan = ScanPlan {
                         epoch: seen.map_or(1, |plan| plan.epoch + 1),
                         kind: wanted.kind,
-                        segments: cut.unwrap_or(options.segments),
+                        segments: source.as_ref().map_or(options.segments, Source::count),
                         scan_table: wanted.scan_table,
                         began: now_ms(),
                         budget: options.budget.or(seen.map(|plan| plan.budget)).unwrap_or_default(),
-                        pieces: cut.map(|_| token),
+                        pieces: source.as_ref().map(|_| rand::random()),
                     };
+                    let metadata = reshards.metadata()?;
+                    let pieces_of = PieceRecords { db: self, table: metadata.table() };
                     if records.start_scan(&key, &plan, seen.map(|plan| plan.epoch)).await? {
                         tracing::info!(target: "dynashard::reshard", index, kind = ?plan.kind, epoch = plan.epoch, segments = plan.segments, "scan started");
                         if let Some(old) = seen {
@@ -147,10 +142,12 @@ impl Db {
                                 pieces_of.forget(&key, token).await?;
                             }
                         }
+                        // The other workers of the scan wait for these (or cut them themselves,
+                        // should this worker stop before it recorded them).
+                        if let (Some(source), Some(token)) = (&source, plan.pieces) {
+                            pieces_of.cut::<E>(&key, token, source).await?;
+                        }
                         return Ok(plan);
-                    }
-                    if cut.is_some() {
-                        pieces_of.forget(&key, token).await?;
                     }
                     again = false; // another worker started one first: join it if it fits
                 }

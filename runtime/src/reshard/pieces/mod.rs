@@ -89,22 +89,22 @@ fn each(partitions: usize, wanted: u32) -> u32 {
     wanted.div_ceil(partitions.max(1) as u32).max(1)
 }
 
-/// How many pieces [`pieces`] cuts `partitions` partitions into, whatever their sort keys.
-#[cfg(test)]
-fn count(partitions: usize, wanted: u32) -> u32 {
+/// How many pieces [`pieces`] cuts `partitions` partitions into, whatever their sort keys: known
+/// before any is read, so a scan's segments are counted before its pieces are cut.
+pub(crate) fn count(partitions: usize, wanted: u32) -> u32 {
     partitions as u32 * each(partitions, wanted)
 }
 
 /// The pieces of `partitions`, [`count`] of them: the same number a partition, cut where [`cuts`]
-/// puts them, and where a partition has fewer cuts than pieces (too few distinct sort keys), the
-/// rest [empty](Piece::is_empty).
-pub(crate) fn pieces(partitions: &[Sampled], wanted: u32) -> Vec<Piece> {
+/// puts them (no cut longer than `longest` bytes), and where a partition has fewer cuts than
+/// pieces (too few distinct sort keys, or sort keys too long), the rest [empty](Piece::is_empty).
+pub(crate) fn pieces(partitions: &[Sampled], wanted: u32, longest: usize) -> Vec<Piece> {
     let each = each(partitions.len(), wanted);
     partitions
         .iter()
         .flat_map(|sampled| {
             let cuts = match &sampled.bounds {
-                Some((first, last)) => cuts(first, last, each),
+                Some((first, last)) => cuts(first, last, each, longest),
                 None => Vec::new(),
             };
             let starts = std::iter::once(None).chain(cuts.iter().cloned().map(Some));
@@ -124,32 +124,13 @@ pub(crate) fn pieces(partitions: &[Sampled], wanted: u32) -> Vec<Piece> {
         .collect()
 }
 
-/// The [`pieces`] of `partitions`, about `wanted` of them, as many as fit in `room` bytes of
-/// JSON: fewer a partition (halved until they fit) rather than none, since a parallel Scan of an
-/// index with few partition keys has as few segments that hold anything; `None` when even one a
-/// partition does not fit.
-pub(crate) fn fitting(partitions: &[Sampled], wanted: u32, room: usize) -> Option<Vec<Piece>> {
-    let mut wanted = wanted;
-    loop {
-        let cut = pieces(partitions, wanted);
-        if serde_json::to_string(&cut).map_or(usize::MAX, |text| text.len()) <= room {
-            return Some(cut);
-        }
-        let each = each(partitions.len(), wanted);
-        if each <= 1 {
-            return None;
-        }
-        wanted = (each / 2).saturating_mul(u32::try_from(partitions.len()).unwrap_or(u32::MAX));
-    }
-}
-
 /// Up to `pieces - 1` sort keys, strictly ascending, spread evenly between `first` and `last`
 /// (by the first characters after their common prefix, as numbers whose digits are the
 /// characters from the lowest to the highest of those the two hold there: keys of digits or
 /// letters are cut by digits or letters, not by the whole of Unicode, most of which no key
 /// uses): where the pieces of a partition are cut. None when `first` is not below `last`, none
-/// outside the two, and none longer than a key condition takes.
-pub(crate) fn cuts(first: &str, last: &str, pieces: u32) -> Vec<String> {
+/// outside the two, and none longer than `longest` bytes or than a key condition takes.
+pub(crate) fn cuts(first: &str, last: &str, pieces: u32, longest: usize) -> Vec<String> {
     if first >= last || pieces < 2 {
         return Vec::new();
     }
@@ -165,7 +146,7 @@ pub(crate) fn cuts(first: &str, last: &str, pieces: u32) -> Vec<String> {
             cut.extend(alphabet.characters(value));
             cut
         })
-        .filter(|cut| cut.as_str() > first && cut.as_str() <= last && cut.len() <= MAX_SORT_KEY)
+        .filter(|cut| cut.as_str() > first && cut.as_str() <= last && cut.len() <= longest.min(MAX_SORT_KEY))
         .collect();
     cuts.sort();
     cuts.dedup();
@@ -256,7 +237,7 @@ mod tests {
 
     #[test]
     fn cuts_are_spread_between_the_bounds() {
-        let cuts = cuts("album#a", "album#z", 4);
+        let cuts = cuts("album#a", "album#z", 4, MAX_SORT_KEY);
         assert_eq!(cuts.len(), 3);
         assert!(cuts.iter().all(|cut| cut.starts_with("album#") && cut.as_str() > "album#a"));
         assert!(cuts.windows(2).all(|pair| pair[0] < pair[1]));
@@ -265,36 +246,18 @@ mod tests {
 
     #[test]
     fn no_cuts_without_room() {
-        assert!(cuts("b", "a", 4).is_empty());
-        assert!(cuts("a", "a", 4).is_empty());
-        assert!(cuts("a", "b", 1).is_empty());
+        assert!(cuts("b", "a", 4, MAX_SORT_KEY).is_empty());
+        assert!(cuts("a", "a", 4, MAX_SORT_KEY).is_empty());
+        assert!(cuts("a", "b", 1, MAX_SORT_KEY).is_empty());
         // Keys whose common prefix leaves no room under the key-condition limit.
         let long = "x".repeat(1_023);
-        assert!(cuts(&format!("{long}a"), &format!("{long}z"), 4).is_empty());
-    }
-
-    #[test]
-    fn as_many_pieces_are_cut_as_fit_in_a_record() {
-        let short: Vec<Sampled> = (0..16)
-            .map(|shard| sampled(&format!("albums#{shard}"), Some(("title 000003", "title 012797"))))
-            .collect();
-        let cut = fitting(&short, 256, 300 * 1024).expect("256 short pieces fit");
-        assert_eq!(cut.len(), 256, "16 partitions of 16 pieces");
-        assert_eq!(cut.iter().filter(|piece| piece.is_empty()).count(), 0);
-        // Sort keys near the key-condition limit: fewer pieces a partition, never none.
-        let (first, last) = (format!("{}a", "x".repeat(900)), format!("{}z", "x".repeat(900)));
-        let long: Vec<Sampled> =
-            (0..16).map(|shard| sampled(&format!("albums#{shard}"), Some((&first, &last)))).collect();
-        let cut = fitting(&long, 256, 300 * 1024).expect("fewer long pieces fit");
-        let size = serde_json::to_string(&cut).map(|text| text.len()).unwrap_or(usize::MAX);
-        assert!(size <= 300 * 1024 && cut.len() < 256 && cut.len() >= 16, "{} pieces, {size} B", cut.len());
-        assert_eq!(cut.len() % 16, 0, "the same number a partition");
-        assert_eq!(fitting(&long, 256, 100), None, "not even one a partition fits");
+        assert!(cuts(&format!("{long}a"), &format!("{long}z"), 4, MAX_SORT_KEY).is_empty());
     }
 
     #[test]
     fn every_partition_has_a_piece_open_at_both_ends() {
-        let pieces = pieces(&[sampled("albums#0", None), sampled("albums#1", Some(("a", "z")))], 6);
+        let pieces =
+            pieces(&[sampled("albums#0", None), sampled("albums#1", Some(("a", "z")))], 6, MAX_SORT_KEY);
         assert_eq!(pieces.len() as u32, count(2, 6));
         assert_eq!(pieces[0], Piece { partition: "albums#0".into(), from: None, until: None });
         assert!(pieces[1].is_empty() && pieces[2].is_empty(), "an empty partition's other pieces");
@@ -313,7 +276,7 @@ mod tests {
     fn keys_of_digits_are_cut_into_pieces_of_about_their_share() {
         let keys: Vec<String> = (3..12_798).map(|n| format!("title {n:06}")).collect();
         let partition = sampled("p", Some((&keys[0], &keys[keys.len() - 1])));
-        let pieces = pieces(&[partition], 16);
+        let pieces = pieces(&[partition], 16, MAX_SORT_KEY);
         let held: Vec<usize> =
             pieces.iter().map(|piece| keys.iter().filter(|key| piece.holds(key)).count()).collect();
         assert_eq!(held.iter().sum::<usize>(), keys.len());
@@ -322,7 +285,7 @@ mod tests {
 
     #[test]
     fn surrogates_and_the_last_scalar_are_spanned() {
-        let cuts = cuts("\u{D7FF}", "\u{10FFFF}", 8);
+        let cuts = cuts("\u{D7FF}", "\u{10FFFF}", 8, MAX_SORT_KEY);
         assert_eq!(cuts.len(), 7);
         assert!(cuts.iter().all(|cut| cut.as_str() > "\u{D7FF}" && cut.as_str() < "\u{10FFFF}"));
     }
@@ -336,7 +299,7 @@ mod tests {
             last in "\\PC{0,12}",
             wanted in 1u32..70,
         ) {
-            let pieces = pieces(&[sampled("p", Some((&first, &last)))], wanted);
+            let pieces = pieces(&[sampled("p", Some((&first, &last)))], wanted, MAX_SORT_KEY);
             prop_assert_eq!(pieces.len() as u32, count(1, wanted));
             for key in keys.iter().filter(|key| !key.is_empty()) {
                 prop_assert_eq!(pieces.iter().filter(|piece| piece.holds(key)).count(), 1, "{}", key);
@@ -347,7 +310,7 @@ mod tests {
         /// as asked while the keys leave room.
         #[test]
         fn cuts_ascend_within_the_bounds(first in "[a-z]{1,3}", last in "[a-z]{1,3}", wanted in 2u32..64) {
-            let cuts = cuts(&first, &last, wanted);
+            let cuts = cuts(&first, &last, wanted, MAX_SORT_KEY);
             prop_assert!(cuts.windows(2).all(|pair| pair[0] < pair[1]));
             prop_assert!(cuts.len() < wanted as usize);
             for cut in &cuts {

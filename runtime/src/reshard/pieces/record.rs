@@ -3,7 +3,7 @@
 //! a key of their own that the scan's plan names. Every worker of the scan reads the same
 //! pieces, and a plan never picks up pieces another plan cut, whatever was left behind.
 
-use super::{fitting, Piece, Sampled};
+use super::{pieces, Piece, Sampled};
 use crate::db::Db;
 use crate::entity::Entity;
 use crate::error::{Error, Item, Result};
@@ -15,6 +15,11 @@ use std::time::Duration;
 
 /// The most bytes of pieces one record holds.
 const MAX_RECORD: usize = 300 * 1024;
+/// The bytes of JSON around one piece's partition key and sort keys.
+const PIECE_JSON: usize = 64;
+/// The shortest cuts worth making: with less room than this a sort key, the scan is a parallel
+/// Scan instead.
+const SHORTEST_CUT: usize = 32;
 /// The partitions sampled at once.
 const SAMPLED_AT_ONCE: usize = 16;
 /// How long a worker waits before it reads the pieces of a scan again, at first.
@@ -31,6 +36,28 @@ pub(crate) struct Source<'a> {
     pub wanted: u32,
 }
 
+impl Source<'_> {
+    /// How many pieces it is cut into.
+    pub fn count(&self) -> u32 {
+        super::count(self.partitions.len(), self.wanted)
+    }
+
+    /// The longest cut its pieces may have so that they fit in one record whatever the sort
+    /// keys, known before any is read (a partition whose keys need longer cuts gets fewer pieces,
+    /// the rest empty); `None` when there is too little room for cuts worth making.
+    pub fn longest_cut(&self) -> Option<usize> {
+        let partition = self.partitions.iter().map(String::len).max().unwrap_or(0);
+        let each = MAX_RECORD / (self.count().max(1) as usize);
+        let cut = each.saturating_sub(partition + PIECE_JSON) / 2;
+        (cut >= SHORTEST_CUT).then_some(cut)
+    }
+
+    /// Whether its pieces fit in one record, whatever their sort keys.
+    pub fn fits(&self) -> bool {
+        self.longest_cut().is_some()
+    }
+}
+
 /// The recorded pieces of a resharding's scans, in the shard metadata table `table`.
 pub(crate) struct PieceRecords<'a> {
     pub db: &'a Db,
@@ -43,19 +70,16 @@ impl PieceRecords<'_> {
         format!("{key}/pieces/{token:016x}")
     }
 
-    /// Cuts the pieces of `source` (of `E`'s table), as many as fit in one record, and records
-    /// them as the pieces `token` of the resharding `key`, unless another worker recorded them
-    /// first: the first record stands, so every worker reads the same pieces. Returns how many
-    /// were cut (the scan's segments); `None`, and nothing recorded, when even one a partition
-    /// would not fit (the scan is then a parallel Scan).
-    pub async fn cut<E: Entity>(&self, key: &str, token: u64, source: &Source<'_>) -> Result<Option<u32>> {
-        let sampled = self.db.sample::<E>(source).await?;
-        let Some(pieces) = fitting(&sampled, source.wanted, MAX_RECORD) else { return Ok(None) };
+    /// Cuts the pieces of `source` (of `E`'s table) and records them as the pieces `token` of
+    /// the resharding `key`, unless another worker recorded them first: the first record stands,
+    /// so every worker reads the same pieces.
+    pub async fn cut<E: Entity>(&self, key: &str, token: u64, source: &Source<'_>) -> Result<()> {
+        let pieces = self.db.cut_pieces::<E>(source).await?;
         // Strings only: serializing cannot fail.
         let text = serde_json::to_string(&pieces).unwrap_or_default();
         let item: Item = [(PIECES.to_owned(), AttributeValue::S(text))].into_iter().collect();
         put_new(self.db, self.table, &Self::key(key, token), item).await?;
-        Ok(Some(u32::try_from(pieces.len()).unwrap_or(u32::MAX)))
+        Ok(())
     }
 
     /// The pieces `token` of the resharding `key` (none without one), which must be `segments`:
@@ -65,10 +89,9 @@ impl PieceRecords<'_> {
         self.load(key, token, segments).await?.ok_or_else(|| self.malformed(key, token, "missing".into()))
     }
 
-    /// [`of`](Self::of), waiting for the pieces to be recorded (the worker that began the scan
-    /// records them before the plan that names them, so they are there unless deleted since);
-    /// once `patience` has passed without them, this worker cuts them from `source`, whichever
-    /// record is first standing.
+    /// [`of`](Self::of), waiting for the worker that began the scan to record its pieces (it cuts
+    /// them right after); once `patience` has passed without them, this worker cuts them from
+    /// `source`, whichever record is first standing.
     pub async fn waiting_for<E: Entity>(
         &self,
         key: &str,
@@ -118,10 +141,10 @@ impl PieceRecords<'_> {
 }
 
 impl Db {
-    /// The partitions of `source` (of `E`'s table) as sampled: each one's first and last sort
-    /// key read.
-    async fn sample<E: Entity>(&self, source: &Source<'_>) -> Result<Vec<Sampled>> {
-        stream::iter(source.partitions.iter().cloned())
+    /// The pieces of `source` (of `E`'s table): each partition's first and last sort key read,
+    /// and its pieces cut between them.
+    async fn cut_pieces<E: Entity>(&self, source: &Source<'_>) -> Result<Vec<Piece>> {
+        let sampled: Vec<Sampled> = stream::iter(source.partitions.iter().cloned())
             .map(|partition| async move {
                 let first = self.end_of::<E>(source, &partition, true).await?;
                 let last = self.end_of::<E>(source, &partition, false).await?;
@@ -129,7 +152,8 @@ impl Db {
             })
             .buffered(SAMPLED_AT_ONCE)
             .try_collect()
-            .await
+            .await?;
+        Ok(pieces(&sampled, source.wanted, source.longest_cut().unwrap_or(0)))
     }
 
     /// The first (or last) sort key of `partition` in `index`, if it holds any item.
@@ -161,5 +185,49 @@ impl Db {
         self.meter().add(place, crate::consumption::Kind::Read, units.unwrap_or(0.0));
         let item = output.items.and_then(|items| items.into_iter().next());
         Ok(item.and_then(|item| item.get(sk).and_then(|value| value.as_s().ok()).cloned()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::pieces;
+    use super::*;
+
+    fn source(partitions: u32, wanted: u32) -> Source<'static> {
+        let partitions = (0..partitions).map(|shard| format!("albums#{shard}")).collect();
+        Source { index: "ByTitle", keys: ("pk", "sk"), partitions, wanted }
+    }
+
+    #[test]
+    fn pieces_fit_in_a_record_whatever_the_sort_keys() {
+        // 16 workers' 16 pieces each of a source of 16 partitions: 256 pieces, cuts of up to
+        // about 560 bytes, so that sort keys of DynamoDB's longest still fit.
+        let many = source(16, 256);
+        let longest = many.longest_cut().expect("room for cuts");
+        assert!(many.fits() && (500..=1024).contains(&longest), "{longest}");
+        let (first, last) = (format!("{}a", "x".repeat(1_020)), format!("{}z", "x".repeat(1_020)));
+        let (short_first, short_last) = ("title 000003".to_owned(), "title 012797".to_owned());
+        let sampled: Vec<Sampled> = many
+            .partitions
+            .iter()
+            .enumerate()
+            .map(|(at, partition)| {
+                let bounds = if at % 2 == 0 {
+                    (first.clone(), last.clone())
+                } else {
+                    (short_first.clone(), short_last.clone())
+                };
+                Sampled { partition: partition.clone(), bounds: Some(bounds) }
+            })
+            .collect();
+        let cut = pieces(&sampled, many.wanted, longest);
+        assert_eq!(cut.len(), 256);
+        let size = serde_json::to_string(&cut).map_or(usize::MAX, |text| text.len());
+        assert!(size <= MAX_RECORD, "{size} bytes");
+        let short = cut.iter().filter(|piece| piece.partition == "albums#1" && !piece.is_empty()).count();
+        assert_eq!(short, 16, "short keys are cut as wanted");
+        // 64 workers' worth still has room; a count no record holds is a parallel Scan.
+        assert!(source(16, 1_024).fits());
+        assert_eq!(source(16, 16_384).longest_cut(), None);
     }
 }

@@ -149,14 +149,14 @@ impl Db {
             let source = scan::index_of(side, checked, crate::item::table_of::<E>())
                 .filter(|_| !options.scan_index)
                 .and_then(|_| known_partitions(checked.mapping.partition, layout))
-                .map(|partitions| Source { index, keys, partitions, wanted: options.segments });
-            let token = rand::random();
-            let cut = match &source {
-                Some(source) => records.cut::<E>(key, token, source).await?,
-                None => None,
-            };
-            let plan = match cut {
-                Some(segments) => SideRun { segments, pieces: Some(token) },
+                .map(|partitions| Source { index, keys, partitions, wanted: options.segments })
+                .filter(Source::fits);
+            let plan = match source {
+                Some(source) => {
+                    let token = rand::random();
+                    records.cut::<E>(key, token, &source).await?;
+                    SideRun { segments: source.count(), pieces: Some(token) }
+                }
                 None => SideRun { segments: options.segments, pieces: None },
             };
             match side {
