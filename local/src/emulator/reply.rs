@@ -116,6 +116,11 @@ impl Reply {
         Self::error(StatusCode::OK, serde_json::to_vec(body).unwrap_or_default())
     }
 
+    /// An answer of the emulator's own, its JSON body written already.
+    pub(crate) fn json_text(body: String) -> Self {
+        Self::error(StatusCode::OK, body.into_bytes())
+    }
+
     /// An HTTP 400 of the emulator's own: the exception `code` (`ResourceNotFoundException`),
     /// with `message`.
     pub(crate) fn refused(code: &str, message: &str) -> Self {

@@ -3,21 +3,23 @@
 //! the endpoint's records, not `n` (a child of a stream split 64 ways would otherwise read 64
 //! records of the endpoint's for each of its own).
 
+use super::page::Held;
 use super::shards::{key_hash, order};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, PoisonError};
 
 /// The most records one `GetRecords` answers.
 pub(super) const MOST_RECORDS: usize = 1_000;
 
 /// One record read: its sequence number, its item's [`key_hash`] (once, not once a served
-/// shard), and the record.
+/// shard), and the record as JSON text (written into every page that holds it as it is).
 #[derive(Debug)]
 pub(crate) struct Read {
     pub sequence: String,
     pub key: u64,
-    pub record: Value,
+    pub text: Arc<str>,
 }
 
 /// The records read so far of one endpoint shard, in its order.
@@ -56,17 +58,19 @@ impl ReadRecords {
         self.read_to_end_by > started
     }
 
-    /// Where the first record after `after` is (from the first when `None`).
-    pub fn first_after(&self, after: Option<&str>) -> usize {
-        match after {
-            Some(after) => self.records.partition_point(|read| order(&read.sequence, after).is_le()),
-            None => 0,
-        }
-    }
-
     /// The records from `at` on.
     pub fn from(&self, at: usize) -> &[Read] {
         self.records.get(at..).unwrap_or_default()
+    }
+
+    /// The record at `at`, if there is one.
+    pub fn at(&self, at: usize) -> Option<&Read> {
+        self.records.get(at)
+    }
+
+    /// How many records were read.
+    pub fn len(&self) -> usize {
+        self.records.len()
     }
 
     /// The sequence number of the last record read.
@@ -80,14 +84,37 @@ impl ReadRecords {
             let Some(sequence) = record["dynamodb"]["SequenceNumber"].as_str() else { continue };
             if self.last().is_none_or(|last| order(sequence, last).is_gt()) {
                 let key = key_hash(&record["dynamodb"]["Keys"]);
-                self.records.push(Read { sequence: sequence.to_owned(), key, record: record.clone() });
+                let text = Arc::from(record.to_string());
+                self.records.push(Read { sequence: sequence.to_owned(), key, text });
             }
         }
     }
 }
 
-/// The records read of every endpoint shard, by stream ARN and shard id.
-pub(crate) type Cache = HashMap<(String, String), ReadRecords>;
+/// What is kept of one endpoint shard: its records, read by every page served from them and
+/// written only by a pull appending what it read, and the pull under way. A pull asks the
+/// endpoint holding neither the records (pages are served meanwhile) nor any other shard's.
+#[derive(Debug, Default)]
+pub(crate) struct Kept {
+    pub records: tokio::sync::RwLock<ReadRecords>,
+    /// Held by the one pull of the shard at a time, from its start to its records appended.
+    pub pulling: tokio::sync::Mutex<()>,
+    /// Where each served shard's records are among them, by served shard id. Taken while
+    /// `records` is held for reading, and not held across an await.
+    pub held: std::sync::Mutex<HashMap<String, Held>>,
+}
+
+/// What is kept of every endpoint shard, by stream ARN and shard id.
+#[derive(Debug, Default)]
+pub(crate) struct Cache(std::sync::Mutex<HashMap<(String, String), Arc<Kept>>>);
+
+impl Cache {
+    /// What is kept of shard `backend` of stream `arn` (nothing yet, the first time).
+    pub fn of(&self, arn: &str, backend: &str) -> Arc<Kept> {
+        let mut shards = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        Arc::clone(shards.entry((arn.to_owned(), backend.to_owned())).or_default())
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -104,11 +131,8 @@ mod tests {
         read.append(&[record("100"), record("105")]);
         read.append(&[record("105"), record("99"), record("1000")]);
         let sequences: Vec<&str> = read.from(0).iter().map(|read| read.sequence.as_str()).collect();
+        assert_eq!(read.len(), 3);
         assert_eq!(sequences, ["100", "105", "1000"]);
-        assert_eq!(read.first_after(Some("105")), 2);
-        assert_eq!(read.first_after(Some("101")), 1);
-        assert_eq!(read.first_after(None), 0);
-        assert_eq!(read.first_after(Some("5000")), 3);
         assert!(read.from(7).is_empty());
     }
 

@@ -1,7 +1,7 @@
 //! The endpoint's Streams API, as the emulator reads it: its answers, its shards, and its
 //! records read into the emulator's cache.
 
-use super::cache::{ReadRecords, MOST_RECORDS};
+use super::cache::{Kept, MOST_RECORDS};
 use super::shards::EndpointShard;
 use crate::emulator::reply::Reply;
 use crate::emulator::state::Shared;
@@ -36,8 +36,13 @@ pub(super) async fn endpoint_shards(
         Ok(described) => described,
         Err(refused) => return Ok(Err(refused)),
     };
-    let listed = described["StreamDescription"]["Shards"].as_array().cloned().unwrap_or_default();
-    Ok(Ok(listed
+    Ok(Ok(listed_in(&described)))
+}
+
+/// The shards a `DescribeStream` answer of the endpoint's lists.
+pub(super) fn listed_in(described: &Value) -> Vec<EndpointShard> {
+    let listed = described["StreamDescription"]["Shards"].as_array().map_or(&[][..], Vec::as_slice);
+    listed
         .iter()
         .filter_map(|shard| {
             Some(EndpointShard {
@@ -49,20 +54,31 @@ pub(super) async fn endpoint_shards(
                     .to_owned(),
             })
         })
-        .collect()))
+        .collect()
 }
 
-/// Reads one more page of endpoint shard `backend` of stream `arn` into `read`: `Ok(true)` when
-/// the shard may hold more records now (the page was full).
+/// Reads one more page of endpoint shard `backend` of stream `arn` into `kept`, unless a pull
+/// that started after pull number `came` (as [`Pulls`](super::cache::Pulls) numbers them) read
+/// it to its end meanwhile: `Ok(true)` when the shard may hold more records now (the page was
+/// full). One pull of a shard at a time; pages of it are served while the endpoint is asked.
 pub(super) async fn pull(
     shared: &Shared,
     headers: &HeaderMap,
     (arn, backend): (&str, &str),
-    read: &mut ReadRecords,
+    kept: &Kept,
+    came: u64,
 ) -> Result<Result<bool, Reply>, UpstreamError> {
+    let _pulling = kept.pulling.lock().await;
+    let last = {
+        let records = kept.records.read().await;
+        if records.read_to_end_since(came) {
+            return Ok(Ok(false));
+        }
+        records.last().map(str::to_owned)
+    };
     let number = shared.splits.pulls.start();
     let mut input = json!({ "StreamArn": arn, "ShardId": backend, "ShardIteratorType": "TRIM_HORIZON" });
-    if let Some(last) = read.last() {
+    if let Some(last) = last {
         input["ShardIteratorType"] = json!("AFTER_SEQUENCE_NUMBER");
         input["SequenceNumber"] = json!(last);
     }
@@ -71,7 +87,7 @@ pub(super) async fn pull(
         Err(refused) => return Ok(Err(refused)),
     };
     let Some(iterator) = iterator else {
-        read.read_to_end(number);
+        kept.records.write().await.read_to_end(number);
         return Ok(Ok(false));
     };
     let page = match call(
@@ -85,11 +101,12 @@ pub(super) async fn pull(
         Ok(page) => page,
         Err(refused) => return Ok(Err(refused)),
     };
-    let records = page["Records"].as_array().map_or(&[][..], Vec::as_slice);
-    read.append(records);
-    let more = records.len() >= MOST_RECORDS && page["NextShardIterator"].is_string();
+    let page_records = page["Records"].as_array().map_or(&[][..], Vec::as_slice);
+    let more = page_records.len() >= MOST_RECORDS && page["NextShardIterator"].is_string();
+    let mut records = kept.records.write().await;
+    records.append(page_records);
     if !more {
-        read.read_to_end(number);
+        records.read_to_end(number);
     }
     Ok(Ok(more))
 }
@@ -99,10 +116,11 @@ pub(super) async fn pull_to_end(
     shared: &Shared,
     headers: &HeaderMap,
     shard: (&str, &str),
-    read: &mut ReadRecords,
+    kept: &Kept,
 ) -> Result<Result<(), Reply>, UpstreamError> {
+    let came = shared.splits.pulls.started();
     loop {
-        match pull(shared, headers, shard, read).await? {
+        match pull(shared, headers, shard, kept, came).await? {
             Ok(true) => continue,
             Ok(false) => return Ok(Ok(())),
             Err(refused) => return Ok(Err(refused)),

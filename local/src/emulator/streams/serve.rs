@@ -2,15 +2,17 @@
 //! described, iterators given out and pages read.
 
 use super::cache::MOST_RECORDS;
-use super::endpoint::{self, call, endpoint_shards};
+use super::endpoint::{self, call, endpoint_shards, listed_in};
 use super::iterator::ServedIterator;
 use super::page::{keep, Stop};
 use super::shards::previous_number;
+use super::shards::EndpointShard;
 use crate::emulator::reply::Reply;
 use crate::emulator::state::Shared;
 use crate::emulator::upstream::UpstreamError;
 use hyper::HeaderMap;
 use serde_json::{json, Value};
+use std::sync::PoisonError;
 
 /// Makes the splits asked for `arn`'s table: each open shard closes at the endpoint's last
 /// record now.
@@ -28,13 +30,13 @@ pub(super) async fn split_as_asked(
     if let Ok(listed) = endpoint_shards(shared, headers, arn).await? {
         stream.sync(&listed);
     }
-    let mut cache = shared.splits.cache.lock().await;
     for children in asked {
         for backend in stream.open_backends() {
-            let read = cache.entry((arn.to_owned(), backend.clone())).or_default();
+            let kept = shared.splits.cache.of(arn, &backend);
             // Refused, the split is made at the last record read.
-            _ = endpoint::pull_to_end(shared, headers, (arn, &backend), read).await?;
-            stream.split(&backend, read.last().unwrap_or("0"), children);
+            _ = endpoint::pull_to_end(shared, headers, (arn, &backend), &kept).await?;
+            let last = kept.records.read().await.last().map(str::to_owned);
+            stream.split(&backend, last.as_deref().unwrap_or("0"), children);
         }
     }
     Ok(())
@@ -51,11 +53,9 @@ pub(super) async fn describe(
         Ok(described) => described,
         Err(refused) => return Ok(refused),
     };
-    let mut served = shared.splits.served.write().await;
-    let stream = served.entry(arn.to_owned()).or_default();
-    if let Ok(listed) = endpoint_shards(shared, headers, arn).await? {
-        stream.sync(&listed);
-    }
+    serve_listed(shared, arn, &listed_in(&described)).await;
+    let served = shared.splits.served.read().await;
+    let Some(stream) = served.get(arn) else { return Ok(Reply::json(&described)) };
     let after = request["ExclusiveStartShardId"].as_str();
     let start = after
         .and_then(|after| stream.shards.iter().position(|shard| shard.id == after))
@@ -82,6 +82,15 @@ pub(super) async fn describe(
     Ok(Reply::json(&described))
 }
 
+/// Serves the shards of `listed` (the endpoint's, as it lists them now) not served yet: the
+/// streams held for writing only when there are some, so that listings do not wait for pages.
+async fn serve_listed(shared: &Shared, arn: &str, listed: &[EndpointShard]) {
+    let known = shared.splits.served.read().await.get(arn).is_some_and(|stream| stream.serves(listed));
+    if !known {
+        shared.splits.served.write().await.entry(arn.to_owned()).or_default().sync(listed);
+    }
+}
+
 /// `GetShardIterator` of a served shard, of any of the four iterator types.
 pub(super) async fn shard_iterator(
     shared: &Shared,
@@ -90,14 +99,16 @@ pub(super) async fn shard_iterator(
     request: &Value,
 ) -> Result<Reply, UpstreamError> {
     let id = request["ShardId"].as_str().unwrap_or_default();
-    let mut served = shared.splits.served.write().await;
-    let stream = served.entry(arn.to_owned()).or_default();
-    if stream.find(id).is_none() {
+    let find =
+        || async { shared.splits.served.read().await.get(arn).and_then(|stream| stream.find(id)).cloned() };
+    let mut found = find().await;
+    if found.is_none() {
         if let Ok(listed) = endpoint_shards(shared, headers, arn).await? {
-            stream.sync(&listed);
+            serve_listed(shared, arn, &listed).await;
         }
+        found = find().await;
     }
-    let Some(shard) = stream.find(id).cloned() else {
+    let Some(shard) = found else {
         return Ok(Reply::refused("ResourceNotFoundException", &format!("Shard {id} does not exist")));
     };
     let sequence = request["SequenceNumber"].as_str();
@@ -106,12 +117,12 @@ pub(super) async fn shard_iterator(
         (Some("AFTER_SEQUENCE_NUMBER"), Some(sequence)) => Some(sequence.to_owned()),
         (Some("AT_SEQUENCE_NUMBER"), Some(sequence)) => Some(previous_number(sequence)),
         (Some("LATEST"), _) => {
-            let mut cache = shared.splits.cache.lock().await;
-            let read = cache.entry((arn.to_owned(), shard.backend.clone())).or_default();
-            if let Err(refused) = endpoint::pull_to_end(shared, headers, (arn, &shard.backend), read).await? {
+            let kept = shared.splits.cache.of(arn, &shard.backend);
+            if let Err(refused) = endpoint::pull_to_end(shared, headers, (arn, &shard.backend), &kept).await?
+            {
                 return Ok(refused);
             }
-            let last = read.last().map(str::to_owned).or(shard.after.clone());
+            let last = kept.records.read().await.last().map(str::to_owned).or(shard.after.clone());
             // A closed shard's latest is its end.
             match (&shard.until, last) {
                 (Some(until), _) => Some(until.clone()),
@@ -149,27 +160,47 @@ pub(super) async fn records(
     };
     let limit =
         request["Limit"].as_u64().map_or(MOST_RECORDS, |limit| (limit as usize).clamp(1, MOST_RECORDS));
-    let mut cache = shared.splits.cache.lock().await;
-    let read = cache.entry((at.arn.clone(), shard.backend.clone())).or_default();
-    let (mut kept, mut position, mut more) = (Vec::new(), at.after.clone(), !read.read_to_end_since(came));
+    let records = shared.splits.cache.of(&at.arn, &shard.backend);
+    let (mut kept, mut position) = (Vec::new(), at.after.clone());
     let stop = loop {
-        if let Some(stop) = keep(&shard, read, limit, &mut kept, &mut position) {
-            break stop;
+        {
+            // What is kept is looked at and found read to its end under one look, so that a pull
+            // appending meanwhile is either looked at or pulled after.
+            let read = records.records.read().await;
+            let stop = {
+                let mut held = records.held.lock().unwrap_or_else(PoisonError::into_inner);
+                let held = held.entry(shard.id.clone()).or_default();
+                keep(&shard, held, &read, limit, &mut kept, &mut position)
+            };
+            if let Some(stop) = stop {
+                break stop;
+            }
+            if read.read_to_end_since(came) {
+                // A shard closed by a split holds nothing written after it.
+                break if shard.until.is_some() { Stop::Ended } else { Stop::AtEnd };
+            }
         }
-        if !more {
-            // A shard closed by a split holds nothing written after it.
-            break if shard.until.is_some() { Stop::Ended } else { Stop::AtEnd };
-        }
-        match endpoint::pull(shared, headers, (&at.arn, &shard.backend), read).await? {
-            Ok(pulled) => more = pulled,
+        match endpoint::pull(shared, headers, (&at.arn, &shard.backend), &records, came).await? {
+            Ok(_) => {}
             Err(refused) if kept.is_empty() => return Ok(refused),
             Err(_) => break Stop::AtEnd,
         }
     };
-    let mut answer = json!({ "Records": kept });
+    // The records as they were read, written into the answer as they are.
+    let mut body = String::with_capacity(kept.iter().map(|text| text.len() + 1).sum::<usize>() + 200);
+    body.push_str("{\"Records\":[");
+    for (at, text) in kept.iter().enumerate() {
+        if at > 0 {
+            body.push(',');
+        }
+        body.push_str(text);
+    }
+    body.push(']');
     if stop != Stop::Ended {
         let next = ServedIterator { arn: at.arn, shard: at.shard, after: position };
-        answer["NextShardIterator"] = json!(next.encode());
+        body.push_str(",\"NextShardIterator\":");
+        body.push_str(&Value::String(next.encode()).to_string());
     }
-    Ok(Reply::json(&answer))
+    body.push('}');
+    Ok(Reply::json_text(body))
 }

@@ -59,6 +59,11 @@ pub(crate) struct EndpointShard {
 }
 
 impl ServedStream {
+    /// Whether every shard of `listed` is served.
+    pub fn serves(&self, listed: &[EndpointShard]) -> bool {
+        listed.iter().all(|shard| self.shards.iter().any(|served| served.backend == shard.id))
+    }
+
     /// Adds the endpoint's shards not served yet, whole.
     pub fn sync(&mut self, listed: &[EndpointShard]) {
         for shard in listed {

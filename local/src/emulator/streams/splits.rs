@@ -11,7 +11,7 @@ pub(crate) struct Splits {
     /// By stream ARN. A split holds it for writing, a page being read for reading.
     pub(super) served: tokio::sync::RwLock<HashMap<String, ServedStream>>,
     /// The endpoint's records read so far. Taken after `served`, never before it.
-    pub(super) cache: tokio::sync::Mutex<Cache>,
+    pub(super) cache: Cache,
     /// Numbers the reads of the endpoint's records into `cache`.
     pub(super) pulls: Pulls,
     /// Children a split makes, by table name, in the order asked.
