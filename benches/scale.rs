@@ -174,7 +174,9 @@ struct Setup {
 fn main() {
     if std::env::var_os("SCALE_TRACE").is_some() {
         use tracing_subscriber::prelude::*;
-        let reshard = tracing_subscriber::filter::filter_fn(|event| event.target() == "dynashard::reshard");
+        let reshard = tracing_subscriber::filter::filter_fn(|event| {
+            matches!(event.target(), "dynashard::reshard" | "dynashard::changes")
+        });
         tracing_subscriber::registry().with(tracing_subscriber::fmt::layer().with_filter(reshard)).init();
     }
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime");

@@ -16,6 +16,7 @@
 mod holding;
 mod lineage;
 mod pass;
+mod queue;
 mod reader;
 mod stream;
 

@@ -2,12 +2,12 @@
 //! the recorded leases, record new shards, read the shards it can lease, forget the gone ones.
 
 use super::lineage;
+use super::queue::{Queue, Waiting};
 use super::reader::ShardRead;
 use super::stream::{self, stream_of, FeedRecord, FeedRecords};
 use super::{ChangeFeed, ChangePage, FeedPass};
 use crate::error::{Error, Result};
 use crate::metadata::lease::{self, Leases};
-use futures::stream::{self as futures_stream, StreamExt, TryStreamExt};
 use std::collections::BTreeSet;
 use std::future::Future;
 
@@ -48,8 +48,16 @@ impl ChangeFeed {
             return Err(self.gap(reason));
         }
         self.record(&records, &leases, &arn, &listed, &plan.record, recorded.is_none()).await?;
-        let stored =
-            leases.read(&plan.ready.iter().map(|shard| self.lease_key(shard)).collect::<Vec<_>>()).await?;
+        // New shards' lease items were made since the leases were read: read the ready ones again.
+        // Otherwise they are as read (one read was going to be as old as the other for a lease
+        // another process changes meanwhile: its acquisition is refused either way).
+        let stored = match plan.record.is_empty() && recorded.is_some() {
+            true => stored,
+            false => {
+                let ready: Vec<String> = plan.ready.iter().map(|shard| self.lease_key(shard)).collect();
+                leases.read(&ready).await?
+            }
+        };
         let mut pass = FeedPass { caught_up: true, ..FeedPass::default() };
         let mut to_read = Vec::new();
         for shard in listed.iter().filter(|shard| plan.ready.contains(&shard.id)) {
@@ -67,33 +75,7 @@ impl ChangeFeed {
             }
             to_read.push((shard.clone(), seen.cloned()));
         }
-        let reads = futures_stream::iter(to_read)
-            .map(|(shard, seen)| {
-                let (arn, leases) = (&arn, &leases);
-                async move {
-                    // The fence is taken after this pass read that the shard's parent ended (the
-                    // plan), and the parent's last holder took its fence before it marked the
-                    // end: so a child's fence is above every fence a holder of its parent had.
-                    let fences_key = self.fences_key();
-                    let fences = lease::Fences {
-                        db: (&self.db).into(),
-                        table: self.metadata_table(),
-                        key: &fences_key,
-                    };
-                    let floor = fences.above(seen.as_ref().map_or(0, |seen| seen.fence)).await?;
-                    let taken =
-                        leases.acquire(&self.lease_key(&shard.id), seen.as_ref(), &self.owner, floor).await?;
-                    let Some(mut lease) = taken else { return Ok::<_, Error>((shard.id, None)) };
-                    let read = self.read_shard(arn, &shard, &mut lease, handler).await;
-                    if !matches!(read, Ok((ShardRead::Ended | ShardRead::Lost, _))) {
-                        leases.release(&lease).await?;
-                    }
-                    read.map(|read| (shard.id, Some(read)))
-                }
-            })
-            .buffer_unordered(self.concurrency)
-            .try_collect::<Vec<_>>()
-            .await?;
+        let reads = self.read_all(&arn, to_read, handler).await?;
         let ended_now = tally(&mut pass, reads);
         // Forgotten: out of the record first, then the lease item (a recorded shard without one
         // reads as forgotten, never as a gap).
@@ -132,6 +114,108 @@ impl ChangeFeed {
             true => Ok(()),
             false => Err(self.gap("the feed was reset while this pass read it".into())),
         }
+    }
+
+    /// Reads the shards of `to_read` under leases, [`concurrency`](ChangeFeed::concurrency) at
+    /// once, each shard as it was last read by a slot that acquired it; what became of each,
+    /// `None` for a shard another process acquired first.
+    async fn read_all<H, Fut>(
+        &self,
+        arn: &str,
+        to_read: Vec<Waiting>,
+        handler: &H,
+    ) -> Result<Vec<(String, Option<(ShardRead, u64)>)>>
+    where
+        H: Fn(ChangePage) -> Fut + Sync,
+        Fut: Future<Output = Result<()>> + Send,
+    {
+        let first = crate::shard::hash_shard(&self.owner, to_read.len() as u32) as usize;
+        let slots = self.concurrency.clamp(1, to_read.len().max(1));
+        let floor = self.fence_floor(&to_read).await?;
+        let queue = std::sync::Mutex::new(Queue::new(to_read, first));
+        let next = || queue.lock().unwrap_or_else(std::sync::PoisonError::into_inner).next();
+        let slot = || async {
+            let mut read = Vec::new();
+            while let Some((shard, seen)) = next() {
+                match self.lease_and_read(arn, &shard, seen.as_ref(), floor, handler).await? {
+                    Some(outcome) => read.push((shard.id, Some(outcome))),
+                    None => {
+                        read.push((shard.id, None));
+                        read.extend(self.drop_changed(&queue).await?.into_iter().map(|id| (id, None)));
+                    }
+                }
+            }
+            Ok::<_, Error>(read)
+        };
+        let reads = futures::future::try_join_all((0..slots).map(|_| slot())).await?;
+        Ok(reads.into_iter().flatten().collect())
+    }
+
+    /// Acquires the lease of `shard`, as the pass read it (`seen`), and reads the shard under it;
+    /// `None` when another process changed the lease first.
+    async fn lease_and_read<H, Fut>(
+        &self,
+        arn: &str,
+        shard: &lineage::ListedShard,
+        seen: Option<&lease::LeaseRecord>,
+        floor: u64,
+        handler: &H,
+    ) -> Result<Option<(ShardRead, u64)>>
+    where
+        H: Fn(ChangePage) -> Fut + Sync,
+        Fut: Future<Output = Result<()>> + Send,
+    {
+        let leases = Leases { db: (&self.db).into(), table: self.metadata_table() };
+        let Some(mut lease) = leases.acquire(&self.lease_key(&shard.id), seen, &self.owner, floor).await?
+        else {
+            tracing::debug!(target: "dynashard::changes", shard = shard.id, owner = self.owner, "shard taken first by another");
+            return Ok(None);
+        };
+        tracing::debug!(target: "dynashard::changes", shard = shard.id, owner = self.owner, fence = lease.fence, "shard leased");
+        let read = self.read_shard(arn, shard, &mut lease, handler).await;
+        if let Ok((outcome, records)) = &read {
+            tracing::debug!(target: "dynashard::changes", shard = shard.id, owner = self.owner, ?outcome, records, "shard read");
+        }
+        if !matches!(read, Ok((ShardRead::Ended | ShardRead::Lost, _))) {
+            leases.release(&lease).await?;
+        }
+        read.map(Some)
+    }
+
+    /// Reads the leases of the shards still waiting in `queue`, in one request, and drops those
+    /// another process acquired since the pass read them; returns their ids.
+    async fn drop_changed(&self, queue: &std::sync::Mutex<Queue>) -> Result<Vec<String>> {
+        let lock = || queue.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let ids = lock().ids();
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let leases = Leases { db: (&self.db).into(), table: self.metadata_table() };
+        let mut read = leases.read(&ids.iter().map(|id| self.lease_key(id)).collect::<Vec<_>>()).await?;
+        let fresh = ids.into_iter().filter_map(|id| Some((id.clone(), read.remove(&self.lease_key(&id))?)));
+        Ok(lock().drop_changed(&fresh.collect()))
+    }
+
+    /// The least fence of every lease this pass acquires, one value of the feed's [`Fences`]
+    /// counter for all of them (0 when it reads none).
+    ///
+    /// A child shard's lease must be fenced above every fence a holder of its parent had, so
+    /// that a handler can refuse its parent's late applications. The value is taken after the
+    /// pass's plan read that the parent ended, and the parent's last holder took its own fence
+    /// before it marked that end, so the counter handed that out first: the value is above it.
+    /// Every lease the pass acquires is also fenced above its own last fence (see
+    /// [`Leases::acquire`]), so shards that share the floor still fence their holders apart.
+    async fn fence_floor(
+        &self,
+        to_read: &[(lineage::ListedShard, Option<lease::LeaseRecord>)],
+    ) -> Result<u64> {
+        let Some(seen) = to_read.iter().map(|(_, seen)| seen.as_ref().map_or(0, |seen| seen.fence)).max()
+        else {
+            return Ok(0);
+        };
+        let key = self.fences_key();
+        let fences = lease::Fences { db: (&self.db).into(), table: self.metadata_table(), key: &key };
+        fences.above(seen).await
     }
 
     /// Whether the lease of `shard`, held by another process as `seen`, has expired by what this
