@@ -129,10 +129,10 @@ impl ChangeFeed {
         H: Fn(ChangePage) -> Fut + Sync,
         Fut: Future<Output = Result<()>> + Send,
     {
-        let first = crate::shard::hash_shard(&self.owner, to_read.len() as u32) as usize;
+        let seed = rand::random::<u64>();
         let slots = self.concurrency.clamp(1, to_read.len().max(1));
         let floor = self.fence_floor(&to_read).await?;
-        let queue = std::sync::Mutex::new(Queue::new(to_read, first));
+        let queue = std::sync::Mutex::new(Queue::new(to_read, seed));
         let next = || queue.lock().unwrap_or_else(std::sync::PoisonError::into_inner).next();
         let slot = || async {
             let mut read = Vec::new();

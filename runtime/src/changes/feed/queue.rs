@@ -20,14 +20,22 @@ pub(super) struct Queue {
 }
 
 impl Queue {
-    /// The shards of `to_read`, tried from the `first`: the passes of several processes made at
-    /// once start at different shards (each from one a hash of its name picks), rather than all
-    /// but one losing the race for every shard in turn.
-    pub fn new(to_read: Vec<Waiting>, first: usize) -> Self {
-        let mut waiting = VecDeque::from(to_read);
-        let first = first.min(waiting.len());
-        waiting.rotate_left(first);
-        Self { waiting }
+    /// The shards of `to_read`, in an order drawn from `seed`: the passes of several processes
+    /// made at once (each with a seed of its own) try different shards first, and a slot
+    /// refused one tries next a shard as likely free as any, not the one after it, which the
+    /// process that started there is taking.
+    pub fn new(mut to_read: Vec<Waiting>, seed: u64) -> Self {
+        let mut state = seed;
+        // Fisher and Yates's shuffle, by SplitMix64.
+        for at in (1..to_read.len()).rev() {
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut mixed = state;
+            mixed = (mixed ^ (mixed >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            mixed = (mixed ^ (mixed >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            mixed ^= mixed >> 31;
+            to_read.swap(at, (mixed % (at as u64 + 1)) as usize);
+        }
+        Self { waiting: VecDeque::from(to_read) }
     }
 
     /// The next shard to try.
@@ -73,13 +81,21 @@ mod tests {
     }
 
     #[test]
-    fn shards_are_tried_from_the_first_and_around() {
-        let to_read = ["a", "b", "c", "d"].map(|id| (shard(id), None)).to_vec();
-        let mut queue = Queue::new(to_read.clone(), 2);
-        assert_eq!(queue.ids(), ["c", "d", "a", "b"]);
-        assert_eq!(queue.next().map(|(shard, _)| shard.id), Some("c".to_owned()));
-        assert_eq!(Queue::new(to_read, 9).ids(), ["a", "b", "c", "d"], "past the end: from the start");
-        assert!(Queue::new(Vec::new(), 3).next().is_none());
+    fn each_seed_tries_every_shard_once_in_an_order_of_its_own() {
+        let to_read: Vec<Waiting> = (0..64).map(|n| (shard(&format!("shard {n}")), None)).collect();
+        let orders: Vec<Vec<String>> = (0..16).map(|seed| Queue::new(to_read.clone(), seed).ids()).collect();
+        for order in &orders {
+            let mut sorted = order.clone();
+            sorted.sort();
+            let mut all = to_read.iter().map(|(shard, _)| shard.id.clone()).collect::<Vec<_>>();
+            all.sort();
+            assert_eq!(sorted, all, "every shard once");
+        }
+        let firsts: std::collections::HashSet<&String> = orders.iter().map(|order| &order[0]).collect();
+        assert!(firsts.len() >= 10, "16 seeds start at {} shards of 64", firsts.len());
+        assert_eq!(Queue::new(to_read.clone(), 7).ids(), orders[7], "one order a seed");
+        let mut empty = Queue::new(Vec::new(), 3);
+        assert!(empty.next().is_none());
     }
 
     #[test]
@@ -99,7 +115,11 @@ mod tests {
             ("beaten".to_owned(), lease(3, 9)),
             ("made".to_owned(), lease(0, 0)),
         ]);
-        assert_eq!(queue.drop_changed(&fresh), ["acquired", "beaten", "made", "forgotten"]);
-        assert_eq!(queue.ids(), ["same", "still none"]);
+        let sorted = |mut ids: Vec<String>| {
+            ids.sort();
+            ids
+        };
+        assert_eq!(sorted(queue.drop_changed(&fresh)), ["acquired", "beaten", "forgotten", "made"]);
+        assert_eq!(sorted(queue.ids()), ["same", "still none"]);
     }
 }
