@@ -1,7 +1,8 @@
 //! The endpoint's Streams API, as the emulator reads it: its answers, its shards, and its
 //! records read into the emulator's cache.
 
-use super::cache::{Kept, MOST_RECORDS};
+use super::cache::MOST_RECORDS;
+use super::kept::Kept;
 use super::shards::EndpointShard;
 use crate::emulator::reply::Reply;
 use crate::emulator::state::Shared;

@@ -8,7 +8,7 @@
 //!
 //! A split is made at the first Streams request for the table after the call, with that
 //! request's credentials: each open shard closes at the last record written by then. The
-//! endpoint's records are read once ([`endpoint`]) and kept ([`cache`]); a served shard's page
+//! endpoint's records are read once ([`endpoint`]) and kept ([`cache`], [`kept`]); a served shard's page
 //! holds its share of them, filled to the limit asked for ([`page`]), answered by [`serve`].
 //! Iterators are the emulator's own (a shard and a position, [`iterator`]); a split waits for
 //! pages being read, so no page straddles one.
@@ -16,6 +16,7 @@
 mod cache;
 mod endpoint;
 mod iterator;
+mod kept;
 mod page;
 mod serve;
 mod shards;

@@ -1,6 +1,7 @@
 //! The splits asked for, and the streams served split: what the emulator keeps of them.
 
-use super::cache::{Cache, Pulls};
+use super::cache::Pulls;
+use super::kept::Cache;
 use super::shards::ServedStream;
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
