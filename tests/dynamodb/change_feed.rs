@@ -205,3 +205,52 @@ async fn a_running_feed_outlasts_throttling_and_server_errors() {
     }
     assert_eq!(first_seen, (0..100).collect::<Vec<_>>());
 }
+
+/// Turns the stream of `table` off, then on again (a new stream, under a new ARN).
+async fn replace_stream(db: &dynashard::Db, table: &str) {
+    use aws_sdk_dynamodb::types::{StreamSpecification, StreamViewType};
+    for on in [false, true] {
+        let mut stream = StreamSpecification::builder().stream_enabled(on);
+        if on {
+            stream = stream.stream_view_type(StreamViewType::NewAndOldImages);
+        }
+        let stream = stream.build().unwrap();
+        db.client().update_table().table_name(table).stream_specification(stream).send().await.unwrap();
+        // Until the table says so (DynamoDB takes a while; the local backends do it at once).
+        for _ in 0..100 {
+            let described = db.client().describe_table().table_name(table).send().await.unwrap();
+            let enabled = described.table().and_then(|table| table.stream_specification());
+            if enabled.is_some_and(|spec| spec.stream_enabled()) == on {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_feed_whose_stream_was_replaced_fails_with_a_gap() {
+    // A table of its own: the stream is replaced under it.
+    let table = unique("ChangeFeedReplaced");
+    let db = crate::db()
+        .await
+        .with_shard_metadata(ShardMetadata::new("ChangeFeedMetadata"))
+        .with_table_name::<Ledger>(&table)
+        .unwrap();
+    db.create_table::<Ledger>().await.unwrap();
+    db.create_shard_metadata_table().await.unwrap();
+    let feed = db.change_feed::<Ledger>(&unique("replaced")).unwrap().lease(Duration::from_secs(1));
+    feed.begin().await.unwrap();
+    let account = unique("account");
+    db.put(&Entry { account: account.clone(), number: 0 }).await.unwrap();
+    let pass = feed.catch_up(|_| async { Ok(()) }).await.unwrap();
+    assert_eq!(pass.records, 1);
+
+    // The records written while the stream was off are in neither stream: the feed cannot go
+    // on as if it had read them, on the old stream or the new one.
+    replace_stream(&db, &table).await;
+    db.put(&Entry { account, number: 1 }).await.unwrap();
+    let outcome = feed.catch_up(|_| async { Ok(()) }).await;
+    assert!(matches!(outcome, Err(Error::ChangeFeedGap { .. })), "{outcome:?}");
+    db.delete_table::<Ledger>().await.unwrap();
+}
