@@ -31,7 +31,8 @@
 //! ```
 //!
 //! `SCALE_TRACE=1` prints the resharding's events as they come (each segment leased, done or
-//! taken over), with the time, for finding what a slow run waited on.
+//! taken over) and the change feeds' (each shard leased, taken first by another, read), with
+//! the time, for finding what a slow run waited on.
 
 #[path = "support/machine.rs"]
 #[allow(dead_code)] // the watch and the CPU seconds are used
