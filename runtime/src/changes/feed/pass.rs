@@ -205,10 +205,7 @@ impl ChangeFeed {
     /// before it marked that end, so the counter handed that out first: the value is above it.
     /// Every lease the pass acquires is also fenced above its own last fence (see
     /// [`Leases::acquire`]), so shards that share the floor still fence their holders apart.
-    async fn fence_floor(
-        &self,
-        to_read: &[(lineage::ListedShard, Option<lease::LeaseRecord>)],
-    ) -> Result<u64> {
+    async fn fence_floor(&self, to_read: &[Waiting]) -> Result<u64> {
         let Some(seen) = to_read.iter().map(|(_, seen)| seen.as_ref().map_or(0, |seen| seen.fence)).max()
         else {
             return Ok(0);
