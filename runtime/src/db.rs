@@ -28,6 +28,8 @@ pub struct Db {
     pub(crate) buckets: Arc<crate::shard::RecordedBuckets>,
     /// The shard of each directory-listed time bucket its writes use, shared by its clones.
     pub(crate) bucket_affinity: Arc<crate::shard::BucketAffinity>,
+    /// The stream listings its change feeds plan from, shared by its clones.
+    pub(crate) stream_listings: Arc<crate::changes::StreamListings>,
     /// The client of the tables' streams, made from `client` on first use unless given.
     streams: Arc<tokio::sync::OnceCell<aws_sdk_dynamodbstreams::Client>>,
     /// What it consumed and was throttled on, shared by its clones.
@@ -50,6 +52,7 @@ impl Db {
             item_sizes: Arc::default(),
             buckets: Arc::default(),
             bucket_affinity: Arc::default(),
+            stream_listings: Arc::default(),
             streams: Arc::default(),
             meter: Meter::default(),
         }
@@ -127,6 +130,8 @@ impl Db {
     /// with its timeouts.
     pub fn with_streams_client(mut self, client: aws_sdk_dynamodbstreams::Client) -> Self {
         self.streams = Arc::new(tokio::sync::OnceCell::new_with(Some(client)));
+        // What another client listed is not what this one lists (an endpoint of its own).
+        self.stream_listings = Arc::default();
         self
     }
 

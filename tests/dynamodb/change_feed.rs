@@ -230,6 +230,11 @@ async fn replace_stream(db: &dynashard::Db, table: &str) {
 
 #[tokio::test]
 async fn a_feed_whose_stream_was_replaced_fails_with_a_gap() {
+    if !crate::backend_has(
+        "a replaced stream's shards closed (the embedded one serves the old stream as the new)",
+    ) {
+        return;
+    }
     // A table of its own: the stream is replaced under it.
     let table = unique("ChangeFeedReplaced");
     let db = crate::db()

@@ -12,6 +12,7 @@ use dynashard::{Db, Entity, Table};
 use dynashard_local::emulator::{Emulator, PartitionLimits};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -57,9 +58,10 @@ async fn write(db: &Db, versions: std::ops::RangeInclusive<u32>) {
     }
 }
 
-/// Reads `feed` until every version of every item was seen.
-async fn read(feed: ChangeFeed, seen: Seen) {
+/// Reads `feed` until every version of every item was seen; counts its passes in `passes`.
+async fn read(feed: ChangeFeed, seen: Seen, passes: Arc<AtomicU64>) {
     loop {
+        passes.fetch_add(1, Ordering::Relaxed);
         if seen.lock().unwrap().len() >= (ITEMS * VERSIONS) as usize {
             return;
         }
@@ -87,8 +89,12 @@ async fn a_feed_reads_a_splitting_stream_each_version_once_and_each_item_in_orde
     writer.create_table::<Ledger>().await.expect("create the table");
     writer.create_shard_metadata_table().await.expect("create the metadata table");
     let emulator = Emulator::start(own.endpoint(), PartitionLimits::dynamodb()).expect("the emulator");
+    // Every Streams request the readers send, counted by operation.
+    let requests = dynashard_local::faults::FaultInjector::new(0);
+    let streams = dynashard::client::streams_client_for_endpoint(emulator.endpoint());
+    let streams = streams.config().to_builder().interceptor(requests.interceptor()).build();
     let reader = Db::new(dynashard::client_for_endpoint(own.endpoint()))
-        .with_streams_client(dynashard::client::streams_client_for_endpoint(emulator.endpoint()))
+        .with_streams_client(aws_sdk_dynamodbstreams::Client::from_conf(streams))
         .with_shard_metadata(ShardMetadata::new(METADATA));
     let feed = |worker: &str| {
         let feed = reader.change_feed::<Ledger>("lineage").expect("a feed");
@@ -97,9 +103,11 @@ async fn a_feed_reads_a_splitting_stream_each_version_once_and_each_item_in_orde
     feed("a").begin().await.expect("the feed begins");
     write(&writer, ROUNDS[0].clone()).await;
     emulator.split_stream(TABLE, 4);
-    let seen: Seen = Arc::default();
-    let workers: Vec<_> =
-        ["a", "b", "c"].iter().map(|worker| tokio::spawn(read(feed(worker), seen.clone()))).collect();
+    let (seen, passes): (Seen, Arc<AtomicU64>) = Default::default();
+    let workers: Vec<_> = ["a", "b", "c"]
+        .iter()
+        .map(|worker| tokio::spawn(read(feed(worker), seen.clone(), passes.clone())))
+        .collect();
     write(&writer, ROUNDS[1].clone()).await;
     emulator.split_stream(TABLE, 2);
     write(&writer, ROUNDS[2].clone()).await;
@@ -121,6 +129,13 @@ async fn a_feed_reads_a_splitting_stream_each_version_once_and_each_item_in_orde
         shard.sequence_number_range().and_then(|range| range.ending_sequence_number()).is_some()
     });
     assert_eq!((shards.len(), closed.count()), (13, 5), "{shards:#?}");
+
+    // The stream is listed when the feed begins, at each worker's first pass, and again only
+    // where a pass could miss a shard without a new listing: a shard in it ended (5 did), or
+    // another worker's listing recorded shards this one lacks (2 splits).
+    let (listed, passes) =
+        (requests.stats().operation("DescribeStream").attempts, passes.load(Ordering::Relaxed));
+    assert!(listed <= 1 + 3 * (1 + 5 + 2), "{listed} listings in {passes} passes");
 
     let seen = seen.lock().unwrap();
     let shards_read: BTreeSet<&str> = seen.iter().map(|(shard, _, _)| shard.as_str()).collect();

@@ -25,6 +25,9 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+/// Lease items [`Leases::create`] makes at once.
+const CREATED_AT_ONCE: usize = 16;
+
 /// A shard's lease item as stored (besides its key).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct LeaseRecord {
@@ -238,13 +241,18 @@ impl Leases<'_> {
 
     /// Makes the lease items under `keys`, of shards first seen, free, unless they exist:
     /// before the shards are recorded, so that a recorded shard always has one until it is
-    /// forgotten.
+    /// forgotten. Several at once: a stream split in many shards records them all in one pass.
     pub async fn create(&self, keys: &[String]) -> Result<()> {
-        for key in keys {
-            let record = LeaseRecord { since: crate::metadata::now_ms(), ..LeaseRecord::default() };
-            put_new(self.db, self.table, key, serde_dynamo::to_item(&record)?).await?;
+        for some in keys.chunks(CREATED_AT_ONCE) {
+            futures::future::try_join_all(some.iter().map(|key| self.create_one(key))).await?;
         }
         Ok(())
+    }
+
+    /// Makes the lease item under `key`, free, unless it exists.
+    async fn create_one(&self, key: &str) -> Result<bool> {
+        let record = LeaseRecord { since: crate::metadata::now_ms(), ..LeaseRecord::default() };
+        put_new(self.db, self.table, key, serde_dynamo::to_item(&record)?).await
     }
 
     /// Shows `lease` is alive: raises its beat, and records `checkpoint` (and that the shard was

@@ -193,9 +193,9 @@ impl Db {
         let reshards = Reshards::<E>::of(self);
         let state = reshards.state(index).await?.ok_or_else(|| super::not_started(index))?;
         let checked = Checked::new::<E>(&state)?;
+        // A resharding recorded before it had a feed begins it now, at its first pass (the
+        // stream's retention back), as `ChangeFeed::begin` would.
         let feed = reshards.feed(index)?;
-        // A resharding recorded before it had a feed: begin it now (the stream's retention back).
-        feed.begin().await?;
         let (placed, refused) = (AtomicU64::new(0), AtomicU64::new(0));
         let pass = feed
             .catch_up(|page| {

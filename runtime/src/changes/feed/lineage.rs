@@ -118,6 +118,25 @@ pub(crate) fn plan(
     plan
 }
 
+/// Whether `listed`, a listing made earlier, still holds every shard a pass could read, given
+/// the shards the feed has `recorded` and those `ended` (read to their end): it holds the
+/// recorded shards and no other (one recorded and not listed was found by a newer listing; one
+/// listed and not recorded was forgotten since, trimmed from the stream), and every shard in it
+/// that ended has a child in it. A stream adds shards only as children of one it closes, and a
+/// closed shard is read to its end before its children are read, so a listing that passes misses
+/// nothing the pass would read now.
+pub(crate) fn still_covers(
+    listed: &[ListedShard],
+    recorded: &BTreeSet<String>,
+    ended: &BTreeSet<String>,
+) -> bool {
+    let ids: BTreeSet<&str> = listed.iter().map(|shard| shard.id.as_str()).collect();
+    let parents: BTreeSet<&str> = listed.iter().filter_map(|shard| shard.parent.as_deref()).collect();
+    ids.len() == recorded.len()
+        && recorded.iter().all(|shard| ids.contains(shard.as_str()))
+        && ids.iter().all(|shard| !ended.contains(*shard) || parents.contains(shard))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -189,5 +208,18 @@ mod tests {
         assert_eq!(planned.gap, None, "its parent is listed: not a gap");
         assert_eq!(planned.record, ["c", "b"]);
         assert_eq!(planned.ready, ["b"]);
+    }
+
+    #[test]
+    fn a_listing_covers_a_pass_until_a_shard_ends_without_its_children_or_another_records_more() {
+        let listed = [shard("a", None), shard("b", Some("a")), shard("c", None)];
+        let recorded = set(&["a", "b", "c"]);
+        assert!(still_covers(&listed, &recorded, &set(&[])), "nothing ended");
+        assert!(still_covers(&listed, &recorded, &set(&["a"])), "a ended, and its child b is listed");
+        assert!(!still_covers(&listed, &recorded, &set(&["a", "c"])), "c ended: its children are not listed");
+        assert!(!still_covers(&listed, &recorded, &set(&["b"])), "b ended: its children are not listed");
+        assert!(!still_covers(&listed, &set(&["a", "b", "c", "d"]), &set(&[])), "another process recorded d");
+        assert!(!still_covers(&listed, &set(&["b", "c"]), &set(&[])), "another process forgot a");
+        assert!(still_covers(&[], &set(&[]), &set(&["gone"])), "a shard ended that this listing never held");
     }
 }

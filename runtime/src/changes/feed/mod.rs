@@ -15,12 +15,14 @@
 
 mod holding;
 mod lineage;
+mod listing;
 mod pass;
 mod queue;
 mod reader;
 mod stream;
 
 pub use holding::FeedLease;
+pub(crate) use listing::StreamListings;
 pub(crate) use stream::stream_of;
 
 use crate::changes::ChangeRecord;
@@ -213,11 +215,10 @@ impl ChangeFeed {
         if records.read().await?.is_some() {
             return Ok(()); // begun: its pass checks the stream, no need to describe the table here
         }
-        let (arn, _) = stream_of(&self.db, &self.table).await?;
-        let listed = stream::list_shards(&self.db, &arn).await?;
+        let listing = self.listing(None, true).await?.listing;
         let leases = Leases { db: (&self.db).into(), table: self.metadata_table() };
-        let all: Vec<String> = listed.iter().map(|shard| shard.id.clone()).collect();
-        self.record(&records, &leases, &arn, &listed, &all, true).await
+        let all: Vec<String> = listing.shards.iter().map(|shard| shard.id.clone()).collect();
+        self.record(&records, &leases, &listing.arn, &listing.shards, &all, true).await
     }
 
     /// Forgets the feed's checkpoints: its next pass begins again at the oldest records the

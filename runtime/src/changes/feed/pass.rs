@@ -1,15 +1,25 @@
-//! One pass of a change feed over the shards ready now: plan it from the stream's listing and
-//! the recorded leases, record new shards, read the shards it can lease, forget the gone ones.
+//! One pass of a change feed over the shards ready now: plan it from the stream's listing (kept,
+//! or made anew where the kept one could miss a shard) and the recorded leases, record new
+//! shards, read the shards it can lease, forget the gone ones.
 
 use super::lineage;
+use super::listing::Listing;
 use super::queue::{Queue, Waiting};
 use super::reader::ShardRead;
-use super::stream::{self, stream_of, FeedRecord, FeedRecords};
+use super::stream::{FeedRecord, FeedRecords};
 use super::{ChangeFeed, ChangePage, FeedPass};
 use crate::error::{Error, Result};
 use crate::metadata::lease::{self, Leases};
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::future::Future;
+use std::sync::Arc;
+
+/// What a pass reads: the listing it planned from, the leases as read, and the plan.
+struct Planned {
+    listing: Arc<Listing>,
+    stored: HashMap<String, lease::LeaseRecord>,
+    plan: lineage::Plan,
+}
 
 impl ChangeFeed {
     /// One pass over the shards ready now; returns it and how many shards it read to their end.
@@ -18,36 +28,13 @@ impl ChangeFeed {
         H: Fn(ChangePage) -> Fut + Sync,
         Fut: Future<Output = Result<()>> + Send,
     {
-        let (arn, _) = stream_of(&self.db, &self.table).await?;
         let key = self.key();
         let records = FeedRecords { db: &self.db, table: self.metadata_table(), key: &key };
-        let recorded = records.read().await?;
-        if let Some(record) = &recorded {
-            if record.stream != arn {
-                return Err(
-                    self.gap(format!("the table's stream was replaced ({} is now {arn})", record.stream))
-                );
-            }
-        }
-        let listed = stream::list_shards(&self.db, &arn).await?;
-        let known: BTreeSet<&str> = recorded
-            .iter()
-            .flat_map(|record| record.shards.iter().map(String::as_str))
-            .chain(listed.iter().map(|shard| shard.id.as_str()))
-            .collect();
-        let lease_keys: Vec<String> = known.iter().map(|shard| self.lease_key(shard)).collect();
         let leases = Leases { db: (&self.db).into(), table: self.metadata_table() };
-        let stored = leases.read(&lease_keys).await?;
-        let lease_of = |shard: &str| stored.get(&self.lease_key(shard));
-        let with = |keep: &dyn Fn(&lease::LeaseRecord) -> bool| -> BTreeSet<String> {
-            known.iter().filter(|shard| lease_of(shard).is_some_and(keep)).map(|s| s.to_string()).collect()
-        };
-        let (leased, ended) = (with(&|_| true), with(&|lease| lease.ended));
-        let plan = lineage::plan(&listed, recorded.as_ref().map(|record| &record.shards), &leased, &ended);
-        if let Some(reason) = plan.gap {
-            return Err(self.gap(reason));
-        }
-        self.record(&records, &leases, &arn, &listed, &plan.record, recorded.is_none()).await?;
+        let recorded = records.read().await?;
+        let Planned { listing, stored, plan } = self.plan(recorded.as_ref(), &leases).await?;
+        let (arn, listed) = (&listing.arn, &listing.shards);
+        self.record(&records, &leases, arn, listed, &plan.record, recorded.is_none()).await?;
         // New shards' lease items were made since the leases were read: read the ready ones again.
         // Otherwise they are as read (one read was going to be as old as the other for a lease
         // another process changes meanwhile: its acquisition is refused either way).
@@ -75,14 +62,44 @@ impl ChangeFeed {
             }
             to_read.push((shard.clone(), seen.cloned()));
         }
-        let reads = self.read_all(&arn, to_read, handler).await?;
+        let reads = self.read_all(arn, to_read, handler).await?;
         let ended_now = tally(&mut pass, reads);
         // Forgotten: out of the record first, then the lease item (a recorded shard without one
         // reads as forgotten, never as a gap).
-        if records.change(&arn, &plan.forget, false).await? {
+        if records.change(arn, &plan.forget, false).await? {
             leases.forget(&plan.forget.iter().map(|shard| self.lease_key(shard)).collect::<Vec<_>>()).await?;
         }
         Ok((pass, ended_now))
+    }
+
+    /// Plans a pass from the listing kept of the stream, or from a new one where the kept one
+    /// could miss a shard (see [`listing`](super::listing)), and the leases of every shard known.
+    async fn plan(&self, recorded: Option<&FeedRecord>, leases: &Leases<'_>) -> Result<Planned> {
+        let mut listing = self.listing(recorded, false).await?;
+        loop {
+            let known: BTreeSet<&str> = recorded
+                .iter()
+                .flat_map(|record| record.shards.iter().map(String::as_str))
+                .chain(listing.listing.shards.iter().map(|shard| shard.id.as_str()))
+                .collect();
+            let lease_keys: Vec<String> = known.iter().map(|shard| self.lease_key(shard)).collect();
+            let stored = leases.read(&lease_keys).await?;
+            let with = |keep: &dyn Fn(&lease::LeaseRecord) -> bool| -> BTreeSet<String> {
+                let kept = known.iter().filter(|shard| stored.get(&self.lease_key(shard)).is_some_and(keep));
+                kept.map(|shard| shard.to_string()).collect()
+            };
+            let (leased, ended) = (with(&|_| true), with(&|lease| lease.ended));
+            if !listing.usable(recorded, &ended) {
+                listing = self.listing(recorded, true).await?;
+                continue;
+            }
+            let shards = &listing.listing.shards;
+            let plan = lineage::plan(shards, recorded.map(|record| &record.shards), &leased, &ended);
+            if let Some(reason) = plan.gap {
+                return Err(self.gap(reason));
+            }
+            return Ok(Planned { listing: listing.listing, stored, plan });
+        }
     }
 
     /// Records shards first seen: their lease items first (free, with when), then

@@ -1,0 +1,95 @@
+//! The stream's shards as a feed last listed them, kept by the `Db` for every feed of the table
+//! in the process, and listed again only when a pass could miss a shard without it.
+//!
+//! # Why a listing is kept
+//!
+//! Listing a stream takes a `DescribeTable` (the stream's ARN: is it still the table's?) and a
+//! `DescribeStream` a hundred shards, and DynamoDB Streams serves `DescribeStream` at most ten
+//! times a second: the workers of a feed that each listed the stream every pass would be
+//! throttled from a handful of them on. So a pass plans from the listing kept, unless it no
+//! longer holds every shard the pass could read ([`lineage::still_covers`]):
+//!
+//! - a stream adds a shard only as a child of a shard it closes (a split, a roll-over, or all of
+//!   them when the stream is turned off), and a pass reads a shard only after its parent was
+//!   read to its end, which a reader learns from the stream itself (its last page has no next
+//!   iterator), not from a listing; so a listing misses nothing a pass could read until one of
+//!   its shards ended without its children in it; then the pass lists again;
+//! - the feed's record names every shard any process recorded and has not forgotten: a listing
+//!   that holds other shards than it is older than another process's (it found new shards, or
+//!   forgot ones trimmed from the stream), so this one lists again too;
+//! - a listing is of one stream: it is used only by a feed whose record names that stream.
+//!
+//! A replaced stream (turned off and on) closes the old stream's shards, so its readers reach
+//! their ends, list again, and find the table's stream changed: a gap, as before. None of this
+//! rests on how old a listing is.
+
+use super::lineage::{self, ListedShard};
+use super::stream::{self, stream_of, FeedRecord};
+use super::ChangeFeed;
+use crate::error::Result;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, Mutex, PoisonError};
+
+/// One listing of a table's stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Listing {
+    /// The stream listed.
+    pub arn: String,
+    /// Its shards, oldest first as listed.
+    pub shards: Vec<ListedShard>,
+}
+
+/// The last listing of each table's stream, by table name, shared by a `Db`'s clones.
+#[derive(Debug, Default)]
+pub(crate) struct StreamListings {
+    by_table: Mutex<HashMap<String, Arc<Listing>>>,
+}
+
+impl StreamListings {
+    /// The listing kept of `table`'s stream, if it is of the stream `arn`.
+    fn get(&self, table: &str, arn: &str) -> Option<Arc<Listing>> {
+        let kept = self.by_table.lock().unwrap_or_else(PoisonError::into_inner);
+        kept.get(table).filter(|listing| listing.arn == arn).cloned()
+    }
+
+    fn keep(&self, table: &str, listing: Arc<Listing>) {
+        self.by_table.lock().unwrap_or_else(PoisonError::into_inner).insert(table.to_owned(), listing);
+    }
+}
+
+/// A listing for one pass, and whether it was listed for it.
+pub(super) struct ForPass {
+    pub listing: Arc<Listing>,
+    pub fresh: bool,
+}
+
+impl ForPass {
+    /// Whether the pass can plan from it: listed now, or kept and still holding every shard the
+    /// pass could read (see the module documentation).
+    pub fn usable(&self, recorded: Option<&FeedRecord>, ended: &BTreeSet<String>) -> bool {
+        self.fresh
+            || recorded
+                .is_some_and(|record| lineage::still_covers(&self.listing.shards, &record.shards, ended))
+    }
+}
+
+impl ChangeFeed {
+    /// The listing a pass plans from: the one kept for the stream the feed's record names,
+    /// unless `fresh` is asked for or none is kept; a fresh one lists the table's stream now
+    /// and fails with a gap when it is not the stream recorded.
+    pub(super) async fn listing(&self, recorded: Option<&FeedRecord>, fresh: bool) -> Result<ForPass> {
+        let kept = recorded.and_then(|record| self.db.stream_listings.get(&self.table, &record.stream));
+        if let Some(listing) = kept.filter(|_| !fresh) {
+            return Ok(ForPass { listing, fresh: false });
+        }
+        let (arn, _) = stream_of(&self.db, &self.table).await?;
+        if let Some(record) = recorded.filter(|record| record.stream != arn) {
+            return Err(self.gap(format!("the table's stream was replaced ({} is now {arn})", record.stream)));
+        }
+        let shards = stream::list_shards(&self.db, &arn).await?;
+        tracing::debug!(target: "dynashard::changes", table = self.table, shards = shards.len(), "stream listed");
+        let listing = Arc::new(Listing { arn, shards });
+        self.db.stream_listings.keep(&self.table, listing.clone());
+        Ok(ForPass { listing, fresh: true })
+    }
+}
