@@ -258,14 +258,19 @@ fn main() {
         let (feed_rate, catch_up_rate) =
             (feed.records as f64 / feed.seconds, catch_up.records as f64 / catch_up.seconds);
         println!(
-            "  {workers:>2} workers: feed {} records over {workers} shards {:>6.2} s ({feed_rate:>7.0} records/s, {} handed over again), catch-up {} over {} shards {:>6.2} s ({catch_up_rate:>7.0} records/s, {} placed again), cores {:.0}% busy, busiest thread {busiest} {:.0}%",
+            "  {workers:>2} workers: feed {} records over {workers} shards {:>6.2} s ({feed_rate:>7.0} records/s, {} handed over again, busiest thread {} {:.0}%), catch-up {} over {} shards {:>6.2} s ({catch_up_rate:>7.0} records/s, {} placed again, {} passes failed for a while, busiest thread {} {:.0}%); all told cores {:.0}% busy, busiest thread {busiest} {:.0}%",
             feed.records,
             feed.seconds,
             feed.repeated,
+            feed.busiest.0,
+            feed.busiest.1 * 100.0,
             catch_up.records,
             workers * scale_stream::CATCH_UP_SHARDS,
             catch_up.seconds,
             catch_up.repeated,
+            catch_up.failed,
+            catch_up.busiest.0,
+            catch_up.busiest.1 * 100.0,
             busy * 100.0,
             share * 100.0
         );

@@ -74,11 +74,34 @@ struct Handled {
     all: u64,
 }
 
-/// One drain: its seconds, the records in the backlog and those handed over more than once.
+/// One drain: its seconds, the records in the backlog and those handed over more than once,
+/// and the thread of this process that was busiest while it drained (its name and share of
+/// the drain's time: near 100%, what it runs bounds the rate).
 pub struct Drained {
     pub seconds: f64,
     pub records: usize,
     pub repeated: u64,
+    pub busiest: (String, f64),
+    /// Passes that failed for a while and were tried again (catch-up workers only).
+    pub failed: u64,
+}
+
+/// When a drain started: its time, and what each thread had used by then.
+struct Started {
+    at: Instant,
+    threads: std::collections::HashMap<(u32, u32), (String, f64)>,
+}
+
+impl Started {
+    fn now() -> Self {
+        Self { threads: crate::machine::thread_seconds(), at: Instant::now() }
+    }
+
+    /// The seconds since, and the thread busiest meanwhile.
+    fn seconds_and_busiest(&self) -> (f64, (String, f64)) {
+        let seconds = self.at.elapsed().as_secs_f64();
+        (seconds, crate::machine::busiest_thread(&self.threads, &crate::machine::thread_seconds(), seconds))
+    }
 }
 
 /// Drains a backlog of `workers` times [`PER_WORKER`] records with `workers` feed workers.
@@ -110,7 +133,7 @@ pub async fn drain_feed(
     let handled = Arc::new(Mutex::new(Handled::default()));
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let stop = Arc::new(stop);
-    let started = Instant::now();
+    let started = Started::now();
     let tasks: Vec<_> = (0..workers)
         .map(|worker| {
             let (feed, handled, stop, mut stopped) =
@@ -137,13 +160,13 @@ pub async fn drain_feed(
         })
         .collect();
     stopped.clone().wait_for(|stop| *stop).await.expect("the backlog is drained");
-    let seconds = started.elapsed().as_secs_f64();
+    let (seconds, busiest) = started.seconds_and_busiest();
     for task in tasks {
         task.await.expect("a feed worker's task");
     }
     let repeated = handled.lock().map(|handled| handled.all - handled.distinct.len() as u64).unwrap_or(0);
     direct.delete_table::<Events>().await.expect("delete the table");
-    Drained { seconds, records, repeated }
+    Drained { seconds, records, repeated, busiest, failed: 0 }
 }
 
 /// Drains a backlog of items written during a resharding with `workers` catch-up workers, each
@@ -173,25 +196,26 @@ pub async fn drain_catch_up(direct: &Db, emulated: &Db, emulator: &Emulator, wor
     // catch-up gives them their place in the target layout.
     raw_put(&direct, &table, &items).await;
 
-    let placed = Arc::new(AtomicU64::new(0));
+    let tally = Arc::new(Tally::default());
     let (done, finished) = tokio::sync::watch::channel(false);
     let done = Arc::new(done);
-    let started = Instant::now();
+    let started = Started::now();
     let tasks: Vec<_> = (0..workers)
         .map(|_| {
-            let (db, placed, done) = (db.clone(), placed.clone(), done.clone());
+            let (db, tally, done) = (db.clone(), tally.clone(), done.clone());
             tokio::spawn(async move {
                 while !*done.borrow() {
                     // A pass that fails for a while is tried again, as `run_catch_up` does.
                     let pass = match db.catch_up::<Record>(Catalog::BY_TITLE).await {
                         Ok(pass) => pass,
                         Err(error) if error.is_transient() => {
+                            tally.failed.fetch_add(1, Ordering::Relaxed);
                             tokio::time::sleep(Duration::from_millis(500)).await;
                             continue;
                         }
                         Err(error) => panic!("a catch-up pass: {error}"),
                     };
-                    if placed.fetch_add(pass.placed, Ordering::Relaxed) + pass.placed >= records as u64 {
+                    if tally.add(pass.placed) >= records as u64 {
                         _ = done.send(true);
                     }
                     tokio::time::sleep(Duration::from_millis(100)).await;
@@ -199,15 +223,94 @@ pub async fn drain_catch_up(direct: &Db, emulated: &Db, emulator: &Emulator, wor
             })
         })
         .collect();
-    finished.clone().wait_for(|done| *done).await.expect("the backlog is placed");
-    let seconds = started.elapsed().as_secs_f64();
+    // Placed, by the passes' counts; or, once no pass has placed anything for a while, by the
+    // target index (a pass that failed placed items its count never reported).
+    let mut placed_by_count = false;
+    loop {
+        let stalled = tally.since_last_placed(&started) > STALLED;
+        if stalled && placed_in_target(&direct, &table).await >= records {
+            placed_by_count = true;
+            _ = done.send(true);
+        }
+        let mut finished = finished.clone();
+        tokio::select! {
+            _ = finished.wait_for(|done| *done) => break,
+            _ = tokio::time::sleep(Duration::from_secs(1)) => {}
+        }
+    }
+    let (mut seconds, busiest) = started.seconds_and_busiest();
+    if placed_by_count {
+        seconds = tally.last_placed_at(&started);
+    }
     for task in tasks {
         task.await.expect("a catch-up worker's task");
     }
     // Placed more than once: an item placed again after a pass lost its shard's lease.
-    let repeated = placed.load(Ordering::Relaxed).saturating_sub(records as u64);
+    let repeated = tally.placed.load(Ordering::Relaxed).saturating_sub(records as u64);
+    let failed = tally.failed.load(Ordering::Relaxed);
     direct.delete_table::<Catalog>().await.expect("delete the table");
-    Drained { seconds, records, repeated }
+    Drained { seconds, records, repeated, busiest, failed }
+}
+
+/// How long no pass placed anything before the target index is counted.
+const STALLED: Duration = Duration::from_secs(3);
+
+/// What the catch-up workers' passes reported: items placed, when the last pass that placed
+/// any ended (milliseconds after the drain started), and passes that failed.
+#[derive(Default)]
+struct Tally {
+    placed: AtomicU64,
+    last_placed_ms: AtomicU64,
+    failed: AtomicU64,
+}
+
+impl Tally {
+    /// Adds a pass's placements; returns the total.
+    fn add(&self, placed: u64) -> u64 {
+        if placed > 0 {
+            let now =
+                u64::try_from(std::time::UNIX_EPOCH.elapsed().map_or(0, |at| at.as_millis())).unwrap_or(0);
+            self.last_placed_ms.fetch_max(now, Ordering::Relaxed);
+        }
+        self.placed.fetch_add(placed, Ordering::Relaxed) + placed
+    }
+
+    fn last_placed(&self) -> Option<std::time::SystemTime> {
+        let ms = self.last_placed_ms.load(Ordering::Relaxed);
+        (ms > 0).then(|| std::time::UNIX_EPOCH + Duration::from_millis(ms))
+    }
+
+    /// How long ago the last pass that placed anything ended (since the start, if none did).
+    fn since_last_placed(&self, started: &Started) -> Duration {
+        match self.last_placed() {
+            Some(at) => at.elapsed().unwrap_or_default(),
+            None => started.at.elapsed(),
+        }
+    }
+
+    /// Seconds from the start to the end of the last pass that placed anything.
+    fn last_placed_at(&self, started: &Started) -> f64 {
+        started.at.elapsed().as_secs_f64() - self.since_last_placed(started).as_secs_f64()
+    }
+}
+
+/// Items with their place in the target layout: those the target index holds (0 when the count
+/// fails: it is tried again a second later).
+async fn placed_in_target(direct: &Db, table: &str) -> usize {
+    let mut pages = direct
+        .client()
+        .scan()
+        .table_name(table)
+        .index_name("ByTitleNext")
+        .select(aws_sdk_dynamodb::types::Select::Count)
+        .into_paginator()
+        .send();
+    let mut count = 0;
+    while let Some(page) = pages.next().await {
+        let Ok(page) = page else { return 0 };
+        count += page.count as usize;
+    }
+    count
 }
 
 /// Writes `items` to `table` with the SDK's `BatchWriteItem`, as dynashard would without the

@@ -211,3 +211,31 @@ async fn a_child_page_holds_as_many_of_its_records_as_asked() {
     read.dedup();
     assert_eq!(read.len(), 400, "every record in one child");
 }
+
+/// DynamoDB Streams describes a stream at most ten times a second, and so does the emulator:
+/// past that, `LimitExceededException` (a throttle, which the SDK retries), counted among the
+/// requests it throttled.
+#[tokio::test]
+async fn a_stream_is_described_at_most_ten_times_a_second() {
+    use aws_sdk_dynamodb::error::ProvideErrorMetadata;
+    let own = crate::own().await;
+    let writer = own.db();
+    writer.create_table::<Ledger>().await.expect("create the table");
+    let emulator = Emulator::start(own.endpoint(), PartitionLimits::dynamodb()).expect("the emulator");
+    let streams = dynashard::client::streams_client_for_endpoint(emulator.endpoint());
+    let once = aws_sdk_dynamodbstreams::config::retry::RetryConfig::disabled();
+    let streams =
+        aws_sdk_dynamodbstreams::Client::from_conf(streams.config().to_builder().retry_config(once).build());
+    let arn = writer.client().describe_table().table_name(TABLE).send().await.expect("the table");
+    let arn = arn.table.and_then(|table| table.latest_stream_arn).expect("a stream");
+    let calls = (0..40).map(|_| streams.describe_stream().stream_arn(&arn).send());
+    let answers = futures::future::join_all(calls).await;
+    let refused: Vec<_> = answers.iter().filter_map(|answer| answer.as_ref().err()).collect();
+    assert!(refused.len() >= 25, "{} of 40 at once refused", refused.len());
+    for error in &refused {
+        assert_eq!(error.code(), Some("LimitExceededException"), "{error:?}");
+    }
+    assert_eq!(emulator.usage().throttled_requests(), refused.len() as u64);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    streams.describe_stream().stream_arn(&arn).send().await.expect("described again once it refilled");
+}

@@ -27,6 +27,8 @@ pub(crate) struct Shared {
     started: Instant,
     /// The streams served split.
     pub splits: super::streams::splits::Splits,
+    /// The `DescribeStream` calls each stream has left.
+    describes: super::streams::describe_limit::DescribeLimits,
 }
 
 /// Described tables by caller and table name, with when they were described.
@@ -51,7 +53,18 @@ impl Shared {
             generation: AtomicU64::new(0),
             started: Instant::now(),
             splits: super::streams::splits::Splits::default(),
+            describes: Default::default(),
         }
+    }
+
+    /// Whether a `DescribeStream` call of stream `arn` is answered now; a refusal is counted as
+    /// a throttled request.
+    pub(crate) fn admit_describe(&self, arn: &str) -> bool {
+        let admitted = self.describes.admits(arn, self.now());
+        if !admitted {
+            self.meter().count_throttled_request();
+        }
+        admitted
     }
 
     fn now(&self) -> f64 {

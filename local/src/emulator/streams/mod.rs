@@ -12,8 +12,12 @@
 //! holds its share of them, filled to the limit asked for ([`page`]), answered by [`serve`].
 //! Iterators are the emulator's own (a shard and a position, [`iterator`]); a split waits for
 //! pages being read, so no page straddles one.
+//!
+//! Every stream, split or not, is described at most ten times a second, as DynamoDB Streams
+//! answers `DescribeStream` ([`describe_limit`]).
 
 mod cache;
+pub(super) mod describe_limit;
 mod endpoint;
 mod iterator;
 mod kept;
@@ -38,6 +42,13 @@ pub(crate) async fn handle(
     body: &[u8],
 ) -> Result<Option<Reply>, UpstreamError> {
     let Some(operation) = target.strip_prefix(STREAMS_PREFIX) else { return Ok(None) };
+    if operation == "DescribeStream" {
+        let request: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
+        if !shared.admit_describe(request["StreamArn"].as_str().unwrap_or_default()) {
+            let message = "DescribeStream is answered at most 10 times a second";
+            return Ok(Some(Reply::refused("LimitExceededException", message)));
+        }
+    }
     if !shared.splits.any()
         && !body.windows(ITERATOR_PREFIX.len()).any(|bytes| bytes == ITERATOR_PREFIX.as_bytes())
     {
