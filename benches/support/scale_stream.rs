@@ -183,7 +183,9 @@ pub async fn drain_catch_up(direct: &Db, emulated: &Db, emulator: &Emulator, wor
     // The split is made at the first pass: the empty shard closes, `workers` children hold
     // every record written after it.
     emulator.split_stream(&table, (workers * CATCH_UP_SHARDS) as u32);
-    db.catch_up::<Record>(Catalog::BY_TITLE).await.expect("a first pass");
+    // The first passes, by every worker (each reads the empty shards it leases).
+    let first = (0..workers).map(|_| db.catch_up::<Record>(Catalog::BY_TITLE));
+    futures::future::try_join_all(first).await.expect("the first passes");
     let records = workers * CATCH_UP_SHARDS * PER_CATCH_UP_SHARD;
     let items: Vec<Record> = (0..records as u32)
         .map(|id| Record {
@@ -223,11 +225,11 @@ pub async fn drain_catch_up(direct: &Db, emulated: &Db, emulator: &Emulator, wor
             })
         })
         .collect();
-    // Placed, by the passes' counts; or, once no pass has placed anything for a while, by the
-    // target index (a pass that failed placed items its count never reported).
+    // Placed, by the passes' counts; or, once no pass has placed anything for a long while, by
+    // the target index (a pass that failed after placing items never reported them).
     let mut placed_by_count = false;
     loop {
-        let stalled = tally.since_last_placed(&started) > STALLED;
+        let stalled = tally.last_placed().is_some() && tally.since_last_placed(&started) > STALLED;
         if stalled && placed_in_target(&direct, &table).await >= records {
             placed_by_count = true;
             _ = done.send(true);
@@ -242,18 +244,27 @@ pub async fn drain_catch_up(direct: &Db, emulated: &Db, emulator: &Emulator, wor
     if placed_by_count {
         seconds = tally.last_placed_at(&started);
     }
+    // A pass under way now has nothing left to place: stop it rather than wait for its end (a
+    // panic of a worker's task is still reported).
     for task in tasks {
-        task.await.expect("a catch-up worker's task");
+        task.abort();
+        if let Err(error) = task.await {
+            assert!(error.is_cancelled(), "a catch-up worker's task: {error}");
+        }
     }
     // Placed more than once: an item placed again after a pass lost its shard's lease.
     let repeated = tally.placed.load(Ordering::Relaxed).saturating_sub(records as u64);
     let failed = tally.failed.load(Ordering::Relaxed);
+    if placed_by_count {
+        println!("  (the catch-up of {workers} workers ended by a count of the target index: a pass failed after placing items)");
+    }
     direct.delete_table::<Catalog>().await.expect("delete the table");
     Drained { seconds, records, repeated, busiest, failed }
 }
 
-/// How long no pass placed anything before the target index is counted.
-const STALLED: Duration = Duration::from_secs(3);
+/// How long no pass placed anything before the target index is counted: longer than a pass
+/// takes, so that the count finds no placements of a pass still under way.
+const STALLED: Duration = Duration::from_secs(60);
 
 /// What the catch-up workers' passes reported: items placed, when the last pass that placed
 /// any ended (milliseconds after the drain started), and passes that failed.

@@ -151,15 +151,21 @@ impl ChangeFeed {
         let floor = self.fence_floor(&to_read).await?;
         let queue = std::sync::Mutex::new(Queue::new(to_read, seed));
         let next = || queue.lock().unwrap_or_else(std::sync::PoisonError::into_inner).next();
+        // Refused once, the pass shares the stream with other processes: the shards it planned
+        // to read are taken meanwhile, so after each shard read it drops those taken since (one
+        // read of the leases) rather than be refused by them one by one.
+        let contended = std::sync::atomic::AtomicBool::new(false);
         let slot = || async {
             let mut read = Vec::new();
             while let Some((shard, seen)) = next() {
-                match self.lease_and_read(arn, &shard, seen.as_ref(), floor, handler).await? {
-                    Some(outcome) => read.push((shard.id, Some(outcome))),
-                    None => {
-                        read.push((shard.id, None));
-                        read.extend(self.drop_changed(&queue).await?.into_iter().map(|id| (id, None)));
-                    }
+                let outcome = self.lease_and_read(arn, &shard, seen.as_ref(), floor, handler).await?;
+                let refused = outcome.is_none();
+                read.push((shard.id, outcome));
+                if refused {
+                    contended.store(true, std::sync::atomic::Ordering::Relaxed);
+                }
+                if refused || contended.load(std::sync::atomic::Ordering::Relaxed) {
+                    read.extend(self.drop_changed(&queue).await?.into_iter().map(|id| (id, None)));
                 }
             }
             Ok::<_, Error>(read)
