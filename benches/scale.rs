@@ -13,8 +13,9 @@
 //!   shards), so the scans read them by Query in pieces of about 50 items, 16 a worker, leased
 //!   by `n` `db.backfill` calls at once, one piece at a time each, while a catch-up runs
 //!   alongside as the guide has it; the verification's, `n` at once.
-//! - **Streams** (1, 4, 16 and 64 workers, `SCALE_WORKERS`): a change feed's backlog and a
-//!   catch-up's, over a stream the emulator splits into as many shards as the workers read at
+//! - **Streams**: a change feed's backlog (1, 4, 16 and 64 workers, `SCALE_WORKERS`) and a
+//!   catch-up's (1, 4 and 16, `SCALE_CATCH_UP_WORKERS`; `SCALE_PARTS=feed` or `catch_up` runs
+//!   one of them), over a stream the emulator splits into as many shards as the workers read at
 //!   once (see `support/scale_stream.rs`). The catch-up goes through an emulator of its own with
 //!   a round trip of 2 s (`SCALE_CATCH_UP_ROUND_TRIP_MS`): one catch-up worker asks as many
 //!   conditional writes as its requests in flight allow, and at 200 ms 16 workers would ask more
@@ -63,9 +64,13 @@ const ROUND_TRIP_MS: u64 = 200;
 /// batches of 25, four batches in flight), so 16 of them would ask more conditional writes
 /// than this machine's embedded DynamoDB serves; at 2 s, 64 of them ask about 1,800 a second.
 const CATCH_UP_ROUND_TRIP_MS: u64 = 2_000;
-/// The worker counts of the stream parts, unless `SCALE_WORKERS` lists others (`1,16`); the
-/// first is the baseline.
+/// The worker counts of the change feed, unless `SCALE_WORKERS` lists others (`1,16`); the
+/// first is the baseline (of the catch-up's and the scans' counts too).
 const WORKERS: [usize; 4] = [1, 4, 16, 64];
+/// The worker counts of the catch-up, unless `SCALE_CATCH_UP_WORKERS` lists others: at its round
+/// trip of 2 s, the first pass of 64 workers (reading 256 empty shards, most of them by the one
+/// worker that read their parent) takes minutes, so 64 is left to `SCALE_CATCH_UP_WORKERS=1,64`.
+const CATCH_UP_WORKERS: [usize; 3] = [1, 4, 16];
 /// The worker counts of the scans, unless `SCALE_SCAN_WORKERS` lists others: 64 workers' table
 /// (51,200 items of up to 8 KB) takes the embedded DynamoDB minutes to load, so it is left to
 /// `SCALE_SCAN_WORKERS=1,64`.
@@ -205,6 +210,7 @@ fn main() {
             .unwrap_or_else(|| default.to_vec())
     };
     let counts = counts_of("SCALE_WORKERS", &WORKERS);
+    let catch_up_counts = counts_of("SCALE_CATCH_UP_WORKERS", &CATCH_UP_WORKERS);
     let scan_counts = counts_of("SCALE_SCAN_WORKERS", &SCAN_WORKERS);
     let emulator = Emulator::start(connection.url(), PartitionLimits::dynamodb().round_trip(round_trip))
         .expect("the emulator");
@@ -254,11 +260,9 @@ fn main() {
         );
         rates.push((workers, backfill_rate, verify_rate));
     }
-    let mut drains: Vec<(usize, f64, f64)> = Vec::new();
-    for workers in counts.iter().copied().filter(|_| parts.contains("stream")) {
-        let (own, children) = machine::cpu_seconds();
-        let threads = machine::thread_seconds();
-        let started = Instant::now();
+    let stream = parts.contains("stream");
+    let mut feeds: Vec<(usize, f64)> = Vec::new();
+    for workers in counts.iter().copied().filter(|_| stream || parts.contains("feed")) {
         let feed = runtime.block_on(scale_stream::drain_feed(
             &setup.direct,
             &feeding,
@@ -266,36 +270,33 @@ fn main() {
             workers,
             round_trip,
         ));
-        let catch_up = runtime.block_on(scale_stream::drain_catch_up(
-            &setup.direct,
-            &catching,
-            &catch_up_emulator,
-            workers,
-        ));
-        let wall = started.elapsed().as_secs_f64();
-        let (own_now, children_now) = machine::cpu_seconds();
-        let busy = (own_now + children_now - own - children) / (wall * cores);
-        let (busiest, share) = machine::busiest_thread(&threads, &machine::thread_seconds(), wall);
-        let (feed_rate, catch_up_rate) =
-            (feed.records as f64 / feed.seconds, catch_up.records as f64 / catch_up.seconds);
+        let rate = feed.records as f64 / feed.seconds;
         println!(
-            "  {workers:>2} workers: feed {} records over {workers} shards {:>6.2} s ({feed_rate:>7.0} records/s, {} handed over again, busiest thread {} {:.0}%), catch-up {} over {} shards {:>6.2} s ({catch_up_rate:>7.0} records/s, {} placed again, {} passes failed for a while, busiest thread {} {:.0}%); all told cores {:.0}% busy, busiest thread {busiest} {:.0}%",
+            "  {workers:>2} workers: feed {} records over {workers} shards {:>6.2} s ({rate:>7.0} records/s, {} handed over again), busiest thread {} {:.0}%",
             feed.records,
             feed.seconds,
             feed.repeated,
             feed.busiest.0,
-            feed.busiest.1 * 100.0,
+            feed.busiest.1 * 100.0
+        );
+        feeds.push((workers, rate));
+    }
+    let mut catch_ups: Vec<(usize, f64)> = Vec::new();
+    for workers in catch_up_counts.iter().copied().filter(|_| stream || parts.contains("catch_up")) {
+        let drained = scale_stream::drain_catch_up(&setup.direct, &catching, &catch_up_emulator, workers);
+        let catch_up = runtime.block_on(drained);
+        let rate = catch_up.records as f64 / catch_up.seconds;
+        println!(
+            "  {workers:>2} workers: catch-up {} over {} shards {:>6.2} s ({rate:>7.0} records/s, {} placed again, {} passes failed for a while), busiest thread {} {:.0}%",
             catch_up.records,
             workers * scale_stream::CATCH_UP_SHARDS,
             catch_up.seconds,
             catch_up.repeated,
             catch_up.failed,
             catch_up.busiest.0,
-            catch_up.busiest.1 * 100.0,
-            busy * 100.0,
-            share * 100.0
+            catch_up.busiest.1 * 100.0
         );
-        drains.push((workers, feed_rate, catch_up_rate));
+        catch_ups.push((workers, rate));
     }
     watch.report();
     // The baseline is the first count (one worker unless `SCALE_WORKERS` says otherwise).
@@ -314,8 +315,8 @@ fn main() {
     };
     let backfill = line("backfill", rates.iter().map(|entry| (entry.0, entry.1)).collect());
     let verify = line("verify", rates.iter().map(|entry| (entry.0, entry.2)).collect());
-    let feed = line("feed", drains.iter().map(|entry| (entry.0, entry.1)).collect());
-    let catch_up = line("catch_up", drains.iter().map(|entry| (entry.0, entry.2)).collect());
+    let feed = line("feed", feeds);
+    let catch_up = line("catch_up", catch_ups);
     let throttled = emulator.usage().throttled_requests() + catch_up_emulator.usage().throttled_requests();
     println!(
         "scale: round_trip_ms={} catch_up_round_trip_ms={} per_worker={PER_WORKER}{backfill}{verify}{feed}{catch_up} worst={worst:.2} throttled={throttled}",
