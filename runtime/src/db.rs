@@ -29,7 +29,7 @@ pub struct Db {
     /// The shard of each directory-listed time bucket its writes use, shared by its clones.
     pub(crate) bucket_affinity: Arc<crate::shard::BucketAffinity>,
     /// The stream listings its change feeds plan from, shared by its clones.
-    pub(crate) stream_listings: Arc<crate::changes::StreamListings>,
+    pub(crate) stream_listings: Arc<crate::client::StreamListings>,
     /// The client of the tables' streams, made from `client` on first use unless given.
     streams: Arc<tokio::sync::OnceCell<aws_sdk_dynamodbstreams::Client>>,
     /// What it consumed and was throttled on, shared by its clones.

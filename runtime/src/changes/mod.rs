@@ -56,7 +56,7 @@ mod position;
 mod streams_api;
 
 pub use decode::{Change, ItemChange};
-pub(crate) use feed::{stream_of, StreamListings};
+pub(crate) use feed::stream_of;
 pub use feed::{ChangeFeed, ChangePage, FeedLease, FeedPass};
 pub use lambda::{BatchOutcome, BatchStop, StopCause, StreamBatch};
 pub use position::StreamPosition;

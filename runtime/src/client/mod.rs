@@ -1,7 +1,10 @@
 //! Building DynamoDB clients: the standard configuration chain or a local endpoint, always with
 //! timeouts.
 
+mod listing;
 mod streams;
+
+pub(crate) use listing::{ListedShard, Listing, StreamListings};
 
 use aws_config::BehaviorVersion;
 use aws_sdk_dynamodb::config::timeout::TimeoutConfig;

@@ -23,39 +23,13 @@
 //! their ends, list again, and find the table's stream changed: a gap, as before. None of this
 //! rests on how old a listing is.
 
-use super::lineage::{self, ListedShard};
+use super::lineage;
 use super::stream::{self, stream_of, FeedRecord};
 use super::ChangeFeed;
+use crate::client::Listing;
 use crate::error::Result;
-use std::collections::{BTreeSet, HashMap};
-use std::sync::{Arc, Mutex, PoisonError};
-
-/// One listing of a table's stream.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Listing {
-    /// The stream listed.
-    pub arn: String,
-    /// Its shards, oldest first as listed.
-    pub shards: Vec<ListedShard>,
-}
-
-/// The last listing of each table's stream, by table name, shared by a `Db`'s clones.
-#[derive(Debug, Default)]
-pub(crate) struct StreamListings {
-    by_table: Mutex<HashMap<String, Arc<Listing>>>,
-}
-
-impl StreamListings {
-    /// The listing kept of `table`'s stream, if it is of the stream `arn`.
-    fn get(&self, table: &str, arn: &str) -> Option<Arc<Listing>> {
-        let kept = self.by_table.lock().unwrap_or_else(PoisonError::into_inner);
-        kept.get(table).filter(|listing| listing.arn == arn).cloned()
-    }
-
-    fn keep(&self, table: &str, listing: Arc<Listing>) {
-        self.by_table.lock().unwrap_or_else(PoisonError::into_inner).insert(table.to_owned(), listing);
-    }
-}
+use std::collections::BTreeSet;
+use std::sync::Arc;
 
 /// A listing for one pass, and whether it was listed for it.
 pub(super) struct ForPass {

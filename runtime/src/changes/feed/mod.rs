@@ -22,7 +22,6 @@ mod reader;
 mod stream;
 
 pub use holding::FeedLease;
-pub(crate) use listing::StreamListings;
 pub(crate) use stream::stream_of;
 
 use crate::changes::ChangeRecord;

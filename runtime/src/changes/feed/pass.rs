@@ -3,11 +3,11 @@
 //! shards, read the shards it can lease, forget the gone ones.
 
 use super::lineage;
-use super::listing::Listing;
 use super::queue::{Queue, Waiting};
 use super::reader::ShardRead;
 use super::stream::{FeedRecord, FeedRecords};
 use super::{ChangeFeed, ChangePage, FeedPass};
+use crate::client::Listing;
 use crate::error::{Error, Result};
 use crate::metadata::lease::{self, Leases};
 use std::collections::{BTreeSet, HashMap};
