@@ -183,9 +183,21 @@ pub async fn drain_catch_up(direct: &Db, emulated: &Db, emulator: &Emulator, wor
     // The split is made at the first pass: the empty shard closes, `workers` children hold
     // every record written after it.
     emulator.split_stream(&table, (workers * CATCH_UP_SHARDS) as u32);
-    // The first passes, by every worker (each reads the empty shards it leases).
-    let first = (0..workers).map(|_| db.catch_up::<Record>(Catalog::BY_TITLE));
-    futures::future::try_join_all(first).await.expect("the first passes");
+    // The first passes, by every worker, until every shard was read (the empty parent to its
+    // end, then its children, which the workers share as they would share them running: alone,
+    // the worker that read the parent would read them all, `CATCH_UP_SHARDS` at a time).
+    let children = workers * CATCH_UP_SHARDS;
+    let all_read = std::sync::atomic::AtomicBool::new(false);
+    let first = (0..workers).map(|_| async {
+        while !all_read.load(Ordering::Relaxed) {
+            db.catch_up::<Record>(Catalog::BY_TITLE).await.expect("a first pass");
+            if leases_taken(&direct, &table).await >= children {
+                all_read.store(true, Ordering::Relaxed);
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    });
+    futures::future::join_all(first).await;
     let records = workers * CATCH_UP_SHARDS * PER_CATCH_UP_SHARD;
     let items: Vec<Record> = (0..records as u32)
         .map(|id| Record {
@@ -320,6 +332,30 @@ async fn placed_in_target(direct: &Db, table: &str) -> usize {
     while let Some(page) = pages.next().await {
         let Ok(page) = page else { return 0 };
         count += page.count as usize;
+    }
+    count
+}
+
+/// The catch-up's shard leases of `table` that were acquired, are free again and not ended: those
+/// of the parent's children that were read.
+async fn leases_taken(direct: &Db, table: &str) -> usize {
+    use aws_sdk_dynamodb::types::AttributeValue;
+    let prefix = format!("feed/{table}/");
+    let mut pages = direct.client().scan().table_name("ScaleBenchMetadata").into_paginator().send();
+    let mut count = 0;
+    while let Some(page) = pages.next().await {
+        let page = page.expect("a scan of the metadata");
+        let taken = page.items().iter().filter(|item| {
+            let partition = item.get("partition").and_then(|value| value.as_s().ok());
+            let fence = item.get("fence").and_then(|value| value.as_n().ok());
+            // A lease item has `since`; the feed's record and fence counter do not.
+            partition.is_some_and(|key| key.starts_with(&prefix))
+                && item.contains_key("since")
+                && fence.is_some_and(|fence| fence != "0")
+                && !item.contains_key("owner")
+                && matches!(item.get("ended"), Some(AttributeValue::Bool(false)))
+        });
+        count += taken.count();
     }
     count
 }

@@ -3,7 +3,7 @@
 //! shards, read the shards it can lease, forget the gone ones.
 
 use super::lineage;
-use super::queue::{Queue, Waiting};
+use super::queue::{Deal, Queue, Waiting};
 use super::reader::ShardRead;
 use super::stream::{FeedRecord, FeedRecords};
 use super::{ChangeFeed, ChangePage, FeedPass};
@@ -62,7 +62,7 @@ impl ChangeFeed {
             }
             to_read.push((shard.clone(), seen.cloned()));
         }
-        let reads = self.read_all(arn, to_read, handler).await?;
+        let reads = self.read_all(arn, to_read, &plan.ready, handler).await?;
         let ended_now = tally(&mut pass, reads);
         // Forgotten: out of the record first, then the lease item (a recorded shard without one
         // reads as forgotten, never as a gap).
@@ -134,12 +134,14 @@ impl ChangeFeed {
     }
 
     /// Reads the shards of `to_read` under leases, [`concurrency`](ChangeFeed::concurrency) at
-    /// once, each shard as it was last read by a slot that acquired it; what became of each,
-    /// `None` for a shard another process acquired first.
+    /// once, each shard as it was last read by a slot that acquired it, those dealt to the pass
+    /// among the `ready` ones first (see [`queue`](super::queue)); what became of each, `None` for
+    /// a shard another process acquired first.
     async fn read_all<H, Fut>(
         &self,
         arn: &str,
         to_read: Vec<Waiting>,
+        ready: &[String],
         handler: &H,
     ) -> Result<Vec<(String, Option<(ShardRead, u64)>)>>
     where
@@ -149,7 +151,8 @@ impl ChangeFeed {
         let seed = rand::random::<u64>();
         let slots = self.concurrency.clamp(1, to_read.len().max(1));
         let floor = self.fence_floor(&to_read).await?;
-        let queue = std::sync::Mutex::new(Queue::new(to_read, seed));
+        let deal = Deal { ready, ticket: floor, slots: self.concurrency };
+        let queue = std::sync::Mutex::new(Queue::new(to_read, deal, seed));
         let next = || queue.lock().unwrap_or_else(std::sync::PoisonError::into_inner).next();
         // Refused once, the pass shares the stream with other processes: the shards it planned
         // to read are taken meanwhile, so after each shard read it drops those taken since (one
