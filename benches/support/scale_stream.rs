@@ -223,7 +223,7 @@ pub async fn drain_catch_up(direct: &Db, emulated: &Db, emulator: &Emulator, wor
                     let pass = match db.catch_up::<Record>(Catalog::BY_TITLE).await {
                         Ok(pass) => pass,
                         Err(error) if error.is_transient() => {
-                            tally.failed.fetch_add(1, Ordering::Relaxed);
+                            tally.fail(&error);
                             tokio::time::sleep(Duration::from_millis(500)).await;
                             continue;
                         }
@@ -267,6 +267,9 @@ pub async fn drain_catch_up(direct: &Db, emulated: &Db, emulator: &Emulator, wor
     // Placed more than once: an item placed again after a pass lost its shard's lease.
     let repeated = tally.placed.load(Ordering::Relaxed).saturating_sub(records as u64);
     let failed = tally.failed.load(Ordering::Relaxed);
+    for (kind, count) in tally.failures.lock().expect("the failures").iter() {
+        println!("  ({count} passes failed with: {kind})");
+    }
     if placed_by_count {
         println!("  (the catch-up of {workers} workers ended by a count of the target index: a pass failed after placing items)");
     }
@@ -285,9 +288,18 @@ struct Tally {
     placed: AtomicU64,
     last_placed_ms: AtomicU64,
     failed: AtomicU64,
+    /// How often each kind of failure came (its message, without the request ids).
+    failures: Mutex<std::collections::BTreeMap<String, u64>>,
 }
 
 impl Tally {
+    /// Counts a pass that failed for a while.
+    fn fail(&self, error: &dynashard::Error) {
+        self.failed.fetch_add(1, Ordering::Relaxed);
+        let kind: String = error.to_string().chars().take(160).collect();
+        *self.failures.lock().expect("the failures").entry(kind).or_default() += 1;
+    }
+
     /// Adds a pass's placements; returns the total.
     fn add(&self, placed: u64) -> u64 {
         if placed > 0 {

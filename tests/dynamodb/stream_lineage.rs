@@ -58,11 +58,11 @@ async fn write(db: &Db, versions: std::ops::RangeInclusive<u32>) {
     }
 }
 
-/// Reads `feed` until every version of every item was seen; counts its passes in `passes`.
-async fn read(feed: ChangeFeed, seen: Seen, passes: Arc<AtomicU64>) {
+/// Reads `feed` until `versions` versions of every item were seen; counts its passes in `passes`.
+async fn read(feed: ChangeFeed, seen: Seen, passes: Arc<AtomicU64>, versions: u32) {
     loop {
         passes.fetch_add(1, Ordering::Relaxed);
-        if seen.lock().unwrap().len() >= (ITEMS * VERSIONS) as usize {
+        if seen.lock().unwrap().len() >= (ITEMS * versions) as usize {
             return;
         }
         let handler = |page: ChangePage| {
@@ -106,7 +106,7 @@ async fn a_feed_reads_a_splitting_stream_each_version_once_and_each_item_in_orde
     let (seen, passes): (Seen, Arc<AtomicU64>) = Default::default();
     let workers: Vec<_> = ["a", "b", "c"]
         .iter()
-        .map(|worker| tokio::spawn(read(feed(worker), seen.clone(), passes.clone())))
+        .map(|worker| tokio::spawn(read(feed(worker), seen.clone(), passes.clone(), VERSIONS)))
         .collect();
     write(&writer, ROUNDS[1].clone()).await;
     emulator.split_stream(TABLE, 2);
@@ -148,6 +148,50 @@ async fn a_feed_reads_a_splitting_stream_each_version_once_and_each_item_in_orde
     for (item, versions) in by_item {
         assert_eq!(versions, written, "item {item}: each version once, in the order written");
     }
+}
+
+/// The workers of a feed in one process (one `Db`) that find a split at once list the stream
+/// once between them, not once each: a pass that finds the kept listing wanting (its shard
+/// ended) waits for the listing under way and plans from it. Each listing takes a while here
+/// (a round trip of 100 ms a request), and 16 workers pass every 20 ms.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_workers_of_one_process_list_a_split_stream_once_between_them() {
+    let own = crate::own().await;
+    let writer = own.db().with_shard_metadata(ShardMetadata::new(METADATA));
+    writer.create_table::<Ledger>().await.expect("create the table");
+    writer.create_shard_metadata_table().await.expect("create the metadata table");
+    let limits = PartitionLimits::dynamodb().round_trip(Duration::from_millis(100));
+    let emulator = Emulator::start(own.endpoint(), limits).expect("the emulator");
+    let requests = dynashard_local::faults::FaultInjector::new(0);
+    let streams = dynashard::client::streams_client_for_endpoint(emulator.endpoint());
+    let streams = streams.config().to_builder().interceptor(requests.interceptor()).build();
+    let reader = Db::new(dynashard::client_for_endpoint(own.endpoint()))
+        .with_streams_client(aws_sdk_dynamodbstreams::Client::from_conf(streams))
+        .with_shard_metadata(ShardMetadata::new(METADATA));
+    let feed = |worker: usize| {
+        let feed = reader.change_feed::<Ledger>("one listing").expect("a feed");
+        feed.concurrency(1).worker(format!("w{worker}"))
+    };
+    feed(0).begin().await.expect("the feed begins");
+    write(&writer, ROUNDS[0].clone()).await;
+    emulator.split_stream(TABLE, 16);
+    let began = requests.stats().operation("DescribeStream").attempts;
+    let (seen, passes): (Seen, Arc<AtomicU64>) = Default::default();
+    let workers: Vec<_> =
+        (0..16).map(|worker| tokio::spawn(read(feed(worker), seen.clone(), passes.clone(), 6))).collect();
+    write(&writer, ROUNDS[1].clone()).await;
+    for worker in workers {
+        tokio::time::timeout(Duration::from_secs(120), worker)
+            .await
+            .expect("the workers read every version within two minutes")
+            .expect("a worker");
+    }
+    // The parent ended once: one listing, and one more at most for a pass that planned from
+    // the kept listing while the first was under way and found it wanting after.
+    let listed = requests.stats().operation("DescribeStream").attempts - began;
+    let passes = passes.load(Ordering::Relaxed);
+    assert!(listed <= 2, "{listed} listings by 16 workers in {passes} passes after the split");
+    assert!(passes > 32, "the workers passed while the listing was under way: {passes} passes");
 }
 
 /// A child of a split holds a share of the endpoint's records: its pages are filled to the limit

@@ -49,20 +49,66 @@ pub(crate) struct Listing {
 }
 
 /// The last listing of each table's stream, by table name, shared by a `Db`'s clones.
+///
+/// Listings of a table's stream are made one at a time in the process, and numbered in the
+/// order they begin, so that a pass that needs a listing newer than what it read before can
+/// take one that began after it asked (see the change feed's `listing` module).
 #[derive(Debug, Default)]
 pub(crate) struct StreamListings {
-    by_table: Mutex<HashMap<String, Arc<Listing>>>,
+    kept: Mutex<Kept>,
+    /// The lock each table's listings are made under.
+    one_at_a_time: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+}
+
+/// The listings kept, with the number each began as, and how many began.
+#[derive(Debug, Default)]
+struct Kept {
+    by_table: HashMap<String, (u64, Arc<Listing>)>,
+    begun: u64,
 }
 
 impl StreamListings {
-    /// The listing kept of `table`'s stream, if it is of the stream `arn`.
-    pub(crate) fn get(&self, table: &str, arn: &str) -> Option<Arc<Listing>> {
-        let kept = self.by_table.lock().unwrap_or_else(PoisonError::into_inner);
-        kept.get(table).filter(|listing| listing.arn == arn).cloned()
+    fn kept(&self) -> std::sync::MutexGuard<'_, Kept> {
+        self.kept.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    pub(crate) fn keep(&self, table: &str, listing: Arc<Listing>) {
-        self.by_table.lock().unwrap_or_else(PoisonError::into_inner).insert(table.to_owned(), listing);
+    /// The listing kept of `table`'s stream, if it is of the stream `arn`.
+    pub(crate) fn get(&self, table: &str, arn: &str) -> Option<Arc<Listing>> {
+        let kept = self.kept();
+        kept.by_table.get(table).filter(|(_, listing)| listing.arn == arn).map(|(_, listing)| listing.clone())
+    }
+
+    /// How many listings began so far.
+    pub(crate) fn begun(&self) -> u64 {
+        self.kept().begun
+    }
+
+    /// The listing kept of `table`'s stream if it began after `begun` listings had.
+    pub(crate) fn begun_after(&self, table: &str, begun: u64) -> Option<Arc<Listing>> {
+        let kept = self.kept();
+        kept.by_table.get(table).filter(|(number, _)| *number > begun).map(|(_, listing)| listing.clone())
+    }
+
+    /// Numbers a listing that begins now.
+    pub(crate) fn begin(&self) -> u64 {
+        let mut kept = self.kept();
+        kept.begun += 1;
+        kept.begun
+    }
+
+    /// Keeps `listing`, begun as `number`, unless one that began later is kept.
+    pub(crate) fn keep(&self, table: &str, listing: Arc<Listing>, number: u64) {
+        let mut kept = self.kept();
+        let entry = kept.by_table.entry(table.to_owned()).or_insert_with(|| (number, listing.clone()));
+        if entry.0 <= number {
+            *entry = (number, listing);
+        }
+    }
+
+    /// The lock a listing of `table`'s stream is made under.
+    pub(crate) fn one_at_a_time(&self, table: &str) -> Arc<tokio::sync::Mutex<()>> {
+        let mut locks = self.one_at_a_time.lock().unwrap_or_else(PoisonError::into_inner);
+        locks.entry(table.to_owned()).or_default().clone()
     }
 }
 
@@ -86,5 +132,26 @@ mod tests {
         assert!(closed.read_to_listed_end(Some("120")) && closed.read_to_listed_end(Some("121")));
         assert!(!closed.read_to_listed_end(None), "a reader at the start has read nothing");
         assert!(!shard("a", None).read_to_listed_end(Some("5")), "an open shard lists no end");
+    }
+
+    #[test]
+    fn a_listing_is_taken_as_newer_only_when_it_began_after_the_count_asked_at() {
+        let listings = StreamListings::default();
+        let listing = |arn: &str| Arc::new(Listing { arn: arn.into(), shards: vec![shard(arn, None)] });
+        let asked = listings.begun();
+        assert!(listings.begun_after("t", asked).is_none());
+        let first = listings.begin();
+        let later = listings.begin();
+        listings.keep("t", listing("later"), later);
+        listings.keep("t", listing("first"), first);
+        assert_eq!(
+            listings.get("t", "later").map(|kept| kept.arn.clone()).as_deref(),
+            Some("later"),
+            "the later kept"
+        );
+        assert!(listings.get("t", "first").is_none() && listings.get("u", "later").is_none());
+        assert!(listings.begun_after("t", asked).is_some(), "began after the count asked");
+        assert!(listings.begun_after("t", later).is_none(), "not after itself");
+        assert!(listings.begun_after("u", asked).is_none(), "another table's");
     }
 }

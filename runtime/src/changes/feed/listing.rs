@@ -51,19 +51,37 @@ impl ChangeFeed {
     /// The listing a pass plans from: the one kept for the stream the feed's record names,
     /// unless `fresh` is asked for or none is kept; a fresh one lists the table's stream now
     /// and fails with a gap when it is not the stream recorded.
+    ///
+    /// A process lists a table's stream once at a time. A listing that began after this call
+    /// is as fresh as one this pass would make, since the pass read the feed's record before
+    /// it asked: what the listing holds that the record lacks is new, never forgotten (a shard
+    /// is forgotten once a listing misses it, and a stream does not list it again). So passes
+    /// that need a fresh listing at once (a shard ended) wait for one and share it.
     pub(super) async fn listing(&self, recorded: Option<&FeedRecord>, fresh: bool) -> Result<ForPass> {
-        let kept = recorded.and_then(|record| self.db.stream_listings.get(&self.table, &record.stream));
+        let listings = &self.db.stream_listings;
+        let kept = recorded.and_then(|record| listings.get(&self.table, &record.stream));
         if let Some(listing) = kept.filter(|_| !fresh) {
             return Ok(ForPass { listing, fresh: false });
         }
-        let (arn, _) = stream_of(&self.db, &self.table).await?;
-        if let Some(record) = recorded.filter(|record| record.stream != arn) {
+        let asked = listings.begun();
+        let one_at_a_time = listings.one_at_a_time(&self.table);
+        let _listing = one_at_a_time.lock().await;
+        let listing = match listings.begun_after(&self.table, asked) {
+            Some(listing) => listing,
+            None => {
+                let number = listings.begin();
+                let (arn, _) = stream_of(&self.db, &self.table).await?;
+                let shards = stream::list_shards(&self.db, &arn).await?;
+                tracing::debug!(target: "dynashard::changes", table = self.table, shards = shards.len(), "stream listed");
+                let listing = Arc::new(Listing { arn, shards });
+                listings.keep(&self.table, listing.clone(), number);
+                listing
+            }
+        };
+        if let Some(record) = recorded.filter(|record| record.stream != listing.arn) {
+            let arn = &listing.arn;
             return Err(self.gap(format!("the table's stream was replaced ({} is now {arn})", record.stream)));
         }
-        let shards = stream::list_shards(&self.db, &arn).await?;
-        tracing::debug!(target: "dynashard::changes", table = self.table, shards = shards.len(), "stream listed");
-        let listing = Arc::new(Listing { arn, shards });
-        self.db.stream_listings.keep(&self.table, listing.clone());
         Ok(ForPass { listing, fresh: true })
     }
 }

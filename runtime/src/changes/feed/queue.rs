@@ -138,7 +138,8 @@ mod tests {
     #[test]
     fn each_seed_tries_every_shard_once_in_an_order_of_its_own() {
         let to_read: Vec<Waiting> = (0..64).map(|n| (shard(&format!("shard {n}")), None)).collect();
-        let orders: Vec<Vec<String>> = (0..16).map(|seed| Queue::new(to_read.clone(), NONE, seed).ids()).collect();
+        let orders: Vec<Vec<String>> =
+            (0..16).map(|seed| Queue::new(to_read.clone(), NONE, seed).ids()).collect();
         for order in &orders {
             let mut sorted = order.clone();
             sorted.sort();
@@ -206,8 +207,11 @@ mod tests {
     fn a_deal_skips_shards_held_elsewhere_and_tolerates_odd_inputs() {
         let ready = ids(8);
         // Shards 2 and 3, dealt to ticket 0 (slots 4: shards 0 to 3), are held elsewhere.
-        let to_read: Vec<Waiting> =
-            ready.iter().filter(|id| !id.ends_with('2') && !id.ends_with('3')).map(|id| (shard(id), None)).collect();
+        let to_read: Vec<Waiting> = ready
+            .iter()
+            .filter(|id| !id.ends_with('2') && !id.ends_with('3'))
+            .map(|id| (shard(id), None))
+            .collect();
         let order = Queue::new(to_read, Deal { ready: &ready, ticket: 0, slots: 4 }, 9).ids();
         assert_eq!(&order[..2], ["shard 000", "shard 001"], "the dealt shards first, in turn");
         assert_eq!(order.len(), 6);
@@ -220,6 +224,9 @@ mod tests {
         }
         let duplicated = [ready.clone(), ready.clone()].concat();
         let to_read: Vec<Waiting> = ready.iter().map(|id| (shard(id), None)).collect();
-        assert_eq!(Queue::new(to_read, Deal { ready: &duplicated, ticket: 1, slots: 4 }, 1).ids()[0], "shard 004");
+        assert_eq!(
+            Queue::new(to_read, Deal { ready: &duplicated, ticket: 1, slots: 4 }, 1).ids()[0],
+            "shard 004"
+        );
     }
 }
