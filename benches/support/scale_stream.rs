@@ -187,17 +187,25 @@ pub async fn drain_catch_up(direct: &Db, emulated: &Db, emulator: &Emulator, wor
     // end, then its children, which the workers share as they would share them running: alone,
     // the worker that read the parent would read them all, `CATCH_UP_SHARDS` at a time).
     let children = workers * CATCH_UP_SHARDS;
-    let all_read = std::sync::atomic::AtomicBool::new(false);
-    let first = (0..workers).map(|_| async {
-        while !all_read.load(Ordering::Relaxed) {
-            db.catch_up::<Record>(Catalog::BY_TITLE).await.expect("a first pass");
-            if leases_taken(&direct, &table).await >= children {
-                all_read.store(true, Ordering::Relaxed);
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-    });
-    futures::future::join_all(first).await;
+    let all_read = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let first: Vec<_> = (0..workers)
+        .map(|_| {
+            let (db, all_read) = (db.clone(), all_read.clone());
+            tokio::spawn(async move {
+                while !all_read.load(Ordering::Relaxed) {
+                    db.catch_up::<Record>(Catalog::BY_TITLE).await.expect("a first pass");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+            })
+        })
+        .collect();
+    while leases_taken(&direct, &table).await < children {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+    all_read.store(true, Ordering::Relaxed);
+    for pass in first {
+        pass.await.expect("a worker's first passes");
+    }
     let records = workers * CATCH_UP_SHARDS * PER_CATCH_UP_SHARD;
     let items: Vec<Record> = (0..records as u32)
         .map(|id| Record {
