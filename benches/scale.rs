@@ -230,12 +230,14 @@ fn main() {
     // batches of 25 conditional writes in flight each: 25,600 writes) wait in the embedded
     // DynamoDB's one thread longer than an attempt's 10 s; DynamoDB would serve them in
     // parallel. So its attempts wait as long as a request can.
-    let patient = dynashard::Timeouts::default().attempt(Duration::from_secs(60)).operation(Duration::from_secs(60));
+    let patient =
+        dynashard::Timeouts::default().attempt(Duration::from_secs(60)).operation(Duration::from_secs(60));
     let streams = dynashard::client::streams_client_for_endpoint(catch_up_emulator.endpoint());
     let streams = streams.config().to_builder().timeout_config(patient.to_config()).build();
-    let catching = Db::new(dynashard::client::client_for_endpoint_with(catch_up_emulator.endpoint(), patient))
-        .with_streams_client(aws_sdk_dynamodbstreams::Client::from_conf(streams))
-        .with_shard_metadata(metadata());
+    let catching =
+        Db::new(dynashard::client::client_for_endpoint_with(catch_up_emulator.endpoint(), patient))
+            .with_streams_client(aws_sdk_dynamodbstreams::Client::from_conf(streams))
+            .with_shard_metadata(metadata());
     let parts = knob("SCALE_PARTS").unwrap_or_else(|| "scans,stream".into());
     let setup = Setup { direct, emulated };
 

@@ -221,7 +221,7 @@ pub async fn drain_catch_up(direct: &Db, emulated: &Db, emulator: &Emulator, wor
     let tally = Arc::new(Tally::default());
     let (done, finished) = tokio::sync::watch::channel(false);
     let done = Arc::new(done);
-    let started = Started::now();
+    let (started, usage) = (Started::now(), emulator.usage());
     let tasks: Vec<_> = (0..workers)
         .map(|_| {
             let (db, tally, done) = (db.clone(), tally.clone(), done.clone());
@@ -261,6 +261,13 @@ pub async fn drain_catch_up(direct: &Db, emulated: &Db, emulator: &Emulator, wor
         }
     }
     let (mut seconds, busiest) = started.seconds_and_busiest();
+    // What the drain asked of the metadata (leases, records, fences) and of the table.
+    let used = emulator.usage().since(&usage);
+    let (metadata, data) = (used.total("ScaleBenchMetadata", None), used.total(&table, None));
+    println!(
+        "  ({workers} workers: metadata {:.0} read and {:.0} write units, the table {:.0} read units)",
+        metadata.read_units, metadata.write_units, data.read_units
+    );
     if placed_by_count {
         seconds = tally.last_placed_at(&started);
     }
@@ -356,8 +363,8 @@ async fn placed_in_target(direct: &Db, table: &str) -> usize {
     count
 }
 
-/// The catch-up's shard leases of `table` that were acquired, are free again and not ended: those
-/// of the parent's children that were read.
+/// The catch-up's shard leases of `table` that were acquired and are not ended: those of the
+/// parent's children that were read, or are read now (their passes are awaited).
 async fn leases_taken(direct: &Db, table: &str) -> usize {
     use aws_sdk_dynamodb::types::AttributeValue;
     let prefix = format!("feed/{table}/");
@@ -372,7 +379,6 @@ async fn leases_taken(direct: &Db, table: &str) -> usize {
             partition.is_some_and(|key| key.starts_with(&prefix))
                 && item.contains_key("since")
                 && fence.is_some_and(|fence| fence != "0")
-                && !item.contains_key("owner")
                 && matches!(item.get("ended"), Some(AttributeValue::Bool(false)))
         });
         count += taken.count();

@@ -142,46 +142,50 @@ pub(crate) struct Leases<'a> {
 }
 
 impl Leases<'_> {
-    /// The lease items under `keys` (strongly consistent), by key.
+    /// The lease items under `keys` (strongly consistent), by key: a hundred a request, the
+    /// requests at once (a stream split 256 ways takes three, one round trip).
     pub async fn read(&self, keys: &[String]) -> Result<HashMap<String, LeaseRecord>> {
-        let mut found = HashMap::new();
-        for chunk in keys.chunks(100) {
-            let mut pending: Vec<Item> = chunk
-                .iter()
-                .map(|key| [(PARTITION.to_owned(), AttributeValue::S(key.clone()))].into_iter().collect())
-                .collect();
-            let mut retry = crate::retry::Retry::new(self.db.retry_policy());
-            while !pending.is_empty() {
-                let request =
-                    KeysAndAttributes::builder().set_keys(Some(pending)).consistent_read(true).build();
-                let request = request.map_err(|error| Error::from_build("BatchGetItem", error))?;
-                let output = self
-                    .db
-                    .client()
-                    .batch_get_item()
-                    .request_items(self.table, request)
-                    .send()
-                    .await
-                    .map_err(|error| metadata_error(self.table, "BatchGetItem", error))?;
-                for item in
-                    output.responses.and_then(|mut tables| tables.remove(self.table)).unwrap_or_default()
-                {
-                    let key =
-                        item.get(PARTITION).and_then(|key| key.as_s().ok()).cloned().unwrap_or_default();
-                    let record = serde_dynamo::from_item(item).map_err(|_| {
-                        Error::ShardMetadataMalformed { partition: key.clone(), reason: "bad lease".into() }
-                    })?;
-                    found.insert(key, record);
-                }
-                pending = output
-                    .unprocessed_keys
-                    .and_then(|mut tables| tables.remove(self.table))
-                    .map(|left| left.keys)
-                    .unwrap_or_default();
-                if !pending.is_empty() {
-                    let delay = retry.after_failure(true).unwrap_or(Duration::from_millis(50));
-                    tokio::time::sleep(delay).await;
-                }
+        let chunks = keys.chunks(100).map(|chunk| self.read_chunk(chunk));
+        let found = futures::future::try_join_all(chunks).await?;
+        Ok(found.into_iter().flatten().collect())
+    }
+
+    /// [`Leases::read`] of at most a hundred keys.
+    async fn read_chunk(&self, keys: &[String]) -> Result<Vec<(String, LeaseRecord)>> {
+        let mut found = Vec::new();
+        let mut pending: Vec<Item> = keys
+            .iter()
+            .map(|key| [(PARTITION.to_owned(), AttributeValue::S(key.clone()))].into_iter().collect())
+            .collect();
+        let mut retry = crate::retry::Retry::new(self.db.retry_policy());
+        while !pending.is_empty() {
+            let request = KeysAndAttributes::builder().set_keys(Some(pending)).consistent_read(true).build();
+            let request = request.map_err(|error| Error::from_build("BatchGetItem", error))?;
+            let output = self
+                .db
+                .client()
+                .batch_get_item()
+                .request_items(self.table, request)
+                .send()
+                .await
+                .map_err(|error| metadata_error(self.table, "BatchGetItem", error))?;
+            for item in output.responses.and_then(|mut tables| tables.remove(self.table)).unwrap_or_default()
+            {
+                let key = item.get(PARTITION).and_then(|key| key.as_s().ok()).cloned().unwrap_or_default();
+                let record = serde_dynamo::from_item(item).map_err(|_| Error::ShardMetadataMalformed {
+                    partition: key.clone(),
+                    reason: "bad lease".into(),
+                })?;
+                found.push((key, record));
+            }
+            pending = output
+                .unprocessed_keys
+                .and_then(|mut tables| tables.remove(self.table))
+                .map(|left| left.keys)
+                .unwrap_or_default();
+            if !pending.is_empty() {
+                let delay = retry.after_failure(true).unwrap_or(Duration::from_millis(50));
+                tokio::time::sleep(delay).await;
             }
         }
         Ok(found)
@@ -189,7 +193,7 @@ impl Leases<'_> {
 
     /// Takes the lease under `key` for `owner`, as `seen` (`None`: no item yet): free, expired or
     /// already `owner`'s. Its fence is above `seen`'s and at least `floor` (leases whose fences
-    /// must be comparable with other leases' take `floor` from a [`Fences`] counter). `None` when
+    /// must be comparable with other leases' take `floor` from a [`Fences`](super::fences::Fences) counter). `None` when
     /// another process changed it first.
     pub async fn acquire(
         &self,
@@ -349,73 +353,7 @@ impl Leases<'_> {
     }
 }
 
-/// A counter of fences shared by a family of leases (the shards of one change feed), one item of
-/// the metadata table. Every value it hands out is above every value it handed out before, so a
-/// lease acquired with a value taken after another lease's acquisition has the higher fence; and
-/// above the fence its caller saw, so a lease whose fence grew before the counter existed (or
-/// apart from it) still gets a higher one. Never deleted, so that fences keep growing over a
-/// feed's resets.
-pub(crate) struct Fences<'a> {
-    pub db: Store<'a>,
-    pub table: &'a str,
-    pub key: &'a str,
-}
-
-impl Fences<'_> {
-    /// A value above every value handed out before and above `seen`: the counter raised by one,
-    /// or, when that is not above `seen`, set to `seen + 1` on the condition that it is still
-    /// below it (another process that sets it first makes this one count on).
-    pub async fn above(&self, seen: u64) -> Result<u64> {
-        loop {
-            let next = self.add_one().await?;
-            if next > seen {
-                return Ok(next);
-            }
-            let target = seen.saturating_add(1);
-            let result = self
-                .update()
-                .update_expression("SET #fences = :target")
-                .condition_expression("#fences < :target")
-                .expression_attribute_names("#fences", "fences")
-                .expression_attribute_values(":target", number(target))
-                .send()
-                .await;
-            let set = unless_condition_failed(result)
-                .map_err(|error| metadata_error(self.table, "UpdateItem", error))?;
-            if set.is_some() {
-                return Ok(target);
-            }
-        }
-    }
-
-    /// The counter raised by one (from 0).
-    async fn add_one(&self) -> Result<u64> {
-        let output = self
-            .update()
-            .update_expression("ADD #fences :one")
-            .expression_attribute_names("#fences", "fences")
-            .expression_attribute_values(":one", number(1))
-            .return_values(aws_sdk_dynamodb::types::ReturnValue::UpdatedNew)
-            .send()
-            .await
-            .map_err(|error| metadata_error(self.table, "UpdateItem", error))?;
-        let value = output.attributes.as_ref().and_then(|item| item.get("fences")?.as_n().ok()?.parse().ok());
-        value.ok_or_else(|| Error::ShardMetadataMalformed {
-            partition: self.key.to_owned(),
-            reason: "a fence counter that is not a number".into(),
-        })
-    }
-
-    fn update(&self) -> aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder {
-        self.db
-            .client()
-            .update_item()
-            .table_name(self.table)
-            .key(PARTITION, AttributeValue::S(self.key.to_owned()))
-    }
-}
-
-fn number(value: u64) -> AttributeValue {
+pub(super) fn number(value: u64) -> AttributeValue {
     AttributeValue::N(value.to_string())
 }
 
@@ -444,51 +382,6 @@ mod tests {
         );
         assert!(expired(&mut watched, &record(2, 6), lease, start + Duration::from_secs(51)));
         assert!(expired(&mut None, &record(1, 1), Duration::ZERO, start), "no lease time: at once");
-    }
-
-    #[tokio::test]
-    async fn fences_grow_past_every_value_handed_out_and_every_fence_seen() {
-        let embedded = dynashard_local::Embedded::start().expect("the embedded DynamoDB");
-        let client = crate::client::client_for_endpoint(embedded.endpoint());
-        use aws_sdk_dynamodb::types::{
-            AttributeDefinition, BillingMode, KeySchemaElement, KeyType, ScalarAttributeType,
-        };
-        let attribute =
-            AttributeDefinition::builder().attribute_name(PARTITION).attribute_type(ScalarAttributeType::S);
-        let key = KeySchemaElement::builder().attribute_name(PARTITION).key_type(KeyType::Hash);
-        client
-            .create_table()
-            .table_name("FenceCounterTests")
-            .attribute_definitions(attribute.build().unwrap())
-            .key_schema(key.build().unwrap())
-            .billing_mode(BillingMode::PayPerRequest)
-            .send()
-            .await
-            .expect("the metadata table");
-        let store = Store::new(&client, crate::retry::RetryPolicy::DEFAULT);
-        let fences = Fences { db: store, table: "FenceCounterTests", key: "fence/T/consumer" };
-        assert_eq!(fences.above(0).await.unwrap(), 1);
-        assert_eq!(fences.above(1).await.unwrap(), 2);
-        // A shard whose fence grew apart from the counter (a feed begun before it): above that,
-        // and every value after it above it too, whatever shard asks (its children among them).
-        assert_eq!(fences.above(50_000).await.unwrap(), 50_001);
-        assert_eq!(fences.above(0).await.unwrap(), 50_002);
-        // Many takers at once: every value its own.
-        let taken = futures::future::join_all((0..8).map(|_| fences.above(60_000))).await;
-        let taken: HashSet<u64> = taken.into_iter().map(|value| value.unwrap()).collect();
-        assert_eq!(taken.len(), 8, "{taken:?}");
-        assert!(taken.iter().all(|value| *value > 60_000), "{taken:?}");
-        assert!(fences.above(0).await.unwrap() > *taken.iter().max().unwrap());
-
-        // An acquisition takes the counter's value as its fence, or above what it saw.
-        let leases = Leases { db: store, table: "FenceCounterTests" };
-        let seen = LeaseRecord { fence: 7, ..LeaseRecord::default() };
-        put_new(store, "FenceCounterTests", "lease", serde_dynamo::to_item(&seen).unwrap()).await.unwrap();
-        let lease = leases.acquire("lease", Some(&seen), "me", 70_000).await.unwrap().expect("taken");
-        assert_eq!(lease.fence, 70_000);
-        let seen = LeaseRecord { owner: Some("me".into()), fence: 70_000, beat: 1, ..LeaseRecord::default() };
-        let again = leases.acquire("lease", Some(&seen), "me", 0).await.unwrap().expect("taken");
-        assert_eq!(again.fence, 70_001);
     }
 
     #[test]

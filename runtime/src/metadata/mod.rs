@@ -8,6 +8,7 @@
 //!   verification) and their I/O;
 //! - `lease.rs`: leases on work items (stream shards, scan segments), with owners, fences, beats
 //!   and checkpoints;
+//! - `fences.rs`: the counter a family of leases takes its fences from;
 //! - `cache.rs`: the one cache of what was read, each entry as old as its request;
 //! - `store.rs`: the client and retry policy the I/O goes through (nothing of `Db`);
 //! - `registry.rs`: which metadata a `Db` keeps for each table;
@@ -17,6 +18,7 @@
 mod cache;
 mod caps;
 mod counts;
+pub(crate) mod fences;
 pub(crate) mod lease;
 mod placement;
 pub(crate) mod registry;

@@ -3,7 +3,7 @@
 //!
 //! The invariant, enforced by the fence and never by timing: **once a shard's lease was taken
 //! over, nothing its earlier holder does lands where the handler follows the fence rule.** Each
-//! acquisition takes a fence from the feed's counter (`metadata::lease::Fences`),
+//! acquisition takes a fence from the feed's counter (`metadata::fences::Fences`),
 //! taken after the acquisition saw the shard's fence and its parent's end, so it is higher than
 //! the fence of every earlier holder of the shard and of its parents (a child shard is read only
 //! after its parent ended). A handler that stores its fence with what it writes, and writes only where the stored

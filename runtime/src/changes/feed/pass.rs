@@ -9,6 +9,7 @@ use super::stream::{FeedRecord, FeedRecords};
 use super::{ChangeFeed, ChangePage, FeedPass};
 use crate::client::Listing;
 use crate::error::{Error, Result};
+use crate::metadata::fences::Fences;
 use crate::metadata::lease::{self, Leases};
 use std::collections::{BTreeSet, HashMap};
 use std::future::Future;
@@ -136,7 +137,7 @@ impl ChangeFeed {
     /// Reads the shards of `to_read` under leases, [`concurrency`](ChangeFeed::concurrency) at
     /// once, each shard as it was last read by a slot that acquired it, those dealt to the pass
     /// among the `ready` ones first (see [`queue`](super::queue)); what became of each, `None` for
-    /// a shard another process acquired first.
+    /// a shard another process acquired first or one left to a later pass.
     async fn read_all<H, Fut>(
         &self,
         arn: &str,
@@ -154,10 +155,9 @@ impl ChangeFeed {
         let deal = Deal { ready, ticket: floor, slots: self.concurrency };
         let queue = std::sync::Mutex::new(Queue::new(to_read, deal, seed));
         let next = || queue.lock().unwrap_or_else(std::sync::PoisonError::into_inner).next();
-        // Refused once, the pass shares the stream with other processes: the shards it planned
-        // to read are taken meanwhile, so after each shard read it drops those taken since (one
-        // read of the leases) rather than be refused by them one by one.
-        let contended = std::sync::atomic::AtomicBool::new(false);
+        // A slot refused a shard stops: other processes read the stream, and the shards still
+        // waiting are likely theirs too. The next pass plans them from one read of the leases,
+        // rather than each slot read them all again or be refused by them one by one.
         let slot = || async {
             let mut read = Vec::new();
             while let Some((shard, seen)) = next() {
@@ -165,16 +165,18 @@ impl ChangeFeed {
                 let refused = outcome.is_none();
                 read.push((shard.id, outcome));
                 if refused {
-                    contended.store(true, std::sync::atomic::Ordering::Relaxed);
-                }
-                if refused || contended.load(std::sync::atomic::Ordering::Relaxed) {
-                    read.extend(self.drop_changed(&queue).await?.into_iter().map(|id| (id, None)));
+                    break;
                 }
             }
             Ok::<_, Error>(read)
         };
         let reads = futures::future::try_join_all((0..slots).map(|_| slot())).await?;
-        Ok(reads.into_iter().flatten().collect())
+        let mut reads: Vec<_> = reads.into_iter().flatten().collect();
+        // Left for a later pass: not read now.
+        while let Some((shard, _)) = next() {
+            reads.push((shard.id, None));
+        }
+        Ok(reads)
     }
 
     /// Acquires the lease of `shard`, as the pass read it (`seen`), and reads the shard under it;
@@ -208,21 +210,7 @@ impl ChangeFeed {
         read.map(Some)
     }
 
-    /// Reads the leases of the shards still waiting in `queue`, in one request, and drops those
-    /// another process acquired since the pass read them; returns their ids.
-    async fn drop_changed(&self, queue: &std::sync::Mutex<Queue>) -> Result<Vec<String>> {
-        let lock = || queue.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let ids = lock().ids();
-        if ids.is_empty() {
-            return Ok(Vec::new());
-        }
-        let leases = Leases { db: (&self.db).into(), table: self.metadata_table() };
-        let mut read = leases.read(&ids.iter().map(|id| self.lease_key(id)).collect::<Vec<_>>()).await?;
-        let fresh = ids.into_iter().filter_map(|id| Some((id.clone(), read.remove(&self.lease_key(&id))?)));
-        Ok(lock().drop_changed(&fresh.collect()))
-    }
-
-    /// The least fence of every lease this pass acquires, one value of the feed's [`Fences`]
+    /// The least fence of every lease this pass acquires, one value of the feed's [`Fences`](crate::metadata::fences::Fences)
     /// counter for all of them (0 when it reads none).
     ///
     /// A child shard's lease must be fenced above every fence a holder of its parent had, so
@@ -237,7 +225,7 @@ impl ChangeFeed {
             return Ok(0);
         };
         let key = self.fences_key();
-        let fences = lease::Fences { db: (&self.db).into(), table: self.metadata_table(), key: &key };
+        let fences = Fences { db: (&self.db).into(), table: self.metadata_table(), key: &key };
         fences.above(seen).await
     }
 

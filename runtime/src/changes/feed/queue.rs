@@ -10,14 +10,12 @@
 //! by whoever acquires its lease, whatever was dealt.
 //!
 //! A pass plans from the leases as it read them; an acquisition of a shard whose lease another
-//! process changed since is refused. When one is refused, the other processes are reading the
-//! stream too: the pass reads the leases of the shards still waiting, in one request, and drops
-//! those whose leases changed, as their acquisitions would have been refused, rather than be
-//! refused once a shard.
+//! process changed since is refused, and the slot refused stops (the pass leaves what waits to a
+//! later pass, which plans it from one read of the leases).
 
 use super::lineage::ListedShard;
 use crate::metadata::lease::LeaseRecord;
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 /// A shard to read and its lease as the pass last read it (`None`: no lease item).
 pub(super) type Waiting = (ListedShard, Option<LeaseRecord>);
@@ -92,27 +90,9 @@ impl Queue {
     }
 
     /// The shards still waiting.
+    #[cfg(test)]
     pub fn ids(&self) -> Vec<String> {
         self.waiting.iter().map(|(shard, _)| shard.id.clone()).collect()
-    }
-
-    /// Drops the waiting shards whose lease, as `fresh` has it by shard id, is not the one the
-    /// pass read (another process acquired it since, or it was forgotten); returns their ids.
-    pub fn drop_changed(&mut self, fresh: &HashMap<String, LeaseRecord>) -> Vec<String> {
-        let mut dropped = Vec::new();
-        self.waiting.retain(|(shard, seen)| {
-            let now = fresh.get(&shard.id);
-            let same = match (seen, now) {
-                (Some(seen), Some(now)) => seen.fence == now.fence && seen.beat == now.beat,
-                (None, None) => true,
-                _ => false,
-            };
-            if !same {
-                dropped.push(shard.id.clone());
-            }
-            same
-        });
-        dropped
     }
 }
 
@@ -129,10 +109,6 @@ mod tests {
 
     fn ids(count: usize) -> Vec<String> {
         (0..count).map(|n| format!("shard {n:03}")).collect()
-    }
-
-    fn lease(fence: u64, beat: u64) -> LeaseRecord {
-        LeaseRecord { fence, beat, ..LeaseRecord::default() }
     }
 
     #[test]
@@ -152,31 +128,6 @@ mod tests {
         assert_eq!(Queue::new(to_read.clone(), NONE, 7).ids(), orders[7], "one order a seed");
         let mut empty = Queue::new(Vec::new(), NONE, 3);
         assert!(empty.next().is_none());
-    }
-
-    #[test]
-    fn shards_whose_leases_changed_since_they_were_read_are_dropped() {
-        let to_read = vec![
-            (shard("same"), Some(lease(3, 7))),
-            (shard("acquired"), Some(lease(3, 7))),
-            (shard("beaten"), Some(lease(3, 7))),
-            (shard("made"), None),
-            (shard("forgotten"), Some(lease(1, 1))),
-            (shard("still none"), None),
-        ];
-        let mut queue = Queue::new(to_read, NONE, 0);
-        let fresh = HashMap::from([
-            ("same".to_owned(), lease(3, 7)),
-            ("acquired".to_owned(), lease(4, 8)),
-            ("beaten".to_owned(), lease(3, 9)),
-            ("made".to_owned(), lease(0, 0)),
-        ]);
-        let sorted = |mut ids: Vec<String>| {
-            ids.sort();
-            ids
-        };
-        assert_eq!(sorted(queue.drop_changed(&fresh)), ["acquired", "beaten", "forgotten", "made"]);
-        assert_eq!(sorted(queue.ids()), ["same", "still none"]);
     }
 
     #[test]
