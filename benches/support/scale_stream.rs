@@ -220,47 +220,31 @@ pub async fn drain_catch_up(direct: &Db, emulated: &Db, emulator: &Emulator, wor
 
     let tally = Arc::new(Tally::default());
     let (done, finished) = tokio::sync::watch::channel(false);
-    let done = Arc::new(done);
     let (started, usage) = (Started::now(), emulator.usage());
     let tasks: Vec<_> = (0..workers)
         .map(|_| {
-            let (db, tally, done) = (db.clone(), tally.clone(), done.clone());
+            let (db, tally, finished) = (db.clone(), tally.clone(), finished.clone());
             tokio::spawn(async move {
-                while !*done.borrow() {
+                while !*finished.borrow() {
                     // A pass that fails for a while is tried again, as `run_catch_up` does.
-                    let pass = match db.catch_up::<Record>(Catalog::BY_TITLE).await {
-                        Ok(pass) => pass,
-                        Err(error) if error.is_transient() => {
-                            tally.fail(&error);
-                            tokio::time::sleep(Duration::from_millis(500)).await;
-                            continue;
-                        }
+                    match db.catch_up::<Record>(Catalog::BY_TITLE).await {
+                        Ok(pass) => _ = tally.placed.fetch_add(pass.placed, Ordering::Relaxed),
+                        Err(error) if error.is_transient() => tally.fail(&error),
                         Err(error) => panic!("a catch-up pass: {error}"),
-                    };
-                    if tally.add(pass.placed) >= records as u64 {
-                        _ = done.send(true);
                     }
                     tokio::time::sleep(Duration::from_millis(100)).await;
                 }
             })
         })
         .collect();
-    // Placed, by the passes' counts; or, once no pass has placed anything for a long while, by
-    // the target index (a pass that failed after placing items never reported them).
-    let mut placed_by_count = false;
-    loop {
-        let stalled = tally.last_placed().is_some() && tally.since_last_placed(&started) > STALLED;
-        if stalled && placed_in_target(&direct, &table).await >= records {
-            placed_by_count = true;
-            _ = done.send(true);
-        }
-        let mut finished = finished.clone();
-        tokio::select! {
-            _ = finished.wait_for(|done| *done) => break,
-            _ = tokio::time::sleep(Duration::from_secs(1)) => {}
-        }
+    // Drained once the target index holds every item: a pass reports what it placed only at its
+    // end, and goes on after its shards to the records of its own places (and to any shard
+    // left), so the passes' reports come later than the places.
+    while placed_in_target(&direct, &table).await < records {
+        tokio::time::sleep(Duration::from_millis(250)).await;
     }
-    let (mut seconds, busiest) = started.seconds_and_busiest();
+    let (seconds, busiest) = started.seconds_and_busiest();
+    _ = done.send(true);
     // What the drain asked of the metadata (leases, records, fences) and of the table.
     let used = emulator.usage().since(&usage);
     let (metadata, data) = (used.total("ScaleBenchMetadata", None), used.total(&table, None));
@@ -268,15 +252,16 @@ pub async fn drain_catch_up(direct: &Db, emulated: &Db, emulator: &Emulator, wor
         "  ({workers} workers: metadata {:.0} read and {:.0} write units, the table {:.0} read units)",
         metadata.read_units, metadata.write_units, data.read_units
     );
-    if placed_by_count {
-        seconds = tally.last_placed_at(&started);
-    }
-    // A pass under way now has nothing left to place: stop it rather than wait for its end (a
-    // panic of a worker's task is still reported).
+    // The passes under way end (nothing is left to place), so that every place is reported.
+    let mut stopped = 0;
     for task in tasks {
-        task.abort();
-        if let Err(error) = task.await {
-            assert!(error.is_cancelled(), "a catch-up worker's task: {error}");
+        let abort = task.abort_handle();
+        match tokio::time::timeout(PASSES_END, task).await {
+            Ok(ended) => ended.expect("a catch-up worker's task"),
+            Err(_) => {
+                abort.abort();
+                stopped += 1;
+            }
         }
     }
     // Placed more than once: an item placed again after a pass lost its shard's lease.
@@ -285,23 +270,22 @@ pub async fn drain_catch_up(direct: &Db, emulated: &Db, emulator: &Emulator, wor
     for (kind, count) in tally.failures.lock().expect("the failures").iter() {
         println!("  ({count} passes failed with: {kind})");
     }
-    if placed_by_count {
-        println!("  (the catch-up of {workers} workers ended by a count of the target index: a pass failed after placing items)");
+    if stopped > 0 {
+        println!(
+            "  ({stopped} workers' passes were stopped before they ended: what they placed is not counted)"
+        );
     }
     direct.delete_table::<Catalog>().await.expect("delete the table");
     Drained { seconds, records, repeated, busiest, failed }
 }
 
-/// How long no pass placed anything before the target index is counted: longer than a pass
-/// takes, so that the count finds no placements of a pass still under way.
-const STALLED: Duration = Duration::from_secs(60);
+/// How long the passes under way when a drain ends are waited for.
+const PASSES_END: Duration = Duration::from_secs(120);
 
-/// What the catch-up workers' passes reported: items placed, when the last pass that placed
-/// any ended (milliseconds after the drain started), and passes that failed.
+/// What the catch-up workers' passes reported: items placed, and passes that failed.
 #[derive(Default)]
 struct Tally {
     placed: AtomicU64,
-    last_placed_ms: AtomicU64,
     failed: AtomicU64,
     /// How often each kind of failure came (its message, without the request ids).
     failures: Mutex<std::collections::BTreeMap<String, u64>>,
@@ -314,38 +298,10 @@ impl Tally {
         let kind: String = error.to_string().chars().take(160).collect();
         *self.failures.lock().expect("the failures").entry(kind).or_default() += 1;
     }
-
-    /// Adds a pass's placements; returns the total.
-    fn add(&self, placed: u64) -> u64 {
-        if placed > 0 {
-            let now =
-                u64::try_from(std::time::UNIX_EPOCH.elapsed().map_or(0, |at| at.as_millis())).unwrap_or(0);
-            self.last_placed_ms.fetch_max(now, Ordering::Relaxed);
-        }
-        self.placed.fetch_add(placed, Ordering::Relaxed) + placed
-    }
-
-    fn last_placed(&self) -> Option<std::time::SystemTime> {
-        let ms = self.last_placed_ms.load(Ordering::Relaxed);
-        (ms > 0).then(|| std::time::UNIX_EPOCH + Duration::from_millis(ms))
-    }
-
-    /// How long ago the last pass that placed anything ended (since the start, if none did).
-    fn since_last_placed(&self, started: &Started) -> Duration {
-        match self.last_placed() {
-            Some(at) => at.elapsed().unwrap_or_default(),
-            None => started.at.elapsed(),
-        }
-    }
-
-    /// Seconds from the start to the end of the last pass that placed anything.
-    fn last_placed_at(&self, started: &Started) -> f64 {
-        started.at.elapsed().as_secs_f64() - self.since_last_placed(started).as_secs_f64()
-    }
 }
 
 /// Items with their place in the target layout: those the target index holds (0 when the count
-/// fails: it is tried again a second later).
+/// fails: it is tried again a moment later).
 async fn placed_in_target(direct: &Db, table: &str) -> usize {
     let mut pages = direct
         .client()

@@ -75,6 +75,9 @@ impl Fences<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::metadata::lease::{LeaseRecord, Leases};
+    use crate::metadata::table::put_new;
+    use std::collections::HashSet;
 
     #[tokio::test]
     async fn fences_grow_past_every_value_handed_out_and_every_fence_seen() {
