@@ -12,7 +12,7 @@
 use dynashard::changes::ChangePage;
 use dynashard::reshard::Layout;
 use dynashard::{Db, Entity, Table};
-use dynashard_local::emulator::Emulator;
+use dynashard_local::emulator::{Emulator, PartitionLimits};
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -172,11 +172,21 @@ pub async fn drain_feed(
 /// Drains a backlog of items written during a resharding with `workers` catch-up workers, each
 /// running passes until every item has its place: [`CATCH_UP_SHARDS`] shards a worker (each
 /// reads that many at once), of 200 records each.
-pub async fn drain_catch_up(direct: &Db, emulated: &Db, emulator: &Emulator, workers: usize) -> Drained {
+pub async fn drain_catch_up(
+    direct: &Db,
+    emulated: &Db,
+    emulator: &Emulator,
+    round_trip: Duration,
+    workers: usize,
+) -> Drained {
     let table = format!("ScaleCatchUp{workers}");
     let direct = direct.clone().with_table_name::<Catalog>(&table).expect("a table name");
     direct.create_table::<Catalog>().await.expect("create the table");
     let db = emulated.clone().with_table_name::<Catalog>(&table).expect("a table name");
+    // Until the backlog is written (the resharding's start, the first passes, which find
+    // nothing to place), requests take the other parts' round trip: at the catch-up's, the 256
+    // empty shards of 64 workers take minutes to read.
+    emulator.set_limits(PartitionLimits::dynamodb().round_trip(SETUP_ROUND_TRIP));
     db.start_resharding::<Record>(Catalog::BY_TITLE, Catalog::BY_TITLE_NEXT, Layout::hash(64))
         .await
         .expect("a resharding starts");
@@ -206,6 +216,7 @@ pub async fn drain_catch_up(direct: &Db, emulated: &Db, emulator: &Emulator, wor
     for pass in first {
         pass.await.expect("a worker's first passes");
     }
+    emulator.set_limits(PartitionLimits::dynamodb().round_trip(round_trip));
     let records = workers * CATCH_UP_SHARDS * PER_CATCH_UP_SHARD;
     let items: Vec<Record> = (0..records as u32)
         .map(|id| Record {
@@ -240,8 +251,18 @@ pub async fn drain_catch_up(direct: &Db, emulated: &Db, emulator: &Emulator, wor
     // Drained once the target index holds every item: a pass reports what it placed only at its
     // end, and goes on after its shards to the records of its own places (and to any shard
     // left), so the passes' reports come later than the places.
-    while placed_in_target(&direct, &table).await < records {
-        tokio::time::sleep(Duration::from_millis(250)).await;
+    // Counting the index is a scan of it on the thread that serves every worker: once a second.
+    let trace = std::env::var_os("SCALE_TRACE").is_some();
+    loop {
+        let placed = placed_in_target(&direct, &table).await;
+        if trace {
+            let reported = tally.placed.load(Ordering::Relaxed);
+            println!("  ({:.0} s: {placed} placed, {reported} reported)", started.at.elapsed().as_secs_f64());
+        }
+        if placed >= records {
+            break;
+        }
+        tokio::time::sleep(Duration::from_secs(1)).await;
     }
     let (seconds, busiest) = started.seconds_and_busiest();
     _ = done.send(true);
@@ -278,6 +299,9 @@ pub async fn drain_catch_up(direct: &Db, emulated: &Db, emulator: &Emulator, wor
     direct.delete_table::<Catalog>().await.expect("delete the table");
     Drained { seconds, records, repeated, busiest, failed }
 }
+
+/// The round trip of a catch-up's first passes.
+const SETUP_ROUND_TRIP: Duration = Duration::from_millis(200);
 
 /// How long the passes under way when a drain ends are waited for.
 const PASSES_END: Duration = Duration::from_secs(120);

@@ -4,6 +4,7 @@
 mod arithmetic;
 mod batch;
 mod batched_backfill;
+mod catch_up_lease;
 mod change_feed;
 mod change_feed_holders;
 mod changes;

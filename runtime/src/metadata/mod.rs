@@ -58,6 +58,7 @@ pub struct ShardMetadata {
     cache_for: Duration,
     pub(crate) cooldown: Duration,
     pub(crate) backoff: Duration,
+    pub(crate) catch_up_lease: Duration,
     /// Dynamic shard counts, by metadata key.
     counts: cache::Cache<ShardState>,
     /// Resharding records (`None`: none), by metadata key.
@@ -74,13 +75,15 @@ pub struct ShardMetadata {
 impl ShardMetadata {
     /// Counts kept in the metadata table `table`; counts cached for 2 s, a 2 s cooldown between
     /// raises (a raise waits for the longer of the two, so that every writer has read the count
-    /// before it is judged), a back-off of up to 250 ms before one.
+    /// before it is judged), a back-off of up to 250 ms before one; a catch-up's shard leases of
+    /// 30 s.
     pub fn new(table: impl Into<String>) -> Self {
         Self {
             table: table.into(),
             cache_for: Duration::from_secs(2),
             cooldown: Duration::from_secs(2),
             backoff: Duration::from_millis(250),
+            catch_up_lease: Duration::from_secs(30),
             counts: cache::Cache::default(),
             reshards: cache::Cache::default(),
             caps: caps::Caps::default(),
@@ -111,6 +114,24 @@ impl ShardMetadata {
     /// The longest random wait of a throttled writer before it tries to raise the count.
     pub fn backoff(mut self, duration: Duration) -> Self {
         self.backoff = duration;
+        self
+    }
+
+    /// How long a catch-up's lease on a stream shard may go without a beat before another
+    /// process takes the shard over (default 30 s; see
+    /// [`ChangeFeed::lease`](crate::changes::ChangeFeed::lease)). A holder beats every third of
+    /// it while a page is under way and a beat that takes longer fails: make it several times
+    /// the longest a request to the metadata table takes when the table is busiest, or passes
+    /// give their shards up (none of their beats landed for the lease) and others read them again.
+    ///
+    /// ```
+    /// use dynashard::metadata::ShardMetadata;
+    /// use std::time::Duration;
+    ///
+    /// let shards = ShardMetadata::new("ShardMetadata").catch_up_lease(Duration::from_secs(120));
+    /// ```
+    pub fn catch_up_lease(mut self, lease: Duration) -> Self {
+        self.catch_up_lease = lease;
         self
     }
 

@@ -68,7 +68,9 @@ pub struct CatchUpPass {
 impl<E: Entity> Reshards<'_, E> {
     /// The change feed of `E`'s resharding of `index`, named after it.
     pub(super) fn feed(&self, index: &str) -> Result<ChangeFeed> {
-        Ok(self.db.feed_of(self.db.table_of::<E>().to_owned(), self.key(index), self.metadata()?))
+        let metadata = self.metadata()?;
+        let lease = metadata.catch_up_lease;
+        Ok(self.db.feed_of(self.db.table_of::<E>().to_owned(), self.key(index), metadata).lease(lease))
     }
 }
 
