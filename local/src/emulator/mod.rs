@@ -37,8 +37,10 @@
 //! - PartiQL (`ExecuteStatement`, `BatchExecuteStatement`, `ExecuteTransaction`) and control-plane
 //!   requests pass unmetered, as do requests it cannot read (DynamoDB Local then answers them,
 //!   usually with a validation error). A cancelled transaction is not charged.
-//! - Table descriptions are cached for two seconds; a table changed straight on DynamoDB Local
-//!   is metered by its new shape after that.
+//! - Table descriptions are kept for two seconds, or fifty times as long as describing the
+//!   table took (DynamoDB Local counts a table's items for every description), and one request
+//!   at a time describes a table again; a table changed straight on DynamoDB Local is metered
+//!   by its new shape after that.
 //! - Counters grow with every partition used; buckets of idle partitions are forgotten once
 //!   there are 100,000.
 //!
@@ -59,6 +61,7 @@
 mod batch_reads;
 mod bucket;
 mod charge;
+mod described;
 mod expression;
 mod heat;
 mod limits;

@@ -1,6 +1,7 @@
 //! What every connection of the emulator shares: the endpoint, the meter and the table schemas.
 
 use super::charge::Charge;
+use super::described::{Described, Lookup};
 use super::limits::PartitionLimits;
 use super::meter::{Meter, Refusal};
 use super::schema::{DescribeTableOutput, TableSchema};
@@ -8,35 +9,22 @@ use super::upstream::{Upstream, UpstreamError};
 use super::usage::Usage;
 use hyper::header::{HeaderMap, AUTHORIZATION};
 use serde::Serialize;
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// The state of one emulator.
 #[derive(Debug)]
 pub(crate) struct Shared {
     pub upstream: Upstream,
     meter: Mutex<Meter>,
-    /// Schemas by caller (access key and region: DynamoDB Local keeps a database for each) and
-    /// table name, with when they were described.
-    schemas: Mutex<Schemas>,
-    /// Counts the tables forgotten, so that a description sent before a table changed is not
-    /// cached after.
-    generation: AtomicU64,
+    /// The tables' descriptions, by caller and table.
+    described: Mutex<Described>,
     started: Instant,
     /// The streams served split.
     pub splits: super::streams::splits::Splits,
     /// The `DescribeStream` calls each stream has left.
     describes: super::streams::describe_limit::DescribeLimits,
 }
-
-/// Described tables by caller and table name, with when they were described.
-type Schemas = HashMap<(String, String), (Arc<TableSchema>, Instant)>;
-
-/// How long a table's description is used: tables changed past the emulator (straight on
-/// DynamoDB Local) are seen again after this.
-const SCHEMA_TTL: Duration = Duration::from_secs(2);
 
 #[derive(Serialize)]
 #[serde(rename_all = "PascalCase")]
@@ -49,8 +37,7 @@ impl Shared {
         Self {
             upstream,
             meter: Mutex::new(Meter::new(limits)),
-            schemas: Mutex::default(),
-            generation: AtomicU64::new(0),
+            described: Mutex::default(),
             started: Instant::now(),
             splits: super::streams::splits::Splits::default(),
             describes: Default::default(),
@@ -130,39 +117,42 @@ impl Shared {
         *meter = Meter::with_usage(limits, usage);
     }
 
-    /// The schema of `table` as the caller with `headers` sees it, described once.
+    /// The schema of `table` as the caller with `headers` sees it (see [`Described`] for when
+    /// it is described again).
     pub(crate) async fn schema(
         &self,
         headers: &HeaderMap,
         table: &str,
     ) -> Result<Arc<TableSchema>, UpstreamError> {
         let key = (caller(headers), table.to_owned());
-        if let Some((schema, described)) = self.schemas().get(&key) {
-            if described.elapsed() < SCHEMA_TTL {
-                return Ok(Arc::clone(schema));
+        let generation = match self.described().look_up(&key, Instant::now()) {
+            Lookup::Held(schema) => return Ok(schema),
+            Lookup::Describe { generation } => generation,
+        };
+        let at = Instant::now();
+        let input = DescribeTableInput { table_name: table };
+        let output = self.upstream.call::<_, DescribeTableOutput>(headers, "DescribeTable", &input).await;
+        let mut described = self.described();
+        match output {
+            Ok(output) => {
+                let schema = Arc::new(TableSchema::from(output));
+                described.keep(key, Arc::clone(&schema), generation, at, at.elapsed());
+                Ok(schema)
+            }
+            Err(error) => {
+                described.failed(&key);
+                Err(error)
             }
         }
-        let generation = self.generation.load(Ordering::SeqCst);
-        let described = Instant::now();
-        let output: DescribeTableOutput =
-            self.upstream.call(headers, "DescribeTable", &DescribeTableInput { table_name: table }).await?;
-        let schema = Arc::new(TableSchema::from(output));
-        let mut schemas = self.schemas();
-        if self.generation.load(Ordering::SeqCst) == generation {
-            schemas.insert(key, (Arc::clone(&schema), described));
-        }
-        Ok(schema)
     }
 
     /// Forgets the schema of `table` (it was created, changed or deleted).
     pub(crate) fn forget_schema(&self, headers: &HeaderMap, table: &str) {
-        let mut schemas = self.schemas();
-        self.generation.fetch_add(1, Ordering::SeqCst);
-        schemas.remove(&(caller(headers), table.to_owned()));
+        self.described().forget(&(caller(headers), table.to_owned()));
     }
 
-    fn schemas(&self) -> MutexGuard<'_, Schemas> {
-        self.schemas.lock().unwrap_or_else(PoisonError::into_inner)
+    fn described(&self) -> MutexGuard<'_, Described> {
+        self.described.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
