@@ -185,3 +185,43 @@ async fn a_budget_holds_every_worker_and_paces_the_writes() {
     assert!(took >= Duration::from_millis(3_500), "the writes were paced: {took:?}");
     assert_eq!(state.backfill_totals(), (240, 240));
 }
+
+/// Workers of one backfill read the leases they need to take segments, a few at a time, not
+/// every segment's at every look (8 workers over 208 segments read 47,000 that way: each of the
+/// 208 takes was preceded by a read of all of them; about 7,100 now).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn workers_read_a_few_leases_a_look_not_every_segments() {
+    use dynashard_local::emulator::{Emulator, PartitionLimits};
+    const WORKERS: usize = 8;
+    let (table, shelf) = (unique("ReshardLeaseReads"), unique("shelf"));
+    let own = crate::own().await;
+    let (db, _) = started(&own, &table, &shelf, 1_600).await;
+    let emulator = Emulator::start(own.endpoint(), PartitionLimits::dynamodb()).expect("the emulator");
+    let metadata = ShardMetadata::new("ReshardWorkerMetadata").cache_for(Duration::from_millis(100));
+    let through = Db::new(dynashard::client_for_endpoint(emulator.endpoint()))
+        .with_streams_client(dynashard::client::streams_client_for_endpoint(own.endpoint()))
+        .with_table_name::<Shelves>(&table)
+        .expect("a valid table name")
+        .with_shard_metadata(metadata);
+    let backfills = (0..WORKERS).map(|worker| {
+        let db = through.clone();
+        let options = Backfill::default().segments(200).concurrency(1).page_size(25).worker(format!("w{worker}"));
+        async move { db.backfill::<Record>(Shelves::BY_TITLE, options).await }
+    });
+    for state in futures::future::try_join_all(backfills).await.expect("the backfills") {
+        assert_eq!(state.phase, Phase::Backfilled);
+    }
+    let progress = db.resharding_progress::<Record>(Shelves::BY_TITLE).await.unwrap().unwrap();
+    let segments = u64::from(progress.segments.1);
+    assert!(segments >= 150, "a segment a piece, cut from the data: {:?}", progress.segments);
+    assert_eq!(progress.scanned, 1_600);
+    // A lease is one read unit: each take reads at most 25, and each worker reads them all once
+    // at its end, for the progress it returns.
+    let usage = emulator.usage();
+    let leases = usage.partitions_of("ReshardWorkerMetadata", None).filter(|(id, _)| id.key.contains("/backfill/"));
+    let read: f64 = leases.map(|(_, used)| used.read_units).sum();
+    let most = (25 + 2 * WORKERS as u64) * segments;
+    assert!(read < most as f64, "{read} lease reads for {segments} segments, {most} at most");
+    let verified = db.verify_resharding::<Record>(Shelves::BY_TITLE, Verify::default()).await.unwrap();
+    assert!(verified.is_clean(), "every item has exactly its place: {verified:?}");
+}

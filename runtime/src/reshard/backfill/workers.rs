@@ -50,6 +50,9 @@ impl Db {
             let keys = segment_keys(&key, &plan);
             let mut running = FuturesUnordered::new();
             let mut mine = BTreeSet::new();
+            // Segments seen done: a lease that ended stays ended (a new scan has leases of its
+            // own), so they are not read again.
+            let mut done = BTreeSet::new();
             while !options.past_deadline() {
                 // The resharding as recorded now: moved past this scan by another worker, the
                 // scan replaced by a newer one, or its budget changed. Read before the leases, so
@@ -74,14 +77,43 @@ impl Db {
                     Some(recorded) => plan.budget = recorded.budget,
                     None => {}
                 }
-                let seen = alongside(&mut running, &mut mine, leases.read(&keys)).await??;
-                if keys.iter().all(|key| seen.get(key).is_some_and(|lease| lease.ended)) && running.is_empty()
-                {
+                let concurrency = options.concurrency.unwrap_or(usize::MAX);
+                let free = concurrency.saturating_sub(running.len());
+                let full = free == 0;
+                // With no budget to share, a worker reads only the leases it needs to take
+                // segments: none while it holds all it may, and otherwise a few more than it may
+                // take at a time, in the order it tries them, until they hold as many as it may
+                // take. Reading every segment's lease each look would read workers × segments
+                // leases a poll.
+                let every = plan.budget.write_units.is_some() || plan.budget.read_units.is_some();
+                if full && !every {
+                    shares.set(plan, shares.held.load(std::sync::atomic::Ordering::Relaxed));
+                    next_ended(&mut running, &mut mine, options.poll()).await?;
+                    continue;
+                }
+                let order = self.order((&shards, &key, &owner), &plan, (&mine, &done));
+                let chunk =
+                    if every { order.len().max(1) } else { free.saturating_add(SPARE_LEASES).min(100) };
+                let mut seen = HashMap::new();
+                let mut claimable = Vec::new();
+                for chunk in order.chunks(chunk) {
+                    let chunk_keys: Vec<String> =
+                        chunk.iter().map(|segment| segment_key(&key, &plan, *segment)).collect();
+                    seen.extend(alongside(&mut running, &mut mine, leases.read(&chunk_keys)).await??);
+                    done.extend(chunk.iter().copied().filter(|segment| {
+                        seen.get(&segment_key(&key, &plan, *segment)).is_some_and(|lease| lease.ended)
+                    }));
+                    claimable.extend(chunk.iter().copied().filter(|segment| {
+                        self.may_take((&shards, &key, &owner), &plan, &seen, *segment, options)
+                    }));
+                    if claimable.len() >= free && !every {
+                        break;
+                    }
+                }
+                if running.is_empty() && done.len() == keys.len() {
                     break 'scan;
                 }
-                let concurrency = options.concurrency.unwrap_or(usize::MAX);
-                let claimable = self.claimable((&shards, &key, &owner), &plan, &seen, &mine, options);
-                let taking = claimable.len().min(concurrency.saturating_sub(running.len()));
+                let taking = claimable.len().min(free);
                 shares.set(plan, held(&keys, &seen, &mine, taking));
                 for segment in claimable {
                     if running.len() >= concurrency {
@@ -121,40 +153,56 @@ impl Db {
         Ok(true)
     }
 
-    /// The segments of `plan` this worker may lease now: not done, not being worked on in this
-    /// process, and free, left by a worker of this process that stopped, or held by a worker
-    /// silent for the lease time (by what this process watched of it). In the order to try
-    /// them: workers that start together try different segments first, rather than all but one
-    /// losing the race for the lowest free one, then for the next.
-    fn claimable(
+    /// The segments of `plan` this worker may try to lease, in the order to try them: not seen
+    /// done, not its own, not being worked on in this process, from a place of its own, so that workers that
+    /// start together try different segments first, rather than all but one losing the race for
+    /// the lowest free one, then for the next.
+    fn order(
+        &self,
+        (shards, key, owner): (&crate::metadata::ShardMetadata, &str, &str),
+        plan: &ScanPlan,
+        (mine, done): (&BTreeSet<u32>, &BTreeSet<u32>),
+    ) -> Vec<u32> {
+        let mut order: Vec<u32> = (0..plan.segments)
+            .filter(|segment| {
+                !mine.contains(segment)
+                    && !done.contains(segment)
+                    && !shards.working_on(&segment_key(key, plan, *segment))
+            })
+            .collect();
+        let first = crate::shard::hash_shard(owner, plan.segments);
+        let start = order.partition_point(|segment| *segment < first);
+        order.rotate_left(start);
+        order
+    }
+
+    /// Whether this worker may lease `segment` as its lease was `seen`: free (never leased, or
+    /// given up), left by a worker of this process that stopped, or held by a worker silent for
+    /// the lease time (by what this process watched of it); not done.
+    fn may_take(
         &self,
         (shards, key, owner): (&crate::metadata::ShardMetadata, &str, &str),
         plan: &ScanPlan,
         seen: &HashMap<String, LeaseRecord>,
-        mine: &BTreeSet<u32>,
+        segment: u32,
         options: &Backfill,
-    ) -> Vec<u32> {
-        let mut claimable: Vec<u32> = (0..plan.segments)
-            .filter(|segment| {
-                let lease_key = segment_key(key, plan, *segment);
-                match seen.get(&lease_key) {
-                    _ if mine.contains(segment) || shards.working_on(&lease_key) => false,
-                    None => true,
-                    Some(lease) if lease.ended => false,
-                    Some(lease) if lease.owner.is_none() => true,
-                    // Left by a worker of this process that stopped: under the process's own name
-                    // only, never under a name several processes may share.
-                    Some(lease) if lease.owner.as_deref() == Some(owner) && owner == shards.worker() => true,
-                    Some(lease) => shards.lease_expired(&lease_key, Some(lease), options.lease),
-                }
-            })
-            .collect();
-        let first = crate::shard::hash_shard(owner, plan.segments);
-        let start = claimable.partition_point(|segment| *segment < first);
-        claimable.rotate_left(start);
-        claimable
+    ) -> bool {
+        let lease_key = segment_key(key, plan, segment);
+        match seen.get(&lease_key) {
+            None => true,
+            Some(lease) if lease.ended => false,
+            Some(lease) if lease.owner.is_none() => true,
+            // Left by a worker of this process that stopped: under the process's own name
+            // only, never under a name several processes may share.
+            Some(lease) if lease.owner.as_deref() == Some(owner) && owner == shards.worker() => true,
+            Some(lease) => shards.lease_expired(&lease_key, Some(lease), options.lease),
+        }
     }
 }
+
+/// Leases a worker reads beyond the segments it may take, a look at a time (at most a hundred,
+/// one `BatchGetItem`): others' segments among them are passed over.
+const SPARE_LEASES: usize = 24;
 
 /// The segments being worked on, by this worker (`mine`) or another (an unfinished lease with a
 /// holder, as `seen` last): the budget is shared among them, not among every unfinished segment,
