@@ -205,7 +205,8 @@ async fn workers_read_a_few_leases_a_look_not_every_segments() {
         .with_shard_metadata(metadata);
     let backfills = (0..WORKERS).map(|worker| {
         let db = through.clone();
-        let options = Backfill::default().segments(200).concurrency(1).page_size(25).worker(format!("w{worker}"));
+        let options =
+            Backfill::default().segments(200).concurrency(1).page_size(25).worker(format!("w{worker}"));
         async move { db.backfill::<Record>(Shelves::BY_TITLE, options).await }
     });
     for state in futures::future::try_join_all(backfills).await.expect("the backfills") {
@@ -218,7 +219,8 @@ async fn workers_read_a_few_leases_a_look_not_every_segments() {
     // A lease is one read unit: each take reads at most 25, and each worker reads them all once
     // at its end, for the progress it returns.
     let usage = emulator.usage();
-    let leases = usage.partitions_of("ReshardWorkerMetadata", None).filter(|(id, _)| id.key.contains("/backfill/"));
+    let leases =
+        usage.partitions_of("ReshardWorkerMetadata", None).filter(|(id, _)| id.key.contains("/backfill/"));
     let read: f64 = leases.map(|(_, used)| used.read_units).sum();
     let most = (25 + 2 * WORKERS as u64) * segments;
     assert!(read < most as f64, "{read} lease reads for {segments} segments, {most} at most");

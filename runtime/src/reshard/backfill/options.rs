@@ -90,7 +90,9 @@ impl Backfill {
     }
 
     /// Works on at most `segments` segments at once in this worker (default: all it can lease).
-    /// With more segments than one worker works on, other workers take the rest.
+    /// With more segments than one worker works on, other workers take the rest. A worker that
+    /// holds all it may reads no segment's lease until one of its segments ends; then it reads
+    /// a few more leases than it may take, never those of segments it has seen done.
     pub fn concurrency(mut self, segments: usize) -> Self {
         self.concurrency = Some(segments.max(1));
         self
@@ -109,7 +111,8 @@ impl Backfill {
     /// reports it (`ConsumedCapacity`). Recorded with the scan, so it holds every worker, and
     /// a worker given another one changes it for all. Each segment being worked on (by any
     /// worker) gets an equal share; a worker waits between pages so that its segments spend no
-    /// more than theirs.
+    /// more than theirs. To count the segments being worked on, every worker reads the lease of
+    /// every segment not done at every look (each poll, and whenever one of its segments ends).
     pub fn budget(mut self, budget: Budget) -> Self {
         self.budget = Some(budget);
         self

@@ -47,18 +47,14 @@ impl Db {
         let mut pieces = self.pieces_of::<E>(&checked, &key, &plan, options).await?;
         let shares = Arc::new(Shares::default());
         'scan: loop {
-            let keys = segment_keys(&key, &plan);
-            let mut running = FuturesUnordered::new();
-            let mut mine = BTreeSet::new();
-            // Segments seen done: a lease that ended stays ended (a new scan has leases of its
-            // own), so they are not read again.
-            let mut done = BTreeSet::new();
+            // `done`: segments seen done, whose leases are not read again (an ended lease stays ended).
+            let (mut running, mut mine, mut done) =
+                (FuturesUnordered::new(), BTreeSet::new(), BTreeSet::new());
             while !options.past_deadline() {
                 // The resharding as recorded now: moved past this scan by another worker, the
                 // scan replaced by a newer one, or its budget changed. Read before the leases, so
                 // that a worker never takes the end of a replaced scan for the end of the work.
-                let records = reshards.records()?;
-                let recorded = alongside(&mut running, &mut mine, records.read(&key)).await??;
+                let recorded = alongside(&mut running, &mut mine, reshards.records()?.read(&key)).await??;
                 let recorded = recorded.ok_or_else(|| not_started(&state.source))?;
                 if !wanted.phase_fits(recorded.phase) {
                     break 'scan;
@@ -77,46 +73,19 @@ impl Db {
                     Some(recorded) => plan.budget = recorded.budget,
                     None => {}
                 }
-                let concurrency = options.concurrency.unwrap_or(usize::MAX);
-                let free = concurrency.saturating_sub(running.len());
-                let full = free == 0;
-                // With no budget to share, a worker reads only the leases it needs to take
-                // segments: none while it holds all it may, and otherwise a few more than it may
-                // take at a time, in the order it tries them, until they hold as many as it may
-                // take. Reading every segment's lease each look would read workers × segments
-                // leases a poll.
-                let every = plan.budget.write_units.is_some() || plan.budget.read_units.is_some();
-                if full && !every {
-                    shares.set(plan, shares.held.load(std::sync::atomic::Ordering::Relaxed));
-                    next_ended(&mut running, &mut mine, options.poll()).await?;
+                let free = options.concurrency.unwrap_or(usize::MAX).saturating_sub(running.len());
+                let (who, tracked) = ((&*shards, &*key, &*owner), (&mut running, &mut mine, &mut done));
+                let Some((seen, claimable)) =
+                    look(who, &plan, (&leases, &shares), options, tracked, free).await?
+                else {
                     continue;
-                }
-                let order = self.order((&shards, &key, &owner), &plan, (&mine, &done));
-                let chunk =
-                    if every { order.len().max(1) } else { free.saturating_add(SPARE_LEASES).min(100) };
-                let mut seen = HashMap::new();
-                let mut claimable = Vec::new();
-                for chunk in order.chunks(chunk) {
-                    let chunk_keys: Vec<String> =
-                        chunk.iter().map(|segment| segment_key(&key, &plan, *segment)).collect();
-                    seen.extend(alongside(&mut running, &mut mine, leases.read(&chunk_keys)).await??);
-                    done.extend(chunk.iter().copied().filter(|segment| {
-                        seen.get(&segment_key(&key, &plan, *segment)).is_some_and(|lease| lease.ended)
-                    }));
-                    claimable.extend(chunk.iter().copied().filter(|segment| {
-                        self.may_take((&shards, &key, &owner), &plan, &seen, *segment, options)
-                    }));
-                    if claimable.len() >= free && !every {
-                        break;
-                    }
-                }
-                if running.is_empty() && done.len() == keys.len() {
+                };
+                if running.is_empty() && done.len() == plan.segments as usize {
                     break 'scan;
                 }
-                let taking = claimable.len().min(free);
-                shares.set(plan, held(&keys, &seen, &mine, taking));
+                shares.set(plan, held(&segment_keys(&key, &plan), &seen, &mine, claimable.len().min(free)));
                 for segment in claimable {
-                    if running.len() >= concurrency {
+                    if running.len() >= options.concurrency.unwrap_or(usize::MAX) {
                         break;
                     }
                     let lease_key = segment_key(&key, &plan, segment);
@@ -145,58 +114,105 @@ impl Db {
                         (segment, outcome)
                     });
                 }
-                shares.hold(held(&keys, &seen, &mine, 0));
+                shares.hold(held(&segment_keys(&key, &plan), &seen, &mine, 0));
                 next_ended(&mut running, &mut mine, options.poll()).await?;
             }
             return stopped(&mut running, &mut mine, options.poll()).await;
         }
         Ok(true)
     }
+}
 
-    /// The segments of `plan` this worker may try to lease, in the order to try them: not seen
-    /// done, not its own, not being worked on in this process, from a place of its own, so that workers that
-    /// start together try different segments first, rather than all but one losing the race for
-    /// the lowest free one, then for the next.
-    fn order(
-        &self,
-        (shards, key, owner): (&crate::metadata::ShardMetadata, &str, &str),
-        plan: &ScanPlan,
-        (mine, done): (&BTreeSet<u32>, &BTreeSet<u32>),
-    ) -> Vec<u32> {
-        let mut order: Vec<u32> = (0..plan.segments)
-            .filter(|segment| {
-                !mine.contains(segment)
-                    && !done.contains(segment)
-                    && !shards.working_on(&segment_key(key, plan, *segment))
-            })
-            .collect();
-        let first = crate::shard::hash_shard(owner, plan.segments);
-        let start = order.partition_point(|segment| *segment < first);
-        order.rotate_left(start);
-        order
+/// Who looks at a scan's leases: the shard metadata, the resharding record's key, the worker.
+type Who<'a> = (&'a crate::metadata::ShardMetadata, &'a str, &'a str);
+
+/// Reads the leases a worker needs to take segments of `plan`: those of the segments not seen
+/// done, a few more than it may take (`free`) at a time in the order it tries them, until they
+/// hold as many as it may take; all of them when a budget is shared among the segments being
+/// worked on, which it counts. Reading every segment's lease at every look would read
+/// workers × segments leases a poll. Returns the leases read and the segments it may take, in
+/// order; segments seen done join `done`. `None` when it may take none and has no budget to
+/// share: it read nothing, and waited for one of its segments to end (or a poll).
+async fn look<Fut>(
+    who: Who<'_>,
+    plan: &ScanPlan,
+    (leases, shares): (&Leases<'_>, &Shares),
+    options: &Backfill,
+    (running, mine, done): (&mut FuturesUnordered<Fut>, &mut BTreeSet<u32>, &mut BTreeSet<u32>),
+    free: usize,
+) -> Result<Option<(HashMap<String, LeaseRecord>, Vec<u32>)>>
+where
+    Fut: Future<Output = (u32, Result<()>)>,
+{
+    let every = plan.budget.write_units.is_some() || plan.budget.read_units.is_some();
+    if free == 0 && !every {
+        shares.set(*plan, shares.held.load(std::sync::atomic::Ordering::Relaxed));
+        next_ended(running, mine, options.poll()).await?;
+        return Ok(None);
     }
-
-    /// Whether this worker may lease `segment` as its lease was `seen`: free (never leased, or
-    /// given up), left by a worker of this process that stopped, or held by a worker silent for
-    /// the lease time (by what this process watched of it); not done.
-    fn may_take(
-        &self,
-        (shards, key, owner): (&crate::metadata::ShardMetadata, &str, &str),
-        plan: &ScanPlan,
-        seen: &HashMap<String, LeaseRecord>,
-        segment: u32,
-        options: &Backfill,
-    ) -> bool {
-        let lease_key = segment_key(key, plan, segment);
-        match seen.get(&lease_key) {
-            None => true,
-            Some(lease) if lease.ended => false,
-            Some(lease) if lease.owner.is_none() => true,
-            // Left by a worker of this process that stopped: under the process's own name
-            // only, never under a name several processes may share.
-            Some(lease) if lease.owner.as_deref() == Some(owner) && owner == shards.worker() => true,
-            Some(lease) => shards.lease_expired(&lease_key, Some(lease), options.lease),
+    let key = who.1;
+    let order = order(who, plan, (mine, done));
+    let chunk = if every { order.len().max(1) } else { free.saturating_add(SPARE_LEASES).min(100) };
+    let mut seen = HashMap::new();
+    let mut claimable = Vec::new();
+    for chunk in order.chunks(chunk) {
+        let chunk_keys: Vec<String> = chunk.iter().map(|segment| segment_key(key, plan, *segment)).collect();
+        seen.extend(alongside(running, mine, leases.read(&chunk_keys)).await??);
+        done.extend(
+            chunk.iter().copied().filter(|segment| {
+                seen.get(&segment_key(key, plan, *segment)).is_some_and(|lease| lease.ended)
+            }),
+        );
+        claimable
+            .extend(chunk.iter().copied().filter(|segment| may_take(who, plan, &seen, *segment, options)));
+        if claimable.len() >= free && !every {
+            break;
         }
+    }
+    Ok(Some((seen, claimable)))
+}
+
+/// The segments of `plan` this worker may try to lease, in the order to try them: not seen
+/// done, not its own, not being worked on in this process, from a place of its own, so that workers that
+/// start together try different segments first, rather than all but one losing the race for
+/// the lowest free one, then for the next.
+fn order(
+    (shards, key, owner): Who<'_>,
+    plan: &ScanPlan,
+    (mine, done): (&BTreeSet<u32>, &BTreeSet<u32>),
+) -> Vec<u32> {
+    let mut order: Vec<u32> = (0..plan.segments)
+        .filter(|segment| {
+            !mine.contains(segment)
+                && !done.contains(segment)
+                && !shards.working_on(&segment_key(key, plan, *segment))
+        })
+        .collect();
+    let first = crate::shard::hash_shard(owner, plan.segments);
+    let start = order.partition_point(|segment| *segment < first);
+    order.rotate_left(start);
+    order
+}
+
+/// Whether this worker may lease `segment` as its lease was `seen`: free (never leased, or
+/// given up), left by a worker of this process that stopped, or held by a worker silent for
+/// the lease time (by what this process watched of it); not done.
+fn may_take(
+    (shards, key, owner): Who<'_>,
+    plan: &ScanPlan,
+    seen: &HashMap<String, LeaseRecord>,
+    segment: u32,
+    options: &Backfill,
+) -> bool {
+    let lease_key = segment_key(key, plan, segment);
+    match seen.get(&lease_key) {
+        None => true,
+        Some(lease) if lease.ended => false,
+        Some(lease) if lease.owner.is_none() => true,
+        // Left by a worker of this process that stopped: under the process's own name
+        // only, never under a name several processes may share.
+        Some(lease) if lease.owner.as_deref() == Some(owner) && owner == shards.worker() => true,
+        Some(lease) => shards.lease_expired(&lease_key, Some(lease), options.lease),
     }
 }
 
