@@ -196,3 +196,45 @@ async fn the_catch_up_takes_an_item_that_left_the_sparse_source_out_of_the_targe
     let found = db.verify_resharding::<Record>(Shelves::BY_TITLE, Verify::default()).await.unwrap();
     assert_eq!(found.found(), 0, "{found:?}");
 }
+
+/// A verification starts by writing its header alone: the records an earlier run left under the
+/// same segment keys are not taken for its own when it resumes. Here the first run's were all
+/// done and clean, one of them marked not done by a writer outside dynashard so that the second
+/// run resumes rather than starts again: taken for its own, they would hide faults made since.
+#[tokio::test]
+async fn a_resumed_verification_does_not_take_an_earlier_runs_records_for_its_own() {
+    let (table, shelf) = (unique("ReshardVerifyRuns"), unique("runs"));
+    let own = crate::own().await;
+    let (db, _) = backfilled(&own, &table, &shelf, 100).await;
+    let options = || Verify::default().segments(4).page_size(10);
+    let first = db.verify_resharding::<Record>(Shelves::BY_TITLE, options()).await.unwrap();
+    assert!(first.is_clean() && first.scanned == 200, "{first:?}");
+
+    // Every item loses its place in the target.
+    for n in 0..100 {
+        let raw =
+            db.client().update_item().table_name(&table).set_key(Some(raw_key(&shelf, &format!("t{n:04}"))));
+        raw.update_expression("REMOVE next_pk, next_sk").send().await.unwrap();
+    }
+    // A second run, begun and stopped at once (its deadline passed).
+    let past = std::time::SystemTime::now() - Duration::from_secs(1);
+    let stopped = db.verify_resharding::<Record>(Shelves::BY_TITLE, options().stop_by(past)).await.unwrap();
+    assert!(!stopped.finished && stopped.scanned == 0, "{stopped:?}");
+    let scan = db.client().scan().table_name("ReshardVerifyMetadata").into_paginator().items().send();
+    let metadata: Vec<_> = scan.collect::<Vec<_>>().await.into_iter().map(Result::unwrap).collect();
+    let partition = |item: &std::collections::HashMap<String, AttributeValue>| {
+        item.get("partition").and_then(|key| key.as_s().ok()).cloned().unwrap_or_default()
+    };
+    let first_segment = metadata
+        .iter()
+        .map(partition)
+        .find(|key| key.starts_with("verify/") && key.contains(&table) && key.ends_with("/source/0"));
+    let first_segment = first_segment.expect("the first run's record of its first source segment");
+    let marked = db.client().update_item().table_name("ReshardVerifyMetadata");
+    let marked =
+        marked.key("partition", AttributeValue::S(first_segment)).update_expression("SET done = :no");
+    marked.expression_attribute_values(":no", AttributeValue::Bool(false)).send().await.unwrap();
+
+    let resumed = db.verify_resharding::<Record>(Shelves::BY_TITLE, options()).await.unwrap();
+    assert_eq!(resumed.missing.len(), 100, "every segment read by the second run: {resumed:?}");
+}

@@ -18,8 +18,9 @@
 
 use super::store::Store;
 use crate::error::{Error, Item, Result};
-use crate::metadata::table::{delete_items, metadata_error, put_new, unless_condition_failed, PARTITION};
-use aws_sdk_dynamodb::types::{AttributeValue, KeysAndAttributes};
+use crate::metadata::items::{delete_items, read_items};
+use crate::metadata::table::{metadata_error, put_new, unless_condition_failed, PARTITION};
+use aws_sdk_dynamodb::types::AttributeValue;
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -145,50 +146,12 @@ impl Leases<'_> {
     /// The lease items under `keys` (strongly consistent), by key: a hundred a request, the
     /// requests at once (a stream split 256 ways takes three, one round trip).
     pub async fn read(&self, keys: &[String]) -> Result<HashMap<String, LeaseRecord>> {
-        let chunks = keys.chunks(100).map(|chunk| self.read_chunk(chunk));
-        let found = futures::future::try_join_all(chunks).await?;
-        Ok(found.into_iter().flatten().collect())
-    }
-
-    /// [`Leases::read`] of at most a hundred keys.
-    async fn read_chunk(&self, keys: &[String]) -> Result<Vec<(String, LeaseRecord)>> {
-        let mut found = Vec::new();
-        let mut pending: Vec<Item> = keys
-            .iter()
-            .map(|key| [(PARTITION.to_owned(), AttributeValue::S(key.clone()))].into_iter().collect())
-            .collect();
-        let mut retry = crate::retry::Retry::new(self.db.retry_policy());
-        while !pending.is_empty() {
-            let request = KeysAndAttributes::builder().set_keys(Some(pending)).consistent_read(true).build();
-            let request = request.map_err(|error| Error::from_build("BatchGetItem", error))?;
-            let output = self
-                .db
-                .client()
-                .batch_get_item()
-                .request_items(self.table, request)
-                .send()
-                .await
-                .map_err(|error| metadata_error(self.table, "BatchGetItem", error))?;
-            for item in output.responses.and_then(|mut tables| tables.remove(self.table)).unwrap_or_default()
-            {
-                let key = item.get(PARTITION).and_then(|key| key.as_s().ok()).cloned().unwrap_or_default();
-                let record = serde_dynamo::from_item(item).map_err(|_| Error::ShardMetadataMalformed {
-                    partition: key.clone(),
-                    reason: "bad lease".into(),
-                })?;
-                found.push((key, record));
-            }
-            pending = output
-                .unprocessed_keys
-                .and_then(|mut tables| tables.remove(self.table))
-                .map(|left| left.keys)
-                .unwrap_or_default();
-            if !pending.is_empty() {
-                let delay = retry.after_failure(true).unwrap_or(Duration::from_millis(50));
-                tokio::time::sleep(delay).await;
-            }
-        }
-        Ok(found)
+        let items = read_items(self.db, self.table, keys).await?;
+        let parse = |(key, item): (String, Item)| match serde_dynamo::from_item(item) {
+            Ok(record) => Ok((key, record)),
+            Err(_) => Err(Error::ShardMetadataMalformed { partition: key, reason: "bad lease".into() }),
+        };
+        items.into_iter().map(parse).collect()
     }
 
     /// Takes the lease under `key` for `owner`, as `seen` (`None`: no item yet): free, expired or

@@ -19,6 +19,7 @@ mod cache;
 mod caps;
 mod counts;
 pub(crate) mod fences;
+pub(crate) mod items;
 pub(crate) mod lease;
 mod placement;
 pub(crate) mod registry;

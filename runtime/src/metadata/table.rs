@@ -108,29 +108,6 @@ pub(crate) async fn put_new<'s>(
     Ok(written.is_some())
 }
 
-/// Deletes the metadata items under `keys` in `table` (absent ones are no error).
-pub(crate) async fn delete_items<'k, 's>(
-    db: impl Into<Store<'s>>,
-    table: &str,
-    keys: impl IntoIterator<Item = &'k str>,
-) -> Result<()> {
-    let db = db.into();
-    for key in keys {
-        let delete = || {
-            db.client()
-                .delete_item()
-                .table_name(table)
-                .key(PARTITION, AttributeValue::S(key.to_owned()))
-                .send()
-        };
-        retrying(db, || async {
-            delete().await.map(|_| ()).map_err(|error| metadata_error(table, "DeleteItem", error))
-        })
-        .await?;
-    }
-    Ok(())
-}
-
 /// The metadata item under `key` in `table`, if any (a strongly consistent read).
 pub(crate) async fn read_item<'s>(db: impl Into<Store<'s>>, table: &str, key: &str) -> Result<Option<Item>> {
     let db = db.into();

@@ -4,7 +4,8 @@
 use super::lineage::ListedShard;
 use crate::db::Db;
 use crate::error::{Error, Result};
-use crate::metadata::table::{delete_items, metadata_error, put_new, unless_condition_failed, PARTITION};
+use crate::metadata::items::delete_items;
+use crate::metadata::table::{metadata_error, put_new, unless_condition_failed, PARTITION};
 use aws_sdk_dynamodb::types::AttributeValue;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;

@@ -25,6 +25,7 @@ use crate::telemetry::Operation;
 pub use options::Backfill;
 use plan::Wanted;
 pub(super) use plan::{progress_of, segment_keys};
+use workers::Swept;
 
 impl Db {
     /// Gives every item already in the source index its place in the target layout, applies the
@@ -52,10 +53,11 @@ impl Db {
                 let freeze = self.set_frozen::<E>(&state, &options).await?;
                 let wanted = Wanted { kind: ScanKind::Backfill, scan_table: options.batched, again: false };
                 let reshards = Reshards::<E>::of(self);
-                if !self.sweep::<E>(&state, &options, wanted, freeze.as_deref()).await? {
+                let Swept::Done(ended) = self.sweep::<E>(&state, &options, wanted, freeze.as_deref()).await?
+                else {
                     let state = reshards.state(index).await?.ok_or_else(|| not_started(index))?;
                     return self.with_progress::<E>(state).await; // stopped by its deadline
-                }
+                };
                 self.caught_up_unless::<E>(index, Some(Phase::DualWrites)).await?;
                 let state = reshards.state(index).await?.ok_or_else(|| not_started(index))?;
                 if state.phase < Phase::Backfilled {
@@ -63,7 +65,7 @@ impl Db {
                     reshards.advance_shared(index, Phase::DualWrites, Phase::Backfilled).await?;
                 }
                 let state = reshards.state(index).await?.ok_or_else(|| not_started(index))?;
-                self.with_progress::<E>(state).await
+                self.with_progress_after::<E>(state, ended).await
             })
             .await
     }
@@ -100,9 +102,9 @@ impl Db {
                 let options = Backfill { batched: false, ..options };
                 // Stopped by its deadline or not, the state tells: its scan's segments are done
                 // or not.
-                self.sweep::<E>(&state, &options, wanted, None).await?;
+                let ended = self.sweep::<E>(&state, &options, wanted, None).await?.ended();
                 let state = reshards.state(index).await?.ok_or_else(|| not_started(index))?;
-                self.with_progress::<E>(state).await
+                self.with_progress_after::<E>(state, ended).await
             })
             .await
     }
@@ -131,7 +133,7 @@ impl Db {
                 feed.begin().await?;
                 let options = Backfill { batched: false, ..options };
                 let wanted = Wanted { kind: ScanKind::Backfill, scan_table: false, again: true };
-                if !self.sweep::<E>(&state, &options, wanted, None).await? {
+                if let Swept::Stopped = self.sweep::<E>(&state, &options, wanted, None).await? {
                     let state = reshards.state(index).await?.ok_or_else(|| not_started(index))?;
                     return self.with_progress::<E>(state).await; // stopped by its deadline
                 }

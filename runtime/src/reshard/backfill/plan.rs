@@ -11,7 +11,7 @@ use crate::metadata::{now_ms, refuse, Checked, Phase, ScanKind, ScanPlan, Segmen
 use crate::reshard::pieces::{known_partitions, Piece, PieceRecords, Source};
 use crate::reshard::view::Reshards;
 use crate::reshard::{not_started, ReshardState};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 /// The scan a worker wants.
@@ -68,7 +68,7 @@ pub(in crate::reshard) fn segment_keys(key: &str, plan: &ScanPlan) -> Vec<String
 pub(in crate::reshard) fn progress_of(
     key: &str,
     plan: &ScanPlan,
-    leases: &std::collections::HashMap<String, LeaseRecord>,
+    leases: &HashMap<String, LeaseRecord>,
 ) -> BTreeMap<u32, SegmentProgress> {
     (0..plan.segments)
         .map(|segment| {
@@ -177,14 +177,28 @@ impl Db {
     /// `state` with the progress of its scan's segments filled in.
     pub(in crate::reshard) async fn with_progress<E: Entity>(
         &self,
+        state: ReshardState,
+    ) -> Result<ReshardState> {
+        self.with_progress_after::<E>(state, HashMap::new()).await
+    }
+
+    /// [`with_progress`](Db::with_progress), reading only the leases not among those `ended`
+    /// (by their metadata keys), which a worker saw ended: an ended lease never changes again
+    /// (see `Swept::Done`), and a worker that saw every segment end reads none.
+    pub(in crate::reshard) async fn with_progress_after<E: Entity>(
+        &self,
         mut state: ReshardState,
+        mut ended: HashMap<String, LeaseRecord>,
     ) -> Result<ReshardState> {
         let Some(plan) = state.scan else { return Ok(state) };
         let reshards = Reshards::<E>::of(self);
         let (shards, key) = (reshards.metadata()?, reshards.key(&state.source));
-        let leases =
-            Leases { db: self.into(), table: shards.table() }.read(&segment_keys(&key, &plan)).await?;
-        state.segments = progress_of(&key, &plan, &leases);
+        let unseen: Vec<String> =
+            segment_keys(&key, &plan).into_iter().filter(|lease| !ended.contains_key(lease)).collect();
+        if !unseen.is_empty() {
+            ended.extend(Leases { db: self.into(), table: shards.table() }.read(&unseen).await?);
+        }
+        state.segments = progress_of(&key, &plan, &ended);
         Ok(state)
     }
 }

@@ -5,18 +5,16 @@
 use crate::db::Db;
 use crate::entity::PrimaryKey;
 use crate::error::{Error, Item, Result};
+use crate::metadata::items::read_items;
 use crate::metadata::table::{metadata_error, read_item, PARTITION};
 use crate::reshard::pieces::PieceRecords;
 use aws_sdk_dynamodb::types::AttributeValue;
-use futures::stream::{self, StreamExt, TryStreamExt};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// The most bytes of keys a segment names (the rest are counted, not named), which keeps its
 /// record far below DynamoDB's 400 KB, whatever the keys' length.
 pub(super) const MAX_NAMED_BYTES: u64 = 100 * 1024;
-/// Segment records read or written at once.
-const AT_ONCE: usize = 16;
 
 /// What a verification found, by item key.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -103,6 +101,10 @@ pub(super) struct SegmentCheck {
     /// The bytes of the keys it names.
     #[serde(default)]
     pub named_bytes: u64,
+    /// The [run](Run::id) it is a segment of: a record of an earlier run reads as not begun, so
+    /// that a run starts without writing a record a segment.
+    #[serde(default)]
+    pub run: u64,
 }
 
 impl SegmentCheck {
@@ -135,6 +137,10 @@ pub(super) struct SideRun {
 /// One verification, as recorded in its header item: when it started and how each side is read.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub(super) struct Run {
+    /// A random number naming it, which its segments' records carry (0 in a header of an
+    /// earlier version, whose records were all written anew at its start).
+    #[serde(default)]
+    pub id: u64,
     /// When it started (unix ms).
     pub started: u64,
     /// How the source side is read (a header of an earlier version, without it, reads as no
@@ -151,6 +157,14 @@ impl Run {
         match side {
             Side::Source => self.source,
             Side::Target => self.target,
+        }
+    }
+
+    /// `check` as a segment of this run: as recorded when it was recorded by it, else not begun.
+    fn begun(&self, check: SegmentCheck) -> SegmentCheck {
+        match check.run == self.id {
+            true => check,
+            false => SegmentCheck { run: self.id, ..SegmentCheck::default() },
         }
     }
 
@@ -187,18 +201,17 @@ impl Checks<'_> {
     /// last backfill pass.
     pub async fn read(&self) -> Result<Option<(Run, Segments)>> {
         let Some(run) = self.run().await? else { return Ok(None) };
-        let segments = stream::iter(run.segments())
-            .map(|(side, segment)| async move {
-                let key = self.segment_key(side, segment);
-                let check = match read_item(self.db, &self.table, &key).await? {
-                    Some(item) => serde_dynamo::from_item(item).map_err(|_| self.malformed(&key))?,
-                    None => SegmentCheck::default(),
-                };
-                Ok::<_, Error>(((side, segment), check))
-            })
-            .buffer_unordered(AT_ONCE)
-            .try_collect()
-            .await?;
+        let keys: Vec<String> =
+            run.segments().map(|(side, segment)| self.segment_key(side, segment)).collect();
+        let mut items = read_items(self.db, &self.table, &keys).await?;
+        let mut segments = Segments::new();
+        for ((side, segment), key) in run.segments().zip(&keys) {
+            let check = match items.remove(key) {
+                Some(item) => serde_dynamo::from_item(item).map_err(|_| self.malformed(key))?,
+                None => SegmentCheck::default(),
+            };
+            segments.insert((side, segment), run.begun(check));
+        }
         Ok(Some((run, segments)))
     }
 
@@ -207,7 +220,7 @@ impl Checks<'_> {
         if let Some(run) = self.run().await? {
             self.forget_pieces(&run).await?;
         }
-        crate::metadata::table::delete_items(self.db, &self.table, [self.count_key().as_str()]).await
+        crate::metadata::items::delete_items(self.db, &self.table, [self.count_key().as_str()]).await
     }
 
     /// The header of the verification under way or last run, if any.
@@ -227,14 +240,10 @@ impl Checks<'_> {
         Ok(())
     }
 
-    /// Starts `run`, no segment begun.
+    /// Starts `run`, no segment begun: only its header is written (records of an earlier run's
+    /// segments read as not begun).
     pub async fn start(&self, run: &Run) -> Result<Segments> {
-        let segments: Segments = run.segments().map(|at| (at, SegmentCheck::default())).collect();
-        stream::iter(run.segments())
-            .map(|(side, segment)| async move { self.save(side, segment, &SegmentCheck::default()).await })
-            .buffer_unordered(AT_ONCE)
-            .try_collect::<()>()
-            .await?;
+        let segments: Segments = run.segments().map(|at| (at, run.begun(SegmentCheck::default()))).collect();
         let mut item: Item = serde_dynamo::to_item(run)?;
         item.insert(PARTITION.to_owned(), AttributeValue::S(self.count_key()));
         self.put(item).await?;

@@ -140,7 +140,7 @@ impl Db {
         let reshards = Reshards::<E>::of(self);
         let metadata = reshards.metadata()?;
         let records = PieceRecords { db: self, table: metadata.table() };
-        let mut run = Run { started: now_ms(), ..Run::default() };
+        let mut run = Run { id: rand::random::<u64>().max(1), started: now_ms(), ..Run::default() };
         for side in [Side::Source, Side::Target] {
             let (index, keys, layout) = match side {
                 Side::Source => (checked.mapping.index, checked.source, &checked.mapping.layout),
