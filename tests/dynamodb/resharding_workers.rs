@@ -188,7 +188,7 @@ async fn a_budget_holds_every_worker_and_paces_the_writes() {
 
 /// Workers of one backfill read the leases they need to take segments, a few at a time, not
 /// every segment's at every look (8 workers over 208 segments read 47,000 that way: each of the
-/// 208 takes was preceded by a read of all of them; about 7,100 now).
+/// 208 takes was preceded by a read of all of them; about 6,900 now).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn workers_read_a_few_leases_a_look_not_every_segments() {
     use dynashard_local::emulator::{Emulator, PartitionLimits};
@@ -216,8 +216,8 @@ async fn workers_read_a_few_leases_a_look_not_every_segments() {
     let segments = u64::from(progress.segments.1);
     assert!(segments >= 150, "a segment a piece, cut from the data: {:?}", progress.segments);
     assert_eq!(progress.scanned, 1_600);
-    // A lease is one read unit: each take reads at most 25, and each worker reads them all once
-    // at its end, for the progress it returns.
+    // A lease is one read unit: each take reads 25 at first, more only while none of them is
+    // free, and the progress a worker returns is what it saw of the leases as they ended.
     let usage = emulator.usage();
     let leases =
         usage.partitions_of("ReshardWorkerMetadata", None).filter(|(id, _)| id.key.contains("/backfill/"));

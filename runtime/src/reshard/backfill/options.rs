@@ -92,7 +92,9 @@ impl Backfill {
     /// Works on at most `segments` segments at once in this worker (default: all it can lease).
     /// With more segments than one worker works on, other workers take the rest. A worker that
     /// holds all it may reads no segment's lease until one of its segments ends; then it reads
-    /// a few more leases than it may take, never those of segments it has seen done.
+    /// a few more leases than it may take, twice as many at each read after while it finds none
+    /// to take, never those of segments it has seen done (the leases it saw end are the
+    /// progress it returns).
     pub fn concurrency(mut self, segments: usize) -> Self {
         self.concurrency = Some(segments.max(1));
         self

@@ -157,9 +157,9 @@ type Who<'a> = (&'a crate::metadata::ShardMetadata, &'a str, &'a str);
 
 /// Reads the leases a worker needs to take segments of `plan`: those of the segments not seen
 /// done, in the order it tries them, a few more than it may take (`free`) at first and twice as
-/// many at each read after, until they hold as many as it may take; all of them when a budget is
-/// shared among the segments being worked on, which it counts. Reading every segment's lease at every look would read
-/// workers × segments leases a poll. Returns the leases read and the segments it may take, in
+/// many at each read after, until they hold as many as it may take; all of them when a budget
+/// is shared among the segments being worked on, which it counts. Reading every segment's lease
+/// at every look would read workers × segments leases a poll. Returns the leases read and the segments it may take, in
 /// order; segments seen done join `done`. `None` when it may take none and has no budget to
 /// share: it read nothing, and waited for one of its segments to end (or a poll).
 async fn look<Fut>(
