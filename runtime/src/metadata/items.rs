@@ -1,11 +1,11 @@
 //! Many metadata items at once: read or deleted in batches (a hundred keys a `BatchGetItem`,
 //! twenty-five deletes a `BatchWriteItem`), the batches at once, so that the leases of a scan of
 //! a thousand segments, or the records of a verification, take a round trip or two rather than
-//! one each. What DynamoDB leaves unprocessed is sent again under the retry policy; when it gives
-//! up, [`Error::BatchIncomplete`] says what is left.
+//! one each. A throttled request, and what DynamoDB leaves unprocessed, are sent again under the
+//! retry policy; when it gives up on the unprocessed, [`Error::BatchIncomplete`] says what is left.
 
 use super::store::Store;
-use super::table::{metadata_error, PARTITION};
+use super::table::{metadata_error, retrying, PARTITION};
 use crate::error::{Error, Item, Result, Unprocessed};
 use crate::primary_key::PrimaryKey;
 use aws_sdk_dynamodb::types::{AttributeValue, DeleteRequest, KeysAndAttributes, WriteRequest};
@@ -40,13 +40,11 @@ async fn read_batch(db: Store<'_>, table: &str, keys: &[String]) -> Result<Vec<(
     while !pending.is_empty() {
         let request = KeysAndAttributes::builder().set_keys(Some(pending)).consistent_read(true).build();
         let request = request.map_err(|error| Error::from_build("BatchGetItem", error))?;
-        let output = db
-            .client()
-            .batch_get_item()
-            .request_items(table, request)
-            .send()
-            .await
-            .map_err(|error| metadata_error(table, "BatchGetItem", error))?;
+        let output = retrying(db, || {
+            let send = db.client().batch_get_item().request_items(table, request.clone()).send();
+            async move { send.await.map_err(|error| metadata_error(table, "BatchGetItem", error)) }
+        })
+        .await?;
         let read = output.responses.and_then(|mut tables| tables.remove(table)).unwrap_or_default();
         let progressed = !read.is_empty();
         found.extend(read.into_iter().filter_map(|item| Some((key_of(&item)?, item))));
@@ -101,13 +99,11 @@ async fn delete_batch(db: Store<'_>, table: String, keys: Vec<Item>) -> Result<(
     let mut deleted = 0;
     while !pending.is_empty() {
         let sent = pending.len();
-        let output = db
-            .client()
-            .batch_write_item()
-            .request_items(table, pending)
-            .send()
-            .await
-            .map_err(|error| metadata_error(table, "BatchWriteItem", error))?;
+        let output = retrying(db, || {
+            let send = db.client().batch_write_item().request_items(table, pending.clone()).send();
+            async move { send.await.map_err(|error| metadata_error(table, "BatchWriteItem", error)) }
+        })
+        .await?;
         pending = output.unprocessed_items.and_then(|mut tables| tables.remove(table)).unwrap_or_default();
         deleted += sent - pending.len();
         if pending.is_empty() {
