@@ -36,7 +36,7 @@ struct Order {
     total_cents: u64,
 }
 
-const ORDERS: u64 = 6_000;
+const ORDERS: u64 = 2_000;
 
 /// How every worker runs its share: 12 segments over the workers, 4 at a time each, a lease that
 /// expires after 5 s of silence, and together at most 400 write units a second.

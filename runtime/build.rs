@@ -40,6 +40,7 @@ const CHAPTERS: &[(&str, &str)] = &[
     ("Sharding", "sharding"),
     ("Dynamic shard counts", "dynamic_counts"),
     ("Resharding online", "resharding"),
+    ("Migrations", "migrations"),
     ("Item collections", "collections"),
     ("Change feeds (DynamoDB Streams)", "change_feeds"),
     ("AWS Lambda", "lambda"),

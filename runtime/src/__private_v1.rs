@@ -8,7 +8,7 @@ pub use crate::error::{Error, Item, KeyError, Result};
 pub use crate::expression::{Condition, Nested, NestedField, RawExpression};
 pub use crate::index::Index;
 pub use crate::index_keys::{
-    attribute_name, const_str_eq, find_index, FieldChanges, IndexKeyUpdate, IndexKeys,
+    attribute_name, const_str_eq, find_index, AddedMapping, FieldChanges, IndexKeyUpdate, IndexKeys,
 };
 pub use crate::item::{from_item, from_item_checked};
 pub use crate::key::{DecodeKeyPart, KeyPart, KeyPartDecodeError, KeyRole, KeyTemplate, KeyWriter, Segment};

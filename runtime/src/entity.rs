@@ -67,6 +67,13 @@ pub trait Entity: Serialize + DeserializeOwned + Send + Sync + Sized + 'static {
     /// what writes, query plans and resharding route by.
     const SHARDS: &'static [ShardSpec] = &[];
 
+    /// The index mappings declared `added` (`#[gsi(Index(..., added))]`): new to items that
+    /// exist, which a migration gives their keys ([`Migration::add_mapping`]); their reads wait
+    /// for its cut-over.
+    ///
+    /// [`Migration::add_mapping`]: crate::reshard::Migration::add_mapping
+    const ADDED: &'static [crate::index_keys::AddedMapping] = &[];
+
     /// Composes this value's primary key.
     fn primary_key(&self) -> Result<PrimaryKey>;
 

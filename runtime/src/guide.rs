@@ -61,6 +61,12 @@ pub mod dynamic_counts {}
 #[doc = include_str!(concat!(env!("OUT_DIR"), "/guide/resharding.md"))]
 pub mod resharding {}
 
+/// Migrations: changing a live design (a mapping added to items that exist, a layout moved)
+/// while writers and readers go on.
+///
+#[doc = include_str!(concat!(env!("OUT_DIR"), "/guide/migrations.md"))]
+pub mod migrations {}
+
 /// Several entity types read with one query: `#[derive(Collection)]`.
 ///
 #[doc = include_str!(concat!(env!("OUT_DIR"), "/guide/collections.md"))]

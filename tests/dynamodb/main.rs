@@ -20,6 +20,7 @@ mod lambda;
 mod limits;
 mod local_indexes;
 mod merged;
+mod migrate_add_mapping;
 mod model;
 mod narrow_index;
 mod native_indexes;

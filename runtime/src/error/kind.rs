@@ -43,6 +43,7 @@ impl Error {
             Error::ReshardingUnresolved { .. } => "ReshardingUnresolved",
             Error::DynamicShardsUnresolved { .. } => "DynamicShardsUnresolved",
             Error::Resharding { .. } => "Resharding",
+            Error::MappingIncomplete { .. } => "MappingIncomplete",
             Error::Frozen { .. } => "Frozen",
             Error::StreamRequired { .. } => "StreamRequired",
             Error::ChangeFeedGap { .. } => "ChangeFeedGap",

@@ -388,6 +388,22 @@ pub enum Error {
         reason: String,
     },
 
+    /// A query of a mapping declared `added` (`#[gsi(Index(..., added))]`) before the migration
+    /// that gives every existing item its keys has cut over: the index does not hold every item
+    /// yet. Nothing was read. Run the migration ([`Migration::add_mapping`]), or accept a
+    /// partial answer ([`Query::accept_partial`](crate::Query::accept_partial)).
+    ///
+    /// [`Migration::add_mapping`]: crate::reshard::Migration::add_mapping
+    #[error("index `{index}` of `{entity}` does not hold every item yet: {reason}")]
+    MappingIncomplete {
+        /// The index.
+        index: &'static str,
+        /// The entity type whose mapping it is.
+        entity: &'static str,
+        /// Where its migration stands.
+        reason: String,
+    },
+
     /// A write that would change or delete an existing item of `entity` while a batched backfill
     /// of its index `index` runs ([`Backfill::batched`](crate::reshard::Backfill::batched)).
     /// The write changed nothing; new items can still be created. Retry after the backfill.

@@ -7,9 +7,11 @@
 //! in the index. Updates that change a field used by an index template recompute the index key
 //! attributes, or remove them when the item leaves a sparse index.
 
+mod added;
 mod sink;
 
 use crate::error::{Error, Item, Result};
+pub use added::AddedMapping;
 use aws_sdk_dynamodb::types::AttributeValue;
 use serde::de::DeserializeOwned;
 pub use sink::IndexKeys;

@@ -31,9 +31,9 @@ pub(crate) mod table;
 pub(crate) use counts::now_ms;
 pub use counts::{HistoryEntry, ShardState};
 pub use placement::Placement;
-pub(crate) use placement::{mappings, refuse, reshard_key, string_keys, CachedReshard, Checked};
+pub(crate) use placement::{mappings, refuse, reshard_key, string_keys, CachedReshard, Change, Checked};
 pub use reshard_state::{
-    Budget, Capacity, Phase, ReshardState, ScanKind, ScanPlan, SegmentProgress, Verified,
+    Budget, Capacity, MigrationKind, Phase, ReshardState, ScanKind, ScanPlan, SegmentProgress, Verified,
 };
 
 use std::collections::HashMap;
@@ -244,6 +244,7 @@ mod tests {
 
     fn record(frozen: bool) -> Option<Arc<CachedReshard>> {
         Some(CachedReshard::unchecked(ReshardState {
+            kind: Default::default(),
             source: "ByTitle".into(),
             target: "ByTitleNext".into(),
             layout: Layout::hash(32),

@@ -3,12 +3,13 @@
 use super::store::Store;
 use crate::error::{Error, Result};
 use crate::metadata::table::{metadata_error, read_item, retrying, unless_condition_failed, PARTITION};
-use crate::metadata::{Budget, Phase, ReshardState, ScanPlan, ShardMetadata, Verified};
+use crate::metadata::{Budget, MigrationKind, Phase, ReshardState, ScanPlan, ShardMetadata, Verified};
 use aws_sdk_dynamodb::types::AttributeValue;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+const KIND: &str = "kind";
 const PHASE: &str = "phase";
 const SOURCE: &str = "source";
 const TARGET: &str = "target";
@@ -63,6 +64,11 @@ impl Records<'_> {
     async fn read_once(&self, key: &str) -> Result<Option<ReshardState>> {
         let Some(item) = read_item(self.db, self.shards.table(), key).await? else { return Ok(None) };
         Ok(Some(ReshardState {
+            // Absent from the records of a release that knew reshardings alone.
+            kind: match item.get(KIND) {
+                Some(value) => parse(key, Some(value), KIND)?,
+                None => MigrationKind::Reshard,
+            },
             source: parse::<String>(key, item.get(SOURCE), SOURCE)?,
             target: parse::<String>(key, item.get(TARGET), TARGET)?,
             layout: parse(key, item.get(LAYOUT), LAYOUT)?,
@@ -91,6 +97,7 @@ impl Records<'_> {
             .put_item()
             .table_name(self.shards.table())
             .item(PARTITION, AttributeValue::S(key.to_owned()))
+            .item(KIND, text(&state.kind))
             .item(SOURCE, text(&state.source))
             .item(TARGET, text(&state.target))
             .item(LAYOUT, text(&state.layout))

@@ -120,14 +120,29 @@ pub struct Verified {
     pub clean: bool,
 }
 
-/// A resharding of one entity's index mapping, as recorded.
+/// What a migration changes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum MigrationKind {
+    /// A hash- or range-sharded mapping moves to a new layout in a spare index.
+    #[default]
+    Reshard,
+    /// A mapping declared `added` (`#[gsi(Index(..., added))]`) is given to every existing item.
+    AddMapping,
+}
+
+/// A migration of one entity's index mapping, as recorded: a resharding, or a mapping added.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReshardState {
-    /// The index being resharded.
+    /// What the migration changes.
+    pub kind: MigrationKind,
+    /// The index being resharded (the added index, for an added mapping).
     pub source: String,
-    /// The index holding the new layout.
+    /// The index holding the new layout (the added index, for an added mapping).
     pub target: String,
-    /// The new layout.
+    /// The new layout (`Layout::Unsharded` for an added mapping: the entity declares its
+    /// layout).
     pub layout: Layout,
     /// The current phase.
     pub phase: Phase,

@@ -21,6 +21,7 @@ mod count;
 mod counts;
 pub(crate) mod cursor;
 mod decode;
+mod gate;
 mod hydrate;
 mod merged;
 mod native;
@@ -141,6 +142,10 @@ pub struct QueryPlan {
     pub(crate) hydrate: bool,
     /// Whether items past their time to live are left out.
     pub(crate) unexpired: bool,
+    /// Whether it reads a mapping declared `added`, whose reads wait for its migration.
+    pub(crate) added: bool,
+    /// Whether it reads such a mapping before the migration's cut-over all the same.
+    pub(crate) accept_partial: bool,
 }
 
 /// A problem found while building a query, reported when it runs.
@@ -214,6 +219,8 @@ impl<E, F> Query<E, F> {
             projection: None,
             hydrate: false,
             unexpired: false,
+            added: false,
+            accept_partial: false,
         };
         match partition {
             Ok(value) => plan.partition_value = value,

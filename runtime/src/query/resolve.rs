@@ -3,9 +3,9 @@
 
 use super::QueryPlan;
 use crate::db::Db;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::index_keys::find_index;
-use crate::metadata::{reshard_key, string_keys, CachedReshard, Phase, ReshardState};
+use crate::metadata::{reshard_key, string_keys, CachedReshard, MigrationKind, Phase, ReshardState};
 use crate::reshard::Records;
 use crate::shard::{Read, ShardMode, Shards};
 use futures::future::{BoxFuture, FutureExt};
@@ -15,7 +15,10 @@ impl Db {
     /// Whether running `plan` may involve shard metadata (a resharding or a dynamic count).
     pub(super) fn plan_needs_metadata(&self, plan: &QueryPlan) -> bool {
         let dynamic = plan.shards.as_ref().is_some_and(|shards| shards.layout.dynamic_max().is_some());
-        dynamic || (plan.table.shard_metadata.is_some() && plan.index.is_some() && plan.shards.is_some())
+        let gated = plan.added && !plan.accept_partial;
+        dynamic
+            || gated
+            || (plan.table.shard_metadata.is_some() && plan.index.is_some() && plan.shards.is_some())
     }
 
     /// `plan` as it runs now: redirected to a resharding's target after its cut-over, and with
@@ -23,10 +26,32 @@ impl Db {
     /// stays shallow: the compiler computes the layout of every future nested in it, to a depth.
     pub(super) fn resolve_plan(&self, plan: Arc<QueryPlan>) -> BoxFuture<'_, Result<Arc<QueryPlan>>> {
         async move {
+            self.check_added(&plan).await?;
             let plan = self.redirect_plan(plan).await?;
             self.resolve_dynamic_plan(plan).await
         }
         .boxed()
+    }
+
+    /// Fails a query of a mapping declared `added` whose migration has not cut over
+    /// ([`Error::MappingIncomplete`]), unless it accepts a partial answer: the index holds only
+    /// the items written since the mapping was declared, and those the backfill reached.
+    async fn check_added(&self, plan: &QueryPlan) -> Result<()> {
+        let Some(index) = plan.index.filter(|_| plan.added && !plan.accept_partial) else { return Ok(()) };
+        let incomplete = |reason: &str| Error::MappingIncomplete {
+            index: index.name,
+            entity: plan.type_name,
+            reason: reason.to_owned(),
+        };
+        let state = self.migration_of(plan, false).await?.map(|cached| cached.state.clone());
+        match state {
+            Some(state) if state.kind == MigrationKind::AddMapping && state.phase >= Phase::CutOver => Ok(()),
+            Some(state) if state.kind == MigrationKind::AddMapping => Err(incomplete(&format!(
+                "its migration is in phase {:?}; it answers once cut over",
+                state.phase
+            ))),
+            _ => Err(incomplete("no migration adding it was started (`Migration::add_mapping`)")),
+        }
     }
 
     async fn redirect_plan(&self, plan: Arc<QueryPlan>) -> Result<Arc<QueryPlan>> {
@@ -54,7 +79,17 @@ impl Db {
     /// The resharding of the index `plan` reads, if one is recorded (cached like every
     /// resharding record, unless `fresh`).
     async fn resharding_of(&self, plan: &QueryPlan, fresh: bool) -> Result<Option<Arc<CachedReshard>>> {
-        let (Some(_), Some(index), Some(_)) = (plan.table.shard_metadata, plan.index, &plan.shards) else {
+        if plan.shards.is_none() {
+            return Ok(None);
+        }
+        let cached = self.migration_of(plan, fresh).await?;
+        Ok(cached.filter(|cached| cached.state.kind == MigrationKind::Reshard))
+    }
+
+    /// The migration of the index `plan` reads, if one is recorded (cached like every migration
+    /// record, unless `fresh`).
+    async fn migration_of(&self, plan: &QueryPlan, fresh: bool) -> Result<Option<Arc<CachedReshard>>> {
+        let (Some(_), Some(index)) = (plan.table.shard_metadata, plan.index) else {
             return Ok(None);
         };
         let shards = self.shards.require(plan.table)?;

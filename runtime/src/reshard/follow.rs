@@ -20,7 +20,9 @@ impl<E: Entity> Reshards<'_, E> {
             let mut placed = item.clone();
             checked.mirror(&mut placed, cached.state.phase);
             let changed = |name: &str| placed.get(name) != item.get(name);
-            let attributes = [checked.target.0, checked.target.1, checked.source.0, checked.source.1];
+            // An added mapping's writers compose its keys themselves.
+            let Some(source) = checked.source() else { continue };
+            let attributes = [checked.target.0, checked.target.1, source.0, source.1];
             if !attributes.iter().any(|name| changed(name)) {
                 continue;
             }

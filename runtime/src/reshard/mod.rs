@@ -41,6 +41,7 @@ mod backfill;
 mod catch_up;
 mod follow;
 mod guard;
+mod migration;
 mod ops;
 mod pace;
 mod page;
@@ -55,14 +56,17 @@ mod task;
 mod verify;
 mod view;
 
+pub use crate::index_keys::AddedMapping;
 pub(crate) use crate::metadata::reshard_records::Records;
 pub use crate::metadata::{
-    Budget, Capacity, Phase, Placement, ReshardState, ScanKind, ScanPlan, SegmentProgress, Verified,
+    Budget, Capacity, MigrationKind, Phase, Placement, ReshardState, ScanKind, ScanPlan, SegmentProgress,
+    Verified,
 };
 pub use crate::shard::Layout;
 pub use backfill::Backfill;
 pub use catch_up::CatchUpPass;
 pub(crate) use guard::{follow_up, FollowUp, ReshardGuard};
+pub use migration::Migration;
 pub use ops::CutOver;
 pub use progress::ReshardProgress;
 pub use state_machine::StateMachine;

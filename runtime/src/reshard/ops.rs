@@ -1,7 +1,7 @@
 //! The steps of a resharding, and what writers do while one is under way.
 
 use super::view::Reshards;
-use super::Records;
+use super::{Migration, Records};
 use crate::db::Db;
 use crate::entity::Entity;
 use crate::error::Result;
@@ -18,21 +18,57 @@ impl Db {
     /// from now on writes fill both, and what a writer leaves out the catch-up places from the
     /// table's stream ([`Error::StreamRequired`](crate::Error::StreamRequired) when the table
     /// has none turned on). Starting the same resharding again returns its state; another one
-    /// on the same index is refused.
+    /// on the same index is refused. The same as
+    /// `db.start_migration::<E>(Migration::reshard(index, target, layout))`.
     pub async fn start_resharding<E: Entity>(
         &self,
         index: Index<E::Table>,
         target: Index<E::Table>,
         layout: Layout,
     ) -> Result<ReshardState> {
-        let operation = Operation::of::<E>(self, "start_resharding", "");
+        self.start_migration::<E>(Migration::reshard(index, target, layout)).await
+    }
+
+    /// Starts `migration` of `E`'s stored items: a mapping added to existing items
+    /// ([`Migration::add_mapping`]) or a resharding ([`Migration::reshard`]). From now on the
+    /// catch-up places what writers leave out, from the table's stream
+    /// ([`Error::StreamRequired`](crate::Error::StreamRequired) when it has none turned on);
+    /// then [`Db::backfill`], [`Db::verify_resharding`], [`Db::cut_over`] and
+    /// [`Db::finish_resharding`] take it on, naming [`Migration::index`]. Starting the same
+    /// migration again returns its state; another one of the same index is refused.
+    ///
+    /// ```no_run
+    /// # use dynashard::{Db, Entity, Table};
+    /// # use serde::{Deserialize, Serialize};
+    /// # #[derive(Table)]
+    /// # #[table(name = "App", pk = "pk", sk = "sk", shard_metadata = "AppMeta", stream = "new_image")]
+    /// # #[gsi(ByEmail(pk = "gsi1pk", sk = "gsi1sk"))]
+    /// # struct App;
+    /// #[derive(Entity, Serialize, Deserialize)]
+    /// #[entity(table = App, pk = "user#{id}", sk = "profile")]
+    /// #[gsi(ByEmail(pk = "email#{email}", sk = "user", added))]
+    /// struct User { id: String, email: String }
+    ///
+    /// # async fn example(db: Db) -> dynashard::Result<()> {
+    /// use dynashard::reshard::{Backfill, Migration, Verify};
+    ///
+    /// db.start_migration::<User>(Migration::add_mapping(App::BY_EMAIL)).await?;
+    /// db.backfill::<User>(App::BY_EMAIL, Backfill::default()).await?;
+    /// db.verify_resharding::<User>(App::BY_EMAIL, Verify::default().repair()).await?;
+    /// db.cut_over::<User>(App::BY_EMAIL).await?; // queries of ByEmail answer from here on
+    /// db.finish_resharding::<User>(App::BY_EMAIL, Backfill::default()).await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn start_migration<E: Entity>(&self, migration: Migration<E::Table>) -> Result<ReshardState> {
+        let operation = Operation::of::<E>(self, "start_migration", "");
         operation
             .run(async move {
-                let (index, target) = (index.name(), target.name());
+                let (index, target) = (migration.index().name(), migration.target().name());
                 let state = ReshardState {
+                    kind: migration.kind(),
                     source: index.to_owned(),
                     target: target.to_owned(),
-                    layout,
+                    layout: migration.layout().clone(),
                     phase: Phase::DualWrites,
                     started: now_ms(),
                     segments: BTreeMap::new(),
@@ -46,26 +82,27 @@ impl Db {
                 let shards = Reshards::<E>::of(self).metadata()?;
                 let (records, key) =
                     (Records { db: self.into(), shards: Arc::clone(&shards) }, Reshards::<E>::of(self).key(index));
-                // The catch-up's feed begins before the resharding is recorded, so that every write a
+                // The catch-up's feed begins before the migration is recorded, so that every write a
                 // writer sends without seeing the record is in the part of the log it reads.
                 if records.read(&key).await?.is_none() {
                     let feed = Reshards::<E>::of(self).feed(index)?;
-                    feed.reset().await?; // what an earlier resharding of this index read
+                    feed.reset().await?; // what an earlier migration of this index read
                     feed.begin().await?;
                     Reshards::<E>::of(self).checks_clear(index).await?;
                 }
                 let sent = Instant::now();
                 if !records.create(&key, &state).await? {
                     let existing = records.read(&key).await?.ok_or_else(|| refuse(index, "its record vanished"))?;
-                    if (&existing.target, &existing.layout) != (&state.target, &state.layout) {
+                    let same = (existing.kind, &existing.target, &existing.layout) == (state.kind, &state.target, &state.layout);
+                    if !same {
                         return Err(refuse(
                             index,
-                            format!("another resharding (into `{}`) is under way", existing.target),
+                            format!("another migration ({:?}, into `{}`) is under way", existing.kind, existing.target),
                         ));
                     }
                     return Ok(existing);
                 }
-                tracing::info!(target: "dynashard::reshard", index, into = target, layout = state.layout.describe(), "dual writes started");
+                tracing::info!(target: "dynashard::reshard", index, into = target, kind = ?state.kind, layout = state.layout.describe(), "migration started");
                 shards.remember_reshard(&key, Some(CachedReshard::of::<E>(state.clone())), sent);
                 Ok(state)
             })

@@ -93,7 +93,8 @@ impl Db {
     /// Takes `item` (as read) out of the target layout, on the condition that the source still
     /// does not hold it and its target place is still as read; returns whether it did.
     pub(super) async fn unplace<E: Entity>(&self, checked: &Checked, item: &Item) -> Result<bool> {
-        let ((source_pk, _), (target_pk, target_sk)) = (checked.source, checked.target);
+        let Some((source_pk, _)) = checked.source() else { return Ok(false) };
+        let (target_pk, target_sk) = checked.target;
         let (Some(pk), Some(sk)) = (item.get(target_pk), item.get(target_sk)) else { return Ok(false) };
         let result = self
             .client()
@@ -118,10 +119,12 @@ impl Db {
 /// Whether `image`, an item of `E` with a place in the target, belongs in neither layout: its own
 /// fields keep it out of the (sparse) source index. Judged from the entity, not from the source
 /// attributes stored, which a writer in the last phase leaves out on purpose.
+/// (An added mapping's item that leaves its sparse index is taken out by its rewrite.)
 pub(super) fn stray<E: Entity>(checked: &Checked, image: &Item) -> bool {
-    if !image.contains_key(checked.target.0) || image.contains_key(checked.source.0) {
+    let Some((source_pk, _)) = checked.source() else { return false };
+    if !image.contains_key(checked.target.0) || image.contains_key(source_pk) {
         return false;
     }
     let Ok(entity) = crate::item::from_item::<E>(image.clone()) else { return false };
-    crate::item::to_item(&entity).is_ok_and(|item| !item.contains_key(checked.source.0))
+    crate::item::to_item(&entity).is_ok_and(|item| !item.contains_key(source_pk))
 }

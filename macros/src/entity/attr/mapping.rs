@@ -6,6 +6,7 @@ use crate::attr::{set_once, skip_value, unknown_key, value};
 use crate::errors::Errors;
 use crate::template::{self, Template};
 use proc_macro2::Span;
+use syn::spanned::Spanned;
 use syn::{Attribute, Ident, LitStr, Path};
 
 /// How an entity fills one global secondary index of its table.
@@ -28,6 +29,9 @@ pub struct IndexMapping {
     pub when: Option<Path>,
     /// The name of the generated query method, when not `query_<index>`.
     pub method: Option<Ident>,
+    /// Declared `added`: the mapping is new to an entity whose items exist, and its reads wait
+    /// for the migration that gives every existing item its keys.
+    pub added: bool,
 }
 
 /// How an entity fills an index keyed on its own attributes (a multi-attribute key):
@@ -70,8 +74,8 @@ impl NativeMapping {
     }
 }
 
-const GSI_KEYS: &[&str] = &["pk", "sk", "method"];
-const SPARSE_GSI_KEYS: &[&str] = &["pk", "sk", "when", "method"];
+const GSI_KEYS: &[&str] = &["pk", "sk", "method", "added"];
+const SPARSE_GSI_KEYS: &[&str] = &["pk", "sk", "when", "method", "added"];
 const LSI_KEYS: &[&str] = &["sk", "method"];
 const SPARSE_LSI_KEYS: &[&str] = &["sk", "when", "method"];
 
@@ -113,6 +117,14 @@ fn keys_of(sparse: bool, local: bool) -> &'static [&'static str] {
 }
 
 impl Mapping {
+    /// The mapping, declared `added` when `added`.
+    fn added(self, added: bool) -> Self {
+        match self {
+            Mapping::Composed(mapping) => Mapping::Composed(IndexMapping { added, ..mapping }),
+            native => native,
+        }
+    }
+
     /// The index it maps.
     pub fn name(&self) -> &str {
         match self {
@@ -161,6 +173,8 @@ struct Given {
     sk: Option<KeySpec>,
     when: Option<Path>,
     method: Option<Ident>,
+    /// Where `added` was written, if it was.
+    added: Option<Span>,
 }
 
 /// Reads one key of a mapping attribute into `given`.
@@ -190,6 +204,19 @@ fn read_key(
                 text.span(),
                 format!("`{}` is not a method name; write e.g. `method = \"query_by_title\"`", text.value()),
             ),
+        }
+    } else if meta.path.is_ident("added") && local {
+        errors.push_spanned(
+            &meta.path,
+            "a local index is created with its table and cannot be added to existing items; \
+             map a global index with `#[gsi(...)]` instead",
+        );
+    } else if meta.path.is_ident("added") {
+        if meta.input.peek(syn::Token![=]) || meta.input.peek(syn::token::Paren) {
+            errors.push_spanned(&meta.path, "`added` takes no value: write `added` alone");
+            skip_value(meta)?;
+        } else if given.added.replace(meta.path.span()).is_some() {
+            errors.push_spanned(&meta.path, "`added` is given twice");
         }
     } else if sparse && meta.path.is_ident("when") {
         let predicate = value(meta, "a predicate function", "when = path::to::predicate")?.parse()?;
@@ -223,6 +250,7 @@ fn parse_one(attr: &Attribute, (sparse, local): (bool, bool), errors: &mut Error
     })?;
     let (name, name_span) = (ident.to_string(), ident.span());
     let (when, method) = (given.when, given.method);
+    let added = given.added.is_some();
     if local {
         let Some(KeySpec::Template(sk)) = given.sk else {
             errors.push_spanned(
@@ -242,9 +270,20 @@ fn parse_one(attr: &Attribute, (sparse, local): (bool, bool), errors: &mut Error
     match (pk, given.sk) {
         (KeySpec::Template(pk), None) => {
             composed(attr, (name, name_span), (&pk, None), (sparse, false), (when, method), errors)
+                .map(|mapping| mapping.added(added))
         }
         (KeySpec::Template(pk), Some(KeySpec::Template(sk))) => {
             composed(attr, (name, name_span), (&pk, Some(&sk)), (sparse, false), (when, method), errors)
+                .map(|mapping| mapping.added(added))
+        }
+        (KeySpec::Fields(_, _), _) if added => {
+            let span = given.added.unwrap_or(name_span);
+            errors.push(
+                span,
+                "DynamoDB fills a multi-attribute index from the items' own attributes when the index \
+                 is created: there is nothing to add to existing items; remove `added`",
+            );
+            None
         }
         (KeySpec::Fields(pk, pk_span), sk) => {
             native(attr, (name, name_span), (pk, pk_span), sk, (sparse, when, method), errors)
@@ -320,6 +359,7 @@ fn composed(
         local,
         when,
         method,
+        added: false,
     }))
 }
 

@@ -1,6 +1,7 @@
 //! Code generated for one entity: key templates, the key builder, the `Entity` and `FromItem`
 //! impls, the field handles, index keys and query entry points.
 
+mod added;
 mod field_record;
 mod handles;
 mod index;
@@ -50,6 +51,7 @@ pub fn expand(model: &Entity) -> TokenStream {
     let write_index_keys = &indexes.write_index_keys;
     let index_key_updates = &indexes.index_key_updates;
     let (table_spec, shard_specs) = shard::specs(model);
+    let (added_checks, added) = added::expand(model);
     let attributes = attributes(model);
     let constants = entity_constants(model);
     let (ttl_const, ttl_check) = ttl_items(model);
@@ -66,6 +68,7 @@ pub fn expand(model: &Entity) -> TokenStream {
             #templates
             #index_statics
             #table_spec
+            #added_checks
             #reserved_attribute_checks
 
             #[automatically_derived]
@@ -99,6 +102,7 @@ pub fn expand(model: &Entity) -> TokenStream {
                 #write_index_keys
                 #index_key_updates
                 #shard_specs
+                #added
             }
 
             #[automatically_derived]

@@ -122,7 +122,7 @@ fn index_queries(model: &Entity, position: usize, mapping: &IndexMapping) -> Tok
         prelude: spec.as_ref().map(shard::query_prelude),
         layout,
         extra_params: time.params.clone(),
-        post,
+        post: marked(post, mapping.added),
     });
     let for_one = one_entity(model, shard)
         .zip(spec.as_ref())
@@ -180,13 +180,16 @@ fn for_one_query(
             time.sorted_by_time,
         )),
         extra_params: std::iter::once(quote!(#by: &str)).chain(time.params.clone()).collect(),
-        post: Some(quote! {
-            __query.filter(__dynashard::Condition::raw(
-                __dynashard::RawExpression::new("#dsby = :dsby")
-                    .name("#dsby", #attribute)
-                    .value(":dsby", __dynashard::AttributeValue::S(#by.to_owned())),
-            )) #window
-        }),
+        post: marked(
+            Some(quote! {
+                __query.filter(__dynashard::Condition::raw(
+                    __dynashard::RawExpression::new("#dsby = :dsby")
+                        .name("#dsby", #attribute)
+                        .value(":dsby", __dynashard::AttributeValue::S(#by.to_owned())),
+                )) #window
+            }),
+            mapping.added,
+        ),
     })
 }
 
@@ -261,6 +264,19 @@ struct EntryPoint<'a> {
     extra_params: Vec<TokenStream>,
     /// Applied to the built query, named `__query`.
     post: Option<TokenStream>,
+}
+
+/// `post`, after marking the query as reading a mapping declared `added` when it does: its
+/// reads wait for the migration that fills it.
+fn marked(post: Option<TokenStream>, added: bool) -> Option<TokenStream> {
+    match (added, post) {
+        (false, post) => post,
+        (true, None) => Some(quote!(__query.added_mapping())),
+        (true, Some(post)) => Some(quote!({
+            let __query = __query.added_mapping();
+            #post
+        })),
+    }
 }
 
 fn entry_point(entry: EntryPoint) -> TokenStream {

@@ -20,7 +20,7 @@ use crate::db::Db;
 use crate::entity::Entity;
 use crate::error::{Error, Result};
 use crate::index::Index;
-use crate::metadata::{Phase, ReshardState, ScanKind};
+use crate::metadata::{MigrationKind, Phase, ReshardState, ScanKind};
 use crate::telemetry::Operation;
 pub use options::Backfill;
 use plan::Wanted;
@@ -49,6 +49,14 @@ impl Db {
                 let state = Reshards::<E>::of(self).state(index).await?.ok_or_else(|| not_started(index))?;
                 if state.phase >= Phase::Backfilled {
                     return Ok(state);
+                }
+                if options.batched && state.kind == MigrationKind::AddMapping {
+                    return Err(Error::Resharding {
+                        index: index.to_owned(),
+                        reason:
+                            "an added mapping is backfilled by conditional updates: drop `Backfill::batched`"
+                                .into(),
+                    });
                 }
                 let freeze = self.set_frozen::<E>(&state, &options).await?;
                 let wanted = Wanted { kind: ScanKind::Backfill, scan_table: options.batched, again: false };
@@ -93,6 +101,9 @@ impl Db {
                         index: index.to_owned(),
                         reason: "cut over first".into(),
                     });
+                }
+                if state.kind == MigrationKind::AddMapping {
+                    return Ok(state); // no source to clean: the added keys are the items' own
                 }
                 // Writers that read the record before the finish may still fill the source places: the
                 // cleanup begins once they have re-read it (every worker waits, not knowing since when

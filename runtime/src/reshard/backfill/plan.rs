@@ -46,8 +46,9 @@ impl Wanted {
 /// when its partitions are not known without reading (a partition key template naming a field,
 /// shards other than hash ones).
 pub(in crate::reshard) fn source_of(checked: &Checked, wanted: u32) -> Option<Source<'static>> {
-    let partitions = known_partitions(checked.mapping.partition, &checked.mapping.layout)?;
-    Some(Source { index: checked.mapping.index, keys: checked.source, partitions, wanted })
+    let (mapping, keys) = (checked.resharded()?, checked.source()?);
+    let partitions = known_partitions(mapping.partition, &mapping.layout)?;
+    Some(Source { index: mapping.index, keys, partitions, wanted })
 }
 
 /// The metadata key of the lease of segment `segment` of `plan`, under the resharding `key`.
@@ -166,7 +167,7 @@ impl Db {
     ) -> Result<Arc<Vec<Piece>>> {
         let source = || {
             let unknown = "the recorded scan reads pieces of a source of unknown partitions";
-            source_of(checked, plan.segments).ok_or_else(|| refuse(checked.mapping.index, unknown))
+            source_of(checked, plan.segments).ok_or_else(|| refuse(checked.index(), unknown))
         };
         let reshards = Reshards::<E>::of(self);
         let metadata = reshards.metadata()?;

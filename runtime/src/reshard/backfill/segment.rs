@@ -175,7 +175,7 @@ impl Segment<'_> {
         limit: Option<u32>,
     ) -> Result<(u64, u64, Option<Item>)> {
         let table = table_of::<E>();
-        let index = self.checked.mapping.index;
+        let index = self.checked.index();
         let refuse = |reason: &str| Error::Resharding { index: index.into(), reason: reason.into() };
         let start = crate::reshard::resume_at(after.map(str::to_owned).as_ref(), index)?;
         // Whole-item puts are safe only while the freeze is in force: renew it before the page
@@ -187,26 +187,32 @@ impl Segment<'_> {
             }
         }
         let type_name = AttributeValue::S(E::TYPE_NAME.to_owned());
-        let part = match &self.piece {
-            Some(piece) => Part::Piece { piece, keys: self.checked.source },
-            None => Part::Segment { segment: self.segment, total: self.plan.segments },
+        // The source index, unless the scan reads the table: a batched backfill's (strongly
+        // consistent), or an added mapping's, whose items are every item of the entity.
+        let (scanned, marker) = match self.checked.source() {
+            Some(_) if !self.plan.scan_table => (Some(index), None),
+            Some((source_pk, _)) => (None, Some(source_pk)),
+            None => (None, None),
+        };
+        let part = match (&self.piece, self.checked.source()) {
+            (Some(piece), Some(keys)) => Part::Piece { piece, keys },
+            _ => Part::Segment { segment: self.segment, total: self.plan.segments },
         };
         let read = PageRead {
             table: self.db.table_of::<E>(),
-            index: (!self.plan.scan_table).then_some(index),
+            index: scanned,
             consistent: self.plan.scan_table,
-            filter: match self.plan.scan_table {
-                true => "#type = :type AND attribute_exists(#spk)",
-                false => "#type = :type",
+            filter: match marker {
+                Some(_) => "#type = :type AND attribute_exists(#spk)",
+                None => "#type = :type",
             },
-            names: &[("#type", table.type_attribute), ("#spk", self.checked.source.0)]
-                [..if self.plan.scan_table { 2 } else { 1 }],
+            names: &[("#type", table.type_attribute), ("#spk", marker.unwrap_or_default())]
+                [..if marker.is_some() { 2 } else { 1 }],
             values: &[(":type", type_name)],
             start,
             limit,
         };
         let page = self.db.read_part(part, read).await?;
-        let scanned = (!self.plan.scan_table).then_some(index);
         let place = (self.db.table_of::<E>(), scanned, E::TYPE_NAME);
         self.db.meter().add(place, crate::consumption::Kind::Read, page.units);
         self.meter.read(page.units);
@@ -230,7 +236,7 @@ impl Segment<'_> {
         let (db, in_flight, meter) = (self.db, self.options.in_flight, Some(&self.meter));
         match pass {
             Pass::Place if self.plan.scan_table => {
-                let deadline = Deadline { at: deadline, index: self.checked.mapping.index.to_owned() };
+                let deadline = Deadline { at: deadline, index: self.checked.index().to_owned() };
                 db.put_rewrites::<E>(rewrites, in_flight, (meter, deadline)).await
             }
             Pass::Place => {

@@ -22,7 +22,7 @@ use crate::db::Db;
 use crate::entity::Entity;
 use crate::error::{Error, Result};
 use crate::index::Index;
-use crate::metadata::{now_ms, Checked, Phase, Verified};
+use crate::metadata::{now_ms, Change, Checked, Phase, Verified};
 use crate::telemetry::Operation;
 use checks::{Run, Side, SideRun};
 use futures::stream::{self, StreamExt};
@@ -142,13 +142,22 @@ impl Db {
         let records = PieceRecords { db: self, table: metadata.table() };
         let mut run = Run { id: rand::random::<u64>().max(1), started: now_ms(), ..Run::default() };
         for side in [Side::Source, Side::Target] {
+            // An added mapping's items are all the entity's: its source side, a scan of the table,
+            // finds every item the index misses, holds wrongly or holds but should not.
+            let Change::Reshard { mapping, layout: target_layout, source: source_keys } = &checked.change
+            else {
+                if side == Side::Source {
+                    run.source = SideRun { segments: options.segments, pieces: None };
+                }
+                continue;
+            };
             let (index, keys, layout) = match side {
-                Side::Source => (checked.mapping.index, checked.source, &checked.mapping.layout),
-                Side::Target => (checked.target_index, checked.target, &checked.layout),
+                Side::Source => (mapping.index, *source_keys, &mapping.layout),
+                Side::Target => (checked.target_index, checked.target, target_layout),
             };
             let source = scan::index_of(side, checked, crate::item::table_of::<E>())
                 .filter(|_| !options.scan_index)
-                .and_then(|_| known_partitions(checked.mapping.partition, layout))
+                .and_then(|_| known_partitions(mapping.partition, layout))
                 .map(|partitions| Source { index, keys, partitions, wanted: options.segments })
                 .filter(Source::fits);
             let plan = match source {

@@ -38,9 +38,11 @@ pub(super) fn fault<E: Entity>(side: Side, checked: &Checked, item: &Item) -> Op
 pub(super) fn index_of(side: Side, checked: &Checked, table: &TableDefinition) -> Option<&'static str> {
     let (index, needed): (&str, Vec<&str>) = match side {
         Side::Source => {
+            // An added mapping's items are judged from the whole entity, in the table.
+            let mapping = checked.resharded()?;
             let mut needed = vec![checked.target.0, checked.target.1, table.type_attribute];
-            needed.extend(checked.mapping.by.iter().copied());
-            (checked.mapping.index, needed)
+            needed.extend(mapping.by.iter().copied());
+            (mapping.index, needed)
         }
         // Whether an item belongs in the source is judged from the whole entity.
         Side::Target => {
@@ -86,27 +88,31 @@ impl Db {
     ) -> Result<(super::Verification, bool)> {
         let table = table_of::<E>();
         let index = index_of(side, checked, table);
+        // The attribute every item of the side holds, and the side's keys (an added mapping's
+        // source side is every item of the entity).
         let (marker, keys) = match side {
-            Side::Source => (checked.source.0, checked.source),
-            Side::Target => (checked.target.0, checked.target),
+            Side::Source => (checked.source().map(|keys| keys.0), checked.source()),
+            Side::Target => (Some(checked.target.0), Some(checked.target)),
         };
         let type_name = AttributeValue::S(E::TYPE_NAME.to_owned());
         let values = [(":type", type_name)];
-        let (read_part, filter, names) = match part.piece {
+        let names = [("#type", table.type_attribute), ("#marker", marker.unwrap_or_default())];
+        let (read_part, filter, names) = match (part.piece, keys) {
             // A Query of the side's index: every item it reads holds the marker, its key.
-            Some(piece) if index.is_some() => (
-                Part::Piece { piece, keys },
-                "#type = :type",
-                &[("#type", table.type_attribute), ("#marker", marker)][..1],
-            ),
+            (Some(piece), Some(keys)) if index.is_some() => {
+                (Part::Piece { piece, keys }, "#type = :type", &names[..1])
+            }
+            _ if marker.is_none() => {
+                (Part::Segment { segment: part.segment, total: part.total }, "#type = :type", &names[..1])
+            }
             _ => (
                 Part::Segment { segment: part.segment, total: part.total },
                 "#type = :type AND attribute_exists(#marker)",
-                &[("#type", table.type_attribute), ("#marker", marker)][..],
+                &names[..],
             ),
         };
         while !progress.done && !options.past_deadline() {
-            let start = crate::reshard::resume_at(progress.after.as_ref(), checked.mapping.index)?;
+            let start = crate::reshard::resume_at(progress.after.as_ref(), checked.index())?;
             let read = PageRead {
                 table: self.table_of::<E>(),
                 index,

@@ -50,6 +50,9 @@ pub(crate) enum Target {
         #[serde(default, skip_serializing_if = "is_default")]
         normalization: Normalization,
     },
+    /// One partition a key: recorded by a migration that adds a mapping (its layout is the
+    /// entity's own).
+    Unsharded,
 }
 
 fn is_default(normalization: &Normalization) -> bool {

@@ -280,6 +280,18 @@ impl Layout {
         }
     }
 
+    /// Whether an item is placed alike at every write (its shard is not picked at random or by
+    /// a count that changes): what a mapping added to existing items needs, so that a placed
+    /// item can be told from one that is not.
+    pub(crate) fn places_alike(&self) -> bool {
+        match self {
+            Self::Hash { .. } | Self::Unsharded => true,
+            Self::Range { overflow, .. } => *overflow <= 1,
+            Self::Bucketed { random, .. } => !random,
+            Self::Random { .. } | Self::Dynamic { .. } => false,
+        }
+    }
+
     /// Whether a resharding can move a mapping laid out so: hash and unsplit range shards.
     pub(crate) fn reshardable(&self) -> bool {
         matches!(self, Self::Hash { .. }) || self.in_order()
@@ -337,6 +349,7 @@ impl Layout {
                 boundaries: boundaries.current().values().to_vec(),
                 normalization: *normalization,
             }),
+            Self::Unsharded => Some(Target::Unsharded),
             _ => None,
         }
     }
@@ -363,6 +376,7 @@ impl<'de> Deserialize<'de> for Layout {
                 normalization,
                 overflow: 1,
             },
+            Target::Unsharded => Self::Unsharded,
         })
     }
 }
