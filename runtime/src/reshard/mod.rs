@@ -1,5 +1,9 @@
-//! Online resharding of a hash- or range-sharded index: moving its items to a new layout (a new
-//! shard count, or new boundaries) while writes and reads go on.
+//! Migrations: stored items moved from one declaration to another while writers and readers go
+//! on ([`Migration`], started by [`Db::start_migration`](crate::Db::start_migration)). Two kinds
+//! take the steps below: the resharding of a hash- or range-sharded index (its items moved to a
+//! new layout: a new shard count, or new boundaries), and a mapping added to an entity whose
+//! items exist ([`Migration::add_mapping`]: the target is the added index itself, the backfill
+//! scans the entity's items in the table, and there is no source to clean at the finish).
 //!
 //! The new layout lives in a spare index of the same table (declared with `#[gsi(...)]` like the
 //! source, string keys). Each phase is an explicit step, recorded in the shard metadata table;
