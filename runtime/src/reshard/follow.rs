@@ -4,7 +4,7 @@ use super::view::Reshards;
 use crate::entity::Entity;
 use crate::error::{Error, Item, Result};
 use crate::item::table_of;
-use crate::metadata::{mappings, Checked};
+use crate::metadata::{mappings, Checked, MigrationKind};
 
 impl<E: Entity> Reshards<'_, E> {
     /// After an update returned `item` (all its attributes): writes its place in the target
@@ -16,11 +16,14 @@ impl<E: Entity> Reshards<'_, E> {
             let Some(Some(cached)) = shards.cached_reshard(&self.key(mapping.index)) else {
                 continue;
             };
+            // An added mapping's writers compose its keys themselves.
+            if cached.state.kind != MigrationKind::Reshard {
+                continue;
+            }
             let checked = Checked::new::<E>(&cached.state)?;
             let mut placed = item.clone();
             checked.mirror(&mut placed, cached.state.phase);
             let changed = |name: &str| placed.get(name) != item.get(name);
-            // An added mapping's writers compose its keys themselves.
             let Some(source) = checked.source() else { continue };
             let attributes = [checked.target.0, checked.target.1, source.0, source.1];
             if !attributes.iter().any(|name| changed(name)) {
